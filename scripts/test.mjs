@@ -1,0 +1,53 @@
+#!/usr/bin/env node
+// `npm test`: make sure the OS packages the tests need are present (installing them when we are root
+// with apt-get), build, then run the whole suite inside a D-Bus session with an unlocked keyring.
+// Never skips silently: a missing package we may not install stops the run with the exact command.
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+
+/** OS packages and the file each one provides (the check). */
+const REQUIRED = [
+  { pkg: 'pocketsphinx', file: '/usr/bin/pocketsphinx_continuous' },
+  { pkg: 'pocketsphinx-en-us', file: '/usr/share/pocketsphinx/model/en-us/en-us' },
+  { pkg: 'flite', file: '/usr/bin/flite' },
+  { pkg: 'sox', file: '/usr/bin/sox' },
+  { pkg: 'gnome-keyring', file: '/usr/bin/gnome-keyring-daemon' },
+  { pkg: 'dbus', file: '/usr/bin/dbus-run-session' },
+  { pkg: 'libsecret-tools', file: '/usr/bin/secret-tool' },
+  { pkg: 'chromium', file: '/usr/bin/chromium' },
+  { pkg: 'tmux', file: '/usr/bin/tmux' },
+];
+
+function sh(cmd, args, opts = {}) {
+  const r = spawnSync(cmd, args, { stdio: 'inherit', ...opts });
+  if (r.error) throw r.error;
+  return r.status ?? 1;
+}
+
+const missing = REQUIRED.filter((r) => !existsSync(r.file)).map((r) => r.pkg);
+if (missing.length > 0) {
+  const install = `apt-get install -y --no-install-recommends ${missing.join(' ')}`;
+  const canApt = existsSync('/usr/bin/apt-get');
+  const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
+  if (!canApt) {
+    console.error(`The tests need these OS packages: ${missing.join(', ')}. Install them with your package manager, then run npm test again.`);
+    process.exit(1);
+  }
+  if (!isRoot) {
+    console.error(`The tests need OS packages that are missing. Run:\n  sudo apt-get update && sudo ${install}\nthen npm test again.`);
+    process.exit(1);
+  }
+  console.error(`Installing OS packages the tests need: ${missing.join(' ')}`);
+  const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
+  if (sh('apt-get', ['update', '-qq'], { env }) !== 0 || sh('sh', ['-c', install], { env }) !== 0) {
+    console.error(`Installing failed. Run:\n  ${install}`);
+    process.exit(1);
+  }
+}
+
+if (sh('npm', ['run', 'build', '--silent']) !== 0) process.exit(1);
+
+const vitestArgs = ['vitest', 'run', ...process.argv.slice(2)];
+// The keychain tests need a Secret Service: run everything in a private D-Bus session whose
+// gnome-keyring is unlocked by test/helpers/with-keyring.mjs.
+process.exit(sh('dbus-run-session', ['--', 'node', 'scripts/with-keyring.mjs', 'npx', ...vitestArgs]));

@@ -1,0 +1,27 @@
+/** Exit codes of the CLI (DESIGN §7). */
+export const ExitCode = {
+  ok: 0,
+  error: 1,
+  usage: 2,
+  auth: 3,
+  notFound: 4,
+  rateLimited: 5,
+  jobFailed: 6,
+} as const;
+export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
+
+/** The one error type of the CLI: a message for the user, an exit code, and an optional hint. */
+export class CliError extends Error {
+  readonly exitCode: ExitCode;
+  readonly hint: string | undefined;
+
+  constructor(message: string, options: { exitCode?: ExitCode; hint?: string; cause?: unknown } = {}) {
+    super(message, { cause: options.cause });
+    this.name = 'CliError';
+    this.exitCode = options.exitCode ?? ExitCode.error;
+    this.hint = options.hint;
+  }
+}
+
+/** A usage error (exit 2): a missing or invalid argument or option. */
+export const usageError = (message: string, hint?: string) => new CliError(message, { exitCode: ExitCode.usage, hint });

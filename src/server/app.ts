@@ -1,0 +1,83 @@
+import Fastify, { type FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import swagger from '@fastify/swagger';
+import multipart from '@fastify/multipart';
+import { VERSION } from '../shared/version.js';
+import { ErrorBody } from '../shared/schemas/common.js';
+import type { Runtime } from './runtime.js';
+import { genRequestId, registerRequestId } from './plugins/request-id.js';
+import { registerErrorHandling } from './plugins/errors.js';
+import { registerValidation } from './plugins/validation.js';
+import healthRoutes from './routes/health/index.js';
+import speakersRoutes from './routes/speakers/index.js';
+import ttsRoutes from './routes/tts/index.js';
+import jobsRoutes from './routes/jobs/index.js';
+import sttRoutes from './routes/stt/index.js';
+import datasetsRoutes from './routes/datasets/index.js';
+import usersRoutes from './routes/users/index.js';
+import keysRoutes from './routes/keys/index.js';
+import billingRoutes from './routes/billing/index.js';
+import audioRoutes from './routes/audio/index.js';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    runtime: Runtime;
+  }
+  interface FastifyContextConfig {
+    /** No Bearer key needed (the spec's public endpoints, signed audio URLs, portal pages). */
+    public?: boolean;
+  }
+}
+
+/** JSON bodies over 1 MB answer 413 (DESIGN §4.2); uploads have their own multipart limits. */
+export const JSON_BODY_LIMIT = 1024 * 1024;
+
+export interface AppOptions {
+  /** Pino logger options, or false (tests). */
+  logger?: boolean | Record<string, unknown>;
+}
+
+/** Builds the whole HTTP app over `runtime` without listening (tests call `inject` or `listen(0)`). */
+export async function buildApp(runtime: Runtime, options: AppOptions = {}): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: options.logger ?? false,
+    genReqId: genRequestId,
+    bodyLimit: JSON_BODY_LIMIT,
+    trustProxy: false,
+    return503OnClosing: true,
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  app.decorate('runtime', runtime);
+  registerValidation(app);
+  registerErrorHandling(app);
+  registerRequestId(app);
+  app.addSchema(ErrorBody);
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.0.3',
+      info: { title: 'voxctl service API', version: VERSION },
+      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
+    },
+  });
+  await app.register(multipart, { limits: { fileSize: 25 * 1024 * 1024, files: 1, fields: 10 } });
+
+  for (const routes of [
+    healthRoutes,
+    speakersRoutes,
+    ttsRoutes,
+    jobsRoutes,
+    sttRoutes,
+    datasetsRoutes,
+    usersRoutes,
+    keysRoutes,
+    billingRoutes,
+    audioRoutes,
+  ]) {
+    await app.register(routes);
+  }
+
+  app.get('/openapi.json', { config: { public: true }, schema: { hide: true } }, async () => app.swagger());
+  await app.ready();
+  return app;
+}

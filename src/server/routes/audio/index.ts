@@ -1,0 +1,5 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+
+/** PLACEHOLDER: routes of /audio are owned by their workstream. */
+const routes: FastifyPluginAsyncTypebox = async () => {};
+export default routes;

@@ -1,0 +1,40 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
+
+/** Audio URLs are valid for 24 h (DESIGN §4.7). */
+export const AUDIO_URL_TTL_SECONDS = 24 * 60 * 60;
+
+/** Audio ids are `aud_`/`smp_` + url-safe chars: nothing that can climb out of the audio folder. */
+export const AUDIO_ID_PATTERN = /^[a-z]{3}_[A-Za-z0-9_-]{6,80}$/;
+
+const signature = (secret: Buffer, audioId: string, expires: number): string =>
+  createHmac('sha256', secret).update(`${audioId}.${expires}`).digest('base64url');
+
+/** `{base}/v1/audio/{id}.wav?expires={epoch}&sig={hmac}`, valid for 24 h from `now`. */
+export function signAudioUrl(opts: { base: string; audioId: string; secret: Buffer; now: Date }): string {
+  const expires = Math.floor(opts.now.getTime() / 1000) + AUDIO_URL_TTL_SECONDS;
+  const base = opts.base.replace(/\/+$/, '');
+  return `${base}/v1/audio/${opts.audioId}.wav?expires=${expires}&sig=${signature(opts.secret, opts.audioId, expires)}`;
+}
+
+/** Result of checking a signed audio URL's query: ok, or why not (tampered → 403, expired → 410). */
+export type AudioUrlCheck = 'ok' | 'tampered' | 'expired';
+
+/** Checks `expires`/`sig` for `audioId` in constant time; a bad signature wins over expiry. */
+export function verifyAudioSignature(opts: {
+  audioId: string;
+  expires: string | undefined;
+  sig: string | undefined;
+  secret: Buffer;
+  now: Date;
+}): AudioUrlCheck {
+  if (!opts.expires || !opts.sig || !/^\d{1,12}$/.test(opts.expires)) return 'tampered';
+  const expected = Buffer.from(signature(opts.secret, opts.audioId, Number(opts.expires)));
+  const given = Buffer.from(opts.sig);
+  if (given.length !== expected.length || !timingSafeEqual(given, expected)) return 'tampered';
+  return Number(opts.expires) * 1000 < opts.now.getTime() ? 'expired' : 'ok';
+}
+
+/** The base of URLs handed out: `--public-url`, else the scheme and Host of the request. */
+export function requestBase(publicUrl: string | undefined, req: { protocol: string; host: string }): string {
+  return publicUrl ? publicUrl.replace(/\/+$/, '') : `${req.protocol}://${req.host}`;
+}

@@ -1,0 +1,56 @@
+import { writeFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import { VERSION } from '../shared/version.js';
+import { buildApp } from './app.js';
+import type { ServerOptions } from './options.js';
+import { createRuntime, type Runtime } from './runtime.js';
+
+/** A listening service: its address, and a `close()` that drains requests, then workers, then the db. */
+export interface RunningServer {
+  app: FastifyInstance;
+  runtime: Runtime;
+  url: string;
+  port: number;
+  close(): Promise<void>;
+}
+
+/** Pino options: never log the Authorization header or API keys (DESIGN §4.2, guide: no secret logged). */
+export const loggerOptions = (level: string) => ({
+  level,
+  redact: { paths: ['req.headers.authorization', 'req.headers["x-api-key"]', 'key', '*.key'], censor: '[redacted]' },
+});
+
+/** Starts the service on `options.host:options.port` and records pid/port/version in `server.json`. */
+export async function startServer(options: ServerOptions): Promise<RunningServer> {
+  const runtime = await createRuntime(options);
+  const app = await buildApp(runtime, { logger: options.logLevel === 'silent' ? false : loggerOptions(options.logLevel) });
+  try {
+    await app.listen({ host: options.host, port: options.port });
+  } catch (err) {
+    await app.close();
+    await runtime.close();
+    throw err;
+  }
+  const address = app.server.address();
+  const port = typeof address === 'object' && address ? address.port : options.port;
+  const host = options.host.includes(':') ? `[${options.host}]` : options.host;
+  const url = `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`;
+  const serverFile = join(options.dataDir, 'server.json');
+  writeFileSync(serverFile, JSON.stringify({ pid: process.pid, port, host: options.host, url, version: VERSION }, null, 2));
+  let closing: Promise<void> | undefined;
+  return {
+    app,
+    runtime,
+    url,
+    port,
+    close() {
+      closing ??= (async () => {
+        await app.close();
+        await runtime.close();
+        rmSync(serverFile, { force: true });
+      })();
+      return closing;
+    },
+  };
+}

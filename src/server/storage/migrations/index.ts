@@ -1,0 +1,26 @@
+import type Database from 'better-sqlite3';
+import { m001Core } from './001-core.js';
+import { m002Speakers } from './002-speakers.js';
+import { m003Audio } from './003-audio-jobs.js';
+
+/** One schema step; `up` runs inside a transaction and must be deterministic. */
+export interface Migration {
+  version: number;
+  name: string;
+  up(db: Database.Database): void;
+}
+
+/** Every migration in order; the position + 1 is its version (tracked by PRAGMA user_version). */
+export const migrations: Migration[] = [m001Core, m002Speakers, m003Audio];
+
+/** Applies the migrations newer than the database's `user_version`, each in its own transaction. */
+export function migrate(db: Database.Database): void {
+  const current = db.pragma('user_version', { simple: true }) as number;
+  for (const m of migrations) {
+    if (m.version <= current) continue;
+    db.transaction(() => {
+      m.up(db);
+      db.pragma(`user_version = ${m.version}`);
+    }).immediate();
+  }
+}

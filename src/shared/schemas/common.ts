@@ -1,0 +1,51 @@
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
+
+/** One validation problem: where (`loc`), what (`msg`) and its kind (`type`). */
+export const ValidationErrorItem = Type.Object({
+  loc: Type.Array(Type.Union([Type.String(), Type.Integer()])),
+  msg: Type.String(),
+  type: Type.String(),
+});
+
+/** Every error response of the API (DESIGN §4.2). */
+export const ErrorBody = Type.Object(
+  {
+    detail: Type.String(),
+    status_code: Type.Integer(),
+    request_id: Type.String(),
+    errors: Type.Optional(Type.Array(ValidationErrorItem)),
+  },
+  { $id: 'ErrorBody' },
+);
+export type ErrorBody = Static<typeof ErrorBody>;
+
+/** `limit`/`offset` query of every list endpoint (DESIGN §4.3). */
+export const PagingQuery = Type.Object({
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 })),
+  offset: Type.Optional(Type.Integer({ minimum: 0, default: 0 })),
+});
+export type PagingQuery = Static<typeof PagingQuery>;
+
+/** The paging envelope of every list response. */
+export const Page = <T extends TSchema>(item: T) =>
+  Type.Object({
+    items: Type.Array(item),
+    total: Type.Integer(),
+    limit: Type.Integer(),
+    offset: Type.Integer(),
+    has_more: Type.Boolean(),
+  });
+export interface PageOf<T> {
+  items: T[];
+  total: number;
+  limit: number;
+  offset: number;
+  has_more: boolean;
+}
+
+/** Error responses a route declares besides its success status (for OpenAPI and serialisation). */
+export const errorResponses = (...codes: number[]): Record<number, typeof ErrorBody> =>
+  Object.fromEntries(codes.map((c) => [c, ErrorBody]));
+
+/** ISO 8601 UTC timestamp string. */
+export const Timestamp = Type.String({ format: 'date-time' });
