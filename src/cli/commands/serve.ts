@@ -1,4 +1,5 @@
-import { Command, Option } from 'commander';
+import type { Command} from 'commander';
+import { Option } from 'commander';
 import { resolveDataDir } from '../../shared/paths.js';
 import { DEFAULT_HOST, DEFAULT_PORT, type ServerOptions } from '../../server/options.js';
 import { usageError } from '../errors.js';
