@@ -4,6 +4,8 @@ import type { Clock } from './clock.js';
 import { systemClock } from './clock.js';
 import type { ServerOptions } from './options.js';
 import { openDatabase, type Db } from './storage/db.js';
+import { loadOrCreateSecret } from './secret.js';
+import type { TtsPool } from './engines/tts/types.js';
 
 /**
  * The composition root: every long-lived collaborator of the service, built once per server.
@@ -13,6 +15,10 @@ export interface Runtime {
   options: ServerOptions;
   db: Db;
   clock: Clock;
+  /** HMAC key of signed audio URLs (`{dataDir}/secret`, 0600). */
+  secret: Buffer;
+  /** The TTS worker pool (set by the engines workstream). */
+  tts?: TtsPool;
   /** Closes workers, timers and the database; idempotent. */
   close(): Promise<void>;
 }
@@ -28,6 +34,7 @@ export async function createRuntime(options: ServerOptions, deps: { clock?: Cloc
     options,
     db,
     clock,
+    secret: loadOrCreateSecret(options.dataDir),
     async close() {
       if (closed) return;
       closed = true;
