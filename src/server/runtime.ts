@@ -19,6 +19,8 @@ export interface Runtime {
   secret: Buffer;
   /** The TTS worker pool (set by the engines workstream). */
   tts?: TtsPool;
+  /** Registers a cleanup to run on `close()` (in reverse order of registration, before the db closes). */
+  onClose(fn: () => Promise<void> | void): void;
   /** Closes workers, timers and the database; idempotent. */
   close(): Promise<void>;
 }
@@ -35,6 +37,9 @@ export async function createRuntime(options: ServerOptions, deps: { clock?: Cloc
     db,
     clock,
     secret: loadOrCreateSecret(options.dataDir),
+    onClose(fn) {
+      closers.push(fn);
+    },
     async close() {
       if (closed) return;
       closed = true;
