@@ -6,8 +6,11 @@ import { VERSION } from '../shared/version.js';
 import { ErrorBody } from '../shared/schemas/common.js';
 import type { Runtime } from './runtime.js';
 import { genRequestId, registerRequestId } from './plugins/request-id.js';
-import { registerErrorHandling } from './plugins/errors.js';
+import { registerErrorHandling, sendFrameworkError } from './plugins/errors.js';
 import { registerValidation } from './plugins/validation.js';
+import { registerAuthentication, registerAuthorization } from './plugins/auth.js';
+import { rateLimitHeaders, registerRateLimit } from './plugins/rate-limit.js';
+import { registerJsonBody } from './plugins/json-body.js';
 import healthRoutes from './routes/health/index.js';
 import speakersRoutes from './routes/speakers/index.js';
 import ttsRoutes from './routes/tts/index.js';
@@ -45,12 +48,22 @@ export async function buildApp(runtime: Runtime, options: AppOptions = {}): Prom
     bodyLimit: JSON_BODY_LIMIT,
     trustProxy: false,
     return503OnClosing: true,
+    // Ids are at most ~80 chars; longer path params answer 414 in the error envelope.
+    routerOptions: { maxParamLength: 500 },
+    // Router errors (bad URL encoding, over-long params) skip every hook: answer them in the envelope here.
+    frameworkErrors: (error, request, reply) =>
+      sendFrameworkError(error, request, reply, rateLimitHeaders(runtime.rateLimiter.peekAnonymous(request.ip))),
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.decorate('runtime', runtime);
   registerValidation(app);
   registerErrorHandling(app);
   registerRequestId(app);
+  // Order matters: identify the key, count the request under it (or the IP), then answer 401/403.
+  registerAuthentication(app);
+  registerRateLimit(app);
+  registerAuthorization(app);
+  registerJsonBody(app);
   app.addSchema(ErrorBody);
 
   await app.register(swagger, {

@@ -3,14 +3,36 @@ import { ApiError, type FieldError } from '../errors.js';
 
 interface AjvIssue {
   instancePath?: string;
+  schemaPath?: string;
   keyword?: string;
   message?: string;
   params?: Record<string, unknown>;
 }
 
+/**
+ * Ajv reports a value outside a union of literals (TypeBox enums such as scope or status) as one `const`
+ * issue per member plus the `anyOf`; say it once, with the allowed values.
+ */
+function collapseLiteralUnions(issues: AjvIssue[]): AjvIssue[] {
+  const out: AjvIssue[] = [];
+  for (const issue of issues) {
+    const prefix = `${issue.schemaPath ?? ''}/`;
+    const members = out.filter((i) => i.keyword === 'const' && i.instancePath === issue.instancePath && i.schemaPath?.startsWith(prefix));
+    if (issue.keyword === 'anyOf' && members.length > 0) {
+      const allowed = members.map((m) => JSON.stringify(m.params?.allowedValue)).join(', ');
+      const rest = out.filter((i) => !members.includes(i));
+      out.length = 0;
+      out.push(...rest, { instancePath: issue.instancePath, keyword: 'enum', message: `must be one of: ${allowed}` });
+      continue;
+    }
+    out.push(issue);
+  }
+  return out;
+}
+
 /** Turns Ajv issues into the `errors` list of a 400 (`loc` like FastAPI: [part, ...path]). */
 function fieldErrors(part: string, issues: AjvIssue[]): FieldError[] {
-  return issues.map((issue) => {
+  return collapseLiteralUnions(issues).map((issue) => {
     const path = (issue.instancePath ?? '')
       .split('/')
       .filter(Boolean)
@@ -44,6 +66,11 @@ export function toErrorResponse(error: unknown, requestId: string) {
       return { status: 400, body: body(400, 'Malformed JSON body', requestId) };
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
       return { status: 400, body: body(400, 'Invalid Content-Length', requestId) };
+    // Raised by the router before any hook runs (see `frameworkErrors` in app.ts).
+    case 'FST_ERR_BAD_URL':
+      return { status: 400, body: body(400, 'Malformed URL', requestId) };
+    case 'FST_ERR_MAX_PARAM_LENGTH':
+      return { status: 414, body: body(414, 'Path parameter too long', requestId) };
   }
   if (err instanceof SyntaxError || err.statusCode === 400) {
     return { status: 400, body: body(400, 'Malformed JSON body', requestId) };
@@ -56,6 +83,19 @@ export function toErrorResponse(error: unknown, requestId: string) {
 
 function body(status: number, detail: string, requestId: string, errors?: FieldError[]) {
   return errors ? { detail, status_code: status, request_id: requestId, errors } : { detail, status_code: status, request_id: requestId };
+}
+
+/**
+ * Answers an error the router raised before any hook ran (Fastify's `frameworkErrors`): same envelope,
+ * plus the headers the hooks would have set (`X-Request-Id`, rate limits).
+ */
+export function sendFrameworkError(error: unknown, request: FastifyRequest, reply: FastifyReply, headers: Record<string, string>): void {
+  const res = toErrorResponse(error, request.id);
+  void reply
+    .code(res.status)
+    .headers({ 'X-Request-Id': request.id, ...headers })
+    .type('application/json; charset=utf-8')
+    .send(res.body);
 }
 
 /** Installs the single error handler and the 404 handler. */

@@ -22,7 +22,8 @@ export type ErrorBody = Static<typeof ErrorBody>;
 /** `limit`/`offset` query of every list endpoint (DESIGN §4.3). */
 export const PagingQuery = Type.Object({
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 })),
-  offset: Type.Optional(Type.Integer({ minimum: 0, default: 0 })),
+  // The maximum keeps offsets bindable as SQLite integers (1e20 would be a 500 "datatype mismatch").
+  offset: Type.Optional(Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, default: 0 })),
 });
 export type PagingQuery = Static<typeof PagingQuery>;
 

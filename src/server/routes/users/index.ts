@@ -1,5 +1,35 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Usage, User } from '../../../shared/schemas/users.js';
+import { errorResponses } from '../../../shared/schemas/common.js';
+import { requireAuth } from '../../plugins/auth.js';
+import { getUser, toUser } from '../../services/users.js';
+import { getUsage } from '../../services/quota.js';
 
-/** PLACEHOLDER: routes of /users are owned by their workstream. */
-const routes: FastifyPluginAsyncTypebox = async () => {};
+const bearer = [{ bearer: [] }];
+
+/** /v1/users: the caller's profile and usage of the current billing period. */
+const routes: FastifyPluginAsyncTypebox = async (app) => {
+  app.get(
+    '/v1/users/me',
+    { schema: { summary: 'Current user', tags: ['users'], security: bearer, response: { 200: User, ...errorResponses(401, 404, 429) } } },
+    async (request) => toUser(getUser(app.runtime.db, requireAuth(request).userId)),
+  );
+
+  app.get(
+    '/v1/users/usage',
+    {
+      schema: {
+        summary: 'Usage of the current billing period',
+        tags: ['users'],
+        security: bearer,
+        response: { 200: Usage, ...errorResponses(401, 404, 429) },
+      },
+    },
+    async (request) => {
+      const { userId } = requireAuth(request);
+      const rt = app.runtime;
+      return getUsage(rt.db, { userId, now: rt.clock.now(), requestsToday: rt.rateLimiter.requestsToday(userId) });
+    },
+  );
+};
 export default routes;

@@ -1,0 +1,66 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { Tier } from '../../shared/schemas/users.js';
+import { forbidden, unauthorized } from '../errors.js';
+import { authenticateApiKey } from '../services/keys.js';
+
+/** The caller behind a valid Bearer key; the tier is read from the database on every request. */
+export interface AuthContext {
+  userId: string;
+  keyId: string;
+  scope: 'full' | 'read';
+  tier: Tier;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** Set when the request carried a valid key (also on public routes). */
+    auth?: AuthContext;
+    /** An Authorization header was sent but names no active key: 401 even on public routes. */
+    authRejected?: boolean;
+  }
+}
+
+const MUTATING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+const BEARER = /^Bearer[ \t]+(\S+)[ \t]*$/i;
+
+/** The caller of a Bearer route; throws 401 when the request has no valid key. */
+export function requireAuth(request: FastifyRequest): AuthContext {
+  if (!request.auth) throw unauthorized();
+  return request.auth;
+}
+
+/**
+ * Identifies the caller from `Authorization: Bearer <key>` without rejecting anything yet, so the rate
+ * limiter (registered next) counts the request under the key — or the client IP — before any 401.
+ */
+export function registerAuthentication(app: FastifyInstance): void {
+  app.decorateRequest('auth', undefined);
+  app.decorateRequest('authRejected', false);
+  app.addHook('onRequest', (request, _reply, done) => {
+    const header = request.headers.authorization;
+    if (header !== undefined) {
+      const key = BEARER.exec(header)?.[1];
+      const identity = key === undefined ? undefined : authenticateApiKey(app.runtime.db, key, app.runtime.clock.now());
+      if (identity) request.auth = identity;
+      else request.authRejected = true;
+    }
+    done();
+  });
+}
+
+/**
+ * Enforces what authentication found, in `onRequest` so a 401/403 comes before the body is read:
+ * a bad key → 401 everywhere; no key → 401 unless the route is public (or unknown: 404 then);
+ * a `read` key → 403 on any POST/PUT/PATCH/DELETE (DESIGN §4.15).
+ */
+export function registerAuthorization(app: FastifyInstance): void {
+  app.addHook('onRequest', (request, _reply, done) => {
+    if (request.authRejected) return done(unauthorized());
+    if (!request.auth) {
+      const isPublic = request.routeOptions.config.public === true || request.is404;
+      return done(isPublic ? undefined : unauthorized());
+    }
+    if (request.auth.scope === 'read' && MUTATING.has(request.method)) return done(forbidden('Insufficient permissions'));
+    done();
+  });
+}

@@ -1,0 +1,117 @@
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import type { Db } from '../storage/db.js';
+import {
+  countActiveFullKeys,
+  findActiveKey,
+  findActiveKeyByHash,
+  insertApiKey,
+  listActiveKeys,
+  revokeApiKey,
+  touchApiKey,
+  type ApiKeyRow,
+} from '../storage/repositories/api-keys.js';
+import type { ApiKeyInfo, ApiKeyPage, CreatedKey, KeyScope, Tier } from '../../shared/schemas/users.js';
+import { ApiError, badRequest, notFound } from '../errors.js';
+
+/** `vox_` + 40 url-safe characters (DESIGN §4.15). */
+export const API_KEY_PATTERN = /^vox_[A-Za-z0-9_-]{40}$/;
+
+/** Who is calling, as established from a valid key. */
+export interface KeyIdentity {
+  userId: string;
+  keyId: string;
+  scope: KeyScope;
+  tier: Tier;
+}
+
+// last_used_at is informative: writing it at most once a minute keeps the hot path read-only.
+const TOUCH_INTERVAL_MS = 60_000;
+
+/** A new secret key from the CSPRNG: 30 random bytes are exactly 40 base64url characters. */
+export function generateApiKey(): string {
+  return `vox_${randomBytes(30).toString('base64url')}`;
+}
+
+/** SHA-256 hex of a key: the only form in which keys are stored. */
+export function hashApiKey(key: string): string {
+  return createHash('sha256').update(key, 'utf8').digest('hex');
+}
+
+const newKeyId = () => `key_${randomBytes(12).toString('hex')}`;
+
+/** Stores a key for `userId` (random unless `key` is given, e.g. the bootstrap key) and returns it once. */
+export function createApiKey(
+  db: Db,
+  opts: { userId: string; name?: string; scope?: KeyScope; now: Date; key?: string },
+): CreatedKey {
+  const key = opts.key ?? generateApiKey();
+  if (!API_KEY_PATTERN.test(key)) throw badRequest('API key must be vox_ followed by 40 url-safe characters');
+  const name = opts.name === undefined ? 'default' : validateKeyName(opts.name);
+  const row = {
+    id: newKeyId(),
+    user_id: opts.userId,
+    name,
+    scope: opts.scope ?? 'full',
+    prefix: key.slice(0, 8),
+    key_hash: hashApiKey(key),
+    created_at: opts.now.toISOString(),
+  };
+  try {
+    insertApiKey(db, row);
+  } catch (err) {
+    if ((err as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE') throw new ApiError(409, 'API key already exists', { cause: err });
+    throw err;
+  }
+  return { id: row.id, name: row.name, scope: row.scope, key, created_at: row.created_at };
+}
+
+/** Key names are 1..100 characters of well-formed text without control characters. */
+function validateKeyName(name: string): string {
+  const trimmed = name.trim();
+  if (trimmed.length === 0) throw badRequest('Key name must not be empty');
+  if ([...trimmed].length > 100) throw badRequest('Key name exceeds maximum length of 100 characters');
+  // Lone surrogates (\p{Cs} in u-mode) and control characters (NUL included) have no place in a label.
+  if (/[\p{Cs}\p{Cc}]/u.test(trimmed)) throw badRequest('Key name contains invalid characters');
+  return trimmed;
+}
+
+/** The identity behind `key`, or undefined when it is malformed, unknown or revoked. */
+export function authenticateApiKey(db: Db, key: string, now: Date): KeyIdentity | undefined {
+  if (!API_KEY_PATTERN.test(key)) return undefined;
+  const hash = hashApiKey(key);
+  const row = findActiveKeyByHash(db, hash);
+  if (!row) return undefined;
+  // The index found the row by equality; compare again in constant time so no early-exit compare decides.
+  if (!timingSafeEqual(Buffer.from(row.key_hash, 'hex'), Buffer.from(hash, 'hex'))) return undefined;
+  if (row.last_used_at === null || now.getTime() - Date.parse(row.last_used_at) >= TOUCH_INTERVAL_MS) {
+    touchApiKey(db, row.id, now.toISOString());
+  }
+  return { userId: row.user_id, keyId: row.id, scope: row.scope, tier: row.subscription_tier };
+}
+
+const toInfo = (row: ApiKeyRow): ApiKeyInfo => ({
+  id: row.id,
+  name: row.name,
+  scope: row.scope,
+  prefix: row.prefix,
+  created_at: row.created_at,
+  last_used_at: row.last_used_at,
+});
+
+/** One page of the user's active keys (revoked keys are gone for good). */
+export function listApiKeys(db: Db, userId: string, page: { limit: number; offset: number }): ApiKeyPage {
+  const { rows, total } = listActiveKeys(db, userId, page);
+  return { items: rows.map(toInfo), total, limit: page.limit, offset: page.offset, has_more: page.offset + rows.length < total };
+}
+
+/** Revokes the user's key `keyId`; the calling key cannot remove itself when it is the last full one. */
+export function deleteApiKey(db: Db, opts: { userId: string; keyId: string; callerKeyId: string; now: Date }): void {
+  db.transaction(() => {
+    const row = findActiveKey(db, opts.userId, opts.keyId);
+    if (!row) throw notFound('Key not found');
+    if (row.id === opts.callerKeyId && row.scope === 'full' && countActiveFullKeys(db, opts.userId) <= 1) {
+      throw badRequest('Cannot delete the last full-scope API key');
+    }
+    revokeApiKey(db, row.id, opts.now.toISOString());
+  }).immediate();
+}

@@ -1,0 +1,66 @@
+import { randomBytes } from 'node:crypto';
+import type { Db } from '../storage/db.js';
+import { findUserByEmail, findUserById, insertUser, type UserRow } from '../storage/repositories/users.js';
+import type { CreatedKey, Tier, User } from '../../shared/schemas/users.js';
+import { ApiError, badRequest, forbidden, notFound } from '../errors.js';
+import { isTier } from './tiers.js';
+import { createApiKey } from './keys.js';
+
+// Local part @ domain, no white space; `admin@localhost` is a valid address on a self-hosted service.
+const EMAIL_PATTERN = /^[^\s@]+@[^\s@]+$/;
+
+/** Checks a new user's fields; returns the normalised values or throws 400 naming the offending field. */
+export function validateNewUser(input: { email: string; name?: string; tier?: string }): { email: string; name: string | null; tier: Tier } {
+  const email = input.email.trim();
+  if (!EMAIL_PATTERN.test(email) || email.length > 254 || /[\p{Cc}\p{Cs}]/u.test(email)) {
+    throw badRequest(`Invalid email: '${input.email}'`);
+  }
+  const tier = input.tier ?? 'free';
+  if (!isTier(tier)) throw badRequest(`Invalid tier: '${tier}' (expected free, starter, pro or enterprise)`);
+  const name = input.name?.trim() || null;
+  if (name !== null && ([...name].length > 200 || /[\p{Cc}\p{Cs}]/u.test(name))) {
+    throw badRequest('Invalid name: at most 200 characters, no control characters');
+  }
+  return { email, name, tier };
+}
+
+/** Creates a user and its first full-scope key in one transaction; the key is returned only here. */
+export function createUserWithKey(
+  db: Db,
+  input: { email: string; name?: string; tier?: string; now: Date; key?: string },
+): { user: User; key: CreatedKey } {
+  const { email, name, tier } = validateNewUser(input);
+  return db.transaction(() => {
+    if (findUserByEmail(db, email)) throw new ApiError(409, `A user with email '${email}' already exists`);
+    const row = {
+      id: `usr_${randomBytes(12).toString('hex')}`,
+      email,
+      name,
+      subscription_tier: tier,
+      created_at: input.now.toISOString(),
+    };
+    insertUser(db, row);
+    const key = createApiKey(db, { userId: row.id, name: 'default', scope: 'full', now: input.now, key: input.key });
+    return { user: toUser({ ...row, subscription_status: 'active', cancel_at_period_end: 0 }), key };
+  }).immediate();
+}
+
+/** The API shape of a user row (`name` omitted when unset). */
+export function toUser(row: UserRow): User {
+  const user: User = { id: row.id, email: row.email, subscription_tier: row.subscription_tier, created_at: row.created_at };
+  if (row.name !== null) user.name = row.name;
+  return user;
+}
+
+/** The user `userId` or 404 (a key whose user vanished). */
+export function getUser(db: Db, userId: string): UserRow {
+  const row = findUserById(db, userId);
+  if (!row) throw notFound('User not found');
+  return row;
+}
+
+/** Throws 403 `Subscription is cancelled` unless the user's subscription is active (synthesis, batch, datasets). */
+export function assertActiveSubscription(db: Db, userId: string): void {
+  const row = findUserById(db, userId);
+  if (!row || row.subscription_status !== 'active') throw forbidden('Subscription is cancelled');
+}

@@ -1,0 +1,84 @@
+import type { Db } from '../db.js';
+import type { KeyScope, Tier } from '../../../shared/schemas/users.js';
+import { prepared } from './prepared.js';
+
+/** A row of `api_keys` (the key itself is never stored, only its SHA-256). */
+export interface ApiKeyRow {
+  id: string;
+  user_id: string;
+  name: string;
+  scope: KeyScope;
+  prefix: string;
+  key_hash: string;
+  created_at: string;
+  last_used_at: string | null;
+  revoked_at: string | null;
+}
+
+/** What authentication needs about a key, read in one indexed lookup joined with its user. */
+export interface KeyOwnerRow {
+  id: string;
+  user_id: string;
+  scope: KeyScope;
+  key_hash: string;
+  last_used_at: string | null;
+  subscription_tier: Tier;
+}
+
+/** Inserts a key row. */
+export function insertApiKey(db: Db, row: Omit<ApiKeyRow, 'last_used_at' | 'revoked_at'>): void {
+  prepared(
+    db,
+    `INSERT INTO api_keys (id, user_id, name, scope, prefix, key_hash, created_at)
+     VALUES (@id, @user_id, @name, @scope, @prefix, @key_hash, @created_at)`,
+  ).run(row);
+}
+
+/** The active (not revoked) key with `keyHash` and its owner's tier: the hot path of every request. */
+export function findActiveKeyByHash(db: Db, keyHash: string): KeyOwnerRow | undefined {
+  return prepared(
+    db,
+    `SELECT k.id, k.user_id, k.scope, k.key_hash, k.last_used_at, u.subscription_tier
+     FROM api_keys k JOIN users u ON u.id = k.user_id
+     WHERE k.key_hash = ? AND k.revoked_at IS NULL`,
+  ).get(keyHash) as KeyOwnerRow | undefined;
+}
+
+/** The user's active key `id`, if it exists and belongs to them. */
+export function findActiveKey(db: Db, userId: string, id: string): ApiKeyRow | undefined {
+  return prepared(db, 'SELECT * FROM api_keys WHERE id = ? AND user_id = ? AND revoked_at IS NULL').get(id, userId) as
+    | ApiKeyRow
+    | undefined;
+}
+
+/** One page of the user's active keys, newest first, and how many there are. */
+export function listActiveKeys(db: Db, userId: string, page: { limit: number; offset: number }): { rows: ApiKeyRow[]; total: number } {
+  const rows = prepared(
+    db,
+    `SELECT * FROM api_keys WHERE user_id = ? AND revoked_at IS NULL
+     ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?`,
+  ).all(userId, page.limit, page.offset) as ApiKeyRow[];
+  const total = (
+    prepared(db, 'SELECT count(*) AS n FROM api_keys WHERE user_id = ? AND revoked_at IS NULL').get(userId) as { n: number }
+  ).n;
+  return { rows, total };
+}
+
+/** Number of the user's active full-scope keys. */
+export function countActiveFullKeys(db: Db, userId: string): number {
+  return (
+    prepared(db, "SELECT count(*) AS n FROM api_keys WHERE user_id = ? AND scope = 'full' AND revoked_at IS NULL").get(userId) as {
+      n: number;
+    }
+  ).n;
+}
+
+/** Marks a key revoked; it stops authenticating at once. */
+export function revokeApiKey(db: Db, id: string, at: string): void {
+  prepared(db, 'UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL').run(at, id);
+}
+
+/** Records when a key was last used. */
+export function touchApiKey(db: Db, id: string, at: string): void {
+  prepared(db, 'UPDATE api_keys SET last_used_at = ? WHERE id = ?').run(at, id);
+}

@@ -1,0 +1,56 @@
+import type { Db } from '../db.js';
+import type { Tier } from '../../../shared/schemas/users.js';
+import { prepared } from './prepared.js';
+
+/** A row of `users`. */
+export interface UserRow {
+  id: string;
+  email: string;
+  name: string | null;
+  subscription_tier: Tier;
+  subscription_status: 'active' | 'cancelled';
+  cancel_at_period_end: number;
+  created_at: string;
+}
+
+/** Inserts a user (throws on a duplicate email: the unique index is case-insensitive). */
+export function insertUser(db: Db, user: Pick<UserRow, 'id' | 'email' | 'name' | 'subscription_tier' | 'created_at'>): void {
+  prepared(
+    db,
+    `INSERT INTO users (id, email, name, subscription_tier, subscription_status, cancel_at_period_end, created_at)
+     VALUES (@id, @email, @name, @subscription_tier, 'active', 0, @created_at)`,
+  ).run(user);
+}
+
+/** The user with `id`, if any. */
+export function findUserById(db: Db, id: string): UserRow | undefined {
+  return prepared(db, 'SELECT * FROM users WHERE id = ?').get(id) as UserRow | undefined;
+}
+
+/** The user with `email` (case-insensitive), if any. */
+export function findUserByEmail(db: Db, email: string): UserRow | undefined {
+  return prepared(db, 'SELECT * FROM users WHERE email = ? COLLATE NOCASE').get(email) as UserRow | undefined;
+}
+
+/** Number of users (bootstrap runs only on an empty table). */
+export function countUsers(db: Db): number {
+  return (prepared(db, 'SELECT count(*) AS n FROM users').get() as { n: number }).n;
+}
+
+/** Changes a user's tier (billing portal; takes effect on the next request). */
+export function updateUserTier(db: Db, id: string, tier: Tier): void {
+  prepared(db, 'UPDATE users SET subscription_tier = ? WHERE id = ?').run(tier, id);
+}
+
+/** Sets the subscription status and the cancel-at-period-end flag. */
+export function updateUserSubscription(
+  db: Db,
+  id: string,
+  change: { status: 'active' | 'cancelled'; cancelAtPeriodEnd: boolean },
+): void {
+  prepared(db, 'UPDATE users SET subscription_status = ?, cancel_at_period_end = ? WHERE id = ?').run(
+    change.status,
+    change.cancelAtPeriodEnd ? 1 : 0,
+    id,
+  );
+}

@@ -1,0 +1,110 @@
+import { readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestServer, type TestServer } from '../helpers/server.js';
+import { call } from '../helpers/core-http.js';
+import { createUserWithKey } from '../../src/server/services/users.js';
+import { createApiKey } from '../../src/server/services/keys.js';
+import { updateUserTier } from '../../src/server/storage/repositories/users.js';
+
+const UNAUTHORIZED = 'Invalid or expired API key';
+
+describe('authentication and permissions', () => {
+  let server: TestServer;
+  let readKey: string;
+  beforeAll(async () => {
+    server = await startTestServer();
+    readKey = (await call(server, 'POST', '/v1/keys', { key: server.key, json: { name: 'reader', scope: 'read' } })).body.key;
+  });
+  afterAll(async () => server.close());
+
+  it('answers 401 with the exact envelope without a key', async () => {
+    const res = await call(server, 'GET', '/v1/users/me');
+    expect(res.status).toBe(401);
+    expect(res.body).toEqual({ detail: UNAUTHORIZED, status_code: 401, request_id: res.headers.get('x-request-id') });
+  });
+
+  it.each([
+    ['a garbled key', { authorization: 'Bearer vox_garbage' }],
+    ['a well-formed unknown key', { authorization: `Bearer vox_${'x'.repeat(40)}` }],
+    ['another scheme', { authorization: `Basic ${Buffer.from('u:p').toString('base64')}` }],
+    ['an empty Bearer', { authorization: 'Bearer ' }],
+    ['a key without scheme', { authorization: 'vox_' + 'T'.repeat(40) }],
+    ['two keys', { authorization: `Bearer ${'vox_' + 'T'.repeat(40)} vox_${'T'.repeat(40)}` }],
+  ])('answers 401 for %s', async (_name, headers) => {
+    const res = await call(server, 'GET', '/v1/users/me', { headers });
+    expect([res.status, res.body.detail]).toEqual([401, UNAUTHORIZED]);
+  });
+
+  it('accepts the scheme in any case', async () => {
+    const res = await call(server, 'GET', '/v1/users/me', { headers: { authorization: `bearer ${server.key}` } });
+    expect(res.status).toBe(200);
+  });
+
+  it('rejects an invalid key even on a public route, and identifies a valid one there', async () => {
+    const bad = await call(server, 'GET', '/health', { key: 'vox_nope' });
+    expect([bad.status, bad.body.detail]).toEqual([401, UNAUTHORIZED]);
+    const anonymous = await call(server, 'GET', '/health');
+    expect(anonymous.headers.get('x-ratelimit-limit')).toBe('60');
+    const identified = await call(server, 'GET', '/health', { key: server.key });
+    expect(identified.status).toBe(200);
+    expect(identified.headers.get('x-ratelimit-limit')).toBe('300');
+  });
+
+  it('answers 401 before looking at the body', async () => {
+    const res = await call(server, 'POST', '/v1/keys', { body: '{not json', headers: { 'content-type': 'application/json' } });
+    expect([res.status, res.body.detail]).toEqual([401, UNAUTHORIZED]);
+  });
+
+  it('lets a read key read but not write (403 Insufficient permissions, before body validation)', async () => {
+    expect((await call(server, 'GET', '/v1/users/me', { key: readKey })).status).toBe(200);
+    expect((await call(server, 'GET', '/v1/keys', { key: readKey })).status).toBe(200);
+    for (const [method, path] of [
+      ['POST', '/v1/keys'],
+      ['DELETE', '/v1/keys/key_whatever'],
+      ['POST', '/v1/tts/synthesize'],
+      ['PUT', '/v1/users/me'],
+      ['PATCH', '/v1/users/me'],
+    ] as const) {
+      const res = await call(server, method, path, { key: readKey, json: { junk: true } });
+      expect([method, path, res.status, res.body.detail]).toEqual([method, path, 403, 'Insufficient permissions']);
+    }
+  });
+
+  it('stops accepting a key as soon as it is deleted', async () => {
+    const created = await call(server, 'POST', '/v1/keys', { key: server.key, json: { name: 'temp' } });
+    expect((await call(server, 'GET', '/v1/users/me', { key: created.body.key })).status).toBe(200);
+    expect((await call(server, 'DELETE', `/v1/keys/${created.body.id}`, { key: server.key })).status).toBe(204);
+    const res = await call(server, 'GET', '/v1/users/me', { key: created.body.key });
+    expect([res.status, res.body.detail]).toEqual([401, UNAUTHORIZED]);
+  });
+
+  it('reads the tier from the database on every request', async () => {
+    const { user, key } = createUserWithKey(server.runtime.db, { email: 'tier@example.com', tier: 'free', now: new Date() });
+    expect((await call(server, 'GET', '/v1/users/me', { key: key.key })).headers.get('x-ratelimit-limit')).toBe('20');
+    updateUserTier(server.runtime.db, user.id, 'enterprise');
+    const after = await call(server, 'GET', '/v1/users/me', { key: key.key });
+    expect(after.body.subscription_tier).toBe('enterprise');
+    expect(after.headers.get('x-ratelimit-limit')).toBe('1000');
+  });
+
+  it('never writes a plaintext key to the database files', async () => {
+    const keys = [server.key, readKey];
+    for (let i = 0; i < 3; i++) keys.push((await call(server, 'POST', '/v1/keys', { key: server.key, json: {} })).body.key);
+    const other = createUserWithKey(server.runtime.db, { email: 'plain@example.com', now: new Date() });
+    keys.push(other.key.key, createApiKey(server.runtime.db, { userId: other.user.id, now: new Date() }).key);
+    server.runtime.db.pragma('wal_checkpoint(PASSIVE)');
+    const files = readdirSync(server.dataDir).filter((f) => f.startsWith('voxctl.db'));
+    expect(files).toContain('voxctl.db');
+    const bytes = Buffer.concat(files.map((f) => readFileSync(join(server.dataDir, f))));
+    for (const key of keys) {
+      expect(key).toMatch(/^vox_[A-Za-z0-9_-]{40}$/);
+      expect(bytes.includes(Buffer.from(key))).toBe(false);
+      // Not even the secret part alone (only the 8-char display prefix `vox_xxxx` is kept).
+      expect(bytes.includes(Buffer.from(key.slice(8)))).toBe(false);
+    }
+    // The hashes are there: the check above looked at the right bytes.
+    const { createHash } = await import('node:crypto');
+    expect(bytes.includes(Buffer.from(createHash('sha256').update(server.key).digest('hex')))).toBe(true);
+  });
+});

@@ -1,0 +1,53 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestServer, type TestServer } from '../helpers/server.js';
+import { call } from '../helpers/core-http.js';
+import { VERSION } from '../../src/shared/version.js';
+
+describe('GET /health', () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer();
+  });
+  afterAll(async () => server.close());
+
+  it('is public and reports the version, uptime and checks', async () => {
+    const res = await call(server, 'GET', '/health');
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({
+      status: 'ok',
+      version: VERSION,
+      uptime_seconds: expect.any(Number),
+      checks: { database: 'ok', tts: expect.stringMatching(/^(ok|unavailable)$/), stt: expect.any(Object) },
+    });
+    expect(res.body.uptime_seconds).toBeGreaterThanOrEqual(0);
+    for (const state of Object.values(res.body.checks.stt)) expect(['ok', 'unavailable', 'not_configured']).toContain(state);
+    expect(res.headers.get('x-request-id')).toMatch(/^req_/);
+    expect(res.headers.get('x-ratelimit-limit')).toBe('60');
+  });
+
+  it('reports what the runtime\'s TTS pool and STT providers say', async () => {
+    const rt = server.runtime;
+    const res = await call(server, 'GET', '/health');
+    expect(res.body.checks).toEqual({ database: 'ok', tts: rt.tts?.status() ?? 'unavailable', stt: rt.sttHealth?.() ?? {} });
+  });
+});
+
+describe('GET /health with a broken database', () => {
+  it('answers 503 degraded, still with the error-free shape and headers', async () => {
+    const server = await startTestServer();
+    try {
+      server.runtime.db.close();
+      const res = await call(server, 'GET', '/health');
+      expect(res.status).toBe(503);
+      expect(res.body).toMatchObject({ status: 'degraded', version: VERSION, checks: { database: 'unavailable' } });
+      expect(res.headers.get('x-ratelimit-remaining')).not.toBeNull();
+      // A Bearer route now fails inside the key lookup: a plain 500 without SQL or stack.
+      const broken = await call(server, 'GET', '/v1/users/me', { key: server.key });
+      expect(broken.status).toBe(500);
+      expect(broken.body).toEqual({ detail: 'Internal server error', status_code: 500, request_id: broken.headers.get('x-request-id') });
+      expect(broken.headers.get('x-ratelimit-limit')).toBe('60');
+    } finally {
+      await server.close();
+    }
+  });
+});

@@ -1,0 +1,11 @@
+import Database from 'better-sqlite3';
+import { m001Core } from '../../src/server/storage/migrations/001-core.js';
+import type { Db } from '../../src/server/storage/db.js';
+
+/** An in-memory database with only the core migration: users, keys, usage, request counters. */
+export function coreDb(): Db {
+  const db = new Database(':memory:');
+  db.pragma('foreign_keys = ON');
+  m001Core.up(db);
+  return db;
+}

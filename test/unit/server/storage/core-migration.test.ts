@@ -1,0 +1,56 @@
+import { describe, expect, it } from 'vitest';
+import { coreDb } from '../../../helpers/core-db.js';
+import { openDatabase } from '../../../../src/server/storage/db.js';
+import { migrations } from '../../../../src/server/storage/migrations/index.js';
+import { insertUser } from '../../../../src/server/storage/repositories/users.js';
+
+const plan = (db: ReturnType<typeof coreDb>, sql: string, ...args: unknown[]) =>
+  (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...args) as { detail: string }[]).map((r) => r.detail).join(' | ');
+
+describe('migration 001-core', () => {
+  it('migrates an in-memory database to the last version', () => {
+    const db = openDatabase(':memory:');
+    expect(db.pragma('user_version', { simple: true })).toBe(migrations.length);
+    const tables = (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as { name: string }[]).map((t) => t.name);
+    expect(tables).toEqual(expect.arrayContaining(['users', 'api_keys', 'usage_periods', 'request_counters']));
+    db.close();
+  });
+
+  it('looks keys up by hash through the unique index, joined to the user by primary key', () => {
+    const db = coreDb();
+    const p = plan(
+      db,
+      `SELECT k.id, k.user_id, k.scope, k.key_hash, k.last_used_at, u.subscription_tier
+       FROM api_keys k JOIN users u ON u.id = k.user_id WHERE k.key_hash = ? AND k.revoked_at IS NULL`,
+      'x',
+    );
+    expect(p).toContain('USING INDEX api_keys_key_hash');
+    expect(p).toMatch(/SEARCH u USING INDEX sqlite_autoindex_users_1/);
+    expect(p).not.toMatch(/\bSCAN\b/);
+  });
+
+  it('uses indexes for users by email, keys by user, usage and counters', () => {
+    const db = coreDb();
+    expect(plan(db, 'SELECT * FROM users WHERE email = ? COLLATE NOCASE', 'a')).toContain('USING INDEX users_email');
+    expect(plan(db, 'SELECT * FROM api_keys WHERE user_id = ? AND revoked_at IS NULL ORDER BY created_at DESC, id DESC', 'u')).toContain(
+      'USING INDEX api_keys_user',
+    );
+    expect(plan(db, 'SELECT characters_used FROM usage_periods WHERE user_id = ? AND period_start = ?', 'u', 'p')).toContain('PRIMARY KEY');
+    expect(plan(db, 'SELECT count FROM request_counters WHERE subject = ? AND day = ?', 's', 'd')).toContain('PRIMARY KEY');
+    expect(plan(db, 'DELETE FROM request_counters WHERE day < ?', 'd')).toContain('request_counters_day');
+  });
+
+  it('enforces case-insensitive unique emails, tier and scope values, and foreign keys', () => {
+    const db = coreDb();
+    const user = { id: 'usr_1', email: 'A@x.io', name: null, subscription_tier: 'free' as const, created_at: 't' };
+    insertUser(db, user);
+    expect(() => insertUser(db, { ...user, id: 'usr_2', email: 'a@X.io' })).toThrow(/UNIQUE/);
+    expect(() => insertUser(db, { ...user, id: 'usr_3', email: 'b@x.io', subscription_tier: 'gold' as never })).toThrow(/CHECK/);
+    expect(() =>
+      db.prepare("INSERT INTO api_keys (id, user_id, name, scope, prefix, key_hash, created_at) VALUES ('k', 'usr_9', 'n', 'full', 'p', 'h', 't')").run(),
+    ).toThrow(/FOREIGN KEY/);
+    expect(() =>
+      db.prepare("INSERT INTO api_keys (id, user_id, name, scope, prefix, key_hash, created_at) VALUES ('k', 'usr_1', 'n', 'admin', 'p', 'h', 't')").run(),
+    ).toThrow(/CHECK/);
+  });
+});
