@@ -1,5 +1,31 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { AccuracyRequest, AccuracyResult } from '../../../shared/schemas/stt.js';
+import { errorResponses } from '../../../shared/schemas/common.js';
+import { AccuracyInputError, calculateAccuracy } from '../../../shared/accuracy.js';
+import { badRequest } from '../../errors.js';
 
-/** PLACEHOLDER: owned by its workstream. */
-const routes: FastifyPluginAsyncTypebox = async () => {};
+/** POST /v1/stt/calculate-accuracy (public): WER/CER of a hypothesis against a reference (DESIGN §4.12). */
+const routes: FastifyPluginAsyncTypebox = async (app) => {
+  app.post(
+    '/v1/stt/calculate-accuracy',
+    {
+      config: { public: true },
+      schema: {
+        tags: ['stt'],
+        summary: 'Word and character error rates of a hypothesis against a reference',
+        body: AccuracyRequest,
+        response: { 200: AccuracyResult, ...errorResponses(400, 413, 415, 429) },
+      },
+    },
+    async (request) => {
+      const { reference, hypothesis, normalize, alignment } = request.body;
+      try {
+        return calculateAccuracy(reference, hypothesis, { normalize: normalize ?? true, alignment: alignment ?? false });
+      } catch (err) {
+        if (err instanceof AccuracyInputError) throw badRequest(err.message);
+        throw err;
+      }
+    },
+  );
+};
 export default routes;

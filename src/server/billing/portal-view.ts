@@ -1,0 +1,40 @@
+import type { Db } from '../storage/db.js';
+import { TIERS } from '../../shared/schemas/users.js';
+import { findUserById } from '../storage/repositories/users.js';
+import { currentUsage, getSubscription, listInvoices, paymentMethod, TIER_PRICES_CENTS } from '../services/billing.js';
+import { TIER_LIMITS } from '../services/tiers.js';
+import { notFound } from '../errors.js';
+import type { PortalView } from './page.js';
+
+/** Fixed notices after a successful form (`?done=`); the page never echoes query text. */
+export const NOTICES: Readonly<Record<string, string>> = {
+  tier: 'Your plan was changed. New limits apply from now on.',
+  cancel: 'Your subscription was cancelled.',
+  resume: 'Your subscription is active again.',
+  card: 'Your payment method was saved.',
+};
+
+/** Gathers what the portal page of `userId` shows. */
+export function buildPortalView(db: Db, opts: { userId: string; csrf: string; now: Date; notice?: string; error?: string }): PortalView {
+  const user = findUserById(db, opts.userId);
+  if (!user) throw notFound('User not found');
+  const card = paymentMethod(db, opts.userId);
+  return {
+    email: user.email,
+    ...(user.name ? { name: user.name } : {}),
+    subscription: getSubscription(db, opts.userId, opts.now),
+    usage: currentUsage(db, opts.userId, opts.now),
+    plans: TIERS.map((tier) => ({
+      tier,
+      priceCents: TIER_PRICES_CENTS[tier],
+      characters: TIER_LIMITS[tier].characters,
+      perMinute: TIER_LIMITS[tier].perMinute,
+      perDay: TIER_LIMITS[tier].perDay,
+    })),
+    invoices: listInvoices(db, opts.userId, opts.now),
+    ...(card ? { card } : {}),
+    csrf: opts.csrf,
+    ...(opts.notice ? { notice: opts.notice } : {}),
+    ...(opts.error ? { error: opts.error } : {}),
+  };
+}

@@ -1,0 +1,84 @@
+import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import type { Db } from '../storage/db.js';
+import { inTransaction } from '../storage/db.js';
+import type { BillingPortal } from '../../shared/schemas/system.js';
+import {
+  claimPortalToken,
+  deleteExpiredPortalSessions,
+  findPortalSession,
+  findPortalToken,
+  insertPortalToken,
+} from '../storage/repositories/billing.js';
+
+/**
+ * Portal links and sessions (DESIGN §4.16).
+ *
+ * `GET /v1/billing/portal` issues a link `{base}/billing/portal/{token}`: 32 random bytes, stored only
+ * as SHA-256, valid 24 h, usable once. The first GET of the link claims it and hands the browser a
+ * random session id in an HttpOnly, SameSite=Lax cookie scoped to `/billing`, then redirects to the
+ * clean `/billing/portal` (the token leaves the address bar and history). The session ends when the
+ * link would have expired. Forms carry a CSRF token = HMAC(server secret, session id), so a page of
+ * another site can neither read nor forge it; SameSite=Lax already keeps the cookie off cross-site POSTs.
+ */
+export const PORTAL_TTL_MS = 24 * 60 * 60 * 1000;
+const TOKEN_PATTERN = /^[A-Za-z0-9_-]{43}$/;
+
+const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
+const randomToken = () => randomBytes(32).toString('base64url');
+
+/** Issues a one-time portal link for the user (and forgets expired ones). */
+export function createPortalLink(db: Db, opts: { userId: string; base: string; now: Date }): BillingPortal {
+  const token = randomToken();
+  const expires = new Date(opts.now.getTime() + PORTAL_TTL_MS).toISOString();
+  inTransaction(db, () => {
+    deleteExpiredPortalSessions(db, opts.now.toISOString());
+    insertPortalToken(db, { token_hash: sha256(token), user_id: opts.userId, created_at: opts.now.toISOString(), expires_at: expires });
+  });
+  return { url: `${opts.base.replace(/\/+$/, '')}/billing/portal/${token}`, expires_at: expires };
+}
+
+/** What opening a link leads to. */
+export type OpenedLink =
+  | { kind: 'session'; sessionId: string; expiresAt: Date }
+  | { kind: 'already-open' }
+  | { kind: 'invalid' | 'expired' | 'used' };
+
+/**
+ * Claims a link for a new browser session. A link opened again by the browser that claimed it (its
+ * cookie names this link's session) is `already-open`; by anyone else, `used`.
+ */
+export function openPortalLink(db: Db, opts: { token: string; cookieSession?: string; now: Date }): OpenedLink {
+  if (!TOKEN_PATTERN.test(opts.token)) return { kind: 'invalid' };
+  const tokenHash = sha256(opts.token);
+  const row = findPortalToken(db, tokenHash);
+  if (!row) return { kind: 'invalid' };
+  if (Date.parse(row.expires_at) <= opts.now.getTime()) return { kind: 'expired' };
+  if (row.used_at !== null) {
+    const mine = opts.cookieSession !== undefined && row.session_hash === sha256(opts.cookieSession);
+    return { kind: mine ? 'already-open' : 'used' };
+  }
+  const sessionId = randomToken();
+  if (!claimPortalToken(db, { tokenHash, sessionHash: sha256(sessionId), usedAt: opts.now.toISOString() })) return { kind: 'used' };
+  return { kind: 'session', sessionId, expiresAt: new Date(row.expires_at) };
+}
+
+/** The user behind a portal session cookie, while it is valid. */
+export function portalSession(db: Db, opts: { sessionId: string | undefined; now: Date }): { userId: string; expiresAt: Date } | undefined {
+  if (!opts.sessionId || !TOKEN_PATTERN.test(opts.sessionId)) return undefined;
+  const row = findPortalSession(db, sha256(opts.sessionId));
+  if (!row || Date.parse(row.expires_at) <= opts.now.getTime()) return undefined;
+  return { userId: row.user_id, expiresAt: new Date(row.expires_at) };
+}
+
+/** The CSRF token of a session's forms. */
+export function csrfToken(secret: Buffer, sessionId: string): string {
+  return createHmac('sha256', secret).update(`billing-csrf:${sessionId}`).digest('base64url');
+}
+
+/** Constant-time check of a submitted CSRF token. */
+export function csrfValid(secret: Buffer, sessionId: string, given: unknown): boolean {
+  if (typeof given !== 'string') return false;
+  const expected = Buffer.from(csrfToken(secret, sessionId));
+  const actual = Buffer.from(given);
+  return actual.length === expected.length && timingSafeEqual(actual, expected);
+}

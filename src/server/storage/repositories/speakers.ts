@@ -1,0 +1,80 @@
+import type { Db } from '../db.js';
+import { filterKey } from '../../engines/tts/catalogue.js';
+import { prepared } from './prepared.js';
+
+/** A row of `speakers` (without the `*_key` comparison columns). */
+export interface SpeakerRow {
+  seq: number;
+  id: string;
+  gender: string;
+  region: string;
+  accent: string;
+  age_range: string;
+  native_language: string;
+  engine: 'flite' | 'espeak';
+  voice: string;
+  variant: string | null;
+  pitch: number;
+  rate: number;
+}
+
+/** The filterable columns (API names = column names). */
+export const SPEAKER_FILTERS = ['gender', 'region', 'accent', 'age_range', 'native_language'] as const;
+export type SpeakerFilter = (typeof SPEAKER_FILTERS)[number];
+export type SpeakerFilters = Partial<Record<SpeakerFilter, string>>;
+
+const COLUMNS = 'seq, id, gender, region, accent, age_range, native_language, engine, voice, variant, pitch, rate';
+
+/** WHERE clause over the indexed `*_key` columns; values are lower-cased like the stored keys. */
+function where(filters: SpeakerFilters): { sql: string; params: string[] } {
+  const clauses: string[] = [];
+  const params: string[] = [];
+  for (const name of SPEAKER_FILTERS) {
+    const value = filters[name];
+    if (value === undefined) continue;
+    clauses.push(`${name}_key = ?`);
+    params.push(filterKey(value));
+  }
+  return { sql: clauses.length ? `WHERE ${clauses.join(' AND ')}` : '', params };
+}
+
+/** The SQL and parameters of one page (exported so a test can EXPLAIN it). */
+export function speakerPageQuery(filters: SpeakerFilters, page: { limit: number; offset: number }) {
+  const w = where(filters);
+  return {
+    items: { sql: `SELECT ${COLUMNS} FROM speakers ${w.sql} ORDER BY seq LIMIT ? OFFSET ?`, params: [...w.params, page.limit, page.offset] },
+    count: { sql: `SELECT count(*) AS n FROM speakers ${w.sql}`, params: w.params },
+  };
+}
+
+/** One page of speakers matching `filters` (catalogue order) and the number of matches. */
+export function listSpeakers(db: Db, filters: SpeakerFilters, page: { limit: number; offset: number }): { rows: SpeakerRow[]; total: number } {
+  const q = speakerPageQuery(filters, page);
+  const rows = prepared(db, q.items.sql).all(...q.items.params) as SpeakerRow[];
+  const total = (prepared(db, q.count.sql).get(...q.count.params) as { n: number }).n;
+  return { rows, total };
+}
+
+/** The speaker with `id`, if any. */
+export function getSpeaker(db: Db, id: string): SpeakerRow | undefined {
+  return prepared(db, `SELECT ${COLUMNS} FROM speakers WHERE id = ?`).get(id) as SpeakerRow | undefined;
+}
+
+/** Number of speakers in the catalogue. */
+export function countSpeakers(db: Db): number {
+  return (prepared(db, 'SELECT count(*) AS n FROM speakers').get() as { n: number }).n;
+}
+
+/** The speaker at position `index` (0-based, catalogue order). */
+export function speakerAt(db: Db, index: number): SpeakerRow | undefined {
+  return prepared(db, `SELECT ${COLUMNS} FROM speakers ORDER BY seq LIMIT 1 OFFSET ?`).get(index) as SpeakerRow | undefined;
+}
+
+/** Each distinct value of `column` with its count, most common first (ties by value). */
+export function speakerValueCounts(db: Db, column: SpeakerFilter): { value: string; count: number }[] {
+  // `column` is one of SPEAKER_FILTERS, never user input.
+  return prepared(db, `SELECT ${column} AS value, count(*) AS count FROM speakers GROUP BY ${column} ORDER BY count DESC, value`).all() as {
+    value: string;
+    count: number;
+  }[];
+}

@@ -1,0 +1,228 @@
+import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+import {
+  AccuracyInputError,
+  alignWords,
+  calculateAccuracy,
+  editDistance,
+  EMPTY_REFERENCE_MESSAGE,
+} from '../../../src/shared/accuracy.js';
+import { normalizeText, whitespaceTokens } from '../../../src/shared/normalize.js';
+
+/** Textbook O(n·m) Levenshtein, the oracle for the bit-parallel implementation. */
+function naiveDistance(a: readonly string[], b: readonly string[]): number {
+  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const cur = [i];
+    for (let j = 1; j <= b.length; j++) {
+      cur[j] = Math.min(prev[j]! + 1, cur[j - 1]! + 1, prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    }
+    prev = cur;
+  }
+  return prev[b.length]!;
+}
+
+/** Brute force over every alignment: the (cost, -substitutions) minimum, to check the tie-break. */
+function bestCounts(a: readonly string[], b: readonly string[]): { cost: number; subs: number } {
+  const memo = new Map<string, { cost: number; subs: number }>();
+  const go = (i: number, j: number): { cost: number; subs: number } => {
+    if (i === a.length) return { cost: b.length - j, subs: 0 };
+    if (j === b.length) return { cost: a.length - i, subs: 0 };
+    const key = `${i},${j}`;
+    const hit = memo.get(key);
+    if (hit) return hit;
+    const d = go(i + 1, j + 1);
+    const diag = a[i] === b[j] ? d : { cost: d.cost + 1, subs: d.subs + 1 };
+    const del = go(i + 1, j);
+    const ins = go(i, j + 1);
+    const options = [diag, { cost: del.cost + 1, subs: del.subs }, { cost: ins.cost + 1, subs: ins.subs }];
+    const best = options.reduce((x, y) => (y.cost < x.cost || (y.cost === x.cost && y.subs > x.subs) ? y : x));
+    memo.set(key, best);
+    return best;
+  };
+  return go(0, 0);
+}
+
+const smallWords = fc.array(fc.constantFrom('a', 'b', 'c', 'd'), { maxLength: 12 });
+const phrase = fc.array(fc.constantFrom('the', 'cat', 'sat', 'on', 'a', 'mat', 'The', 'Cat!', "don't", 'hello,', 'wörld'), {
+  maxLength: 15,
+});
+
+describe('normalizeText', () => {
+  it('applies NFKC, lower case, punctuation removal and white-space collapsing', () => {
+    expect(normalizeText('  Hello,   WORLD!  ')).toBe('hello world');
+    expect(normalizeText('ﬁne ①')).toBe('fine 1'); // NFKC folds ligatures and circled digits
+    expect(normalizeText("Don't 'quote' me")).toBe("don't quote me");
+    expect(normalizeText('rock\u2019n\u2019roll')).toBe("rock'n'roll");
+    expect(normalizeText('a\u00a0b\u2003c\u0085d\te\nf')).toBe('a b c d e f');
+    expect(normalizeText('well-known — "really"?')).toBe('wellknown really');
+    expect(normalizeText('¿Qué tal? ¡Muy bien!')).toBe('qué tal muy bien');
+  });
+
+  it('splits raw tokens on any Unicode white space', () => {
+    expect(whitespaceTokens(' a\u3000b\u2028c  ')).toEqual(['a', 'b', 'c']);
+  });
+});
+
+describe('calculateAccuracy: worked examples', () => {
+  it('is zero for texts equal after normalisation', () => {
+    const r = calculateAccuracy('The cat sat on the mat.', 'the CAT sat, on the mat');
+    expect(r).toEqual({ wer: 0, cer: 0, substitutions: 0, insertions: 0, deletions: 0, reference_words: 6, hypothesis_words: 6 });
+  });
+
+  it('counts one substitution, one deletion and one insertion', () => {
+    const r = calculateAccuracy('the quick brown fox jumps over', 'the quack brown jumps over it', { alignment: true });
+    expect(r.substitutions).toBe(1);
+    expect(r.deletions).toBe(1);
+    expect(r.insertions).toBe(1);
+    expect(r.wer).toBe(0.5);
+    expect(r.alignment).toEqual([
+      { op: 'equal', ref: 'the', hyp: 'the' },
+      { op: 'substitute', ref: 'quick', hyp: 'quack' },
+      { op: 'equal', ref: 'brown', hyp: 'brown' },
+      { op: 'delete', ref: 'fox', hyp: null },
+      { op: 'equal', ref: 'jumps', hyp: 'jumps' },
+      { op: 'equal', ref: 'over', hyp: 'over' },
+      { op: 'insert', ref: null, hyp: 'it' },
+    ]);
+  });
+
+  it('prefers substitutions among equal-cost alignments', () => {
+    // "fox jumps" → "jumps high": delete + match + insert costs 2, and so do two substitutions: subs win.
+    expect(calculateAccuracy('fox jumps', 'jumps high')).toMatchObject({ substitutions: 2, insertions: 0, deletions: 0 });
+    // "a x" → "y a": two substitutions or insert+delete around a match; both cost 2.
+    const r = calculateAccuracy('a x', 'y a', { alignment: true });
+    expect(r).toMatchObject({ substitutions: 2, insertions: 0, deletions: 0, wer: 1 });
+    expect(r.alignment?.map((s) => s.op)).toEqual(['substitute', 'substitute']);
+  });
+
+  it('reports WER above 1 when insertions are many (not clipped)', () => {
+    const r = calculateAccuracy('hello', 'oh hello there my friend');
+    expect(r).toMatchObject({ wer: 4, insertions: 4, reference_words: 1, hypothesis_words: 5 });
+  });
+
+  it('computes CER over code points of the single-spaced normalised text, rounded to 4 decimals', () => {
+    // "kitten" → "sitting": 3 edits over 6 code points.
+    expect(calculateAccuracy('kitten', 'sitting').cer).toBe(0.5);
+    // Astral characters count once: "😀a" vs "😀b" is one edit over 2 code points.
+    expect(calculateAccuracy('😀a', '😀b').cer).toBe(0.5);
+    // "abc" vs "abd e": 1 sub + 2 inserted code points (space, e) over 3 → 1.
+    expect(calculateAccuracy('abc', 'abd e').cer).toBe(1);
+    // 1 edit over 7 code points = 0.142857… → 0.1429.
+    expect(calculateAccuracy('abc def', 'abc dxf').cer).toBe(0.1429);
+    expect(calculateAccuracy('one two three', 'one three').wer).toBe(0.3333);
+  });
+
+  it('treats an empty hypothesis as all deletions', () => {
+    expect(calculateAccuracy('a b c', '  ...  ')).toMatchObject({ wer: 1, cer: 1, deletions: 3, hypothesis_words: 0 });
+  });
+
+  it('compares raw tokens with normalize:false', () => {
+    expect(calculateAccuracy('Hello, world', 'hello world', { normalize: false })).toMatchObject({ substitutions: 1, wer: 0.5 });
+    expect(calculateAccuracy('Hello, world', 'hello world').wer).toBe(0);
+  });
+
+  it('rejects a reference without words', () => {
+    expect(() => calculateAccuracy(' !?. ', 'x')).toThrow(AccuracyInputError);
+    expect(() => calculateAccuracy('', 'x')).toThrow(EMPTY_REFERENCE_MESSAGE);
+  });
+
+  it('handles a 1,000-word pair quickly', () => {
+    const vocab = ['alpha', 'beta', 'gamma', 'delta', 'epsilon', 'zeta', 'eta', 'theta'];
+    const ref = Array.from({ length: 1000 }, (_, i) => vocab[(i * 7) % 8]! + (i % 13));
+    const hyp = ref.map((w, i) => (i % 11 === 0 ? w + 'x' : w)).filter((_, i) => i % 29 !== 0);
+    hyp.splice(500, 0, 'extra', 'words');
+    calculateAccuracy(ref.join(' '), hyp.join(' ')); // warm-up
+    const t0 = performance.now();
+    const r = calculateAccuracy(ref.join(' '), hyp.join(' '));
+    const ms = performance.now() - t0;
+    expect(r.reference_words).toBe(1000);
+    expect(r.deletions - r.insertions).toBe(1000 - hyp.length);
+    expect(ms).toBeLessThan(250); // a loose bound for a shared CI machine; bench/ reports the real figure
+  });
+});
+
+describe('calculateAccuracy: properties', () => {
+  it('hits + S + D = N and hits + S + I = H', () => {
+    fc.assert(
+      fc.property(phrase, phrase, (r, h) => {
+        fc.pre(normalizeText(r.join(' ')).length > 0);
+        const res = calculateAccuracy(r.join(' '), h.join(' '), { alignment: true });
+        const hits = res.alignment!.filter((s) => s.op === 'equal').length;
+        expect(hits + res.substitutions + res.deletions).toBe(res.reference_words);
+        expect(hits + res.substitutions + res.insertions).toBe(res.hypothesis_words);
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('WER is 0 exactly when the texts are equal after normalisation', () => {
+    fc.assert(
+      fc.property(phrase, phrase, (r, h) => {
+        const ref = r.join(' ');
+        fc.pre(normalizeText(ref).length > 0);
+        const res = calculateAccuracy(ref, h.join(' '));
+        expect(res.wer === 0).toBe(normalizeText(ref) === normalizeText(h.join(' ')));
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('edit distance is symmetric and matches the textbook DP', () => {
+    fc.assert(
+      fc.property(fc.array(fc.constantFrom('a', 'b', 'c', 'é', '😀'), { maxLength: 80 }), fc.array(fc.constantFrom('a', 'b', 'c', 'é', '😀'), { maxLength: 80 }), (a, b) => {
+        const d = editDistance(a, b);
+        expect(d).toBe(editDistance(b, a));
+        expect(d).toBe(naiveDistance(a, b));
+      }),
+      { numRuns: 1000 },
+    );
+  });
+
+  it('the bit-parallel distance is exact across 32-bit block boundaries', () => {
+    fc.assert(
+      fc.property(fc.array(fc.constantFrom('a', 'b'), { minLength: 30, maxLength: 140 }), fc.array(fc.constantFrom('a', 'b'), { minLength: 30, maxLength: 140 }), (a, b) => {
+        expect(editDistance(a, b)).toBe(naiveDistance(a, b));
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('the banded distance is exact for any bound (a wrong bound falls back to the full matrix)', () => {
+    const sym = fc.constantFrom('a', 'b', 'c', ' ');
+    fc.assert(
+      fc.property(fc.array(sym, { maxLength: 200 }), fc.array(sym, { maxLength: 200 }), fc.nat({ max: 250 }), (a, b, extra) => {
+        const d = naiveDistance(a, b);
+        expect(editDistance(a, b, d + (extra % 7))).toBe(d);
+        expect(editDistance(a, b, extra)).toBe(d);
+      }),
+      { numRuns: 400 },
+    );
+  });
+
+  it('the alignment has minimum cost and, among those, the most substitutions', () => {
+    fc.assert(
+      fc.property(smallWords, smallWords, (a, b) => {
+        const steps = alignWords(a, b);
+        const cost = steps.filter((s) => s.op !== 'equal').length;
+        const subs = steps.filter((s) => s.op === 'substitute').length;
+        expect({ cost, subs }).toEqual(bestCounts(a, b));
+        // The alignment replays both sequences in order.
+        expect(steps.filter((s) => s.ref !== null).map((s) => s.ref)).toEqual(a);
+        expect(steps.filter((s) => s.hyp !== null).map((s) => s.hyp)).toEqual(b);
+      }),
+      { numRuns: 1000 },
+    );
+  });
+
+  it('WER and CER are rounded to 4 decimals', () => {
+    fc.assert(
+      fc.property(phrase, phrase, (r, h) => {
+        fc.pre(normalizeText(r.join(' ')).length > 0);
+        const res = calculateAccuracy(r.join(' '), h.join(' '));
+        expect(Math.round(res.wer * 10_000) / 10_000).toBe(res.wer);
+        expect(Math.round(res.cer * 10_000) / 10_000).toBe(res.cer);
+      }),
+    );
+  });
+});
