@@ -1,5 +1,78 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { errorResponses } from '../../../shared/schemas/common.js';
+import { ProviderList, TranscribeRequest, TranscribeResponse } from '../../../shared/schemas/stt.js';
+import { requireAuth } from '../../plugins/auth.js';
+import { ApiError } from '../../errors.js';
+import { loadAudio } from '../../services/audio-fetch.js';
+import { transcribe } from '../../services/transcription.js';
+import type { SttRegistry } from '../../engines/stt/registry.js';
 
-/** PLACEHOLDER: owned by its workstream. */
-const routes: FastifyPluginAsyncTypebox = async () => {};
+/** POST /v1/stt/transcribe (fan-out to recognizers, DESIGN §4.11) and GET /v1/stt/providers (extension). */
+const routes: FastifyPluginAsyncTypebox = async (app) => {
+  const { runtime } = app;
+  const registry = (): SttRegistry => {
+    if (!runtime.stt) throw new ApiError(503, 'Speech-to-text is not available');
+    return runtime.stt;
+  };
+
+  app.post(
+    '/v1/stt/transcribe',
+    {
+      schema: {
+        summary: 'Transcribe one audio URL with up to nine providers at once',
+        tags: ['stt'],
+        security: [{ bearer: [] }],
+        body: TranscribeRequest,
+        response: { 200: TranscribeResponse, ...errorResponses(400, 401, 403, 404, 410, 413, 415, 429, 500, 503) },
+      },
+    },
+    async (request) => {
+      requireAuth(request);
+      // A client that hangs up stops the providers still running (vendor calls, PocketSphinx).
+      const gone = new AbortController();
+      const onClose = () => gone.abort();
+      request.socket.once('close', onClose);
+      try {
+        return await transcribe(
+          {
+            registry: registry(),
+            signal: gone.signal,
+            loadAudio: (url) =>
+              loadAudio(
+                {
+                  db: runtime.db,
+                  dataDir: runtime.options.dataDir,
+                  secret: runtime.secret,
+                  clock: runtime.clock,
+                  allowPrivate: runtime.options.allowPrivateAudioUrls,
+                  hooks: runtime.audioFetch,
+                },
+                url,
+              ),
+            logError: (err, provider) => request.log.error({ err, provider }, 'STT adapter failed unexpectedly'),
+          },
+          request.body,
+        );
+      } finally {
+        request.socket.off('close', onClose);
+      }
+    },
+  );
+
+  app.get(
+    '/v1/stt/providers',
+    {
+      schema: {
+        summary: 'Every STT provider id with its adapter, model and state (no secrets)',
+        tags: ['stt'],
+        security: [{ bearer: [] }],
+        response: { 200: ProviderList, ...errorResponses(401, 429, 503) },
+      },
+    },
+    async (request) => {
+      requireAuth(request);
+      return { items: registry().states() };
+    },
+  );
+};
 export default routes;

@@ -1,0 +1,208 @@
+/**
+ * The server config file: `voxctl.config.json` in the data dir, or `--config`. It binds each of the spec's
+ * nine STT tokens to an adapter (DESIGN §6). Validated once at start; every error quotes the bad key.
+ * Secrets never live here: a binding names the environment variable that holds its key.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { SPEC_PROVIDERS, LOCAL_PROVIDERS } from '../shared/schemas/stt.js';
+
+/** Adapters a token can be bound to. */
+export const ADAPTERS = ['openai', 'deepgram', 'assemblyai', 'google', 'azure', 'revai', 'speechmatics', 'elevenlabs', 'gladia', 'local-sphinx'] as const;
+export type AdapterKind = (typeof ADAPTERS)[number];
+
+/** One token's binding as written in the file. */
+export interface ProviderBinding {
+  adapter: AdapterKind;
+  /** Model the vendor is asked for (each adapter has a default). */
+  model?: string;
+  /** Vendor API base (default: the vendor's public endpoint; required for self-hosted servers). */
+  base_url?: string;
+  /** Environment variable with the credential. */
+  api_key_env?: string;
+  /** Default language when a request names none (e.g. `en`, `en-US`). */
+  language?: string;
+  /** Endpoint path override (openai: `/inference` for whisper.cpp's server). */
+  path?: string;
+  /** Per-provider timeout, default 60000 ms. */
+  timeout_ms?: number;
+  /** Pause between status polls of job-based vendors, default 1000 ms. */
+  poll_interval_ms?: number;
+  /** Azure region (`westeurope`): base URL `https://{region}.stt.speech.microsoft.com`. */
+  region?: string;
+}
+
+/** Settings of the always-present `local-sphinx` provider. */
+export interface SphinxSettings {
+  timeout_ms?: number;
+  max_concurrent?: number;
+  model_dir?: string;
+  binary?: string;
+}
+
+/** The validated config. */
+export interface ServerConfig {
+  /** Where it was read from (undefined: no file, defaults only). */
+  file?: string;
+  stt: {
+    providers: Partial<Record<string, ProviderBinding>>;
+    localSphinx: SphinxSettings;
+  };
+}
+
+/** A config file that cannot be used; the message names the file and the offending key. */
+export class ConfigError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ConfigError';
+  }
+}
+
+/** Name of the file looked for in the data dir. */
+export const CONFIG_FILE_NAME = 'voxctl.config.json';
+
+const BINDING_KEYS = ['adapter', 'model', 'base_url', 'api_key_env', 'language', 'path', 'timeout_ms', 'poll_interval_ms', 'region'];
+const SPHINX_KEYS = ['timeout_ms', 'max_concurrent', 'model_dir', 'binary'];
+const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+const MAX_TIMEOUT_MS = 10 * 60_000;
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** Reads and validates the config: `configPath` must exist when given; the data dir's file is optional. */
+export function loadServerConfig(opts: { dataDir: string; configPath?: string }): ServerConfig {
+  const file = opts.configPath ?? join(opts.dataDir, CONFIG_FILE_NAME);
+  if (!existsSync(file)) {
+    if (opts.configPath) throw new ConfigError(`Config file not found: ${file}`);
+    return { stt: { providers: {}, localSphinx: {} } };
+  }
+  let raw: unknown;
+  try {
+    raw = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (err) {
+    throw new ConfigError(`Invalid server config ${file}: not valid JSON (${(err as Error).message})`);
+  }
+  try {
+    return { file, ...parseServerConfig(raw) };
+  } catch (err) {
+    if (err instanceof ConfigError) throw new ConfigError(`Invalid server config ${file}: ${err.message}`);
+    throw err;
+  }
+}
+
+/** Validates a parsed config object (throws `ConfigError` quoting the offending key). */
+export function parseServerConfig(raw: unknown): Omit<ServerConfig, 'file'> {
+  if (!isObject(raw)) throw new ConfigError('the top level must be a JSON object');
+  for (const key of Object.keys(raw)) {
+    if (key !== 'stt' && key !== '$schema') throw new ConfigError(`unknown key "${key}" (expected "stt")`);
+  }
+  const stt = raw.stt ?? {};
+  if (!isObject(stt)) throw new ConfigError('"stt" must be an object');
+  for (const key of Object.keys(stt)) {
+    if (key !== 'providers') throw new ConfigError(`unknown key "stt.${key}" (expected "stt.providers")`);
+  }
+  const providers = stt.providers ?? {};
+  if (!isObject(providers)) throw new ConfigError('"stt.providers" must be an object');
+  const out: ServerConfig['stt'] = { providers: {}, localSphinx: {} };
+  for (const [token, value] of Object.entries(providers)) {
+    const where = `stt.providers.${token}`;
+    if ((LOCAL_PROVIDERS as readonly string[]).includes(token)) {
+      out.localSphinx = parseSphinx(value, where);
+    } else if ((SPEC_PROVIDERS as readonly string[]).includes(token)) {
+      out.providers[token] = parseBinding(value, where);
+    } else {
+      throw new ConfigError(`unknown provider "${where}" (expected one of ${[...SPEC_PROVIDERS, ...LOCAL_PROVIDERS].join(', ')})`);
+    }
+  }
+  return { stt: out };
+}
+
+function optString(o: Record<string, unknown>, key: string, where: string): string | undefined {
+  const v = o[key];
+  if (v === undefined) return undefined;
+  if (typeof v !== 'string' || !v.trim()) throw new ConfigError(`"${where}.${key}" must be a non-empty string`);
+  return v.trim();
+}
+
+function optInt(o: Record<string, unknown>, key: string, where: string, min: number, max: number): number | undefined {
+  const v = o[key];
+  if (v === undefined) return undefined;
+  if (typeof v !== 'number' || !Number.isInteger(v) || v < min || v > max) {
+    throw new ConfigError(`"${where}.${key}" must be an integer from ${min} to ${max}`);
+  }
+  return v;
+}
+
+function parseBinding(value: unknown, where: string): ProviderBinding {
+  if (!isObject(value)) throw new ConfigError(`"${where}" must be an object with at least "adapter"`);
+  for (const key of Object.keys(value)) {
+    if (key === 'api_key' || key === 'key' || key === 'token') {
+      throw new ConfigError(`"${where}.${key}": secrets are not read from the config file; put the key in an environment variable and name it in "api_key_env"`);
+    }
+    if (!BINDING_KEYS.includes(key)) throw new ConfigError(`unknown key "${where}.${key}" (allowed: ${BINDING_KEYS.join(', ')})`);
+  }
+  const adapter = value.adapter;
+  if (typeof adapter !== 'string' || !(ADAPTERS as readonly string[]).includes(adapter)) {
+    throw new ConfigError(`"${where}.adapter" must be one of ${ADAPTERS.join(', ')}`);
+  }
+  const binding: ProviderBinding = { adapter: adapter as AdapterKind };
+  for (const key of ['model', 'language', 'region'] as const) {
+    const v = optString(value, key, where);
+    if (v !== undefined) binding[key] = v;
+  }
+  const baseUrl = optString(value, 'base_url', where);
+  if (baseUrl !== undefined) {
+    let url: URL;
+    try {
+      url = new URL(baseUrl);
+    } catch {
+      throw new ConfigError(`"${where}.base_url" must be an absolute http(s) URL`);
+    }
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ConfigError(`"${where}.base_url" must be an absolute http(s) URL`);
+    binding.base_url = baseUrl.replace(/\/+$/, '');
+  }
+  const path = optString(value, 'path', where);
+  if (path !== undefined) {
+    if (!path.startsWith('/')) throw new ConfigError(`"${where}.path" must start with "/"`);
+    if (binding.adapter !== 'openai') throw new ConfigError(`"${where}.path" applies to the openai adapter only`);
+    binding.path = path;
+  }
+  const env = optString(value, 'api_key_env', where);
+  if (env !== undefined) {
+    if (!ENV_NAME.test(env)) throw new ConfigError(`"${where}.api_key_env" must be an environment variable name like OPENAI_API_KEY`);
+    binding.api_key_env = env;
+  }
+  const timeout = optInt(value, 'timeout_ms', where, 1, MAX_TIMEOUT_MS);
+  if (timeout !== undefined) binding.timeout_ms = timeout;
+  const poll = optInt(value, 'poll_interval_ms', where, 1, 60_000);
+  if (poll !== undefined) binding.poll_interval_ms = poll;
+  if (binding.adapter === 'local-sphinx') {
+    for (const key of ['model', 'base_url', 'api_key_env', 'region'] as const) {
+      if (binding[key] !== undefined) throw new ConfigError(`"${where}.${key}" does not apply to the local-sphinx adapter`);
+    }
+  } else if (binding.adapter !== 'openai' && binding.api_key_env === undefined) {
+    throw new ConfigError(`"${where}.api_key_env" is required for the ${binding.adapter} adapter`);
+  }
+  if (binding.region !== undefined && binding.adapter !== 'azure') throw new ConfigError(`"${where}.region" applies to the azure adapter only`);
+  if (binding.adapter === 'azure' && !binding.base_url && !binding.region) {
+    throw new ConfigError(`"${where}" needs "region" or "base_url" for the azure adapter`);
+  }
+  return binding;
+}
+
+function parseSphinx(value: unknown, where: string): SphinxSettings {
+  if (!isObject(value)) throw new ConfigError(`"${where}" must be an object`);
+  for (const key of Object.keys(value)) {
+    if (key === 'adapter' && value.adapter === 'local-sphinx') continue;
+    if (!SPHINX_KEYS.includes(key)) throw new ConfigError(`unknown key "${where}.${key}" (local-sphinx is always PocketSphinx; allowed: ${SPHINX_KEYS.join(', ')})`);
+  }
+  const out: SphinxSettings = {};
+  const timeout = optInt(value, 'timeout_ms', where, 1, MAX_TIMEOUT_MS);
+  if (timeout !== undefined) out.timeout_ms = timeout;
+  const max = optInt(value, 'max_concurrent', where, 1, 64);
+  if (max !== undefined) out.max_concurrent = max;
+  const dir = optString(value, 'model_dir', where);
+  if (dir !== undefined) out.model_dir = dir;
+  const binary = optString(value, 'binary', where);
+  if (binary !== undefined) out.binary = binary;
+  return out;
+}
