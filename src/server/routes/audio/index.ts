@@ -1,5 +1,99 @@
+import { createReadStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import { errorResponses } from '../../../shared/schemas/common.js';
+import { AudioUploaded } from '../../../shared/schemas/tts.js';
+import { requireAuth } from '../../plugins/auth.js';
+import { ApiError, notFound } from '../../errors.js';
+import { AUDIO_ID_PATTERN, requestBase, verifyAudioSignature } from '../../services/audio-urls.js';
+import { absoluteAudioPath, audioUrl, getAudio } from '../../services/audio-store.js';
+import { createSampleProvider, SAMPLE_PREFIX } from '../../services/samples.js';
+import { storeUpload, MAX_UPLOAD_BYTES } from '../../services/uploads.js';
+import type { AudioFormat } from '../../storage/repositories/audio.js';
 
-/** PLACEHOLDER: routes of /audio are owned by their workstream. */
-const routes: FastifyPluginAsyncTypebox = async () => {};
+const CONTENT_TYPES: Record<AudioFormat, string> = { wav: 'audio/wav', mp3: 'audio/mpeg', m4a: 'audio/mp4' };
+
+/** GET /v1/audio/{id}.wav (signed, public) and POST /v1/audio (upload) — DESIGN §4.7. */
+const routes: FastifyPluginAsyncTypebox = async (app) => {
+  const { runtime } = app;
+  const samples = createSampleProvider({
+    db: runtime.db,
+    dataDir: runtime.options.dataDir,
+    clock: runtime.clock,
+    tts: () => runtime.tts,
+  });
+
+  app.get(
+    '/v1/audio/:audio_id.wav',
+    {
+      config: { public: true },
+      schema: {
+        summary: 'Download audio through a signed URL',
+        params: Type.Object({ audio_id: Type.String() }),
+        querystring: Type.Object({ expires: Type.Optional(Type.String()), sig: Type.Optional(Type.String()) }),
+        response: { 200: Type.Any({ description: 'The audio file' }), ...errorResponses(403, 404, 410, 500) },
+      },
+    },
+    async (request, reply) => {
+      const audioId = request.params.audio_id;
+      // Existence first: an unknown id is 404 whatever its signature; a known one then needs a valid,
+      // unexpired signature (403 / 410). Samples are only synthesised behind a valid signature.
+      if (!AUDIO_ID_PATTERN.test(audioId)) throw notFound('Audio not found');
+      const isSample = audioId.startsWith(SAMPLE_PREFIX);
+      if (isSample ? !samples.exists(audioId) : !getAudio(runtime.db, audioId)) throw notFound('Audio not found');
+      const check = verifyAudioSignature({ audioId, expires: request.query.expires, sig: request.query.sig, secret: runtime.secret, now: runtime.clock.now() });
+      if (check === 'tampered') throw new ApiError(403, 'Invalid audio URL signature');
+      if (check === 'expired') throw new ApiError(410, 'Audio URL has expired');
+      const row = isSample ? await samples.get(audioId) : getAudio(runtime.db, audioId);
+      if (!row) throw notFound('Audio not found');
+      const path = absoluteAudioPath(runtime.options.dataDir, row);
+      const info = await stat(path).catch(() => undefined);
+      if (!info) throw notFound('Audio not found');
+      return reply
+        .header('Content-Type', CONTENT_TYPES[row.format])
+        .header('Content-Length', String(info.size))
+        .header('Cache-Control', 'private, max-age=86400')
+        .send(createReadStream(path));
+    },
+  );
+
+  app.post(
+    '/v1/audio',
+    {
+      schema: {
+        summary: 'Upload a WAV, MP3 or M4A file (for transcription)',
+        security: [{ bearer: [] }],
+        consumes: ['multipart/form-data'],
+        response: { 201: AudioUploaded, ...errorResponses(400, 401, 403, 413, 415) },
+      },
+    },
+    async (request, reply) => {
+      const auth = requireAuth(request);
+      if (!request.isMultipart()) throw new ApiError(415, "Expected multipart/form-data with a 'file' part");
+      let bytes: Buffer | undefined;
+      for await (const part of request.parts({ limits: { fileSize: MAX_UPLOAD_BYTES, files: 1 } })) {
+        if (part.type === 'file') {
+          if (part.fieldname !== 'file' || bytes) {
+            part.file.resume();
+            continue;
+          }
+          try {
+            bytes = await part.toBuffer();
+          } catch (err) {
+            if ((err as { code?: string }).code === 'FST_REQ_FILE_TOO_LARGE') throw new ApiError(413, 'File exceeds 25 MB');
+            throw err;
+          }
+        }
+      }
+      if (!bytes) throw new ApiError(400, "Missing required file part 'file'");
+      const row = await storeUpload({ db: runtime.db, dataDir: runtime.options.dataDir, clock: runtime.clock }, { userId: auth.userId, bytes });
+      return reply.code(201).send({
+        audio_id: row.id,
+        audio_url: audioUrl({ id: row.id, base: requestBase(runtime.options.publicUrl, request), secret: runtime.secret, now: runtime.clock.now() }),
+        duration_seconds: row.duration_seconds,
+      });
+    },
+  );
+};
 export default routes;

@@ -1,5 +1,111 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import { errorResponses, PagingQuery } from '../../../shared/schemas/common.js';
+import { Dataset, DatasetCreated, DatasetPage } from '../../../shared/schemas/datasets.js';
+import { requireAuth } from '../../plugins/auth.js';
+import { ApiError, badRequest } from '../../errors.js';
+import { requestBase } from '../../services/audio-urls.js';
+import { audioUrl } from '../../services/audio-store.js';
+import { parseDatasetCsv, type CsvDatasetRow } from '../../services/csv-dataset.js';
+import { createDataset, datasetPage, datasetView, parseDatasetName, parseGenerateAudio } from '../../services/datasets.js';
+import { findSpeaker } from '../../services/speakers.js';
 
-/** PLACEHOLDER: routes of /datasets are owned by their workstream. */
-const routes: FastifyPluginAsyncTypebox = async () => {};
+/** Largest CSV upload (DESIGN §4.10). */
+const MAX_CSV_BYTES = 10 * 1024 * 1024;
+
+/** @fastify/multipart's signal that the file part passed `fileSize`. */
+const isFileTooLarge = (err: unknown): boolean => (err as { code?: string } | undefined)?.code === 'FST_REQ_FILE_TOO_LARGE';
+
+/** POST /v1/datasets/upload, GET /v1/datasets, GET /v1/datasets/{dataset_id} (DESIGN §4.10). */
+const routes: FastifyPluginAsyncTypebox = async (app) => {
+  const { runtime } = app;
+
+  app.post(
+    '/v1/datasets/upload',
+    {
+      schema: {
+        summary: 'Upload a CSV dataset (multipart: file, name, generate_audio)',
+        security: [{ bearer: [] }],
+        consumes: ['multipart/form-data'],
+        response: { 201: DatasetCreated, ...errorResponses(400, 401, 403, 413, 415, 429) },
+      },
+    },
+    async (request, reply) => {
+      const auth = requireAuth(request);
+      if (!request.isMultipart()) throw new ApiError(415, "Expected multipart/form-data with a 'file' part");
+      const fields: Record<string, string> = {};
+      let parsed: { rows: CsvDatasetRow[] } | { error: unknown } | undefined;
+      let tooLarge = false;
+      // Parts arrive in the client's order: the CSV streams through the parser as it is read, and the
+      // text fields may come before or after it.
+      try {
+        for await (const part of request.parts({ limits: { fileSize: MAX_CSV_BYTES, files: 1, fields: 10, fieldSize: 64 * 1024 } })) {
+          if (part.type === 'file') {
+            if (part.fieldname !== 'file' || parsed) {
+              part.file.resume();
+              continue;
+            }
+            parsed = await parseDatasetCsv(part.file, { speakerExists: (id) => findSpeaker(runtime.db, id) !== undefined }).then(
+              (rows) => ({ rows }),
+              (error: unknown) => ({ error }),
+            );
+            if (part.file.truncated || ('error' in parsed && isFileTooLarge(parsed.error))) tooLarge = true;
+          } else if (typeof part.value === 'string') {
+            fields[part.fieldname] ??= part.value;
+          }
+        }
+      } catch (err) {
+        if (!isFileTooLarge(err)) throw err;
+        tooLarge = true;
+      }
+      if (tooLarge) throw badRequest('File exceeds 10 MB');
+      const name = parseDatasetName(fields.name);
+      const generateAudio = parseGenerateAudio(fields.generate_audio);
+      if (!parsed) throw badRequest("Missing required file 'file'");
+      if ('error' in parsed) throw parsed.error;
+      const rows = parsed.rows;
+      const created = createDataset({ db: runtime.db, now: runtime.clock.now() }, { userId: auth.userId, name, generateAudio, rows });
+      if (created.job_id) runtime.jobs?.wake();
+      return reply.code(201).send(created);
+    },
+  );
+
+  app.get(
+    '/v1/datasets',
+    {
+      schema: {
+        summary: "List the caller's datasets",
+        security: [{ bearer: [] }],
+        querystring: PagingQuery,
+        response: { 200: DatasetPage, ...errorResponses(400, 401) },
+      },
+    },
+    async (request) => {
+      const auth = requireAuth(request);
+      return datasetPage(runtime.db, { userId: auth.userId, limit: request.query.limit ?? 20, offset: request.query.offset ?? 0 });
+    },
+  );
+
+  app.get(
+    '/v1/datasets/:dataset_id',
+    {
+      schema: {
+        summary: 'One dataset with its rows',
+        security: [{ bearer: [] }],
+        params: Type.Object({ dataset_id: Type.String() }),
+        response: { 200: Dataset, ...errorResponses(401, 404) },
+      },
+    },
+    async (request) => {
+      const auth = requireAuth(request);
+      const base = requestBase(runtime.options.publicUrl, request);
+      const now = runtime.clock.now();
+      return datasetView(runtime.db, {
+        userId: auth.userId,
+        id: request.params.dataset_id,
+        urlFor: (id) => audioUrl({ id, base, secret: runtime.secret, now }),
+      });
+    },
+  );
+};
 export default routes;

@@ -1,5 +1,55 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import { errorResponses } from '../../../shared/schemas/common.js';
+import { Job, JobPage, JobQuery } from '../../../shared/schemas/tts.js';
+import { requireAuth } from '../../plugins/auth.js';
+import { notFound } from '../../errors.js';
+import { getJob, listJobs } from '../../storage/repositories/jobs.js';
+import { audioUrl } from '../../services/audio-store.js';
+import { requestBase } from '../../services/audio-urls.js';
+import { toJobSummary, toJobView } from '../../services/jobs.js';
 
-/** PLACEHOLDER: routes of /jobs are owned by their workstream. */
-const routes: FastifyPluginAsyncTypebox = async () => {};
+/** GET /v1/jobs (newest first, status filter) and GET /v1/jobs/{job_id} (DESIGN §4.8, §4.9). */
+const routes: FastifyPluginAsyncTypebox = async (app) => {
+  const { runtime } = app;
+
+  app.get(
+    '/v1/jobs',
+    {
+      schema: {
+        summary: "List the caller's batch jobs",
+        security: [{ bearer: [] }],
+        querystring: JobQuery,
+        response: { 200: JobPage, ...errorResponses(400, 401) },
+      },
+    },
+    async (request) => {
+      const auth = requireAuth(request);
+      const limit = request.query.limit ?? 20;
+      const offset = request.query.offset ?? 0;
+      const { rows, total } = listJobs(runtime.db, { userId: auth.userId, status: request.query.status, limit, offset });
+      return { items: rows.map(toJobSummary), total, limit, offset, has_more: offset + rows.length < total };
+    },
+  );
+
+  app.get(
+    '/v1/jobs/:job_id',
+    {
+      schema: {
+        summary: 'Progress and results of one batch job',
+        security: [{ bearer: [] }],
+        params: Type.Object({ job_id: Type.String() }),
+        response: { 200: Job, ...errorResponses(401, 404) },
+      },
+    },
+    async (request) => {
+      const auth = requireAuth(request);
+      const job = getJob(runtime.db, request.params.job_id, auth.userId);
+      if (!job) throw notFound('Job not found');
+      const base = requestBase(runtime.options.publicUrl, request);
+      const now = runtime.clock.now();
+      return toJobView(runtime.db, job, (id) => audioUrl({ id, base, secret: runtime.secret, now }));
+    },
+  );
+};
 export default routes;

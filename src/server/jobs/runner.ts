@@ -1,0 +1,120 @@
+import type { Clock } from '../clock.js';
+import type { Db } from '../storage/db.js';
+import type { ClaimedItem } from '../storage/repositories/jobs.js';
+import { wavInput, writeAudioOnly } from '../services/audio-store.js';
+import { claimItems, completeItem, failItem, itemAudioId, recoverQueue, type RefundFn } from './queue.js';
+
+/** Mono PCM16 at a rate. */
+export interface RenderedAudio {
+  pcm: Int16Array;
+  sampleRate: number;
+}
+
+/** Everything the runner works with, passed in (tests give their own synthesiser). */
+export interface JobRunnerDeps {
+  db: Db;
+  dataDir: string;
+  clock: Clock;
+  /** Synthesises one item: resolves the speaker's voice, runs the engine, resamples to `sampleRate` when set. */
+  render(item: { speakerId: string; text: string; sampleRate: number | null }): Promise<RenderedAudio>;
+  refund: RefundFn;
+  /** Items in flight at once; about twice the pool's workers keeps every worker busy. */
+  concurrency: number;
+  /** Unexpected errors of the runner itself (database trouble); default: ignored. */
+  onError?(err: unknown): void;
+}
+
+/** The background worker of the persistent queue. */
+export interface JobRunner {
+  /** Recovers after a crash and starts processing. */
+  start(): void;
+  /** New work was queued: claim it now (no polling). */
+  wake(): void;
+  /** Stops claiming and waits for the items in flight; unfinished ones stay queued for the next start. */
+  stop(): Promise<void>;
+  /** Resolves when nothing is pending or in flight (tests, benchmarks). */
+  idle(): Promise<void>;
+}
+
+/** Builds the runner over the SQLite queue (DESIGN §4.8, §4.9). */
+export function createJobRunner(deps: JobRunnerDeps): JobRunner {
+  const active = new Set<Promise<void>>();
+  let stopped = false;
+  let started = false;
+  let idleWaiters: (() => void)[] = [];
+
+  const report = (err: unknown) => deps.onError?.(err);
+
+  function pump(): void {
+    if (stopped || !started) return;
+    let claimed: ClaimedItem[];
+    try {
+      claimed = claimItems(deps.db, deps.concurrency - active.size, deps.clock.now());
+    } catch (err) {
+      report(err);
+      return;
+    }
+    for (const item of claimed) {
+      const task: Promise<void> = runItem(item).finally(() => {
+        active.delete(task);
+        pump();
+        if (active.size === 0) {
+          const waiters = idleWaiters;
+          idleWaiters = [];
+          for (const w of waiters) w();
+        }
+      });
+      active.add(task);
+    }
+  }
+
+  async function runItem(item: ClaimedItem): Promise<void> {
+    let audio;
+    try {
+      const out = await deps.render({ speakerId: item.speaker_id, text: item.text, sampleRate: item.sample_rate });
+      if (out.pcm.length === 0) throw new Error('Synthesis produced no audio');
+      audio = await writeAudioOnly(
+        deps.dataDir,
+        wavInput(out.pcm, out.sampleRate, { id: itemAudioId(item.job_id, item.idx), userId: item.user_id, kind: 'tts', now: deps.clock.now() }),
+      );
+    } catch (err) {
+      // Shutting down (the pool closes under us): leave the item `processing`; the next start requeues it.
+      if (stopped) return;
+      try {
+        failItem(deps.db, item, failureMessage(err), deps.clock.now(), deps.refund);
+      } catch (dbErr) {
+        report(dbErr);
+      }
+      return;
+    }
+    try {
+      completeItem(deps.db, item, audio, deps.clock.now());
+    } catch (err) {
+      report(err);
+    }
+  }
+
+  return {
+    start() {
+      if (started) return;
+      recoverQueue(deps.db, deps.dataDir);
+      started = true;
+      pump();
+    },
+    wake: pump,
+    async stop() {
+      stopped = true;
+      await Promise.allSettled([...active]);
+    },
+    idle() {
+      if (active.size === 0) return Promise.resolve();
+      return new Promise((resolve) => idleWaiters.push(resolve));
+    },
+  };
+}
+
+/** The `error` a failed item shows: the reason, without stack or internal paths. */
+function failureMessage(err: unknown): string {
+  const msg = err instanceof Error ? err.message : String(err);
+  return msg.startsWith('Speaker not found') ? msg : `Synthesis failed: ${msg.split('\n')[0]!.slice(0, 300)}`;
+}

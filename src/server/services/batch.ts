@@ -1,0 +1,60 @@
+import type { Db } from '../storage/db.js';
+import { inTransaction } from '../storage/db.js';
+import type { BatchCreated, BatchItem } from '../../shared/schemas/tts.js';
+import { badRequest, notFound } from '../errors.js';
+import { resolveVoice } from './synthesis.js';
+import { assertValidText } from './text-rules.js';
+import { assertActiveSubscription } from './users.js';
+import { enqueueJob } from './jobs.js';
+import { rememberIdempotent, replayIdempotent, requestHash } from './idempotency.js';
+
+/** Largest batch (spec). */
+export const MAX_BATCH_ITEMS = 100;
+
+/** Every rule of DESIGN §4.8 checked before anything is stored: count, each text, each speaker. */
+export function validateBatchItems(db: Db, items: BatchItem[]): void {
+  if (items.length === 0) throw badRequest('Batch must contain at least one item');
+  if (items.length > MAX_BATCH_ITEMS) throw badRequest(`Batch exceeds maximum of ${MAX_BATCH_ITEMS} items`);
+  items.forEach((it, i) => assertValidText(it.text, `Item ${i}: `));
+  for (const it of items) {
+    if (!resolveVoice(db, it.speaker_id)) throw notFound(`Speaker not found: ${it.speaker_id}`);
+  }
+}
+
+/**
+ * POST /v1/tts/batch: validates every item, then reserves all characters and inserts the job in one
+ * transaction; with an `Idempotency-Key` a repeated identical request gets the first response back.
+ */
+export function createBatch(
+  deps: { db: Db; now: Date },
+  input: { userId: string; items: BatchItem[]; sampleRate?: number; idempotencyKey?: string },
+): BatchCreated {
+  const { db, now } = deps;
+  const key = input.idempotencyKey;
+  const hash = requestHash({
+    items: input.items.map((it) => [it.speaker_id, it.text]),
+    sample_rate: input.sampleRate ?? null,
+  });
+  if (key) {
+    const replay = replayIdempotent<BatchCreated>(db, { userId: input.userId, key, hash, now });
+    if (replay) return replay;
+  }
+  validateBatchItems(db, input.items);
+  assertActiveSubscription(db, input.userId);
+  return inTransaction(db, () => {
+    // Checked again under the write lock: two identical requests racing create one job.
+    if (key) {
+      const replay = replayIdempotent<BatchCreated>(db, { userId: input.userId, key, hash, now });
+      if (replay) return replay;
+    }
+    const job = enqueueJob(db, {
+      userId: input.userId,
+      items: input.items.map((it) => ({ speakerId: it.speaker_id, text: it.text })),
+      sampleRate: input.sampleRate ?? null,
+      now,
+    });
+    const response: BatchCreated = { job_id: job.id, status: 'pending', total_items: job.total_items, created_at: job.created_at };
+    if (key) rememberIdempotent(db, { userId: input.userId, key, hash, now, response });
+    return response;
+  });
+}

@@ -1,0 +1,97 @@
+import { randomBytes } from 'node:crypto';
+import type { Db } from '../storage/db.js';
+import { inTransaction } from '../storage/db.js';
+import { getDataset, insertDataset, listDatasetRows, listDatasets, type DatasetRecord } from '../storage/repositories/datasets.js';
+import type { Dataset, DatasetCreated, DatasetPage, DatasetSummary } from '../../shared/schemas/datasets.js';
+import { badRequest, notFound } from '../errors.js';
+import { randomSpeakerId } from './speakers.js';
+import { assertActiveSubscription } from './users.js';
+import { enqueueJob } from './jobs.js';
+import type { CsvDatasetRow } from './csv-dataset.js';
+import { codePoints } from './text-rules.js';
+
+/** Longest dataset name, in characters. */
+export const MAX_DATASET_NAME = 200;
+
+/** A fresh dataset id (`dst_` + 20 url-safe chars). */
+export const newDatasetId = (): string => `dst_${randomBytes(15).toString('base64url')}`;
+
+/** `name` must be 1..200 characters after trimming; returns the trimmed name. */
+export function parseDatasetName(value: string | undefined): string {
+  if (value === undefined) throw badRequest("Missing required field 'name'");
+  const name = value.trim();
+  const length = codePoints(name);
+  if (length < 1 || length > MAX_DATASET_NAME) throw badRequest(`name must be 1 to ${MAX_DATASET_NAME} characters`);
+  return name;
+}
+
+/** `generate_audio`: true|false|1|0 (absent = false); anything else is a 400. */
+export function parseGenerateAudio(value: string | undefined): boolean {
+  if (value === undefined) return false;
+  const v = value.trim().toLowerCase();
+  if (v === 'true' || v === '1') return true;
+  if (v === 'false' || v === '0') return false;
+  throw badRequest('generate_audio must be one of true, false, 1, 0');
+}
+
+const toSummary = (ds: DatasetRecord): DatasetSummary => ({
+  dataset_id: ds.id,
+  name: ds.name,
+  row_count: ds.row_count,
+  created_at: ds.created_at,
+});
+
+/**
+ * Stores a validated dataset in one transaction (all rows or none). Empty speaker cells get a random
+ * catalogue speaker, recorded on the row. With `generateAudio` the rows' characters are reserved and a
+ * `pending` job covers every row, in the same transaction (429 or 403 store nothing).
+ */
+export function createDataset(
+  deps: { db: Db; now: Date; random?: () => number },
+  input: { userId: string; name: string; generateAudio: boolean; rows: CsvDatasetRow[] },
+): DatasetCreated {
+  const { db, now } = deps;
+  if (input.generateAudio) assertActiveSubscription(db, input.userId);
+  const rows = input.rows.map((r, idx) => ({
+    idx,
+    text: r.text,
+    speaker_id: r.speakerId ?? randomSpeakerId(db, deps.random),
+  }));
+  return inTransaction(db, () => {
+    const job = input.generateAudio
+      ? enqueueJob(db, { userId: input.userId, items: rows.map((r) => ({ speakerId: r.speaker_id, text: r.text })), sampleRate: null, now })
+      : undefined;
+    const ds: DatasetRecord = {
+      id: newDatasetId(),
+      user_id: input.userId,
+      name: input.name,
+      row_count: rows.length,
+      job_id: job?.id ?? null,
+      created_at: now.toISOString(),
+    };
+    insertDataset(db, ds, rows);
+    return job ? { ...toSummary(ds), job_id: job.id } : toSummary(ds);
+  });
+}
+
+/** A page of the user's datasets, newest first. */
+export function datasetPage(db: Db, q: { userId: string; limit: number; offset: number }): DatasetPage {
+  const { rows, total } = listDatasets(db, q);
+  return { items: rows.map(toSummary), total, limit: q.limit, offset: q.offset, has_more: q.offset + rows.length < total };
+}
+
+/** One dataset with its rows; a row has `audio_url` once its job item succeeded. */
+export function datasetView(db: Db, q: { userId: string; id: string; urlFor: (audioId: string) => string }): Dataset {
+  const ds = getDataset(db, q.id, q.userId);
+  if (!ds) throw notFound('Dataset not found');
+  const view: Dataset = {
+    ...toSummary(ds),
+    rows: listDatasetRows(db, ds).map((r) =>
+      r.audio_id
+        ? { index: r.idx, text: r.text, speaker_id: r.speaker_id, audio_url: q.urlFor(r.audio_id) }
+        : { index: r.idx, text: r.text, speaker_id: r.speaker_id },
+    ),
+  };
+  if (ds.job_id) view.job_id = ds.job_id;
+  return view;
+}

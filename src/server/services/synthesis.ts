@@ -1,0 +1,66 @@
+import type { Clock } from '../clock.js';
+import type { Db } from '../storage/db.js';
+import type { TtsPool, VoiceBinding } from '../engines/tts/types.js';
+import type { AudioRow } from '../storage/repositories/audio.js';
+import { resamplePcm16 } from '../audio/resample.js';
+import { ApiError, notFound } from '../errors.js';
+import { assertValidText, codePoints } from './text-rules.js';
+import { findSpeaker, speakerBinding } from './speakers.js';
+import { refundCharacters, reserveCharacters } from './quota.js';
+import { assertActiveSubscription } from './users.js';
+import { storeAudio, wavInput } from './audio-store.js';
+
+/** The voice a catalogue speaker is bound to, or undefined for an unknown id. */
+export function resolveVoice(db: Db, speakerId: string): VoiceBinding | undefined {
+  const speaker = findSpeaker(db, speakerId);
+  return speaker ? speakerBinding(speaker) : undefined;
+}
+
+/** Runs the pool and resamples to `sampleRate` when asked (a proper resampler, never sample dropping). */
+export async function renderSpeech(
+  tts: TtsPool | undefined,
+  input: { text: string; voice: VoiceBinding; sampleRate?: number | null },
+): Promise<{ pcm: Int16Array; sampleRate: number }> {
+  if (!tts) throw new Error('The speech engines are not available');
+  const out = await tts.synthesize(input.text, input.voice);
+  if (out.pcm.length === 0) throw new Error('Synthesis produced no audio');
+  if (!input.sampleRate || input.sampleRate === out.sampleRate) return out;
+  return { pcm: await resamplePcm16(out.pcm, out.sampleRate, input.sampleRate), sampleRate: input.sampleRate };
+}
+
+/** Collaborators of one synthesis. */
+export interface SynthesisDeps {
+  db: Db;
+  dataDir: string;
+  clock: Clock;
+  tts: TtsPool | undefined;
+}
+
+/**
+ * POST /v1/tts/synthesize (DESIGN §4.6): validates, reserves the characters atomically BEFORE
+ * synthesising, stores the WAV, and refunds the reservation if anything after it fails.
+ */
+export async function synthesizeForUser(
+  deps: SynthesisDeps,
+  input: { userId: string; speakerId: string; text: string; sampleRate?: number },
+): Promise<{ audio: AudioRow; characters: number }> {
+  assertValidText(input.text);
+  const voice = resolveVoice(deps.db, input.speakerId);
+  if (!voice) throw notFound('Speaker not found');
+  assertActiveSubscription(deps.db, input.userId);
+  const characters = codePoints(input.text);
+  const reservation = reserveCharacters(deps.db, { userId: input.userId, characters, now: deps.clock.now() });
+  try {
+    const out = await renderSpeech(deps.tts, { text: input.text, voice, sampleRate: input.sampleRate });
+    const audio = await storeAudio(
+      deps.db,
+      deps.dataDir,
+      wavInput(out.pcm, out.sampleRate, { userId: input.userId, kind: 'tts', now: deps.clock.now() }),
+    );
+    return { audio, characters };
+  } catch (err) {
+    refundCharacters(deps.db, { userId: input.userId, period: reservation.period, characters });
+    if (err instanceof ApiError) throw err;
+    throw new ApiError(500, 'Speech synthesis failed', { cause: err });
+  }
+}

@@ -1,0 +1,139 @@
+import type { Db } from '../db.js';
+
+/** Job lifecycle states (DESIGN §4.8). */
+export type JobStatus = 'pending' | 'processing' | 'completed' | 'failed' | 'partial';
+/** Item lifecycle states of the queue. */
+export type ItemStatus = 'pending' | 'processing' | 'success' | 'failed';
+
+export interface JobRow {
+  id: string;
+  user_id: string;
+  status: JobStatus;
+  total_items: number;
+  completed_items: number;
+  failed_items: number;
+  sample_rate: number | null;
+  created_at: string;
+  started_at: string | null;
+  completed_at: string | null;
+}
+
+export interface JobItemRow {
+  job_id: string;
+  idx: number;
+  speaker_id: string;
+  text: string;
+  status: ItemStatus;
+  audio_id: string | null;
+  error: string | null;
+  characters: number;
+  period: string;
+}
+
+/** An item with the audio it produced (for job results and dataset rows). */
+export interface JobItemWithAudio extends JobItemRow {
+  duration_seconds: number | null;
+}
+
+/** A claimed item plus what the runner needs from its job. */
+export interface ClaimedItem extends JobItemRow {
+  user_id: string;
+  sample_rate: number | null;
+}
+
+/** Inserts a job (status `pending`) and its items in index order. */
+export function insertJob(db: Db, job: Pick<JobRow, 'id' | 'user_id' | 'total_items' | 'sample_rate' | 'created_at'>, items: Omit<JobItemRow, 'job_id' | 'status' | 'audio_id' | 'error'>[]): void {
+  db.prepare(
+    `INSERT INTO jobs (id, user_id, status, total_items, sample_rate, created_at)
+     VALUES (@id, @user_id, 'pending', @total_items, @sample_rate, @created_at)`,
+  ).run(job);
+  const insert = db.prepare(
+    `INSERT INTO job_items (job_id, idx, speaker_id, text, characters, period)
+     VALUES (?, ?, ?, ?, ?, ?)`,
+  );
+  for (const it of items) insert.run(job.id, it.idx, it.speaker_id, it.text, it.characters, it.period);
+}
+
+/** The job `id` of `userId` (another user's job reads as absent). */
+export function getJob(db: Db, id: string, userId?: string): JobRow | undefined {
+  const row = db.prepare('SELECT * FROM jobs WHERE id = ?').get(id) as JobRow | undefined;
+  return row && (userId === undefined || row.user_id === userId) ? row : undefined;
+}
+
+/** A page of `userId`'s jobs, newest first, optionally of one status. */
+export function listJobs(
+  db: Db,
+  q: { userId: string; status?: JobStatus; limit: number; offset: number },
+): { rows: JobRow[]; total: number } {
+  const where = q.status ? 'user_id = ? AND status = ?' : 'user_id = ?';
+  const args: unknown[] = q.status ? [q.userId, q.status] : [q.userId];
+  const total = db.prepare(`SELECT COUNT(*) FROM jobs WHERE ${where}`).pluck().get(...args) as number;
+  const rows = db
+    .prepare(`SELECT * FROM jobs WHERE ${where} ORDER BY created_at DESC, rowid DESC LIMIT ? OFFSET ?`)
+    .all(...args, q.limit, q.offset) as JobRow[];
+  return { rows, total };
+}
+
+/** Items of a job in index order, with the duration of their audio. */
+export function listJobItems(db: Db, jobId: string): JobItemWithAudio[] {
+  return db
+    .prepare(
+      `SELECT i.*, a.duration_seconds FROM job_items i LEFT JOIN audio a ON a.id = i.audio_id
+       WHERE i.job_id = ? ORDER BY i.idx`,
+    )
+    .all(jobId) as JobItemWithAudio[];
+}
+
+/** Items left `processing` by a crash go back to `pending`; returns how many. */
+export function requeueProcessingItems(db: Db): number {
+  return db.prepare(`UPDATE job_items SET status = 'pending' WHERE status = 'processing'`).run().changes;
+}
+
+/** Takes up to `limit` pending items in FIFO order, marks them `processing` and starts their jobs. */
+export function claimPendingItems(db: Db, limit: number, now: string): ClaimedItem[] {
+  const items = db
+    .prepare(
+      `SELECT i.*, j.user_id, j.sample_rate FROM job_items i JOIN jobs j ON j.id = i.job_id
+       WHERE i.status = 'pending' ORDER BY i.rowid LIMIT ?`,
+    )
+    .all(limit) as ClaimedItem[];
+  const mark = db.prepare(`UPDATE job_items SET status = 'processing' WHERE job_id = ? AND idx = ?`);
+  const start = db.prepare(
+    `UPDATE jobs SET status = 'processing', started_at = COALESCE(started_at, ?) WHERE id = ? AND status = 'pending'`,
+  );
+  for (const it of items) {
+    mark.run(it.job_id, it.idx);
+    start.run(now, it.job_id);
+  }
+  return items;
+}
+
+/** Records a finished item (`success` with its audio, or `failed` with the reason) and counts it in its job. */
+export function finishItem(
+  db: Db,
+  r: { jobId: string; idx: number; now: string } & ({ audioId: string } | { error: string }),
+): void {
+  const ok = 'audioId' in r;
+  const changed = db
+    .prepare(
+      `UPDATE job_items SET status = ?, audio_id = ?, error = ? WHERE job_id = ? AND idx = ? AND status = 'processing'`,
+    )
+    .run(ok ? 'success' : 'failed', ok ? r.audioId : null, ok ? null : r.error, r.jobId, r.idx).changes;
+  if (changed === 0) return;
+  db.prepare(
+    ok
+      ? 'UPDATE jobs SET completed_items = completed_items + 1 WHERE id = ?'
+      : 'UPDATE jobs SET failed_items = failed_items + 1 WHERE id = ?',
+  ).run(r.jobId);
+  db.prepare(
+    `UPDATE jobs SET
+       status = CASE WHEN failed_items = 0 THEN 'completed' WHEN completed_items = 0 THEN 'failed' ELSE 'partial' END,
+       completed_at = ?
+     WHERE id = ? AND completed_items + failed_items = total_items`,
+  ).run(r.now, r.jobId);
+}
+
+/** Whether any item waits in the queue. */
+export function hasPendingItems(db: Db): boolean {
+  return db.prepare(`SELECT 1 FROM job_items WHERE status = 'pending' LIMIT 1`).get() !== undefined;
+}

@@ -1,0 +1,102 @@
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { execa, type ResultPromise } from 'execa';
+import { afterAll, describe, expect, it } from 'vitest';
+import { call } from '../helpers/core-http.js';
+import { TEST_KEY } from '../helpers/server.js';
+
+const BIN = new URL('../../bin/voxctl.js', import.meta.url).pathname;
+
+/** Starts the built CLI's `serve` on `dataDir` and waits for `server.json` and /health. */
+async function startServe(dataDir: string): Promise<{ proc: ResultPromise; url: string }> {
+  rmSync(join(dataDir, 'server.json'), { force: true });
+  const proc = execa('node', [BIN, 'serve', '--port', '0', '--data-dir', dataDir, '--log-level', 'silent'], {
+    env: { VOXCTL_BOOTSTRAP_KEY: TEST_KEY, FORCE_COLOR: '0' },
+    reject: false,
+    stdio: 'ignore',
+  });
+  const deadline = Date.now() + 20_000;
+  while (Date.now() < deadline) {
+    const file = join(dataDir, 'server.json');
+    if (existsSync(file)) {
+      try {
+        const { port } = JSON.parse(readFileSync(file, 'utf8')) as { port: number };
+        const url = `http://127.0.0.1:${port}`;
+        if ((await fetch(`${url}/health`)).ok) return { proc, url };
+      } catch {
+        // not written completely / not listening yet
+      }
+    }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  proc.kill('SIGKILL');
+  throw new Error('voxctl serve did not start');
+}
+
+describe('crash safety (a real server process, SIGKILL mid-batch)', () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'voxctl-crash-'));
+  const procs: ResultPromise[] = [];
+  afterAll(async () => {
+    for (const p of procs) p.kill('SIGKILL');
+    await Promise.allSettled(procs);
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('finishes the job after a restart: completed, 100 distinct files, charged exactly once', async () => {
+    let server = await startServe(dataDir);
+    procs.push(server.proc);
+    const catalogue = new Database(join(dataDir, 'voxctl.db'), { readonly: true });
+    const flite = catalogue.prepare(`SELECT id FROM speakers WHERE engine = 'flite' LIMIT 4`).pluck().all() as string[];
+    catalogue.close();
+    const items = Array.from({ length: 100 }, (_, i) => ({ speaker_id: flite[i % flite.length], text: `This is batch item number ${i}.` }));
+    const expectedChars = items.reduce((n, it) => n + [...it.text].length, 0);
+    const usage0 = (await call(server, 'GET', '/v1/users/usage', { key: TEST_KEY })).body.characters_used as number;
+
+    const created = await call(server, 'POST', '/v1/tts/batch', { key: TEST_KEY, json: { items } });
+    expect(created.status).toBe(201);
+    const jobId = created.body.job_id as string;
+
+    // Kill while processing: some items done, most not.
+    for (;;) {
+      const job = await call(server, 'GET', `/v1/jobs/${jobId}`, { key: TEST_KEY });
+      expect(['pending', 'processing'], JSON.stringify(job.body)).toContain(job.body.status);
+      if (job.body.completed_items >= 5) {
+        expect(job.body.completed_items).toBeLessThan(100);
+        break;
+      }
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    server.proc.kill('SIGKILL');
+    await server.proc;
+    // The kill caught items mid-synthesis: the restart has real recovery work to do.
+    const dead = new Database(join(dataDir, 'voxctl.db'), { readonly: true });
+    const left = dead.prepare(`SELECT status, COUNT(*) AS n FROM job_items WHERE job_id = ? GROUP BY status`).all(jobId) as { status: string; n: number }[];
+    dead.close();
+    const count = (status: string) => left.find((r) => r.status === status)?.n ?? 0;
+    expect(count('processing')).toBeGreaterThan(0);
+    expect(count('pending')).toBeGreaterThan(0);
+
+    server = await startServe(dataDir);
+    procs.push(server.proc);
+    let final;
+    const deadline = Date.now() + 120_000;
+    for (;;) {
+      final = (await call(server, 'GET', `/v1/jobs/${jobId}`, { key: TEST_KEY })).body;
+      if (!['pending', 'processing'].includes(final.status) || Date.now() > deadline) break;
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    expect(final).toMatchObject({ status: 'completed', completed_items: 100, failed_items: 0, progress: 100 });
+    const urls = final.results.map((r: { audio_url: string }) => new URL(r.audio_url).pathname);
+    expect(new Set(urls).size).toBe(100);
+    const files = readdirSync(join(dataDir, 'audio')).filter((f) => f.startsWith('aud_'));
+    expect(files).toHaveLength(100);
+    expect(readdirSync(join(dataDir, 'audio')).filter((f) => f.startsWith('.tmp'))).toEqual([]);
+    for (const r of final.results.slice(0, 3)) expect((await fetch(r.audio_url)).status).toBe(200);
+    const usage1 = (await call(server, 'GET', '/v1/users/usage', { key: TEST_KEY })).body.characters_used as number;
+    expect(usage1 - usage0).toBe(expectedChars);
+    server.proc.kill('SIGTERM');
+    await server.proc;
+  }, 180_000);
+});
