@@ -1,8 +1,13 @@
-import type { Command} from 'commander';
+import { existsSync, statSync } from 'node:fs';
+import type { Command } from 'commander';
 import { Option } from 'commander';
 import { resolveDataDir } from '../../shared/paths.js';
 import { DEFAULT_HOST, DEFAULT_PORT, type ServerOptions } from '../../server/options.js';
-import { usageError } from '../errors.js';
+import { CliError, usageError } from '../errors.js';
+import type { HandlerContext } from '../context.js';
+import { isAlive, localFiles, logTail, probeHealth, readServerRecord, startDetached, stopLocal, wasAutostarted } from '../local-server.js';
+import { outputFor } from '../session.js';
+import { examples, flagsOf, intOption } from '../util.js';
 
 interface ServeFlags {
   host?: string;
@@ -41,24 +46,31 @@ export function resolveServeOptions(flags: ServeFlags, env: NodeJS.ProcessEnv = 
   };
 }
 
-/** `voxctl serve`: the whole service in the foreground until SIGINT/SIGTERM. */
-export function registerServe(program: Command): void {
-  program
+/** `voxctl serve` (foreground, or `--detach`), `serve status`, `serve stop`, `serve logs`. */
+export function registerServe(program: Command, ctx: HandlerContext): void {
+  const serve = program
     .command('serve')
-    .description('Run the voxctl service (HTTP API on SQLite with offline engines) in the foreground')
+    .description('Run the voxctl service (HTTP API on SQLite with offline engines) in the foreground, or detached')
     .option('--host <host>', `address to bind (default ${DEFAULT_HOST}, or VOXCTL_LISTEN)`)
     .option('--port <port>', `port to bind (default ${DEFAULT_PORT}, or VOXCTL_LISTEN)`)
     .option('--data-dir <dir>', 'data folder (default VOXCTL_DATA_DIR or the OS user data dir)')
     .option('--config <file>', 'STT provider bindings (default {data dir}/voxctl.config.json)')
     .option('--public-url <url>', 'base of the audio URLs handed out (default: from the request)')
     .option('--allow-private-audio-urls', 'let transcription fetch loopback/private URLs')
+    .option('-d, --detach', 'start in the background (log in {data dir}/serve.log) and return')
     .addOption(new Option('--log-level <level>', 'log level').choices(['fatal', 'error', 'warn', 'info', 'debug', 'silent']).default('info'))
-    .addHelpText('after', '\nExamples:\n  $ voxctl serve --port 7723\n  $ VOXCTL_LISTEN=0.0.0.0:8080 voxctl serve --data-dir /srv/voxctl')
-    .action(async (flags: ServeFlags) => {
-      const options = resolveServeOptions(flags);
+    .addHelpText(
+      'after',
+      '\nExamples:\n  $ voxctl serve --port 7723\n  $ VOXCTL_LISTEN=0.0.0.0:8080 voxctl serve --data-dir /srv/voxctl\n' +
+        '  $ voxctl serve --detach && voxctl serve status\n  $ voxctl serve logs --lines 100\n  $ voxctl serve stop',
+    )
+    .action(async (flags: ServeFlags & { detach?: boolean }, cmd: Command) => {
+      const options = resolveServeOptions(flags, ctx.env.raw());
+      if (flags.detach) return detach(ctx, cmd, options);
       const { startServer } = await import('../../server/start.js');
       const server = await startServer(options);
       process.stderr.write(`voxctl service listening on ${server.url} (data: ${options.dataDir})\n`);
+      if (server.runtime.bootstrap) process.stderr.write(`${server.runtime.bootstrap.warning ? `Warning: ${server.runtime.bootstrap.warning}\n` : ''}Created user admin@localhost (pro). API key (shown once, also in ${options.dataDir}/bootstrap-key): ${server.runtime.bootstrap.key}\n`);
       await new Promise<void>((resolve) => {
         const stop = () => {
           process.stderr.write('Shutting down...\n');
@@ -68,4 +80,106 @@ export function registerServe(program: Command): void {
         process.once('SIGTERM', stop);
       });
     });
+
+  examples(serve.command('status').description('Is the local service running? (exit 1 when not)'), ['voxctl serve status', 'voxctl serve status --json']).action(
+    async (_o, cmd: Command) => {
+      const flags = flagsOf<ServeFlags>(cmd);
+      const out = outputFor(ctx, flags);
+      const dataDir = resolveDataDir(flags.dataDir, ctx.env.raw());
+      const rec = readServerRecord(dataDir);
+      const alive = rec !== undefined && isAlive(rec.pid);
+      const health = alive ? await probeHealth(rec.url, 3000) : undefined;
+      const status = {
+        running: Boolean(health),
+        pid: alive ? rec.pid : null,
+        url: rec?.url ?? null,
+        version: health?.version ?? null,
+        status: health?.status ?? null,
+        autostarted: alive ? wasAutostarted(dataDir, rec.pid) : false,
+        data_dir: dataDir,
+        log: localFiles(dataDir).log,
+      };
+      if (out.json) out.printJson(status);
+      else if (status.running) {
+        out.fields([
+          ['status', out.color.green(`running (${status.status})`)],
+          ['url', status.url],
+          ['pid', status.pid],
+          ['version', status.version],
+          ['data_dir', dataDir],
+          ['log', status.log],
+        ]);
+      } else {
+        out.write(`not running${alive ? ` (pid ${rec.pid} does not answer at ${rec.url})` : ''}; data dir ${dataDir}\n`);
+      }
+      if (!status.running) throw new CliError('The local service is not running', { hint: 'start it with `voxctl serve --detach`' });
+    },
+  );
+
+  examples(serve.command('stop').description('Stop the local service recorded in the data dir'), ['voxctl serve stop', 'voxctl serve stop --data-dir /srv/voxctl']).action(
+    async (_o, cmd: Command) => {
+      const flags = flagsOf<ServeFlags>(cmd);
+      const out = outputFor(ctx, flags);
+      const dataDir = resolveDataDir(flags.dataDir, ctx.env.raw());
+      const result = await stopLocal(dataDir);
+      if (out.json) return out.printJson({ stopped: result.stopped, pid: result.pid ?? null, data_dir: dataDir });
+      if (result.stopped) out.success(`Stopped the service (pid ${result.pid}).`);
+      else out.info(`No service is running for ${dataDir}.`);
+    },
+  );
+
+  examples(
+    serve
+      .command('logs')
+      .option('-n, --lines <n>', 'how many lines from the end', intOption('--lines', 1, 1_000_000), 50)
+      .option('-f, --follow', 'keep printing new lines (Ctrl-C to stop)')
+      .description('Print the detached service log ({data dir}/serve.log)'),
+    ['voxctl serve logs', 'voxctl serve logs -f'],
+  ).action(async (_o, cmd: Command) => {
+    const flags = flagsOf<ServeFlags & { lines: number; follow?: boolean }>(cmd);
+    const dataDir = resolveDataDir(flags.dataDir, ctx.env.raw());
+    const file = localFiles(dataDir).log;
+    if (!existsSync(file)) throw new CliError(`No log at ${file}`, { hint: 'the log is written by `voxctl serve --detach` and the autostart' });
+    const tail = logTail(file, flags.lines);
+    if (tail) ctx.stdout.write(tail + '\n');
+    if (!flags.follow) return;
+    let size = statSync(file).size;
+    const { open } = await import('node:fs/promises');
+    for (;;) {
+      await ctx.clock.sleep(500);
+      const now = statSync(file).size;
+      if (now <= size) {
+        size = Math.min(size, now);
+        continue;
+      }
+      const fh = await open(file, 'r');
+      const buf = Buffer.alloc(now - size);
+      await fh.read(buf, 0, buf.length, size);
+      await fh.close();
+      ctx.stdout.write(buf);
+      size = now;
+    }
+  });
+}
+
+async function detach(ctx: HandlerContext, cmd: Command, options: ServerOptions): Promise<void> {
+  const flags = flagsOf<ServeFlags>(cmd);
+  const out = outputFor(ctx, flags);
+  if (options.port === 0) throw usageError('--detach needs a fixed --port (0 picks a random one)');
+  const rec = readServerRecord(options.dataDir);
+  if (rec && isAlive(rec.pid)) {
+    throw new CliError(`A service already runs for ${options.dataDir} (pid ${rec.pid}, ${rec.url})`, { hint: 'stop it with `voxctl serve stop`' });
+  }
+  const extraArgs = [
+    ...(flags.config ? ['--config', flags.config] : []),
+    ...(flags.publicUrl ? ['--public-url', flags.publicUrl] : []),
+    ...(flags.allowPrivateAudioUrls ? ['--allow-private-audio-urls'] : []),
+    '--log-level',
+    flags.logLevel,
+  ];
+  const started = await startDetached({ dataDir: options.dataDir, host: options.host, port: options.port, extraArgs, env: ctx.env.raw() }).catch((e: unknown) => {
+    throw new CliError(`The service did not start: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
+  });
+  out.write(`${started.url}\n`);
+  out.info(`voxctl ${started.version} running in the background (pid ${started.pid}); log: ${localFiles(options.dataDir).log}. Stop it with \`voxctl serve stop\`.`);
 }

@@ -1,0 +1,242 @@
+import { randomUUID } from 'node:crypto';
+import { mkdirSync } from 'node:fs';
+import { extname, join } from 'node:path';
+import type { Command } from 'commander';
+import { Option } from 'commander';
+import type { VoxClient } from '../../client/index.js';
+import { paginate } from '../../client/index.js';
+import type { BatchCreated, BatchItem, Job, JobSummary } from '../../shared/schemas/tts.js';
+import type { HandlerContext } from '../context.js';
+import { CliError, ExitCode, usageError } from '../errors.js';
+import type { Column, Output } from '../output.js';
+import { JobProgress, watchJobs } from '../progress.js';
+import { connect } from '../session.js';
+import { examples, flagsOf, intOption, readInputFile, readStdin, writeOutputFile } from '../util.js';
+import { chooseSpeaker } from './tts.js';
+
+/** The service's batch limit: bigger inputs are split into several jobs. */
+export const MAX_BATCH = 100;
+const STATUSES = ['pending', 'processing', 'completed', 'failed', 'partial'];
+
+/** An input row: text and an optional speaker (filled from --speaker / the default). */
+export interface InputItem {
+  text: string;
+  speaker_id?: string;
+}
+
+/** Parses a batch file: CSV (`text[,speaker_id]` header), JSONL, or JSON (`{items}` or an array). */
+export async function parseBatchInput(content: string, name: string): Promise<InputItem[]> {
+  const ext = extname(name).toLowerCase();
+  const trimmed = content.replace(/^\uFEFF/, '').trim();
+  const format = ext === '.csv' ? 'csv' : ext === '.jsonl' || ext === '.ndjson' ? 'jsonl' : ext === '.json' ? 'json' : sniff(trimmed);
+  if (format === 'json') {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(trimmed);
+    } catch (e) {
+      throw usageError(`${name} is not valid JSON: ${(e as Error).message}`);
+    }
+    const items = Array.isArray(parsed) ? parsed : (parsed as { items?: unknown }).items;
+    if (!Array.isArray(items)) throw usageError(`${name}: expected {"items": [...]} or an array of items`);
+    return items.map((it, i) => toItem(it, `${name} item ${i}`));
+  }
+  if (format === 'jsonl') {
+    return trimmed
+      .split(/\r?\n/)
+      .map((line, i) => [line, i + 1] as const)
+      .filter(([line]) => line.trim() !== '')
+      .map(([line, n]) => {
+        try {
+          return toItem(JSON.parse(line), `${name} line ${n}`);
+        } catch (e) {
+          if (e instanceof CliError) throw e;
+          throw usageError(`${name} line ${n}: invalid JSON (${(e as Error).message})`);
+        }
+      });
+  }
+  const { parse } = await import('csv-parse/sync');
+  let records: Record<string, string>[];
+  try {
+    records = parse(trimmed, { columns: (h: string[]) => h.map((c) => c.trim().toLowerCase()), skip_empty_lines: true, bom: true, relax_column_count: false });
+  } catch (e) {
+    throw usageError(`${name}: malformed CSV: ${(e as Error).message}`);
+  }
+  if (records.length > 0 && !('text' in records[0]!)) throw usageError(`${name}: CSV is missing required column 'text'`);
+  return records.map((r) => ({ text: r.text ?? '', ...(r.speaker_id ? { speaker_id: r.speaker_id } : {}) }));
+}
+
+function sniff(text: string): 'json' | 'jsonl' | 'csv' {
+  if (text.startsWith('[') || text.startsWith('{"items"') || /^\{\s*"items"/.test(text)) return 'json';
+  if (text.startsWith('{')) return 'jsonl';
+  return 'csv';
+}
+
+function toItem(value: unknown, where: string): InputItem {
+  const v = value as { text?: unknown; speaker_id?: unknown };
+  if (!v || typeof v !== 'object' || typeof v.text !== 'string') throw usageError(`${where}: needs a string "text"`);
+  if (v.speaker_id !== undefined && typeof v.speaker_id !== 'string') throw usageError(`${where}: "speaker_id" must be a string`);
+  return { text: v.text, ...(v.speaker_id ? { speaker_id: v.speaker_id } : {}) };
+}
+
+/** Splits items into chunks of at most MAX_BATCH, remembering where each chunk starts. */
+export function chunk<T>(items: readonly T[], size = MAX_BATCH): { start: number; items: T[] }[] {
+  const out: { start: number; items: T[] }[] = [];
+  for (let i = 0; i < items.length; i += size) out.push({ start: i, items: items.slice(i, i + size) });
+  return out;
+}
+
+const jobColumns: Column<JobSummary>[] = [
+  { header: 'job_id', get: (j) => j.job_id },
+  { header: 'status', get: (j) => j.status },
+  { header: 'progress', get: (j) => `${j.progress}%` },
+  { header: 'total_items', get: (j) => j.total_items },
+  { header: 'created_at', get: (j) => j.created_at },
+];
+
+/** Saves the successful results of `job` as `{offset + index}.wav` in `dir`; returns how many. */
+export async function downloadResults(client: VoxClient, job: Job, dir: string, options: { offset?: number; force?: boolean; out: Output }): Promise<number> {
+  mkdirSync(dir, { recursive: true });
+  let saved = 0;
+  for (const r of job.results ?? []) {
+    if (r.status !== 'success' || !r.audio_url) continue;
+    const file = join(dir, `${(options.offset ?? 0) + r.index}.wav`);
+    writeOutputFile(file, await client.downloadAudio(r.audio_url), options.force);
+    saved++;
+  }
+  options.out.info(`Saved ${saved} WAV file(s) of ${job.job_id} in ${dir}`);
+  return saved;
+}
+
+/** Ends a watch with exit 6 when a job finished `failed` or `partial` (DESIGN §7), naming a few failed items. */
+export function failIfUnsuccessful(jobs: readonly Job[]): void {
+  const bad = jobs.filter((j) => j.status === 'failed' || j.status === 'partial');
+  if (bad.length === 0) return;
+  const errors = bad.flatMap((j) => (j.results ?? []).filter((r) => r.status === 'failed').slice(0, 3).map((r) => `  ${j.job_id} item ${r.index}: ${r.error ?? 'failed'}`));
+  throw new CliError(`${bad.map((j) => `${j.job_id} ended ${j.status}`).join(', ')}${errors.length ? '\n' + errors.join('\n') : ''}`, {
+    exitCode: ExitCode.jobFailed,
+    hint: 'see `voxctl batch status JOB` for every item',
+  });
+}
+
+/** `voxctl batch submit|status|list|download` (alias `jobs`). */
+export function registerBatch(program: Command, ctx: HandlerContext): void {
+  const batch = program.command('batch').alias('jobs').description('Batch synthesis jobs (alias: jobs)');
+
+  examples(
+    batch
+      .command('submit')
+      .argument('<file>', "CSV (text[,speaker_id]), JSONL, or JSON {items}; '-' reads stdin")
+      .option('-s, --speaker <id>', 'speaker for items without speaker_id (default: config `speaker`)')
+      .option('--watch', 'show progress until every job is done (exit 6 if one fails)')
+      .option('--download <dir>', 'save the WAVs as {index}.wav in this folder (implies --watch)')
+      .option('--force', 'overwrite existing WAVs in the download folder')
+      .addOption(new Option('--sample-rate <hz>', 'resample the output').choices(['8000', '16000', '22050', '24000']))
+      .description('Submit texts for synthesis; more than 100 items become several jobs'),
+    ['voxctl batch submit lines.csv --speaker spk_0042 --watch', 'voxctl batch submit items.jsonl --download out/', 'JOB=$(voxctl batch submit items.json -q)'],
+  ).action(async (file: string, _o, cmd: Command) => {
+    const flags = flagsOf<{ speaker?: string; watch?: boolean; download?: string; force?: boolean; sampleRate?: string }>(cmd);
+    const content = file === '-' ? await readStdin(ctx) : (await readInputFile(file)).toString('utf8');
+    const items = await parseBatchInput(content, file);
+    if (items.length === 0) throw usageError(`${file} has no items`);
+    const { client, out } = await connect(ctx, flags, { announce: true });
+    const needsDefault = items.some((i) => !i.speaker_id);
+    const fallback = needsDefault ? await chooseSpeaker(ctx, client, out, flags.speaker) : '';
+    const full: BatchItem[] = items.map((i) => ({ text: i.text, speaker_id: i.speaker_id ?? fallback }));
+    const chunks = chunk(full);
+    const created: (BatchCreated & { start: number })[] = [];
+    for (const c of chunks) {
+      const job = await client.submitBatch(
+        { items: c.items, ...(flags.sampleRate ? { sample_rate: Number(flags.sampleRate) as 8000 } : {}) },
+        { idempotencyKey: randomUUID() },
+      );
+      created.push({ ...job, start: c.start });
+    }
+    if (chunks.length > 1) out.info(`${full.length} items split into ${chunks.length} jobs of at most ${MAX_BATCH}.`);
+    const watch = flags.watch || flags.download !== undefined;
+    if (!watch) {
+      if (out.json) return out.printJson(created.length === 1 ? strip(created[0]!) : created.map(strip));
+      for (const j of created) out.write(j.job_id + '\n');
+      out.info(`Follow with: voxctl batch status ${created[0]!.job_id} --watch`);
+      return;
+    }
+    const jobs = await watchJobs(created.map((j) => j.job_id), (id) => client.getJob(id), { progress: new JobProgress(out), sleep: ctx.clock.sleep });
+    if (flags.download) {
+      for (const [i, job] of jobs.entries()) await downloadResults(client, job, flags.download, { offset: created[i]!.start, force: flags.force, out });
+    }
+    if (out.json) out.printJson(jobs.length === 1 ? jobs[0] : jobs);
+    else for (const j of jobs) out.write(`${j.job_id}\t${j.status}\n`);
+    failIfUnsuccessful(jobs);
+  });
+
+  examples(
+    batch.command('status').argument('<job>', 'job id').option('--watch', 'poll until the job is done (exit 6 if it fails)').description('Show a job and its results'),
+    ['voxctl batch status job_123', 'voxctl jobs status job_123 --watch --json'],
+  ).action(async (id: string, _o, cmd: Command) => {
+    const flags = flagsOf<{ watch?: boolean }>(cmd);
+    const { client, out } = await connect(ctx, flags);
+    const job = flags.watch
+      ? (await watchJobs([id], (j) => client.getJob(j), { progress: new JobProgress(out), sleep: ctx.clock.sleep }))[0]!
+      : await client.getJob(id);
+    if (out.json) out.printJson(job);
+    else {
+      out.fields([
+        ['job_id', job.job_id],
+        ['status', job.status],
+        ['progress', `${job.progress}%`],
+        ['items', `${job.completed_items} done, ${job.failed_items} failed, ${job.total_items} total`],
+        ['created_at', job.created_at],
+        ['completed_at', job.completed_at],
+      ]);
+      if (job.results?.length) {
+        out.write('\n');
+        await out.table(job.results, [
+          { header: 'index', get: (r) => r.index },
+          { header: 'speaker_id', get: (r) => r.speaker_id },
+          { header: 'status', get: (r) => r.status },
+          { header: 'duration_s', get: (r) => r.duration_seconds },
+          { header: 'audio_url / error', get: (r) => r.audio_url ?? r.error },
+        ]);
+      }
+    }
+    if (flags.watch) failIfUnsuccessful([job]);
+  });
+
+  examples(
+    batch
+      .command('list')
+      .addOption(new Option('--status <status>', 'only jobs in this state').choices(STATUSES))
+      .option('--limit <n>', 'page size 1..100 (default 20)', intOption('--limit', 1, 100))
+      .option('--offset <n>', 'items to skip', intOption('--offset', 0, Number.MAX_SAFE_INTEGER))
+      .option('--all', 'follow pages')
+      .option('--csv', 'CSV output')
+      .description('List your jobs, newest first'),
+    ['voxctl batch list --status processing', 'voxctl jobs list --json | jq -r ".items[].job_id"'],
+  ).action(async (_o, cmd: Command) => {
+    const flags = flagsOf<{ status?: Job['status']; limit?: number; offset?: number; all?: boolean; csv?: boolean }>(cmd);
+    const { client, out } = await connect(ctx, flags);
+    if (flags.all) {
+      const items: JobSummary[] = [];
+      for await (const j of paginate((p) => client.listJobs({ status: flags.status, ...p }), flags.offset ?? 0)) items.push(j);
+      return out.list({ items, total: items.length, limit: items.length, offset: flags.offset ?? 0, has_more: false }, items, jobColumns, flags);
+    }
+    const page = await client.listJobs({ status: flags.status, limit: flags.limit, offset: flags.offset });
+    await out.list(page, page.items, jobColumns, flags);
+  });
+
+  examples(
+    batch.command('download').argument('<job>', 'job id').argument('<dir>', 'folder for {index}.wav files').option('--force', 'overwrite existing files').description("Save a finished job's WAVs"),
+    ['voxctl batch download job_123 out/'],
+  ).action(async (id: string, dir: string, _o, cmd: Command) => {
+    const flags = flagsOf<{ force?: boolean }>(cmd);
+    const { client, out } = await connect(ctx, flags, { announce: true });
+    const job = await client.getJob(id);
+    if (!job.results) throw new CliError(`Job ${id} is ${job.status}; results appear when it is completed or partial`, { hint: `voxctl batch status ${id} --watch` });
+    const saved = await downloadResults(client, job, dir, { force: flags.force, out });
+    if (out.json) out.printJson({ job_id: id, directory: dir, saved });
+  });
+}
+
+function strip(job: BatchCreated & { start: number }): BatchCreated {
+  const { start: _start, ...rest } = job;
+  return rest;
+}

@@ -1,0 +1,35 @@
+import type { Command } from 'commander';
+import type { HandlerContext } from '../context.js';
+import { connect } from '../session.js';
+import { examples, flagsOf } from '../util.js';
+
+/** `voxctl billing portal|subscription`. */
+export function registerBilling(program: Command, ctx: HandlerContext): void {
+  const billing = program.command('billing').description('Subscription and billing portal');
+
+  examples(billing.command('portal').option('--open', 'open it in the browser').description('Print a one-time link to the billing portal (valid 24 h)'), [
+    'voxctl billing portal --open',
+  ]).action(async (_o, cmd: Command) => {
+    const flags = flagsOf<{ open?: boolean }>(cmd);
+    const { client, out } = await connect(ctx, flags);
+    const portal = await client.billingPortal();
+    if (out.json) out.printJson(portal);
+    else out.write(portal.url + '\n');
+    if (flags.open && !(await ctx.openUrl(portal.url))) out.warn(`could not open a browser; open ${portal.url} yourself.`);
+    else out.info(`Valid until ${portal.expires_at}.`);
+  });
+
+  examples(billing.command('subscription').description('Tier, status and current period'), ['voxctl billing subscription --json']).action(
+    async (_o, cmd: Command) => {
+      const { client, out } = await connect(ctx, flagsOf(cmd));
+      const s = await client.subscription();
+      if (out.json) return out.printJson(s);
+      out.fields([
+        ['tier', s.tier],
+        ['status', s.status === 'active' ? out.color.green(s.status) : out.color.red(s.status)],
+        ['period', `${s.current_period_start} → ${s.current_period_end}`],
+        ['cancel_at_period_end', s.cancel_at_period_end ? 'yes' : 'no'],
+      ]);
+    },
+  );
+}

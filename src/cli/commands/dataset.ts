@@ -1,0 +1,142 @@
+import { mkdirSync } from 'node:fs';
+import { basename, join } from 'node:path';
+import type { Command } from 'commander';
+import { paginate } from '../../client/index.js';
+import type { DatasetSummary } from '../../shared/schemas/datasets.js';
+import type { HandlerContext } from '../context.js';
+import { CliError, ExitCode, usageError } from '../errors.js';
+import type { Column } from '../output.js';
+import { JobProgress, watchJobs } from '../progress.js';
+import { connect } from '../session.js';
+import { validateDatasetCsv } from '../dataset-csv.js';
+import { examples, flagsOf, intOption, readInputFile, writeOutputFile } from '../util.js';
+
+const datasetColumns: Column<DatasetSummary>[] = [
+  { header: 'dataset_id', get: (d) => d.dataset_id },
+  { header: 'name', get: (d) => d.name },
+  { header: 'row_count', get: (d) => d.row_count },
+  { header: 'created_at', get: (d) => d.created_at },
+];
+
+/** `voxctl dataset upload|list|show|download`. */
+export function registerDataset(program: Command, ctx: HandlerContext): void {
+  const dataset = program.command('dataset').description('CSV datasets of texts (and generated audio)');
+
+  examples(
+    dataset
+      .command('upload')
+      .argument('<file>', 'CSV with a header: text[,speaker_id]')
+      .option('-n, --name <name>', 'dataset name (default: the file name)')
+      .option('--generate-audio', 'synthesise every row as a job')
+      .option('--watch', 'with --generate-audio: wait for the job (exit 6 if it fails)')
+      .description('Validate a CSV locally, then upload it'),
+    ['voxctl dataset upload prompts.csv --name "Prompts v2"', 'voxctl dataset upload prompts.csv --name p --generate-audio --watch'],
+  ).action(async (file: string, _o, cmd: Command) => {
+    const flags = flagsOf<{ name?: string; generateAudio?: boolean; watch?: boolean }>(cmd);
+    const data = await readInputFile(file);
+    const { problems, rows } = await validateDatasetCsv(data);
+    if (problems.length > 0) {
+      throw new CliError(`${file} has ${problems.length} problem(s); nothing was uploaded:\n  ${problems.join('\n  ')}`);
+    }
+    const name = flags.name ?? basename(file).replace(/\.csv$/i, '');
+    if (name.length < 1 || name.length > 200) throw usageError('--name must be 1..200 characters');
+    const { client, out } = await connect(ctx, flags, { announce: true });
+    const created = await client.uploadDataset({ file: { data, filename: basename(file), contentType: 'text/csv' }, name, generateAudio: Boolean(flags.generateAudio) });
+    if (!(flags.watch && created.job_id)) {
+      if (out.json) return out.printJson(created);
+      out.write(created.dataset_id + '\n');
+      out.success(`Uploaded ${rows} row(s) as ${created.dataset_id}${created.job_id ? `; generating audio in job ${created.job_id}` : ''}.`);
+      return;
+    }
+    const [job] = await watchJobs([created.job_id], (id) => client.getJob(id), { progress: new JobProgress(out), sleep: ctx.clock.sleep });
+    if (out.json) out.printJson(created);
+    else out.write(created.dataset_id + '\n');
+    if (job!.status === 'failed' || job!.status === 'partial') {
+      throw new CliError(`Audio generation job ${job!.job_id} ended ${job!.status}`, { exitCode: ExitCode.jobFailed, hint: `voxctl batch status ${job!.job_id}` });
+    }
+  });
+
+  examples(
+    dataset
+      .command('list')
+      .option('--limit <n>', 'page size 1..100 (default 20)', intOption('--limit', 1, 100))
+      .option('--offset <n>', 'items to skip', intOption('--offset', 0, Number.MAX_SAFE_INTEGER))
+      .option('--all', 'follow pages')
+      .option('--csv', 'CSV output')
+      .description('List your datasets'),
+    ['voxctl dataset list', 'voxctl dataset list --csv'],
+  ).action(async (_o, cmd: Command) => {
+    const flags = flagsOf<{ limit?: number; offset?: number; all?: boolean; csv?: boolean }>(cmd);
+    const { client, out } = await connect(ctx, flags);
+    if (flags.all) {
+      const items: DatasetSummary[] = [];
+      for await (const d of paginate((p) => client.listDatasets(p), flags.offset ?? 0)) items.push(d);
+      return out.list({ items, total: items.length, limit: items.length, offset: flags.offset ?? 0, has_more: false }, items, datasetColumns, flags);
+    }
+    const page = await client.listDatasets({ limit: flags.limit, offset: flags.offset });
+    await out.list(page, page.items, datasetColumns, flags);
+  });
+
+  examples(dataset.command('show').argument('<id>', 'dataset id').option('--csv', 'rows as CSV').description('Show a dataset and its rows'), [
+    'voxctl dataset show ds_123',
+    'voxctl dataset show ds_123 --csv > rows.csv',
+  ]).action(async (id: string, _o, cmd: Command) => {
+    const flags = flagsOf<{ csv?: boolean }>(cmd);
+    const { client, out } = await connect(ctx, flags);
+    const ds = await client.getDataset(id);
+    const cols: Column<(typeof ds.rows)[number]>[] = [
+      { header: 'index', get: (r) => r.index },
+      { header: 'speaker_id', get: (r) => r.speaker_id },
+      { header: 'text', get: (r) => r.text },
+      { header: 'audio_url', get: (r) => r.audio_url },
+    ];
+    if (out.json) return out.printJson(ds);
+    if (flags.csv) return out.csv(ds.rows, cols);
+    out.fields([
+      ['dataset_id', ds.dataset_id],
+      ['name', ds.name],
+      ['row_count', ds.row_count],
+      ['created_at', ds.created_at],
+      ['job_id', ds.job_id],
+    ]);
+    out.write('\n');
+    await out.table(ds.rows, cols.map((c) => (c.header === 'text' ? { ...c, get: (r: (typeof ds.rows)[number]) => truncate(r.text, 60) } : c)));
+  });
+
+  examples(
+    dataset
+      .command('download')
+      .argument('<id>', 'dataset id')
+      .argument('<dir>', 'folder for the WAVs and manifest.csv')
+      .option('--force', 'overwrite existing files')
+      .description('Save the generated audio and a manifest CSV (text, speaker_id, file)'),
+    ['voxctl dataset download ds_123 corpus/'],
+  ).action(async (id: string, dir: string, _o, cmd: Command) => {
+    const flags = flagsOf<{ force?: boolean }>(cmd);
+    const { client, out } = await connect(ctx, flags, { announce: true });
+    const ds = await client.getDataset(id);
+    if (!ds.rows.some((r) => r.audio_url)) {
+      throw new CliError(`Dataset ${id} has no generated audio yet`, { hint: ds.job_id ? `wait for it: voxctl batch status ${ds.job_id} --watch` : 'upload it with --generate-audio' });
+    }
+    mkdirSync(dir, { recursive: true });
+    const manifest: { text: string; speaker_id: string; file: string }[] = [];
+    for (const row of ds.rows) {
+      let file = '';
+      if (row.audio_url) {
+        file = `${row.index}.wav`;
+        writeOutputFile(join(dir, file), await client.downloadAudio(row.audio_url), flags.force);
+      }
+      manifest.push({ text: row.text, speaker_id: row.speaker_id, file });
+    }
+    const { stringify } = await import('csv-stringify/sync');
+    writeOutputFile(join(dir, 'manifest.csv'), stringify(manifest, { header: true, columns: ['text', 'speaker_id', 'file'] }), flags.force);
+    const saved = manifest.filter((m) => m.file).length;
+    if (out.json) out.printJson({ dataset_id: id, directory: dir, saved, manifest: join(dir, 'manifest.csv') });
+    else out.success(`Saved ${saved} WAV file(s) and manifest.csv in ${dir}`);
+  });
+}
+
+function truncate(s: string, n: number): string {
+  const cps = [...s];
+  return cps.length > n ? cps.slice(0, n - 1).join('') + '…' : s;
+}

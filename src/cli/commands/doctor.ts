@@ -1,0 +1,103 @@
+import { accessSync, constants, existsSync } from 'node:fs';
+import { delimiter, join } from 'node:path';
+import type { Command } from 'commander';
+import { resolveDataDir } from '../../shared/paths.js';
+import { VERSION } from '../../shared/version.js';
+import type { HandlerContext } from '../context.js';
+import { CliError } from '../errors.js';
+import { probeHealth, readServerRecord } from '../local-server.js';
+import { outputFor, resolveTarget } from '../session.js';
+import { examples, flagsOf } from '../util.js';
+
+/** One line of the doctor's report. */
+export interface Check {
+  check: string;
+  status: 'ok' | 'warn' | 'fail';
+  detail: string;
+}
+
+/** Finds an executable on PATH. */
+export function which(name: string, path = process.env.PATH ?? ''): string | undefined {
+  for (const dir of path.split(delimiter).filter(Boolean)) {
+    const file = join(dir, name);
+    try {
+      accessSync(file, constants.X_OK);
+      return file;
+    } catch {
+      // not here
+    }
+  }
+  return undefined;
+}
+
+/** `voxctl doctor`: engines, PocketSphinx, keychain, server version, data dir. */
+export function registerDoctor(program: Command, ctx: HandlerContext): void {
+  examples(program.command('doctor').description('Check engines, PocketSphinx, the keychain, the service version and the data dir'), [
+    'voxctl doctor',
+    'voxctl doctor --json',
+  ]).action(async (_o, cmd: Command) => {
+    const flags = flagsOf(cmd);
+    const out = outputFor(ctx, flags);
+    const checks: Check[] = [];
+    const target = await resolveTarget(ctx, flags);
+    const health = await probeHealth(target.baseUrl, 3000);
+    if (!health) {
+      checks.push({ check: 'service', status: target.embedded ? 'warn' : 'fail', detail: `nothing answers at ${target.baseUrl}${target.embedded ? ' (it starts on first use)' : ''}` });
+    } else {
+      checks.push({
+        check: 'service version',
+        status: health.version === VERSION ? 'ok' : 'warn',
+        detail: health.version === VERSION ? `${health.version} at ${target.baseUrl}` : `service ${health.version}, CLI ${VERSION} (${target.baseUrl})`,
+      });
+      try {
+        const { createClient } = await import('../../client/index.js');
+        const h = await createClient({ baseUrl: target.baseUrl, dispatcher: ctx.dispatcher }).health();
+        checks.push({ check: 'database', status: h.checks.database === 'ok' ? 'ok' : 'fail', detail: h.checks.database });
+        checks.push({ check: 'tts engines', status: h.checks.tts === 'ok' ? 'ok' : 'fail', detail: h.checks.tts });
+        for (const [p, s] of Object.entries(h.checks.stt)) {
+          checks.push({ check: `stt ${p}`, status: s === 'ok' ? 'ok' : s === 'not_configured' ? 'warn' : 'fail', detail: s });
+        }
+      } catch (e) {
+        checks.push({ check: 'health', status: 'fail', detail: e instanceof Error ? e.message : String(e) });
+      }
+    }
+    const sphinx = which('pocketsphinx_continuous', ctx.env.raw().PATH) ?? which('pocketsphinx', ctx.env.raw().PATH);
+    checks.push({
+      check: 'pocketsphinx',
+      status: sphinx ? 'ok' : 'warn',
+      detail: sphinx ?? 'not found: install `pocketsphinx pocketsphinx-en-us` (apt) or `cmu-pocketsphinx` (brew) for local-sphinx',
+    });
+    const keychain = await ctx.keys.probe();
+    checks.push({
+      check: 'keychain',
+      status: keychain ? 'warn' : 'ok',
+      detail: keychain ? `unreachable (${keychain}); keys fall back to ${ctx.keys.filePath}` : 'reachable',
+    });
+    const dataDir = resolveDataDir(undefined, ctx.env.raw());
+    const rec = readServerRecord(dataDir);
+    let writable = false;
+    try {
+      accessSync(existsSync(dataDir) ? dataDir : join(dataDir, '..'), constants.W_OK);
+      writable = true;
+    } catch {
+      writable = false;
+    }
+    checks.push({
+      check: 'data dir',
+      status: writable ? 'ok' : 'fail',
+      detail: `${dataDir}${existsSync(dataDir) ? '' : ' (not created yet)'}${rec ? `; local service pid ${rec.pid} on port ${rec.port}` : ''}${writable ? '' : ' (not writable)'}`,
+    });
+    checks.push({ check: 'config', status: 'ok', detail: (await ctx.config()).path });
+    if (out.json) out.printJson({ version: VERSION, checks });
+    else {
+      const mark = { ok: out.color.green('ok'), warn: out.color.yellow('warn'), fail: out.color.red('FAIL') };
+      await out.table(checks, [
+        { header: 'check', get: (c) => c.check },
+        { header: 'status', get: (c) => mark[c.status] },
+        { header: 'detail', get: (c) => c.detail },
+      ]);
+    }
+    const failed = checks.filter((c) => c.status === 'fail');
+    if (failed.length) throw new CliError(`${failed.length} check(s) failed: ${failed.map((c) => c.check).join(', ')}`);
+  });
+}

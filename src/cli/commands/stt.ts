@@ -1,0 +1,188 @@
+import { basename } from 'node:path';
+import type { Command } from 'commander';
+import type { VoxClient } from '../../client/index.js';
+import type { SttResult, TranscribeResponse } from '../../shared/schemas/stt.js';
+import { AccuracyInputError, calculateAccuracy, type AccuracyReport } from '../../shared/accuracy.js';
+import { ALL_PROVIDERS } from '../stt-providers.js';
+import type { HandlerContext } from '../context.js';
+import { CliError, usageError } from '../errors.js';
+import type { Output } from '../output.js';
+import { connect, outputFor } from '../session.js';
+import { examples, flagsOf, readInputFile } from '../util.js';
+
+const MAX_PROVIDERS_PER_REQUEST = 9;
+
+/** Parses `--providers a,b` (or `all`), rejecting an empty list. */
+export function parseProviders(value: string): string[] {
+  if (value.trim() === 'all') return [...ALL_PROVIDERS];
+  const list = [...new Set(value.split(',').map((p) => p.trim()).filter(Boolean))];
+  if (list.length === 0) throw usageError('--providers needs at least one provider', `known: ${ALL_PROVIDERS.join(', ')}`);
+  return list;
+}
+
+/** Turns FILE|URL into an audio URL the service can read: local files are uploaded via POST /v1/audio. */
+export async function audioUrlFor(client: VoxClient, out: Output, source: string): Promise<string> {
+  if (/^https?:\/\//i.test(source)) return source;
+  const data = await readInputFile(source);
+  const uploaded = await client.uploadAudio({ data, filename: basename(source) });
+  out.debug(`uploaded ${source} as ${uploaded.audio_id} (${uploaded.duration_seconds} s)`);
+  return uploaded.audio_url;
+}
+
+/** Transcribes with any number of providers, in requests of at most 9 run concurrently. */
+export async function transcribeAll(client: VoxClient, audioUrl: string, providers: string[], language?: string): Promise<TranscribeResponse> {
+  const groups: string[][] = [];
+  for (let i = 0; i < providers.length; i += MAX_PROVIDERS_PER_REQUEST) groups.push(providers.slice(i, i + MAX_PROVIDERS_PER_REQUEST));
+  const answers = await Promise.all(groups.map((g) => client.transcribe({ audio_url: audioUrl, providers: g, ...(language ? { language } : {}) })));
+  return { results: Object.assign({}, ...answers.map((a) => a.results)) as Record<string, SttResult> };
+}
+
+function accuracy(reference: string, hypothesis: string, options: { normalize?: boolean; alignment?: boolean } = {}): AccuracyReport {
+  try {
+    return calculateAccuracy(reference, hypothesis, options);
+  } catch (e) {
+    if (e instanceof AccuracyInputError) throw usageError(e.message);
+    throw e;
+  }
+}
+
+async function textArg(inline: string | undefined, file: string | undefined, what: string): Promise<string | undefined> {
+  if (inline !== undefined && file !== undefined) throw usageError(`Give --${what} or --${what}-file, not both`);
+  if (file !== undefined) return (await readInputFile(file)).toString('utf8');
+  return inline;
+}
+
+const fmt = (n: number | null | undefined, digits = 4) => (n === null || n === undefined ? undefined : n.toFixed(digits));
+
+/** `voxctl stt transcribe|compare|accuracy|providers`. */
+export function registerStt(program: Command, ctx: HandlerContext): void {
+  const stt = program.command('stt').description('Speech to text: transcribe, compare vendors, compute WER/CER');
+
+  examples(
+    stt
+      .command('transcribe')
+      .argument('<audio>', 'local WAV/MP3/M4A file (uploaded first) or an http(s) URL')
+      .requiredOption('-p, --providers <list>', "comma-separated providers, or 'all'")
+      .option('--language <code>', 'language hint, e.g. en')
+      .option('--csv', 'CSV output')
+      .description('Transcribe audio with one or more providers'),
+    ['voxctl stt transcribe hello.wav --providers local-sphinx', 'voxctl stt transcribe https://example.com/a.mp3 --providers stt-b,stt-c --json'],
+  ).action(async (source: string, _o, cmd: Command) => {
+    const flags = flagsOf<{ providers: string; language?: string; csv?: boolean }>(cmd);
+    const providers = parseProviders(flags.providers);
+    const { client, out } = await connect(ctx, flags);
+    const audioUrl = await audioUrlFor(client, out, source);
+    const res = await transcribeAll(client, audioUrl, providers, flags.language);
+    const rows = Object.entries(res.results).map(([provider, r]) => ({ provider, ...r }));
+    await out.list(res, rows, [
+      { header: 'provider', get: (r) => r.provider },
+      { header: 'transcript', get: (r) => r.transcript ?? (r.error ? `${out.color.red(r.error.code)}: ${r.error.message}` : null) },
+      { header: 'latency_ms', get: (r) => r.latency_ms },
+      { header: 'confidence', get: (r) => fmt(r.confidence, 3) },
+    ], flags);
+  });
+
+  examples(
+    stt
+      .command('compare')
+      .argument('<audio>', 'local file (uploaded first) or an http(s) URL')
+      .requiredOption('-p, --providers <list>', "comma-separated providers, or 'all'")
+      .option('-r, --reference <text>', 'the true transcript')
+      .option('--reference-file <file>', 'read the true transcript from a file')
+      .option('--language <code>', 'language hint, e.g. en')
+      .option('--no-normalize', 'compare raw whitespace tokens')
+      .option('--csv', 'CSV output')
+      .description('Rank providers by word error rate against a reference transcript'),
+    ['voxctl stt compare talk.wav --providers all --reference-file talk.txt', 'voxctl stt compare talk.wav -p local-sphinx,stt-b -r "hello world" --csv'],
+  ).action(async (source: string, _o, cmd: Command) => {
+    const flags = flagsOf<{ providers: string; reference?: string; referenceFile?: string; language?: string; normalize: boolean; csv?: boolean }>(cmd);
+    const reference = await textArg(flags.reference, flags.referenceFile, 'reference');
+    if (reference === undefined) throw usageError('stt compare needs --reference TEXT or --reference-file FILE');
+    accuracy(reference, '', { normalize: flags.normalize });
+    const providers = parseProviders(flags.providers);
+    const { client, out } = await connect(ctx, flags);
+    const audioUrl = await audioUrlFor(client, out, source);
+    const res = await transcribeAll(client, audioUrl, providers, flags.language);
+    const ranked = Object.entries(res.results)
+      .map(([provider, r]) => ({ provider, ...r, accuracy: r.transcript !== null ? accuracy(reference, r.transcript, { normalize: flags.normalize }) : null }))
+      .sort((a, b) => (a.accuracy?.wer ?? Infinity) - (b.accuracy?.wer ?? Infinity) || a.latency_ms - b.latency_ms)
+      .map((r, i) => ({ rank: r.accuracy ? i + 1 : null, ...r }));
+    if (out.json) return out.printJson({ reference, audio_url: audioUrl, results: ranked });
+    await out.list(null, ranked, [
+      { header: 'rank', get: (r) => r.rank },
+      { header: 'provider', get: (r) => r.provider },
+      { header: 'wer', get: (r) => fmt(r.accuracy?.wer) },
+      { header: 'cer', get: (r) => fmt(r.accuracy?.cer) },
+      { header: 'latency_ms', get: (r) => r.latency_ms },
+      { header: 'confidence', get: (r) => fmt(r.confidence, 3) },
+      { header: 'transcript / error', get: (r) => r.transcript ?? (r.error ? `${r.error.code}: ${r.error.message}` : null) },
+    ], flags);
+  });
+
+  examples(
+    stt
+      .command('accuracy')
+      .option('-r, --reference <text>', 'the true transcript')
+      .option('--reference-file <file>', 'read the reference from a file')
+      .option('-H, --hypothesis <text>', 'the transcript to score')
+      .option('--hypothesis-file <file>', 'read the hypothesis from a file')
+      .option('--alignment', 'print the word alignment')
+      .option('--no-normalize', 'compare raw whitespace tokens')
+      .description('Compute WER/CER offline (same rules as the service)'),
+    ['voxctl stt accuracy --reference "the cat sat" --hypothesis "the cat sad"', 'voxctl stt accuracy --reference-file ref.txt --hypothesis-file hyp.txt --alignment'],
+  ).action(async (_o, cmd: Command) => {
+    const flags = flagsOf<{ reference?: string; referenceFile?: string; hypothesis?: string; hypothesisFile?: string; alignment?: boolean; normalize: boolean }>(cmd);
+    const reference = await textArg(flags.reference, flags.referenceFile, 'reference');
+    const hypothesis = await textArg(flags.hypothesis, flags.hypothesisFile, 'hypothesis');
+    if (reference === undefined || hypothesis === undefined) throw usageError('stt accuracy needs --reference and --hypothesis (or their -file forms)');
+    const out = outputFor(ctx, flags);
+    const result = accuracy(reference, hypothesis, { normalize: flags.normalize, alignment: flags.alignment });
+    if (out.json) return out.printJson(result);
+    out.fields([
+      ['wer', result.wer],
+      ['cer', result.cer],
+      ['substitutions', result.substitutions],
+      ['insertions', result.insertions],
+      ['deletions', result.deletions],
+      ['reference_words', result.reference_words],
+      ['hypothesis_words', result.hypothesis_words],
+    ]);
+    if (result.alignment) out.write('\n' + renderAlignment(out, result.alignment) + '\n');
+  });
+
+  examples(stt.command('providers').description('List the providers this service knows and whether they are ready'), ['voxctl stt providers']).action(
+    async (_o, cmd: Command) => {
+      const flags = flagsOf<{ csv?: boolean }>(cmd);
+      const { client, out } = await connect(ctx, flags);
+      const list = await client.listProviders();
+      await out.list(list, list.items, [
+        { header: 'id', get: (p) => p.id },
+        { header: 'state', get: (p) => p.state },
+        { header: 'adapter', get: (p) => p.adapter },
+        { header: 'model', get: (p) => p.model },
+        { header: 'detail', get: (p) => p.detail },
+      ], flags);
+    },
+  );
+}
+
+/** One line per alignment step: `= word`, `~ ref → hyp`, `- ref`, `+ hyp`, coloured on a terminal. */
+export function renderAlignment(out: Output, steps: NonNullable<AccuracyReport['alignment']>): string {
+  const c = out.color;
+  return steps
+    .map((s) => {
+      switch (s.op) {
+        case 'equal':
+          return `  ${s.ref}`;
+        case 'substitute':
+          return c.yellow(`~ ${s.ref} → ${s.hyp}`);
+        case 'delete':
+          return c.red(`- ${s.ref}`);
+        case 'insert':
+          return c.green(`+ ${s.hyp}`);
+        default:
+          throw new CliError(`unknown alignment op`);
+      }
+    })
+    .join('\n');
+}

@@ -1,0 +1,63 @@
+import type { Command } from 'commander';
+import { Option } from 'commander';
+import type { VoxClient } from '../../client/index.js';
+import type { HandlerContext } from '../context.js';
+import { usageError } from '../errors.js';
+import type { Output } from '../output.js';
+import { connect } from '../session.js';
+import { deliverAudio } from '../audio-out.js';
+import { assertWritable, examples, flagsOf, readInputFile, readStdin } from '../util.js';
+
+/** Picks the speaker: --speaker > config `speaker` > the catalogue's first voice (said on stderr). */
+export async function chooseSpeaker(ctx: HandlerContext, client: VoxClient, out: Output, flag: string | undefined): Promise<string> {
+  if (flag) return flag;
+  const configured = (await ctx.config()).get('speaker');
+  if (configured) return configured;
+  const first = (await client.listSpeakers({ limit: 1 })).items[0];
+  if (!first) throw usageError('No speaker given and the catalogue is empty', 'pass --speaker ID');
+  out.info(`Using speaker ${first.id} (set a default with \`voxctl config set speaker ID\`).`);
+  return first.id;
+}
+
+/** `voxctl tts say`: synthesise one text. */
+export function registerTts(program: Command, ctx: HandlerContext): void {
+  const tts = program.command('tts').description('Text to speech');
+  examples(
+    tts
+      .command('say')
+      .argument('[text]', "text to speak; '-' or nothing with piped stdin reads stdin")
+      .option('-f, --file <file>', 'read the text from a UTF-8 file')
+      .option('-s, --speaker <id>', 'speaker id (default: config `speaker`)')
+      .option('-o, --out <file>', 'save the WAV to this file')
+      .option('--force', 'overwrite an existing output file')
+      .option('--play', 'play the audio as well as saving it')
+      .addOption(new Option('--sample-rate <hz>', 'resample the output').choices(['8000', '16000', '22050', '24000']))
+      .description('Synthesise speech; plays it on a terminal, writes the WAV to stdout when piped'),
+    [
+      'voxctl tts say "Hello there"',
+      'voxctl tts say "Hello there" -o hello.wav --speaker spk_0042',
+      'voxctl tts say hi | aplay',
+      'cat script.txt | voxctl tts say - -o script.wav --sample-rate 16000',
+    ],
+  ).action(async (text: string | undefined, _o, cmd: Command) => {
+    const flags = flagsOf<{ file?: string; speaker?: string; out?: string; force?: boolean; play?: boolean; sampleRate?: string }>(cmd);
+    if (text !== undefined && flags.file) throw usageError('Give the text as an argument or with --file, not both');
+    let input: string;
+    if (flags.file) input = (await readInputFile(flags.file)).toString('utf8');
+    else if (text === '-' || (text === undefined && !ctx.stdin.isTTY)) input = await readStdin(ctx);
+    else input = text ?? '';
+    if (text === undefined && input.trim() === '') throw usageError('No text given', 'voxctl tts say "Hello" (or pipe text in, or --file)');
+    if (flags.out) assertWritable(flags.out, flags.force);
+    const { client, out } = await connect(ctx, flags, { announce: true });
+    const speaker = await chooseSpeaker(ctx, client, out, flags.speaker);
+    const result = await client.synthesize({
+      speaker_id: speaker,
+      text: input,
+      ...(flags.sampleRate ? { sample_rate: Number(flags.sampleRate) as 8000 | 16000 | 22050 | 24000 } : {}),
+    });
+    const wav = await client.downloadAudio(result.audio_url);
+    await deliverAudio(ctx, out, wav, { outFile: flags.out, force: flags.force, play: flags.play, name: 'speech' });
+    if (out.json) out.printJson(result);
+    else out.info(`${result.duration_seconds.toFixed(3)} s of audio, ${result.characters_used} characters used (speaker ${speaker}).`);
+  });
+}

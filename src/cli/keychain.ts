@@ -1,0 +1,150 @@
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+/** The OS keychain's service name; the account is the profile name (DESIGN §5). */
+export const KEYCHAIN_SERVICE = 'voxctl';
+/** Keychain calls give up after this long (DESIGN §7). */
+export const KEYCHAIN_TIMEOUT_MS = 3000;
+
+/** Where a stored key lives. */
+export type Storage = 'keychain' | 'file';
+
+/** Result of reading a key: the key (if any), where it was found, and why the keychain failed (if it did). */
+export interface StoredKey {
+  key: string | undefined;
+  storage: Storage | undefined;
+  /** Set when the keychain could not be reached (error or timeout); the file was consulted instead. */
+  keychainError?: string;
+}
+
+/** Stores API keys per profile: OS keychain first, a 0600 file in the config dir as the fallback. */
+export interface KeyStore {
+  /** Path of the fallback file. */
+  readonly filePath: string;
+  get(profile: string): Promise<StoredKey>;
+  /** Stores the key; returns where it went (and the keychain failure, when it fell back to the file). */
+  set(profile: string, key: string, options?: { insecure?: boolean }): Promise<{ storage: Storage; keychainError?: string }>;
+  /** Removes the key from both places; true when something was removed. */
+  delete(profile: string): Promise<{ removed: boolean; keychainError?: string }>;
+  /** Probes the keychain (for doctor / auth status): undefined when reachable, else the reason. */
+  probe(): Promise<string | undefined>;
+}
+
+/** The slice of @napi-rs/keyring's AsyncEntry we use (lets consumers pass another backend). */
+export interface KeychainBackend {
+  getPassword(profile: string, signal: AbortSignal): Promise<string | null>;
+  setPassword(profile: string, key: string, signal: AbortSignal): Promise<void>;
+  deletePassword(profile: string, signal: AbortSignal): Promise<boolean>;
+}
+
+/** The OS keychain via @napi-rs/keyring (loaded on first use: it is a native module). */
+export function napiKeychain(): KeychainBackend {
+  const entry = async (profile: string) => {
+    const { AsyncEntry } = await import('@napi-rs/keyring');
+    return new AsyncEntry(KEYCHAIN_SERVICE, profile);
+  };
+  return {
+    getPassword: async (profile, signal) => (await entry(profile)).getPassword(signal),
+    setPassword: async (profile, key, signal) => (await entry(profile)).setPassword(key, signal),
+    deletePassword: async (profile, signal) => (await entry(profile)).deletePassword(signal),
+  };
+}
+
+// The native call may ignore the signal while blocked on D-Bus: race it against a timer as well.
+async function withTimeout<T>(fn: (signal: AbortSignal) => Promise<T>, ms: number): Promise<T> {
+  const controller = new AbortController();
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      controller.abort();
+      reject(new Error(`no answer within ${ms / 1000} s`));
+    }, ms);
+  });
+  try {
+    return await Promise.race([fn(controller.signal), timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+const reason = (e: unknown) => (e instanceof Error ? e.message : String(e)).split('\n')[0]!;
+
+/** Builds the key store over `backend` with its fallback file `{configDir}/credentials.json`. */
+export function createKeyStore(options: { configDir: string; backend?: KeychainBackend; timeoutMs?: number }): KeyStore {
+  const backend = options.backend ?? napiKeychain();
+  const ms = options.timeoutMs ?? KEYCHAIN_TIMEOUT_MS;
+  const filePath = join(options.configDir, 'credentials.json');
+
+  const readFile = (): Record<string, string> => {
+    if (!existsSync(filePath)) return {};
+    try {
+      const parsed = JSON.parse(readFileSync(filePath, 'utf8')) as { keys?: Record<string, string> };
+      return parsed.keys ?? {};
+    } catch {
+      return {};
+    }
+  };
+  const writeFile = (keys: Record<string, string>) => {
+    mkdirSync(options.configDir, { recursive: true, mode: 0o700 });
+    writeFileSync(filePath, JSON.stringify({ keys }, null, 2) + '\n', { mode: 0o600 });
+    chmodSync(filePath, 0o600);
+  };
+
+  return {
+    filePath,
+    async get(profile) {
+      let keychainError: string | undefined;
+      try {
+        const key = await withTimeout((s) => backend.getPassword(profile, s), ms);
+        if (key) return { key, storage: 'keychain' };
+      } catch (e) {
+        keychainError = reason(e);
+      }
+      const key = readFile()[profile];
+      return { key, storage: key ? 'file' : undefined, keychainError };
+    },
+    async set(profile, key, opts = {}) {
+      let keychainError: string | undefined;
+      if (!opts.insecure) {
+        try {
+          await withTimeout((s) => backend.setPassword(profile, key, s), ms);
+          // A key saved in the file earlier must not shadow the keychain one later.
+          const keys = readFile();
+          if (profile in keys) {
+            delete keys[profile];
+            writeFile(keys);
+          }
+          return { storage: 'keychain' };
+        } catch (e) {
+          keychainError = reason(e);
+        }
+      }
+      writeFile({ ...readFile(), [profile]: key });
+      return { storage: 'file', keychainError };
+    },
+    async delete(profile) {
+      let removed = false;
+      let keychainError: string | undefined;
+      try {
+        removed = await withTimeout((s) => backend.deletePassword(profile, s), ms);
+      } catch (e) {
+        keychainError = reason(e);
+      }
+      const keys = readFile();
+      if (profile in keys) {
+        delete keys[profile];
+        writeFile(keys);
+        removed = true;
+      }
+      return { removed, keychainError };
+    },
+    async probe() {
+      try {
+        await withTimeout((s) => backend.getPassword('__voxctl_probe__', s), ms);
+        return undefined;
+      } catch (e) {
+        return reason(e);
+      }
+    },
+  };
+}

@@ -1,0 +1,161 @@
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, openSync, closeSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** Base URL of the embedded default service (DESIGN §1). */
+export const EMBEDDED_BASE_URL = 'http://127.0.0.1:7723';
+/** How long to wait for a freshly started service to answer /health. */
+export const START_TIMEOUT_MS = 15_000;
+
+/** `{dataDir}/server.json`, written by a running service. */
+export interface ServerRecord {
+  pid: number;
+  port: number;
+  host?: string;
+  url: string;
+  version: string;
+}
+
+/** Paths of the files a local service keeps in its data dir (DESIGN §5). */
+export const localFiles = (dataDir: string) => ({
+  serverJson: join(dataDir, 'server.json'),
+  log: join(dataDir, 'serve.log'),
+  bootstrapKey: join(dataDir, 'bootstrap-key'),
+  autostarted: join(dataDir, 'autostarted.pid'),
+});
+
+/** The built launcher; spawned with the current Node so a global install and tests behave alike. */
+export const launcherPath = (): string => fileURLToPath(new URL('../../bin/voxctl.js', import.meta.url));
+
+/** Reads `server.json`, or undefined when absent or unreadable. */
+export function readServerRecord(dataDir: string): ServerRecord | undefined {
+  try {
+    return JSON.parse(readFileSync(localFiles(dataDir).serverJson, 'utf8')) as ServerRecord;
+  } catch {
+    return undefined;
+  }
+}
+
+/** True when a process with `pid` exists (signal 0 probes without touching it). */
+export function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** GET /health with a short timeout; undefined when nothing answers. */
+export async function probeHealth(baseUrl: string, timeoutMs = 1500): Promise<{ version: string; status: string } | undefined> {
+  try {
+    // Node's bundled fetch: no npm undici load just to probe.
+    const res = await fetch(new URL('/health', baseUrl), { signal: AbortSignal.timeout(timeoutMs) });
+    const text = await res.text();
+    if (res.status !== 200 && res.status !== 503) return undefined;
+    const body = JSON.parse(text) as { version?: string; status?: string };
+    return { version: String(body.version ?? ''), status: String(body.status ?? '') };
+  } catch {
+    return undefined;
+  }
+}
+
+/** Options of a detached start: where the data lives and where to listen. */
+export interface StartOptions {
+  dataDir: string;
+  host: string;
+  port: number;
+  /** Extra `serve` flags (e.g. --config). */
+  extraArgs?: string[];
+  env: NodeJS.ProcessEnv;
+  /** Record the pid as auto-started (so a version change may restart it). */
+  autostarted?: boolean;
+  timeoutMs?: number;
+}
+
+/**
+ * Starts `voxctl serve` detached (own process group, output appended to `serve.log`) and waits until
+ * /health answers; throws with the log's tail when it exits or stays silent.
+ */
+export async function startDetached(opts: StartOptions): Promise<{ pid: number; url: string; version: string }> {
+  mkdirSync(opts.dataDir, { recursive: true, mode: 0o700 });
+  const files = localFiles(opts.dataDir);
+  const logFd = openSync(files.log, 'a', 0o600);
+  const args = [launcherPath(), 'serve', '--data-dir', opts.dataDir, '--host', opts.host, '--port', String(opts.port), ...(opts.extraArgs ?? [])];
+  // The child must not inherit the client's variables as if they were its listen address.
+  const { VOXCTL_LISTEN: _listen, VOXCTL_API_KEY: _key, ...env } = opts.env;
+  const child = spawn(process.execPath, args, { detached: true, stdio: ['ignore', logFd, logFd], env });
+  closeSync(logFd);
+  let exited: number | null | undefined;
+  child.once('exit', (code) => (exited = code));
+  const pid = child.pid;
+  child.unref();
+  if (pid === undefined) throw new Error('could not spawn voxctl serve');
+  if (opts.autostarted) writeFileSync(files.autostarted, String(pid));
+  const host = opts.host === '0.0.0.0' || opts.host === '::' ? '127.0.0.1' : opts.host.includes(':') ? `[${opts.host}]` : opts.host;
+  const url = `http://${host}:${opts.port}`;
+  const deadline = Date.now() + (opts.timeoutMs ?? START_TIMEOUT_MS);
+  while (Date.now() < deadline && exited === undefined) {
+    // Only our child counts: another service on the port makes the child exit with EADDRINUSE.
+    const health = await probeHealth(url, 1000);
+    if (health && readServerRecord(opts.dataDir)?.pid === pid) return { pid, url, version: health.version };
+    await sleep(100);
+  }
+  const tail = logTail(files.log, 5);
+  if (exited === undefined) {
+    try {
+      process.kill(pid, 'SIGTERM');
+    } catch {
+      // already gone
+    }
+  }
+  throw new Error(
+    `voxctl serve ${exited !== undefined ? `exited (code ${exited})` : 'did not answer /health in time'}; see ${files.log}` +
+      (tail ? `\n${tail}` : ''),
+  );
+}
+
+/** Stops the service recorded in `server.json` (SIGTERM, then waits up to `timeoutMs`). */
+export async function stopLocal(dataDir: string, timeoutMs = 10_000): Promise<{ stopped: boolean; pid?: number }> {
+  const rec = readServerRecord(dataDir);
+  if (!rec || !isAlive(rec.pid)) {
+    if (rec) rmSync(localFiles(dataDir).serverJson, { force: true });
+    return { stopped: false };
+  }
+  process.kill(rec.pid, 'SIGTERM');
+  const deadline = Date.now() + timeoutMs;
+  while (isAlive(rec.pid) && Date.now() < deadline) await sleep(50);
+  if (isAlive(rec.pid)) process.kill(rec.pid, 'SIGKILL');
+  rmSync(localFiles(dataDir).autostarted, { force: true });
+  return { stopped: true, pid: rec.pid };
+}
+
+/** The last `n` lines of a log file ('' when absent). */
+export function logTail(file: string, n: number): string {
+  if (!existsSync(file)) return '';
+  const lines = readFileSync(file, 'utf8').split('\n');
+  if (lines.at(-1) === '') lines.pop();
+  return lines.slice(-n).join('\n');
+}
+
+/** True when the service recorded in `dataDir` was started by the CLI's autostart. */
+export function wasAutostarted(dataDir: string, pid: number): boolean {
+  try {
+    return Number(readFileSync(localFiles(dataDir).autostarted, 'utf8').trim()) === pid;
+  } catch {
+    return false;
+  }
+}
+
+/** Reads the bootstrap key the service wrote on first start, if any. */
+export function readBootstrapKey(dataDir: string): string | undefined {
+  try {
+    const key = readFileSync(localFiles(dataDir).bootstrapKey, 'utf8').trim();
+    return key || undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));

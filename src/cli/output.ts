@@ -1,0 +1,140 @@
+import { Chalk, type ChalkInstance } from 'chalk';
+import type { Writable } from 'node:stream';
+
+/** A stream that may be a terminal (process.stdout, or a test's fake). */
+export type OutStream = Writable & { isTTY?: boolean; columns?: number };
+
+/** One column of a table/CSV: header and how to read the cell from a row. */
+export interface Column<T> {
+  header: string;
+  get: (row: T) => unknown;
+}
+
+/** How output is rendered, decided once per invocation from the global flags and the streams. */
+export interface OutputOptions {
+  stdout: OutStream;
+  stderr: OutStream;
+  json: boolean;
+  quiet: boolean;
+  verbose: boolean;
+  noColor: boolean;
+}
+
+/**
+ * Everything a command prints goes through here: data on stdout (json / csv / table / plain),
+ * messages on stderr, colours only on a terminal without NO_COLOR.
+ */
+export class Output {
+  readonly stdout: OutStream;
+  readonly stderr: OutStream;
+  readonly json: boolean;
+  readonly quiet: boolean;
+  readonly verbose: boolean;
+  /** Colours for stdout content. */
+  readonly color: ChalkInstance;
+  /** Colours for stderr messages. */
+  readonly errColor: ChalkInstance;
+
+  constructor(opts: OutputOptions) {
+    this.stdout = opts.stdout;
+    this.stderr = opts.stderr;
+    this.json = opts.json;
+    this.quiet = opts.quiet;
+    this.verbose = opts.verbose;
+    this.color = new Chalk({ level: !opts.noColor && !opts.json && opts.stdout.isTTY ? 1 : 0 });
+    this.errColor = new Chalk({ level: !opts.noColor && opts.stderr.isTTY ? 1 : 0 });
+  }
+
+  /** stdout is a terminal (and not --json): human rendering, colours, interactivity. */
+  get isTTY(): boolean {
+    return Boolean(this.stdout.isTTY) && !this.json;
+  }
+
+  /** stderr is a terminal: spinners and progress bars may be drawn there. */
+  get stderrTTY(): boolean {
+    return Boolean(this.stderr.isTTY);
+  }
+
+  /** Writes raw text to stdout. */
+  write(text: string): void {
+    this.stdout.write(text);
+  }
+
+  /** Prints the API object as-is, indented (`jq` and JSON.parse read it either way). */
+  printJson(value: unknown): void {
+    this.stdout.write(JSON.stringify(value, null, 2) + '\n');
+  }
+
+  /** An informational message on stderr (suppressed by --quiet). */
+  info(message: string): void {
+    if (!this.quiet) this.stderr.write(message + '\n');
+  }
+
+  /** A success message on stderr (suppressed by --quiet). */
+  success(message: string): void {
+    if (!this.quiet) this.stderr.write(this.errColor.green('✓ ') + message + '\n');
+  }
+
+  /** A warning on stderr, always shown. */
+  warn(message: string): void {
+    this.stderr.write(this.errColor.yellow('Warning: ') + message + '\n');
+  }
+
+  /** A debug line on stderr with --verbose (callers never pass secrets). */
+  debug(message: string): void {
+    if (this.verbose) this.stderr.write(this.errColor.dim(message) + '\n');
+  }
+
+  /** Renders rows as a cli-table3 table on a terminal, or aligned plain columns when piped. */
+  async table<T>(rows: readonly T[], columns: readonly Column<T>[]): Promise<void> {
+    const cells = rows.map((r) => columns.map((c) => cellText(c.get(r))));
+    if (this.isTTY) {
+      const { default: Table } = await import('cli-table3');
+      const table = new Table({ head: columns.map((c) => this.color.bold(c.header)), style: { head: [], border: [] } });
+      for (const row of cells) table.push(row);
+      this.stdout.write(table.toString() + '\n');
+      return;
+    }
+    const headers = columns.map((c) => c.header.toUpperCase());
+    const widths = headers.map((h, i) => Math.max(h.length, ...cells.map((r) => [...r[i]!].length)));
+    const line = (r: string[]) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]!))).join('  ').trimEnd();
+    this.stdout.write([line(headers), ...cells.map(line)].join('\n') + '\n');
+  }
+
+  /** Renders rows as RFC 4180 CSV with a header line. */
+  async csv<T>(rows: readonly T[], columns: readonly Column<T>[]): Promise<void> {
+    const { stringify } = await import('csv-stringify/sync');
+    this.stdout.write(
+      stringify(
+        rows.map((r) => columns.map((c) => cellText(c.get(r), ''))),
+        { header: true, columns: columns.map((c) => c.header) },
+      ),
+    );
+  }
+
+  /** Prints a list in the requested format: --json (the API object), --csv, or a table. */
+  async list<T>(apiObject: unknown, rows: readonly T[], columns: readonly Column<T>[], opts: { csv?: boolean }): Promise<void> {
+    if (this.json) return this.printJson(apiObject);
+    if (opts.csv) return this.csv(rows, columns);
+    return this.table(rows, columns);
+  }
+
+  /** Prints `key: value` lines for one object (human view). */
+  fields(entries: readonly [string, unknown][]): void {
+    const width = Math.max(...entries.map(([k]) => k.length));
+    for (const [k, v] of entries) this.stdout.write(`${this.color.bold(k.padEnd(width))}  ${cellText(v)}\n`);
+  }
+}
+
+function cellText(v: unknown, empty = '-'): string {
+  if (v === undefined || v === null || v === '') return empty;
+  if (typeof v === 'object') return JSON.stringify(v);
+  return String(v);
+}
+
+/** A bar of `width` cells filled in proportion to used/limit, e.g. `████░░░░`. */
+export function bar(used: number, limit: number, width = 30): string {
+  const ratio = limit > 0 ? Math.min(1, Math.max(0, used / limit)) : 0;
+  const filled = Math.round(ratio * width);
+  return '█'.repeat(filled) + '░'.repeat(width - filled);
+}

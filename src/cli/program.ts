@@ -1,0 +1,136 @@
+import { Command, CommanderError, Option } from 'commander';
+import { VERSION } from '../shared/version.js';
+import { ApiRequestError, NetworkError } from '../client/errors.js';
+import { CliError, ExitCode } from './errors.js';
+import { createDefaultContext, type HandlerContext } from './context.js';
+import { registerServe } from './commands/serve.js';
+import type { registerAdmin } from './commands/admin.js';
+import { registerAuth } from './commands/auth.js';
+import { registerConfig } from './commands/config.js';
+import { registerSpeakers } from './commands/speakers.js';
+import { registerTts } from './commands/tts.js';
+import { registerBatch } from './commands/batch.js';
+import { registerDataset } from './commands/dataset.js';
+import { registerStt } from './commands/stt.js';
+import { registerUsage } from './commands/usage.js';
+import { registerBilling } from './commands/billing.js';
+import { registerKeys } from './commands/keys.js';
+import { registerDoctor } from './commands/doctor.js';
+import { registerCompletion } from './commands/completion.js';
+
+/** What `buildProgram` may be given besides the context. */
+export interface ProgramOptions {
+  /**
+   * The admin group's registration. admin.ts imports the TypeBox schemas at load time (~0.3 s), so
+   * `run` loads it only when the command line names `admin` (or asks for completions); otherwise a
+   * one-line entry keeps it listed in `--help`.
+   */
+  registerAdmin?: typeof registerAdmin;
+}
+
+/** Builds the program with every command group; commands reach collaborators through `ctx`. */
+export function buildProgram(ctx: HandlerContext = createDefaultContext(), options: ProgramOptions = {}): Command {
+  const program = new Command('voxctl')
+    .description('Test voice synthesis and speech recognition: TTS, batch jobs, datasets, STT vendor comparison.')
+    .version(VERSION, '-V, --version')
+    .showSuggestionAfterError()
+    .exitOverride()
+    .configureOutput({ writeOut: (s) => ctx.stdout.write(s), writeErr: (s) => ctx.stderr.write(s) })
+    .option('--profile <name>', 'profile to use (default: the current profile, else the local service)')
+    .option('--base-url <url>', 'service base URL (overrides VOXCTL_BASE_URL and the profile)')
+    .option('--api-key <key>', 'API key (prefer VOXCTL_API_KEY or `voxctl auth login`)')
+    .option('--json', 'print the API object as JSON on stdout')
+    .option('-q, --quiet', 'print only the result (no progress or info messages)')
+    .option('-v, --verbose', 'log requests and responses on stderr (the key is never shown)')
+    .option('--no-autostart', 'do not start the local service automatically')
+    .option('--insecure-storage', 'store the key in a 0600 file instead of the OS keychain')
+    .addOption(new Option('--no-color', 'disable colours (NO_COLOR is honoured too)'))
+    .addHelpText(
+      'after',
+      '\nWith no profile, voxctl talks to a local service on http://127.0.0.1:7723 and starts it when needed.\n' +
+        'Exit codes: 0 ok, 1 error, 2 usage, 3 authentication, 4 not found, 5 rate limit/quota, 6 watched job failed/partial.\n' +
+        '\nExamples:\n  $ voxctl tts say "Hello there" -o hello.wav\n  $ voxctl speakers list --gender Female --csv > voices.csv\n' +
+        '  $ voxctl stt compare talk.wav --providers all --reference-file talk.txt',
+    );
+  registerAuth(program, ctx);
+  registerConfig(program, ctx);
+  registerSpeakers(program, ctx);
+  registerTts(program, ctx);
+  registerBatch(program, ctx);
+  registerDataset(program, ctx);
+  registerStt(program, ctx);
+  registerUsage(program, ctx);
+  registerBilling(program, ctx);
+  registerKeys(program, ctx);
+  registerServe(program, ctx);
+  if (options.registerAdmin) options.registerAdmin(program, ctx);
+  else program.command('admin').description('Administer a service you host (writes to its data dir directly)');
+  registerDoctor(program, ctx);
+  registerCompletion(program, ctx);
+  return program;
+}
+
+function resetHint(epochSeconds: number | undefined, now: Date): string | undefined {
+  if (epochSeconds === undefined) return undefined;
+  const wait = Math.max(0, Math.ceil(epochSeconds - now.getTime() / 1000));
+  return `the limit resets at ${new Date(epochSeconds * 1000).toISOString().replace('.000Z', 'Z')} (in ${wait} s)`;
+}
+
+function nextPeriod(now: Date): string {
+  return new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1)).toISOString().slice(0, 10);
+}
+
+/** The one error handler of the CLI: maps any error to the message (+ hint) and exit code of DESIGN §7. */
+export function exitCodeFor(error: unknown, now: Date = new Date()): { code: number; message?: string } {
+  const withHint = (message: string, hint?: string) => (hint ? `${message}\nHint: ${hint}` : message);
+  if (error instanceof CommanderError) {
+    // --help and --version end through exitOverride with code 0; commander has printed its own message.
+    if (error.exitCode === 0) return { code: 0 };
+    return { code: ExitCode.usage };
+  }
+  if (error instanceof CliError) return { code: error.exitCode, message: withHint(error.message, error.hint) };
+  if (error instanceof ApiRequestError) {
+    const rid = error.requestId ? ` (request ${error.requestId})` : '';
+    const detail = `${error.detail}${rid}`;
+    const fields = error.errors?.length ? '\n' + error.errors.map((e) => `  ${e.loc.join('.')}: ${e.msg}`).join('\n') : '';
+    switch (error.status) {
+      case 401:
+        return { code: ExitCode.auth, message: withHint(detail, 'run voxctl auth login') };
+      case 403:
+        return { code: ExitCode.auth, message: withHint(detail, 'this key or subscription may not do that; check `voxctl auth status` and `voxctl billing subscription`') };
+      case 404:
+        return { code: ExitCode.notFound, message: detail };
+      case 429: {
+        const quota = /quota/i.test(error.detail);
+        const hint = quota
+          ? `the character quota renews on ${nextPeriod(now)}; see \`voxctl usage\` or upgrade with \`voxctl billing portal\``
+          : error.retryAfter !== undefined
+            ? `retry in ${error.retryAfter} s; ${resetHint(error.rateLimitReset, now) ?? ''}`.replace(/; $/, '')
+            : resetHint(error.rateLimitReset, now);
+        return { code: ExitCode.rateLimited, message: withHint(detail, hint) };
+      }
+      default:
+        return { code: ExitCode.error, message: detail + fields };
+    }
+  }
+  if (error instanceof NetworkError) {
+    return { code: ExitCode.error, message: withHint(error.message, `is the service running? check with \`voxctl serve status\` (target ${error.target})`) };
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  return { code: ExitCode.error, message: `Unexpected error: ${message}` };
+}
+
+/** Runs the CLI with `argv` (user args only) and resolves to the exit code. */
+export async function run(argv: string[], ctx: HandlerContext = createDefaultContext()): Promise<number> {
+  let code: number = ExitCode.ok;
+  try {
+    const admin = argv.includes('admin') || argv.includes('completion') ? (await import('./commands/admin.js')).registerAdmin : undefined;
+    await buildProgram(ctx, { registerAdmin: admin }).parseAsync(argv, { from: 'user' });
+  } catch (error) {
+    const mapped = exitCodeFor(error, ctx.clock.now());
+    if (mapped.message) ctx.stderr.write(`Error: ${mapped.message}\n`);
+    code = mapped.code;
+  }
+  await Promise.allSettled(ctx.pending);
+  return code;
+}

@@ -1,0 +1,66 @@
+import { existsSync, writeFileSync } from 'node:fs';
+import type { Command } from 'commander';
+import type { HandlerContext } from './context.js';
+import { CliError, usageError } from './errors.js';
+import type { GlobalFlags } from './session.js';
+
+/** The root program's options merged with the command's own. */
+export function flagsOf<T extends object = object>(cmd: Command): GlobalFlags & T {
+  return cmd.optsWithGlobals<GlobalFlags & T>();
+}
+
+/** Adds an "Examples:" block to a command's help. */
+export function examples(cmd: Command, lines: string[]): Command {
+  return cmd.addHelpText('after', '\nExamples:\n' + lines.map((l) => `  $ ${l}`).join('\n'));
+}
+
+/** Prompts are allowed only when both stdin and stdout are terminals (DESIGN §7). */
+export function canPrompt(ctx: HandlerContext): boolean {
+  return Boolean(ctx.stdin.isTTY && ctx.stdout.isTTY);
+}
+
+/** Reads all of stdin as UTF-8 (for `-` arguments and `--with-token`). */
+export async function readStdin(ctx: HandlerContext): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of ctx.stdin) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : Buffer.from(chunk as Uint8Array));
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/** Refuses to clobber an existing file unless --force (checked before any paid work). */
+export function assertWritable(file: string, force: boolean | undefined): void {
+  if (!force && existsSync(file)) throw usageError(`${file} already exists`, 'pass --force to overwrite it');
+}
+
+/** Writes `data` to `file`, failing on an existing file unless `force`. */
+export function writeOutputFile(file: string, data: Uint8Array | string, force: boolean | undefined): void {
+  try {
+    writeFileSync(file, data, { flag: force ? 'w' : 'wx' });
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === 'EEXIST') throw usageError(`${file} already exists`, 'pass --force to overwrite it');
+    throw new CliError(`Cannot write ${file}: ${(e as Error).message}`, { cause: e });
+  }
+}
+
+/** Parses a positive integer option, quoting the offending value. */
+export function intOption(name: string, min: number, max: number): (value: string) => number {
+  return (value: string) => {
+    if (!/^\d+$/.test(value) || Number(value) < min || Number(value) > max) {
+      throw usageError(`${name} must be an integer in ${min}..${max}, got '${value}'`);
+    }
+    return Number(value);
+  };
+}
+
+/** Reads a file given on the command line, turning ENOENT into a usage error. */
+export async function readInputFile(file: string): Promise<Buffer> {
+  const { readFile } = await import('node:fs/promises');
+  try {
+    return await readFile(file);
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') throw usageError(`File not found: ${file}`);
+    if (code === 'EISDIR') throw usageError(`${file} is a directory, not a file`);
+    throw new CliError(`Cannot read ${file}: ${(e as Error).message}`, { cause: e });
+  }
+}

@@ -1,0 +1,152 @@
+import type { Dispatcher } from 'undici';
+import { VERSION } from '../shared/version.js';
+import type { PageOf } from '../shared/schemas/common.js';
+import type { Speaker, SpeakerFacets, SpeakerQuery } from '../shared/schemas/speakers.js';
+import type {
+  AudioUploaded,
+  BatchCreated,
+  BatchRequest,
+  Job,
+  JobQuery,
+  JobSummary,
+  SynthesizeRequest,
+  SynthesizeResponse,
+} from '../shared/schemas/tts.js';
+import type { AccuracyRequest, AccuracyResult, ProviderList, TranscribeRequest, TranscribeResponse } from '../shared/schemas/stt.js';
+import type { Dataset, DatasetCreated, DatasetSummary } from '../shared/schemas/datasets.js';
+import type { ApiKeyInfo, CreateKeyRequest, CreatedKey, Usage, User } from '../shared/schemas/users.js';
+import type { BillingPortal, Health, Subscription } from '../shared/schemas/system.js';
+import { newForm, send, sendJson, type HttpOptions } from './http.js';
+
+/** Options of `createClient`. */
+export interface ClientOptions {
+  /** Service base URL, e.g. `http://127.0.0.1:7723` (no `/v1`). */
+  baseUrl: string;
+  /** Bearer API key; public endpoints work without one. */
+  apiKey?: string;
+  /** undici dispatcher to use instead of the global one. */
+  dispatcher?: Dispatcher;
+  /** User-Agent header (default `voxctl/{version}`). */
+  userAgent?: string;
+  /** Receives one line per request/response, for `--verbose`; never contains the key. */
+  onLog?: (line: string) => void;
+  /** Per-request timeout in ms (default 120 000). */
+  timeoutMs?: number;
+}
+
+/** Paging arguments of list calls. */
+export interface Paging {
+  limit?: number;
+  offset?: number;
+}
+
+/** A file to upload: its bytes and the name it is sent under. */
+export interface UploadFile {
+  data: Uint8Array;
+  filename: string;
+  contentType?: string;
+}
+
+/** The typed client of the voxctl service: one method per endpoint. */
+export interface VoxClient {
+  readonly baseUrl: string;
+  health(): Promise<Health>;
+  /** The server's version from /health (for the CLI's version-mismatch warning). */
+  serverVersion(): Promise<string>;
+  listSpeakers(query?: SpeakerQuery): Promise<PageOf<Speaker>>;
+  getSpeaker(id: string): Promise<Speaker>;
+  speakerFacets(): Promise<SpeakerFacets>;
+  synthesize(body: SynthesizeRequest): Promise<SynthesizeResponse>;
+  submitBatch(body: BatchRequest, options?: { idempotencyKey?: string }): Promise<BatchCreated>;
+  listJobs(query?: JobQuery): Promise<PageOf<JobSummary>>;
+  getJob(id: string): Promise<Job>;
+  uploadAudio(file: UploadFile): Promise<AudioUploaded>;
+  transcribe(body: TranscribeRequest): Promise<TranscribeResponse>;
+  listProviders(): Promise<ProviderList>;
+  calculateAccuracy(body: AccuracyRequest): Promise<AccuracyResult>;
+  uploadDataset(input: { file: UploadFile; name: string; generateAudio?: boolean }): Promise<DatasetCreated>;
+  listDatasets(query?: Paging): Promise<PageOf<DatasetSummary>>;
+  getDataset(id: string): Promise<Dataset>;
+  me(): Promise<User>;
+  usage(): Promise<Usage>;
+  billingPortal(): Promise<BillingPortal>;
+  subscription(): Promise<Subscription>;
+  listKeys(query?: Paging): Promise<PageOf<ApiKeyInfo>>;
+  createKey(body?: CreateKeyRequest): Promise<CreatedKey>;
+  revokeKey(id: string): Promise<void>;
+  /** Downloads a (signed) audio URL of this service as bytes; the key is not sent. */
+  downloadAudio(url: string): Promise<Buffer>;
+}
+
+const enc = encodeURIComponent;
+
+
+/** Creates a client bound to one base URL and key. */
+export function createClient(options: ClientOptions): VoxClient {
+  const http: HttpOptions = {
+    baseUrl: options.baseUrl,
+    apiKey: options.apiKey,
+    dispatcher: options.dispatcher,
+    userAgent: options.userAgent ?? `voxctl/${VERSION}`,
+    onLog: options.onLog,
+    timeoutMs: options.timeoutMs,
+  };
+  const get = <T>(path: string, query?: Record<string, string | number | boolean | undefined>, auth = true) =>
+    sendJson<T>(http, { method: 'GET', path, query, auth });
+  const post = <T>(path: string, json: unknown, headers?: Record<string, string>) =>
+    sendJson<T>(http, { method: 'POST', path, json, headers });
+  const upload = <T>(path: string, form: FormData) => sendJson<T>(http, { method: 'POST', path, form });
+  const fileBlob = (f: UploadFile) => new Blob([f.data], { type: f.contentType ?? 'application/octet-stream' });
+
+  return {
+    baseUrl: options.baseUrl,
+    health: () => get<Health>('/health', undefined, false),
+    serverVersion: async () => (await get<Health>('/health', undefined, false)).version,
+    listSpeakers: (query = {}) => get<PageOf<Speaker>>('/v1/speakers', { ...query }),
+    getSpeaker: (id) => get<Speaker>(`/v1/speakers/${enc(id)}`),
+    speakerFacets: () => get<SpeakerFacets>('/v1/speakers/facets'),
+    synthesize: (body) => post<SynthesizeResponse>('/v1/tts/synthesize', body),
+    submitBatch: (body, opts = {}) =>
+      post<BatchCreated>('/v1/tts/batch', body, opts.idempotencyKey ? { 'idempotency-key': opts.idempotencyKey } : undefined),
+    listJobs: (query = {}) => get<PageOf<JobSummary>>('/v1/jobs', { ...query }),
+    getJob: (id) => get<Job>(`/v1/jobs/${enc(id)}`),
+    uploadAudio: async (file) => {
+      const form = await newForm(http);
+      form.append('file', fileBlob(file), file.filename);
+      return upload<AudioUploaded>('/v1/audio', form);
+    },
+    transcribe: (body) => post<TranscribeResponse>('/v1/stt/transcribe', body),
+    listProviders: () => get<ProviderList>('/v1/stt/providers'),
+    calculateAccuracy: (body) => post<AccuracyResult>('/v1/stt/calculate-accuracy', body),
+    uploadDataset: async ({ file, name, generateAudio }) => {
+      const form = await newForm(http);
+      form.append('name', name);
+      if (generateAudio !== undefined) form.append('generate_audio', generateAudio ? 'true' : 'false');
+      form.append('file', fileBlob({ contentType: 'text/csv', ...file }), file.filename);
+      return upload<DatasetCreated>('/v1/datasets/upload', form);
+    },
+    listDatasets: (query = {}) => get<PageOf<DatasetSummary>>('/v1/datasets', { ...query }),
+    getDataset: (id) => get<Dataset>(`/v1/datasets/${enc(id)}`),
+    me: () => get<User>('/v1/users/me'),
+    usage: () => get<Usage>('/v1/users/usage'),
+    billingPortal: () => get<BillingPortal>('/v1/billing/portal'),
+    subscription: () => get<Subscription>('/v1/billing/subscription'),
+    listKeys: (query = {}) => get<PageOf<ApiKeyInfo>>('/v1/keys', { ...query }),
+    createKey: (body = {}) => post<CreatedKey>('/v1/keys', body),
+    revokeKey: async (id) => {
+      await send(http, { method: 'DELETE', path: `/v1/keys/${enc(id)}` });
+    },
+    downloadAudio: async (url) => (await send(http, { method: 'GET', path: url, auth: false, headers: { accept: 'audio/wav, */*' } })).body,
+  };
+}
+
+/** Follows `has_more` through every page of a list call (page size 100). */
+export async function* paginate<T>(fetchPage: (paging: Required<Paging>) => Promise<PageOf<T>>, start = 0): AsyncGenerator<T> {
+  let offset = start;
+  for (;;) {
+    const page = await fetchPage({ limit: 100, offset });
+    yield* page.items;
+    if (!page.has_more || page.items.length === 0) return;
+    offset += page.items.length;
+  }
+}

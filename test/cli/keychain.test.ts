@@ -1,0 +1,71 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { execa } from 'execa';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BIN, cli, createSandbox, serveDetached, type Sandbox, type ServedCli } from '../helpers/cli.js';
+
+// The real Secret Service: a private D-Bus session with an unlocked gnome-keyring (scripts/with-keyring.mjs),
+// started by this test itself so it does not depend on how vitest was launched.
+const WITH_KEYRING = join(import.meta.dirname, '../../scripts/with-keyring.mjs');
+let sb: Sandbox;
+let server: ServedCli;
+
+beforeAll(async () => {
+  sb = createSandbox();
+  server = await serveDetached(sb);
+}, 120_000);
+afterAll(async () => {
+  await server?.stop();
+  sb?.cleanup();
+});
+
+describe('keychain', () => {
+  it('auth login stores the key in the Secret Service, auth logout removes it', async () => {
+    const script = join(sb.root, 'flow.sh');
+    const v = `"${process.execPath}" "${BIN}"`;
+    writeFileSync(
+      script,
+      [
+        'set -u',
+        `printf '%s' "$KEY" | ${v} auth login --with-token; echo "LOGIN_EXIT=$?"`,
+        'echo "--- search after login"; secret-tool search service voxctl 2>&1',
+        `${v} auth status --json; echo "STATUS_EXIT=$?"`,
+        `${v} whoami --json >/dev/null; echo "WHOAMI_EXIT=$?"`,
+        `${v} auth logout; echo "LOGOUT_EXIT=$?"`,
+        'echo "--- search after logout"; secret-tool search service voxctl 2>&1; echo "--- end"',
+      ].join('\n'),
+    );
+    const r = await execa('dbus-run-session', ['--', process.execPath, WITH_KEYRING, 'sh', script], {
+      env: { ...sb.env, VOXCTL_BASE_URL: server.url, KEY: server.key },
+      extendEnv: false,
+      reject: false,
+      timeout: 90_000,
+    });
+    const out = r.stdout;
+    expect(out, r.stderr).toContain('LOGIN_EXIT=0');
+    const afterLogin = out.slice(out.indexOf('--- search after login'), out.indexOf('STATUS_EXIT'));
+    expect(afterLogin).toContain('attribute.service = voxctl');
+    expect(afterLogin).toContain('attribute.username = default');
+    expect(afterLogin).toContain(`secret = ${server.key}`);
+    expect(r.stderr).not.toContain('keychain unreachable');
+    const status = JSON.parse(out.slice(out.indexOf('{'), out.indexOf('STATUS_EXIT'))) as { key_source: string; keychain: string; state: string };
+    expect(status).toMatchObject({ key_source: 'keychain', keychain: 'ok', state: 'ok' });
+    expect(out).toContain('WHOAMI_EXIT=0');
+    expect(out).toContain('LOGOUT_EXIT=0');
+    const afterLogout = out.slice(out.indexOf('--- search after logout'), out.indexOf('--- end'));
+    expect(afterLogout).not.toContain('voxctl');
+  }, 120_000);
+
+  it('without D-Bus the 0600 file fallback engages with its one-line warning', async () => {
+    const r = await cli(sb, ['auth', 'login', '--with-token'], { env: { VOXCTL_BASE_URL: server.url, DBUS_SESSION_BUS_ADDRESS: undefined }, input: server.key });
+    expect(r.exitCode, r.stderr).toBe(0);
+    const warnings = r.stderr.split('\n').filter((l) => l.startsWith('Warning:'));
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toMatch(/keychain unreachable .* key stored in .*credentials\.json \(mode 0600\)/);
+    const st = JSON.parse((await cli(sb, ['auth', 'status', '--json'], { env: { VOXCTL_BASE_URL: server.url } })).stdout) as { key_source: string };
+    expect(st.key_source).toBe('file');
+    const insecure = await cli(sb, ['auth', 'login', '--with-token', '--insecure-storage'], { env: { VOXCTL_BASE_URL: server.url }, input: server.key });
+    expect(insecure.exitCode).toBe(0);
+    expect(insecure.stderr).not.toContain('Warning');
+  });
+});
