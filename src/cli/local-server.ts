@@ -85,6 +85,8 @@ export async function startDetached(opts: StartOptions): Promise<{ pid: number; 
   const args = [launcherPath(), 'serve', '--data-dir', opts.dataDir, '--host', opts.host, '--port', String(opts.port), ...(opts.extraArgs ?? [])];
   // The child must not inherit the client's variables as if they were its listen address.
   const { VOXCTL_LISTEN: _listen, VOXCTL_API_KEY: _key, ...env } = opts.env;
+  // A detached server's stderr is serve.log: it must not print the bootstrap key there (the CLI reads the 0600 file).
+  env.VOXCTL_SERVE_DETACHED = '1';
   const child = spawn(process.execPath, args, { detached: true, stdio: ['ignore', logFd, logFd], env });
   closeSync(logFd);
   let exited: number | null | undefined;

@@ -132,7 +132,7 @@ export function registerBatch(program: Command, ctx: HandlerContext): void {
       .option('--force', 'overwrite existing WAVs in the download folder')
       .addOption(new Option('--sample-rate <hz>', 'resample the output').choices(['8000', '16000', '22050', '24000']))
       .description('Submit texts for synthesis; more than 100 items become several jobs'),
-    ['voxctl batch submit lines.csv --speaker spk_0042 --watch', 'voxctl batch submit items.jsonl --download out/', 'JOB=$(voxctl batch submit items.json -q)'],
+    ['voxctl batch submit lines.csv --speaker spk_en-gb-scotland_003 --watch', 'voxctl batch submit items.jsonl --download out/', 'JOB=$(voxctl batch submit items.json -q)'],
   ).action(async (file: string, _o, cmd: Command) => {
     const flags = flagsOf<{ speaker?: string; watch?: boolean; download?: string; force?: boolean; sampleRate?: string }>(cmd);
     const content = file === '-' ? await readStdin(ctx) : (await readInputFile(file)).toString('utf8');

@@ -24,7 +24,7 @@ export function registerConfig(program: Command, ctx: HandlerContext): void {
   );
 
   examples(config.command('set').argument('<key>', 'setting name').argument('<value>', 'new value').description('Change one setting'), [
-    'voxctl config set speaker spk_0042',
+    'voxctl config set speaker spk_en-gb-scotland_003',
     'voxctl config set output_format json',
   ]).action(async (key: string, value: string, _opts, cmd: Command) => {
     assertConfigKey(key);

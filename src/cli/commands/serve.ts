@@ -70,7 +70,13 @@ export function registerServe(program: Command, ctx: HandlerContext): void {
       const { startServer } = await import('../../server/start.js');
       const server = await startServer(options);
       process.stderr.write(`voxctl service listening on ${server.url} (data: ${options.dataDir})\n`);
-      if (server.runtime.bootstrap) process.stderr.write(`${server.runtime.bootstrap.warning ? `Warning: ${server.runtime.bootstrap.warning}\n` : ''}Created user admin@localhost (pro). API key (shown once, also in ${options.dataDir}/bootstrap-key): ${server.runtime.bootstrap.key}\n`);
+      if (server.runtime.bootstrap) {
+        const { key, warning } = server.runtime.bootstrap;
+        if (warning) process.stderr.write(`Warning: ${warning}\n`);
+        // Shown once on the operator's console; a detached server's stderr is a log file, where no key belongs.
+        const shown = ctx.env.raw().VOXCTL_SERVE_DETACHED === '1' ? '' : `: ${key}`;
+        process.stderr.write(`Created user admin@localhost (pro). API key written to ${options.dataDir}/bootstrap-key${shown}\n`);
+      }
       await new Promise<void>((resolve) => {
         const stop = () => {
           process.stderr.write('Shutting down...\n');

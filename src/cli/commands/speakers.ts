@@ -69,7 +69,7 @@ export function registerSpeakers(program: Command, ctx: HandlerContext): void {
     }
   });
 
-  examples(speakers.command('show').argument('<id>', 'speaker id').description('Show one speaker'), ['voxctl speakers show spk_0001']).action(
+  examples(speakers.command('show').argument('<id>', 'speaker id').description('Show one speaker'), ['voxctl speakers show spk_flite-slt_001']).action(
     async (id: string, _o, cmd: Command) => {
       const { client, out } = await connect(ctx, flagsOf(cmd));
       const s = await client.getSpeaker(id);
@@ -135,7 +135,7 @@ export function registerSpeakers(program: Command, ctx: HandlerContext): void {
       .option('--force', 'overwrite an existing file')
       .option('--play', 'play it (also when saving)')
       .description('Fetch the sample audio of a speaker'),
-    ['voxctl speakers sample spk_0001 --play', 'voxctl speakers sample spk_0001 -o sample.wav'],
+    ['voxctl speakers sample spk_flite-slt_001 --play', 'voxctl speakers sample spk_flite-slt_001 -o sample.wav'],
   ).action(async (id: string, _o, cmd: Command) => {
     const flags = flagsOf<{ out?: string; force?: boolean; play?: boolean }>(cmd);
     if (flags.out) assertWritable(flags.out, flags.force);

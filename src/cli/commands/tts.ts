@@ -35,7 +35,7 @@ export function registerTts(program: Command, ctx: HandlerContext): void {
       .description('Synthesise speech; plays it on a terminal, writes the WAV to stdout when piped'),
     [
       'voxctl tts say "Hello there"',
-      'voxctl tts say "Hello there" -o hello.wav --speaker spk_0042',
+      'voxctl tts say "Hello there" -o hello.wav --speaker spk_en-gb-scotland_003',
       'voxctl tts say hi | aplay',
       'cat script.txt | voxctl tts say - -o script.wav --sample-rate 16000',
     ],
