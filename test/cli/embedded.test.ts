@@ -28,6 +28,10 @@ describe('embedded default', () => {
     // The embedded default is not announced as a target.
     expect(r.stderr).not.toContain('Target:');
     expect(existsSync(join(dataDir, 'serve.log'))).toBe(true);
+    // The detached server's log must not carry the bootstrap key (no secret is ever logged).
+    const key = readFileSync(join(dataDir, 'bootstrap-key'), 'utf8').trim();
+    expect(key).toMatch(/^vox_/);
+    expect(readFileSync(join(dataDir, 'serve.log'), 'utf8')).not.toContain(key);
     expect(existsSync(join(dataDir, 'server.json'))).toBe(true);
 
     const again = await cli(sb, ['whoami', '--json']);

@@ -74,8 +74,12 @@ export function registerServe(program: Command, ctx: HandlerContext): void {
         const { key, warning } = server.runtime.bootstrap;
         if (warning) process.stderr.write(`Warning: ${warning}\n`);
         // Shown once on the operator's console; a detached server's stderr is a log file, where no key belongs.
-        const shown = ctx.env.raw().VOXCTL_SERVE_DETACHED === '1' ? '' : `: ${key}`;
-        process.stderr.write(`Created user admin@localhost (pro). API key written to ${options.dataDir}/bootstrap-key${shown}\n`);
+        const file = `${options.dataDir}/bootstrap-key`;
+        const line =
+          ctx.env.raw().VOXCTL_SERVE_DETACHED === '1'
+            ? `API key written to ${file}`
+            : `API key (shown once, also in ${file}): ${key}`;
+        process.stderr.write(`Created user admin@localhost (pro). ${line}\n`);
       }
       await new Promise<void>((resolve) => {
         const stop = () => {
