@@ -3,7 +3,7 @@ import { Type } from '@sinclair/typebox';
 import { Speaker, SpeakerFacets, SpeakerPage, SpeakerQuery } from '../../../shared/schemas/speakers.js';
 import { errorResponses } from '../../../shared/schemas/common.js';
 import type { SpeakerFacets as Facets } from '../../../shared/schemas/speakers.js';
-import { requestBase, signAudioUrl } from '../../services/audio-urls.js';
+import { createAudioUrlSigner, requestBase } from '../../services/audio-urls.js';
 import { speakerById, speakerFacets, speakerPage } from '../../services/speakers.js';
 
 /**
@@ -12,10 +12,11 @@ import { speakerById, speakerFacets, speakerPage } from '../../services/speakers
  */
 const routes: FastifyPluginAsyncTypebox = async (app) => {
   const { runtime } = app;
+  const sign = createAudioUrlSigner(runtime.secret);
   const signer = (request: { protocol: string; host: string }) => {
     const base = requestBase(runtime.options.publicUrl, request);
     const now = runtime.clock.now();
-    return (audioId: string) => signAudioUrl({ base, audioId, secret: runtime.secret, now });
+    return (audioId: string) => sign({ base, audioId, now });
   };
   // The catalogue is seeded by a migration and never changes while the server runs.
   let facets: Facets | undefined;
