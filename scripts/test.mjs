@@ -3,7 +3,9 @@
 // with apt-get), build, then run the whole suite inside a D-Bus session with an unlocked keyring.
 // Never skips silently: a missing package we may not install stops the run with the exact command.
 import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 /** OS packages and the file each one provides (the check). */
 const REQUIRED = [
@@ -47,7 +49,19 @@ if (missing.length > 0) {
 
 if (sh('npm', ['run', 'build', '--silent']) !== 0) process.exit(1);
 
-const vitestArgs = ['vitest', 'run', ...process.argv.slice(2)];
+// A JSON report beside the usual output, so the run ends with one plain `N passed, N failed` line.
+const report = join(mkdtempSync(join(tmpdir(), 'voxctl-vitest-')), 'report.json');
+const vitestArgs = ['vitest', 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${report}`, ...process.argv.slice(2)];
 // The keychain tests need a Secret Service: run everything in a private D-Bus session whose
-// gnome-keyring is unlocked by test/helpers/with-keyring.mjs.
-process.exit(sh('dbus-run-session', ['--', 'node', 'scripts/with-keyring.mjs', 'npx', ...vitestArgs]));
+// gnome-keyring is unlocked by scripts/with-keyring.mjs.
+const status = sh('dbus-run-session', ['--', 'node', 'scripts/with-keyring.mjs', 'npx', ...vitestArgs]);
+if (existsSync(report)) {
+  const r = JSON.parse(readFileSync(report, 'utf8'));
+  const skipped = r.numPendingTests + r.numTodoTests;
+  console.log(`\ntests: ${r.numPassedTests} passed, ${r.numFailedTests} failed${skipped ? `, ${skipped} skipped` : ''}`);
+  if (r.numTotalTests === 0) {
+    console.error('No test ran.');
+    process.exit(1);
+  }
+}
+process.exit(status);
