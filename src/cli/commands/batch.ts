@@ -88,7 +88,7 @@ export function chunk<T>(items: readonly T[], size = MAX_BATCH): { start: number
 const jobColumns: Column<JobSummary>[] = [
   { header: 'job_id', get: (j) => j.job_id },
   { header: 'status', get: (j) => j.status },
-  { header: 'progress', get: (j) => `${j.progress}%` },
+  { header: 'progress', get: (j) => j.progress },
   { header: 'total_items', get: (j) => j.total_items },
   { header: 'created_at', get: (j) => j.created_at },
 ];
