@@ -7,26 +7,8 @@ import type { AdapterSettings } from '../../../src/server/engines/stt/settings.j
 import { SttError, type SttAdapter, type SttAudio } from '../../../src/server/engines/stt/types.js';
 import { createOpenAiAdapter } from '../../../src/server/engines/stt/openai.js';
 import { createDeepgramAdapter } from '../../../src/server/engines/stt/deepgram.js';
-import { createAssemblyAiAdapter } from '../../../src/server/engines/stt/assemblyai.js';
-import { createGoogleAdapter } from '../../../src/server/engines/stt/google.js';
-import { createAzureAdapter } from '../../../src/server/engines/stt/azure.js';
-import { createRevAiAdapter } from '../../../src/server/engines/stt/revai.js';
-import { createSpeechmaticsAdapter } from '../../../src/server/engines/stt/speechmatics.js';
-import { createElevenLabsAdapter } from '../../../src/server/engines/stt/elevenlabs.js';
-import { createGladiaAdapter } from '../../../src/server/engines/stt/gladia.js';
+import { VENDOR_FACTORIES } from '../../../src/server/engines/stt/registry.js';
 import { FAKE_TRANSCRIPT, POLLING_VENDORS, startFakeVendor, VENDORS, type FakeVendor, type Vendor } from '../../helpers/fake-stt-vendors.js';
-
-const FACTORIES: Record<Vendor, (s: AdapterSettings) => SttAdapter> = {
-  openai: createOpenAiAdapter,
-  deepgram: createDeepgramAdapter,
-  assemblyai: createAssemblyAiAdapter,
-  google: createGoogleAdapter,
-  azure: createAzureAdapter,
-  revai: createRevAiAdapter,
-  speechmatics: createSpeechmaticsAdapter,
-  elevenlabs: createElevenLabsAdapter,
-  gladia: createGladiaAdapter,
-};
 
 /** The confidence each fake's body implies, computed the way each adapter documents. */
 const EXPECTED_CONFIDENCE: Record<Vendor, number | null> = {
@@ -53,7 +35,7 @@ afterEach(async () => {
 async function setup(vendor: Vendor, opts: Parameters<typeof startFakeVendor>[1] = {}, extra: Partial<AdapterSettings> = {}) {
   const fake = await startFakeVendor(vendor, opts);
   fakes.push(fake);
-  const adapter = FACTORIES[vendor]({
+  const adapter = VENDOR_FACTORIES[vendor]({
     baseUrl: fake.url,
     model: null,
     language: 'en',
@@ -100,9 +82,12 @@ describe.each(VENDORS)('%s adapter', (vendor) => {
     expect(err.message).not.toContain(fake.key);
   });
 
-  test('429 → rate_limited', async () => {
-    const { adapter } = await setup(vendor, { mode: '429' });
-    expect((await failureOf(run(adapter))).code).toBe('rate_limited');
+  test.each([
+    ['429', 'rate_limited'],
+    ['413', 'unsupported_audio'],
+  ] as const)('%s → %s', async (mode, code) => {
+    const { adapter } = await setup(vendor, { mode });
+    expect((await failureOf(run(adapter))).code).toBe(code);
   });
 
   test('500 → upstream_error', async () => {
@@ -110,11 +95,6 @@ describe.each(VENDORS)('%s adapter', (vendor) => {
     const err = await failureOf(run(adapter));
     expect(err.code).toBe('upstream_error');
     expect(err.message).toMatch(/500/);
-  });
-
-  test('413 → unsupported_audio', async () => {
-    const { adapter } = await setup(vendor, { mode: '413' });
-    expect((await failureOf(run(adapter))).code).toBe('unsupported_audio');
   });
 
   test('malformed JSON → upstream_error', async () => {

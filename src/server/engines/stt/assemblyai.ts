@@ -2,9 +2,10 @@
  * AssemblyAI: `POST /v2/upload` (raw bytes) → `upload_url`; `POST /v2/transcript` → `id`; poll
  * `GET /v2/transcript/{id}` until `completed` or `error`. The key goes in `authorization` as-is.
  */
-import { SttError, type SttAdapter, type SttAudio, type TranscribeOptions } from './types.js';
-import { confidenceOrNull, malformed, pollUntil, vendorJson } from './http.js';
-import { contextOf, joinUrl, keyCheck, requireKey, type AdapterSettings } from './settings.js';
+import { SttError, type SttAdapter } from './types.js';
+import { confidenceOrNull, malformed, pollJob, vendorJson } from './http.js';
+import { joinUrl, type AdapterSettings } from './settings.js';
+import { defineVendorAdapter } from './vendor-adapter.js';
 
 const VENDOR = 'AssemblyAI';
 
@@ -24,50 +25,34 @@ function assemblyLanguage(language: string): string {
 /** Creates the adapter; confidence is the transcript-level `confidence` AssemblyAI returns. */
 export function createAssemblyAiAdapter(s: AdapterSettings): SttAdapter {
   const model = s.model ?? 'universal-2';
-  return {
-    adapter: 'assemblyai',
-    model,
-    check: keyCheck(s, VENDOR),
-    async transcribe(audio: SttAudio, opts: TranscribeOptions) {
-      const key = requireKey(s, VENDOR);
-      const ctx = contextOf(s, VENDOR);
-      const signal = opts.signal;
-      const upload = await vendorJson<{ upload_url?: unknown }>(ctx, joinUrl(s.baseUrl, '/v2/upload'), {
-        method: 'POST',
-        headers: { authorization: key, 'content-type': 'application/octet-stream' },
-        body: audio.wav,
-        signal,
-      });
-      if (typeof upload.upload_url !== 'string') throw malformed(ctx, 'no upload_url');
-      const language = opts.language ?? s.language;
-      const request: Record<string, unknown> = { audio_url: upload.upload_url, speech_models: [model] };
-      if (language) request.language_code = assemblyLanguage(language);
-      else request.language_detection = true;
-      const created = await vendorJson<Transcript>(ctx, joinUrl(s.baseUrl, '/v2/transcript'), {
-        method: 'POST',
-        headers: { authorization: key, 'content-type': 'application/json' },
-        body: JSON.stringify(request),
-        signal,
-      });
-      if (typeof created.id !== 'string') throw malformed(ctx, 'no transcript id');
-      const id = created.id;
-      const done = await pollUntil({
-        ctx,
-        signal,
-        intervalMs: s.pollIntervalMs,
-        step: async () => {
-          const t = await vendorJson<Transcript>(ctx, joinUrl(s.baseUrl, `/v2/transcript/${encodeURIComponent(id)}`), {
-            headers: { authorization: key },
-            signal,
-          });
-          return t.status === 'completed' || t.status === 'error' ? t : undefined;
-        },
-      });
-      if (done.status === 'error') {
-        const reason = typeof done.error === 'string' ? done.error : 'transcription failed';
-        throw new SttError(/unsupported|format|duration|no audio|too (long|short)/i.test(reason) ? 'unsupported_audio' : 'upstream_error', `${VENDOR}: ${reason}`);
-      }
-      return { transcript: typeof done.text === 'string' ? done.text.trim() : '', confidence: confidenceOrNull(done.confidence) };
-    },
-  };
+  return defineVendorAdapter(s, { vendor: VENDOR, adapter: 'assemblyai', model }, async (audio, { key, ctx, signal, language }) => {
+    const upload = await vendorJson<{ upload_url?: unknown }>(ctx, joinUrl(s.baseUrl, '/v2/upload'), {
+      method: 'POST',
+      headers: { authorization: key, 'content-type': 'application/octet-stream' },
+      body: audio.wav,
+      signal,
+    });
+    if (typeof upload.upload_url !== 'string') throw malformed(ctx, 'no upload_url');
+    const request: Record<string, unknown> = { audio_url: upload.upload_url, speech_models: [model] };
+    if (language) request.language_code = assemblyLanguage(language);
+    else request.language_detection = true;
+    const created = await vendorJson<Transcript>(ctx, joinUrl(s.baseUrl, '/v2/transcript'), {
+      method: 'POST',
+      headers: { authorization: key, 'content-type': 'application/json' },
+      body: JSON.stringify(request),
+      signal,
+    });
+    if (typeof created.id !== 'string') throw malformed(ctx, 'no transcript id');
+    const done = await pollJob<Transcript>(ctx, joinUrl(s.baseUrl, `/v2/transcript/${encodeURIComponent(created.id)}`), {
+      headers: { authorization: key },
+      signal,
+      intervalMs: s.pollIntervalMs,
+      finished: (t) => t.status === 'completed' || t.status === 'error',
+    });
+    if (done.status === 'error') {
+      const reason = typeof done.error === 'string' ? done.error : 'transcription failed';
+      throw new SttError(/unsupported|format|duration|no audio|too (long|short)/i.test(reason) ? 'unsupported_audio' : 'upstream_error', `${VENDOR}: ${reason}`);
+    }
+    return { transcript: typeof done.text === 'string' ? done.text.trim() : '', confidence: confidenceOrNull(done.confidence) };
+  });
 }

@@ -1,7 +1,8 @@
 /** Deepgram pre-recorded `POST /v1/listen?model=..&language=..&smart_format=true` with the WAV as the body. */
-import type { SttAdapter, SttAudio, TranscribeOptions } from './types.js';
+import type { SttAdapter } from './types.js';
 import { confidenceOrNull, malformed, vendorJson } from './http.js';
-import { contextOf, joinUrl, keyCheck, requireKey, type AdapterSettings } from './settings.js';
+import { joinUrl, type AdapterSettings } from './settings.js';
+import { defineVendorAdapter } from './vendor-adapter.js';
 
 const VENDOR = 'Deepgram';
 
@@ -12,25 +13,17 @@ interface DeepgramResponse {
 /** Creates the adapter; confidence is Deepgram's own `alternatives[0].confidence`. */
 export function createDeepgramAdapter(s: AdapterSettings): SttAdapter {
   const model = s.model ?? 'nova-3';
-  return {
-    adapter: 'deepgram',
-    model,
-    check: keyCheck(s, VENDOR),
-    async transcribe(audio: SttAudio, opts: TranscribeOptions) {
-      const key = requireKey(s, VENDOR);
-      const ctx = contextOf(s, VENDOR);
-      const query = new URLSearchParams({ model, smart_format: 'true', punctuate: 'true' });
-      const language = opts.language ?? s.language;
-      if (language) query.set('language', language);
-      const body = await vendorJson<DeepgramResponse>(ctx, `${joinUrl(s.baseUrl, '/v1/listen')}?${query}`, {
-        method: 'POST',
-        headers: { authorization: `Token ${key}`, 'content-type': 'audio/wav' },
-        body: audio.wav,
-        signal: opts.signal,
-      });
-      const alt = body.results?.channels?.[0]?.alternatives?.[0];
-      if (!alt || typeof alt.transcript !== 'string') throw malformed(ctx, 'no results.channels[0].alternatives[0].transcript');
-      return { transcript: alt.transcript.trim(), confidence: confidenceOrNull(alt.confidence) };
-    },
-  };
+  return defineVendorAdapter(s, { vendor: VENDOR, adapter: 'deepgram', model }, async (audio, { key, ctx, signal, language }) => {
+    const query = new URLSearchParams({ model, smart_format: 'true', punctuate: 'true' });
+    if (language) query.set('language', language);
+    const body = await vendorJson<DeepgramResponse>(ctx, `${joinUrl(s.baseUrl, '/v1/listen')}?${query}`, {
+      method: 'POST',
+      headers: { authorization: `Token ${key}`, 'content-type': 'audio/wav' },
+      body: audio.wav,
+      signal,
+    });
+    const alt = body.results?.channels?.[0]?.alternatives?.[0];
+    if (!alt || typeof alt.transcript !== 'string') throw malformed(ctx, 'no results.channels[0].alternatives[0].transcript');
+    return { transcript: alt.transcript.trim(), confidence: confidenceOrNull(alt.confidence) };
+  });
 }

@@ -1,8 +1,8 @@
 /** ElevenLabs Scribe `POST {base}/v1/speech-to-text` (multipart `file`, `model_id`, `language_code`), key in `xi-api-key`. */
-import { FormData } from 'undici';
-import type { SttAdapter, SttAudio, TranscribeOptions } from './types.js';
+import type { SttAdapter } from './types.js';
 import { confidenceOrNull, malformed, vendorJson } from './http.js';
-import { contextOf, joinUrl, keyCheck, primaryLanguage, requireKey, type AdapterSettings } from './settings.js';
+import { joinUrl, primaryLanguage, type AdapterSettings } from './settings.js';
+import { defineVendorAdapter, wavForm } from './vendor-adapter.js';
 
 const VENDOR = 'ElevenLabs';
 
@@ -26,26 +26,17 @@ export function scribeConfidence(body: ScribeResponse): number | null {
 /** Creates the adapter (model `scribe_v1` unless configured). */
 export function createElevenLabsAdapter(s: AdapterSettings): SttAdapter {
   const model = s.model ?? 'scribe_v1';
-  return {
-    adapter: 'elevenlabs',
-    model,
-    check: keyCheck(s, VENDOR),
-    async transcribe(audio: SttAudio, opts: TranscribeOptions) {
-      const key = requireKey(s, VENDOR);
-      const ctx = contextOf(s, VENDOR);
-      const form = new FormData();
-      form.append('file', new Blob([audio.wav], { type: 'audio/wav' }), 'audio.wav');
-      form.append('model_id', model);
-      const language = opts.language ?? s.language;
-      if (language) form.append('language_code', primaryLanguage(language));
-      const body = await vendorJson<ScribeResponse>(ctx, joinUrl(s.baseUrl, '/v1/speech-to-text'), {
-        method: 'POST',
-        headers: { 'xi-api-key': key },
-        body: form,
-        signal: opts.signal,
-      });
-      if (typeof body.text !== 'string') throw malformed(ctx, 'no text');
-      return { transcript: body.text.trim(), confidence: scribeConfidence(body) };
-    },
-  };
+  return defineVendorAdapter(s, { vendor: VENDOR, adapter: 'elevenlabs', model }, async (audio, { key, ctx, signal, language }) => {
+    const form = wavForm(audio, 'file');
+    form.append('model_id', model);
+    if (language) form.append('language_code', primaryLanguage(language));
+    const body = await vendorJson<ScribeResponse>(ctx, joinUrl(s.baseUrl, '/v1/speech-to-text'), {
+      method: 'POST',
+      headers: { 'xi-api-key': key },
+      body: form,
+      signal,
+    });
+    if (typeof body.text !== 'string') throw malformed(ctx, 'no text');
+    return { transcript: body.text.trim(), confidence: scribeConfidence(body) };
+  });
 }

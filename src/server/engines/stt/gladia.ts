@@ -2,10 +2,10 @@
  * Gladia v2: `POST {base}/v2/upload` (multipart `audio`) → `audio_url`; `POST /v2/pre-recorded` JSON →
  * `{id, result_url}`; poll `GET /v2/pre-recorded/{id}` (`queued`/`processing` → `done` | `error`).
  */
-import { FormData } from 'undici';
-import { SttError, type SttAdapter, type SttAudio, type TranscribeOptions } from './types.js';
-import { malformed, meanConfidence, pollUntil, vendorJson } from './http.js';
-import { contextOf, joinUrl, keyCheck, primaryLanguage, requireKey, type AdapterSettings } from './settings.js';
+import { SttError, type SttAdapter } from './types.js';
+import { malformed, meanConfidence, pollJob, vendorJson } from './http.js';
+import { joinUrl, primaryLanguage, type AdapterSettings } from './settings.js';
+import { defineVendorAdapter, wavForm } from './vendor-adapter.js';
 
 const VENDOR = 'Gladia';
 
@@ -17,51 +17,36 @@ interface GladiaJob {
 
 /** Creates the adapter; confidence is the mean of the utterances' `confidence` (no transcript-level one). */
 export function createGladiaAdapter(s: AdapterSettings): SttAdapter {
-  return {
-    adapter: 'gladia',
-    model: s.model,
-    check: keyCheck(s, VENDOR),
-    async transcribe(audio: SttAudio, opts: TranscribeOptions) {
-      const key = requireKey(s, VENDOR);
-      const ctx = contextOf(s, VENDOR);
-      const signal = opts.signal;
-      const form = new FormData();
-      form.append('audio', new Blob([audio.wav], { type: 'audio/wav' }), 'audio.wav');
-      const upload = await vendorJson<{ audio_url?: unknown }>(ctx, joinUrl(s.baseUrl, '/v2/upload'), {
-        method: 'POST',
-        headers: { 'x-gladia-key': key },
-        body: form,
-        signal,
-      });
-      if (typeof upload.audio_url !== 'string') throw malformed(ctx, 'no audio_url');
-      const request: Record<string, unknown> = { audio_url: upload.audio_url };
-      const language = opts.language ?? s.language;
-      if (language) request.language_config = { languages: [primaryLanguage(language)], code_switching: false };
-      if (s.model) request.model = s.model;
-      const created = await vendorJson<{ id?: unknown; result_url?: unknown }>(ctx, joinUrl(s.baseUrl, '/v2/pre-recorded'), {
-        method: 'POST',
-        headers: { 'x-gladia-key': key, 'content-type': 'application/json' },
-        body: JSON.stringify(request),
-        signal,
-      });
-      if (typeof created.id !== 'string') throw malformed(ctx, 'no job id');
-      // Poll our configured base, not the returned `result_url`: the key must only go to the base we trust.
-      const resultUrl = joinUrl(s.baseUrl, `/v2/pre-recorded/${encodeURIComponent(created.id)}`);
-      const done = await pollUntil({
-        ctx,
-        signal,
-        intervalMs: s.pollIntervalMs,
-        step: async () => {
-          const j = await vendorJson<GladiaJob>(ctx, resultUrl, { headers: { 'x-gladia-key': key }, signal });
-          return j.status === 'done' || j.status === 'error' ? j : undefined;
-        },
-      });
-      if (done.status === 'error') {
-        throw new SttError('upstream_error', `${VENDOR} transcription failed${done.error_code != null ? ` (error_code ${String(done.error_code)})` : ''}`);
-      }
-      const tr = done.result?.transcription;
-      if (!tr || typeof tr.full_transcript !== 'string') throw malformed(ctx, 'no result.transcription.full_transcript');
-      return { transcript: tr.full_transcript.trim(), confidence: meanConfidence((tr.utterances ?? []).map((u) => u.confidence)) };
-    },
-  };
+  return defineVendorAdapter(s, { vendor: VENDOR, adapter: 'gladia' }, async (audio, { key, ctx, signal, language }) => {
+    const upload = await vendorJson<{ audio_url?: unknown }>(ctx, joinUrl(s.baseUrl, '/v2/upload'), {
+      method: 'POST',
+      headers: { 'x-gladia-key': key },
+      body: wavForm(audio, 'audio'),
+      signal,
+    });
+    if (typeof upload.audio_url !== 'string') throw malformed(ctx, 'no audio_url');
+    const request: Record<string, unknown> = { audio_url: upload.audio_url };
+    if (language) request.language_config = { languages: [primaryLanguage(language)], code_switching: false };
+    if (s.model) request.model = s.model;
+    const created = await vendorJson<{ id?: unknown; result_url?: unknown }>(ctx, joinUrl(s.baseUrl, '/v2/pre-recorded'), {
+      method: 'POST',
+      headers: { 'x-gladia-key': key, 'content-type': 'application/json' },
+      body: JSON.stringify(request),
+      signal,
+    });
+    if (typeof created.id !== 'string') throw malformed(ctx, 'no job id');
+    // Poll our configured base, not the returned `result_url`: the key must only go to the base we trust.
+    const done = await pollJob<GladiaJob>(ctx, joinUrl(s.baseUrl, `/v2/pre-recorded/${encodeURIComponent(created.id)}`), {
+      headers: { 'x-gladia-key': key },
+      signal,
+      intervalMs: s.pollIntervalMs,
+      finished: (j) => j.status === 'done' || j.status === 'error',
+    });
+    if (done.status === 'error') {
+      throw new SttError('upstream_error', `${VENDOR} transcription failed${done.error_code != null ? ` (error_code ${String(done.error_code)})` : ''}`);
+    }
+    const tr = done.result?.transcription;
+    if (!tr || typeof tr.full_transcript !== 'string') throw malformed(ctx, 'no result.transcription.full_transcript');
+    return { transcript: tr.full_transcript.trim(), confidence: meanConfidence((tr.utterances ?? []).map((u) => u.confidence)) };
+  });
 }

@@ -2,9 +2,10 @@
  * Google Cloud Speech-to-Text v1 synchronous `POST /v1/speech:recognize?key=KEY` with base64 LINEAR16
  * (<= 1 minute of audio; longer audio needs the async API and Cloud Storage, so it is `unsupported_audio`).
  */
-import type { SttAdapter, SttAudio, TranscribeOptions } from './types.js';
+import type { SttAdapter } from './types.js';
 import { malformed, vendorJson } from './http.js';
-import { contextOf, joinUrl, keyCheck, locale, maxDuration, requireKey, wavAt, type AdapterSettings } from './settings.js';
+import { joinUrl, locale, maxDuration, wavAt, type AdapterSettings } from './settings.js';
+import { defineVendorAdapter } from './vendor-adapter.js';
 
 const VENDOR = 'Google Speech-to-Text';
 /** LINEAR16 rates Google accepts; anything else is resampled to 16 kHz, its recommended rate. */
@@ -29,34 +30,27 @@ export function googleTranscript(body: RecognizeResponse): { transcript: string;
 
 /** Creates the adapter; `model` (e.g. `latest_short`) is sent only when configured. */
 export function createGoogleAdapter(s: AdapterSettings): SttAdapter {
-  return {
-    adapter: 'google',
-    model: s.model,
-    check: keyCheck(s, VENDOR),
-    async transcribe(audio: SttAudio, opts: TranscribeOptions) {
-      const key = requireKey(s, VENDOR);
-      maxDuration(audio, 60, VENDOR);
-      const ctx = contextOf(s, VENDOR);
-      const rate = audio.sampleRate >= MIN_RATE && audio.sampleRate <= MAX_RATE ? audio.sampleRate : 16000;
-      const { pcm } = await wavAt(audio, rate);
-      const config: Record<string, unknown> = {
-        encoding: 'LINEAR16',
-        sampleRateHertz: rate,
-        audioChannelCount: 1,
-        languageCode: locale(opts.language ?? s.language, 'en-US'),
-        enableAutomaticPunctuation: true,
-      };
-      if (s.model) config.model = s.model;
-      const content = Buffer.from(pcm.buffer, pcm.byteOffset, pcm.byteLength).toString('base64');
-      const body = await vendorJson<RecognizeResponse>(ctx, `${joinUrl(s.baseUrl, '/v1/speech:recognize')}?key=${encodeURIComponent(key)}`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ config, audio: { content } }),
-        signal: opts.signal,
-      });
-      const out = googleTranscript(body);
-      if (!out) throw malformed(ctx, 'results is not a list');
-      return out;
-    },
-  };
+  return defineVendorAdapter(s, { vendor: VENDOR, adapter: 'google' }, async (audio, { key, ctx, signal, language }) => {
+    maxDuration(audio, 60, VENDOR);
+    const rate = audio.sampleRate >= MIN_RATE && audio.sampleRate <= MAX_RATE ? audio.sampleRate : 16000;
+    const { pcm } = await wavAt(audio, rate);
+    const config: Record<string, unknown> = {
+      encoding: 'LINEAR16',
+      sampleRateHertz: rate,
+      audioChannelCount: 1,
+      languageCode: locale(language, 'en-US'),
+      enableAutomaticPunctuation: true,
+    };
+    if (s.model) config.model = s.model;
+    const content = Buffer.from(pcm.buffer, pcm.byteOffset, pcm.byteLength).toString('base64');
+    const body = await vendorJson<RecognizeResponse>(ctx, `${joinUrl(s.baseUrl, '/v1/speech:recognize')}?key=${encodeURIComponent(key)}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ config, audio: { content } }),
+      signal,
+    });
+    const out = googleTranscript(body);
+    if (!out) throw malformed(ctx, 'results is not a list');
+    return out;
+  });
 }

@@ -117,6 +117,27 @@ export async function pollUntil<T>(opts: {
   }
 }
 
+/**
+ * Polls a job's status URL until `finished` accepts what it returns, done or failed alike: the job-based
+ * vendors differ only in where the status lives, and each maps its own failure afterwards.
+ */
+export function pollJob<T>(
+  ctx: VendorContext,
+  url: string,
+  opts: { headers: Record<string, string>; signal: AbortSignal; intervalMs: number; finished: (job: T) => boolean },
+): Promise<T> {
+  const { headers, signal } = opts;
+  return pollUntil({
+    ctx,
+    signal,
+    intervalMs: opts.intervalMs,
+    step: async () => {
+      const job = await vendorJson<T>(ctx, url, { headers, signal });
+      return opts.finished(job) ? job : undefined;
+    },
+  });
+}
+
 /** Mean of the finite numbers in `values` within [0, 1], or null when there are none. */
 export function meanConfidence(values: readonly unknown[]): number | null {
   const ok = values.filter((v): v is number => typeof v === 'number' && Number.isFinite(v) && v >= 0 && v <= 1);

@@ -3,10 +3,10 @@
  * every server speaking the same API: Groq, speaches/faster-whisper-server, LocalAI, vLLM, and
  * whisper.cpp's server (path `/inference`). A self-hosted server may need no key.
  */
-import { FormData } from 'undici';
 import { SttError, type SttAdapter, type SttAudio, type TranscribeOptions } from './types.js';
 import { confidenceOrNull, malformed, vendorJson } from './http.js';
 import { contextOf, joinUrl, primaryLanguage, requireKey, type AdapterSettings } from './settings.js';
+import { wavForm } from './vendor-adapter.js';
 
 const VENDOR = 'OpenAI';
 /** OpenAI refuses files over 25 MB. */
@@ -46,8 +46,7 @@ export function createOpenAiAdapter(s: AdapterSettings): SttAdapter {
     async transcribe(audio: SttAudio, opts: TranscribeOptions) {
       if (audio.wav.length > MAX_BYTES) throw new SttError('unsupported_audio', `${VENDOR} accepts files up to 25 MB; the audio is ${(audio.wav.length / 1048576).toFixed(1)} MB as WAV`);
       const ctx = contextOf(s, VENDOR);
-      const form = new FormData();
-      form.append('file', new Blob([audio.wav], { type: 'audio/wav' }), 'audio.wav');
+      const form = wavForm(audio, 'file');
       form.append('model', model);
       const language = opts.language ?? s.language;
       if (language) form.append('language', primaryLanguage(language));

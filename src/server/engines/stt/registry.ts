@@ -34,7 +34,8 @@ const DEFAULT_BASE: Record<Exclude<AdapterKind, 'local-sphinx' | 'azure'>, strin
   gladia: 'https://api.gladia.io',
 };
 
-const FACTORIES: Record<Exclude<AdapterKind, 'local-sphinx'>, (s: AdapterSettings) => SttAdapter> = {
+/** The hosted-vendor adapter of each kind; exported so the contract tests build exactly what the registry binds. */
+export const VENDOR_FACTORIES: Record<Exclude<AdapterKind, 'local-sphinx'>, (s: AdapterSettings) => SttAdapter> = {
   openai: createOpenAiAdapter,
   deepgram: createDeepgramAdapter,
   assemblyai: createAssemblyAiAdapter,
@@ -88,7 +89,7 @@ export function createSttRegistry(config: ServerConfig, deps: { env?: () => Node
     if (!binding) continue;
     const timeoutMs = binding.timeout_ms ?? DEFAULT_TIMEOUT_MS;
     if (binding.adapter === 'local-sphinx') bound.set(id, { adapter: sphinx.adapter, timeoutMs });
-    else bound.set(id, { adapter: FACTORIES[binding.adapter](settingsOf(binding, env, deps.fetch)), timeoutMs });
+    else bound.set(id, { adapter: VENDOR_FACTORIES[binding.adapter](settingsOf(binding, env, deps.fetch)), timeoutMs });
   }
   return {
     get: (id) => bound.get(id),

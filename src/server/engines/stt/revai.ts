@@ -3,10 +3,10 @@
  * `GET /jobs/{id}` (`in_progress` → `transcribed` | `failed`), then `GET /jobs/{id}/transcript` as
  * `application/vnd.rev.transcript.v1.0+json`.
  */
-import { FormData } from 'undici';
-import { SttError, type SttAdapter, type SttAudio, type TranscribeOptions } from './types.js';
-import { malformed, meanConfidence, pollUntil, vendorJson } from './http.js';
-import { contextOf, joinUrl, keyCheck, primaryLanguage, requireKey, type AdapterSettings } from './settings.js';
+import { SttError, type SttAdapter } from './types.js';
+import { malformed, meanConfidence, pollJob, vendorJson } from './http.js';
+import { joinUrl, primaryLanguage, type AdapterSettings } from './settings.js';
+import { defineVendorAdapter, wavForm } from './vendor-adapter.js';
 
 const VENDOR = 'Rev.ai';
 
@@ -38,47 +38,34 @@ export function revTranscript(t: RevTranscript): { transcript: string; confidenc
 
 /** Creates the adapter; `model` maps to Rev.ai's `transcriber` option (machine, low_cost, fusion). */
 export function createRevAiAdapter(s: AdapterSettings): SttAdapter {
-  return {
-    adapter: 'revai',
-    model: s.model,
-    check: keyCheck(s, VENDOR),
-    async transcribe(audio: SttAudio, opts: TranscribeOptions) {
-      const key = requireKey(s, VENDOR);
-      const ctx = contextOf(s, VENDOR);
-      const signal = opts.signal;
-      const auth = { authorization: `Bearer ${key}` };
-      const base = joinUrl(s.baseUrl, '/speechtotext/v1/jobs');
-      const options: Record<string, unknown> = {};
-      const language = opts.language ?? s.language;
-      if (language) options.language = primaryLanguage(language);
-      if (s.model) options.transcriber = s.model;
-      const form = new FormData();
-      form.append('media', new Blob([audio.wav], { type: 'audio/wav' }), 'audio.wav');
-      form.append('options', JSON.stringify(options));
-      const job = await vendorJson<RevJob>(ctx, base, { method: 'POST', headers: auth, body: form, signal });
-      if (typeof job.id !== 'string') throw malformed(ctx, 'no job id');
-      const jobUrl = `${base}/${encodeURIComponent(job.id)}`;
-      const done = await pollUntil({
-        ctx,
-        signal,
-        intervalMs: s.pollIntervalMs,
-        step: async () => {
-          const j = await vendorJson<RevJob>(ctx, jobUrl, { headers: auth, signal });
-          return j.status === 'transcribed' || j.status === 'failed' ? j : undefined;
-        },
-      });
-      if (done.status === 'failed') {
-        const detail = typeof done.failure_detail === 'string' ? done.failure_detail : String(done.failure ?? 'job failed');
-        const unsupported = typeof done.failure === 'string' && /invalid_media|duration|too_short|too_long|unsupported/i.test(done.failure);
-        throw new SttError(unsupported ? 'unsupported_audio' : 'upstream_error', `${VENDOR}: ${detail}`);
-      }
-      const transcript = await vendorJson<RevTranscript>(ctx, `${jobUrl}/transcript`, {
-        headers: { ...auth, accept: 'application/vnd.rev.transcript.v1.0+json' },
-        signal,
-      });
-      const out = revTranscript(transcript);
-      if (!out) throw malformed(ctx, 'no monologues');
-      return out;
-    },
-  };
+  return defineVendorAdapter(s, { vendor: VENDOR, adapter: 'revai' }, async (audio, { key, ctx, signal, language }) => {
+    const auth = { authorization: `Bearer ${key}` };
+    const base = joinUrl(s.baseUrl, '/speechtotext/v1/jobs');
+    const options: Record<string, unknown> = {};
+    if (language) options.language = primaryLanguage(language);
+    if (s.model) options.transcriber = s.model;
+    const form = wavForm(audio, 'media');
+    form.append('options', JSON.stringify(options));
+    const job = await vendorJson<RevJob>(ctx, base, { method: 'POST', headers: auth, body: form, signal });
+    if (typeof job.id !== 'string') throw malformed(ctx, 'no job id');
+    const jobUrl = `${base}/${encodeURIComponent(job.id)}`;
+    const done = await pollJob<RevJob>(ctx, jobUrl, {
+      headers: auth,
+      signal,
+      intervalMs: s.pollIntervalMs,
+      finished: (j) => j.status === 'transcribed' || j.status === 'failed',
+    });
+    if (done.status === 'failed') {
+      const detail = typeof done.failure_detail === 'string' ? done.failure_detail : String(done.failure ?? 'job failed');
+      const unsupported = typeof done.failure === 'string' && /invalid_media|duration|too_short|too_long|unsupported/i.test(done.failure);
+      throw new SttError(unsupported ? 'unsupported_audio' : 'upstream_error', `${VENDOR}: ${detail}`);
+    }
+    const transcript = await vendorJson<RevTranscript>(ctx, `${jobUrl}/transcript`, {
+      headers: { ...auth, accept: 'application/vnd.rev.transcript.v1.0+json' },
+      signal,
+    });
+    const out = revTranscript(transcript);
+    if (!out) throw malformed(ctx, 'no monologues');
+    return out;
+  });
 }

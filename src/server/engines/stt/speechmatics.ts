@@ -2,10 +2,10 @@
  * Speechmatics batch API v2: `POST {base}/v2/jobs` (multipart `data_file` + `config` JSON), poll
  * `GET /v2/jobs/{id}` (`running` → `done` | `rejected`), then `GET /v2/jobs/{id}/transcript?format=json-v2`.
  */
-import { FormData } from 'undici';
-import { SttError, type SttAdapter, type SttAudio, type TranscribeOptions } from './types.js';
-import { malformed, meanConfidence, pollUntil, vendorJson } from './http.js';
-import { contextOf, joinUrl, keyCheck, primaryLanguage, requireKey, type AdapterSettings } from './settings.js';
+import { SttError, type SttAdapter } from './types.js';
+import { malformed, meanConfidence, pollJob, vendorJson } from './http.js';
+import { joinUrl, primaryLanguage, type AdapterSettings } from './settings.js';
+import { defineVendorAdapter, wavForm } from './vendor-adapter.js';
 
 const VENDOR = 'Speechmatics';
 
@@ -45,42 +45,32 @@ export function speechmaticsTranscript(body: JsonV2): { transcript: string; conf
 
 /** Creates the adapter; `model` is the `operating_point` (standard, enhanced) when set. */
 export function createSpeechmaticsAdapter(s: AdapterSettings): SttAdapter {
-  return {
-    adapter: 'speechmatics',
-    model: s.model,
-    check: keyCheck(s, VENDOR),
-    async transcribe(audio: SttAudio, opts: TranscribeOptions) {
-      const key = requireKey(s, VENDOR);
-      const ctx = contextOf(s, VENDOR);
-      const signal = opts.signal;
-      const auth = { authorization: `Bearer ${key}` };
-      const transcription: Record<string, unknown> = { language: primaryLanguage(opts.language ?? s.language ?? 'en') };
-      if (s.model) transcription.operating_point = s.model;
-      const form = new FormData();
-      form.append('data_file', new Blob([audio.wav], { type: 'audio/wav' }), 'audio.wav');
-      form.append('config', JSON.stringify({ type: 'transcription', transcription_config: transcription }));
-      const created = await vendorJson<{ id?: unknown }>(ctx, joinUrl(s.baseUrl, '/v2/jobs'), { method: 'POST', headers: auth, body: form, signal });
-      if (typeof created.id !== 'string') throw malformed(ctx, 'no job id');
-      const jobUrl = joinUrl(s.baseUrl, `/v2/jobs/${encodeURIComponent(created.id)}`);
-      const done = await pollUntil({
-        ctx,
-        signal,
-        intervalMs: s.pollIntervalMs,
-        step: async () => {
-          const d = await vendorJson<JobDetails>(ctx, jobUrl, { headers: auth, signal });
-          const status = d.job?.status;
-          if (status === undefined) throw malformed(ctx, 'no job.status');
-          return status === 'running' ? undefined : d;
-        },
-      });
-      if (done.job?.status !== 'done') {
-        const reason = (done.job?.errors ?? []).map((e) => e.message).filter((m) => typeof m === 'string').join('; ');
-        throw new SttError('upstream_error', `${VENDOR} job ${String(done.job?.status)}${reason ? `: ${reason}` : ''}`);
-      }
-      const body = await vendorJson<JsonV2>(ctx, `${jobUrl}/transcript?format=json-v2`, { headers: auth, signal });
-      const out = speechmaticsTranscript(body);
-      if (!out) throw malformed(ctx, 'no results');
-      return out;
-    },
-  };
+  return defineVendorAdapter(s, { vendor: VENDOR, adapter: 'speechmatics' }, async (audio, { key, ctx, signal, language }) => {
+    const auth = { authorization: `Bearer ${key}` };
+    const transcription: Record<string, unknown> = { language: primaryLanguage(language ?? 'en') };
+    if (s.model) transcription.operating_point = s.model;
+    const form = wavForm(audio, 'data_file');
+    form.append('config', JSON.stringify({ type: 'transcription', transcription_config: transcription }));
+    const created = await vendorJson<{ id?: unknown }>(ctx, joinUrl(s.baseUrl, '/v2/jobs'), { method: 'POST', headers: auth, body: form, signal });
+    if (typeof created.id !== 'string') throw malformed(ctx, 'no job id');
+    const jobUrl = joinUrl(s.baseUrl, `/v2/jobs/${encodeURIComponent(created.id)}`);
+    const done = await pollJob<JobDetails>(ctx, jobUrl, {
+      headers: auth,
+      signal,
+      intervalMs: s.pollIntervalMs,
+      finished: (d) => {
+        const status = d.job?.status;
+        if (status === undefined) throw malformed(ctx, 'no job.status');
+        return status !== 'running';
+      },
+    });
+    if (done.job?.status !== 'done') {
+      const reason = (done.job?.errors ?? []).map((e) => e.message).filter((m) => typeof m === 'string').join('; ');
+      throw new SttError('upstream_error', `${VENDOR} job ${String(done.job?.status)}${reason ? `: ${reason}` : ''}`);
+    }
+    const body = await vendorJson<JsonV2>(ctx, `${jobUrl}/transcript?format=json-v2`, { headers: auth, signal });
+    const out = speechmaticsTranscript(body);
+    if (!out) throw malformed(ctx, 'no results');
+    return out;
+  });
 }
