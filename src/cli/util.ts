@@ -64,3 +64,12 @@ export async function readInputFile(file: string): Promise<Buffer> {
     throw new CliError(`Cannot read ${file}: ${(e as Error).message}`, { cause: e });
   }
 }
+
+/** The paging options every list command shares (`--limit`, `--offset`, `--all`, `--csv`). */
+export function pagingOptions(cmd: Command, allHelp = 'follow pages'): Command {
+  return cmd
+    .option('--limit <n>', 'page size 1..100 (default 20)', intOption('--limit', 1, 100))
+    .option('--offset <n>', 'items to skip', intOption('--offset', 0, Number.MAX_SAFE_INTEGER))
+    .option('--all', allHelp)
+    .option('--csv', 'CSV output');
+}

@@ -11,7 +11,7 @@ import { CliError, ExitCode, usageError } from '../errors.js';
 import type { Column, Output } from '../output.js';
 import { JobProgress, watchJobs } from '../progress.js';
 import { connect } from '../session.js';
-import { examples, flagsOf, intOption, readInputFile, readStdin, writeOutputFile } from '../util.js';
+import { examples, flagsOf, pagingOptions, readInputFile, readStdin, writeOutputFile } from '../util.js';
 import { chooseSpeaker } from './tts.js';
 
 /** The service's batch limit: bigger inputs are split into several jobs. */
@@ -202,14 +202,9 @@ export function registerBatch(program: Command, ctx: HandlerContext): void {
   });
 
   examples(
-    batch
-      .command('list')
-      .addOption(new Option('--status <status>', 'only jobs in this state').choices(STATUSES))
-      .option('--limit <n>', 'page size 1..100 (default 20)', intOption('--limit', 1, 100))
-      .option('--offset <n>', 'items to skip', intOption('--offset', 0, Number.MAX_SAFE_INTEGER))
-      .option('--all', 'follow pages')
-      .option('--csv', 'CSV output')
-      .description('List your jobs, newest first'),
+    pagingOptions(batch.command('list').addOption(new Option('--status <status>', 'only jobs in this state').choices(STATUSES))).description(
+      'List your jobs, newest first',
+    ),
     ['voxctl batch list --status processing', 'voxctl jobs list --json | jq -r ".items[].job_id"'],
   ).action(async (_o, cmd: Command) => {
     const flags = flagsOf<{ status?: Job['status']; limit?: number; offset?: number; all?: boolean; csv?: boolean }>(cmd);

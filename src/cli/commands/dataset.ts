@@ -9,7 +9,7 @@ import type { Column } from '../output.js';
 import { JobProgress, watchJobs } from '../progress.js';
 import { connect } from '../session.js';
 import { validateDatasetCsv } from '../dataset-csv.js';
-import { examples, flagsOf, intOption, readInputFile, writeOutputFile } from '../util.js';
+import { examples, flagsOf, pagingOptions, readInputFile, writeOutputFile } from '../util.js';
 
 const datasetColumns: Column<DatasetSummary>[] = [
   { header: 'dataset_id', get: (d) => d.dataset_id },
@@ -57,13 +57,7 @@ export function registerDataset(program: Command, ctx: HandlerContext): void {
   });
 
   examples(
-    dataset
-      .command('list')
-      .option('--limit <n>', 'page size 1..100 (default 20)', intOption('--limit', 1, 100))
-      .option('--offset <n>', 'items to skip', intOption('--offset', 0, Number.MAX_SAFE_INTEGER))
-      .option('--all', 'follow pages')
-      .option('--csv', 'CSV output')
-      .description('List your datasets'),
+    pagingOptions(dataset.command('list')).description('List your datasets'),
     ['voxctl dataset list', 'voxctl dataset list --csv'],
   ).action(async (_o, cmd: Command) => {
     const flags = flagsOf<{ limit?: number; offset?: number; all?: boolean; csv?: boolean }>(cmd);

@@ -6,7 +6,7 @@ import { usageError } from '../errors.js';
 import type { Column } from '../output.js';
 import { connect } from '../session.js';
 import { deliverAudio } from '../audio-out.js';
-import { assertWritable, canPrompt, examples, flagsOf, intOption } from '../util.js';
+import { assertWritable, canPrompt, examples, flagsOf, pagingOptions } from '../util.js';
 
 const FILTERS = ['gender', 'region', 'accent', 'age_range', 'native_language'] as const;
 
@@ -46,11 +46,7 @@ export function registerSpeakers(program: Command, ctx: HandlerContext): void {
   const speakers = program.command('speakers').description('Browse the speaker catalogue');
 
   examples(
-    addFilters(speakers.command('list').description('List speakers (filters are exact, case-insensitive)'))
-      .option('--limit <n>', 'page size 1..100 (default 20)', intOption('--limit', 1, 100))
-      .option('--offset <n>', 'items to skip', intOption('--offset', 0, Number.MAX_SAFE_INTEGER))
-      .option('--all', 'follow pages and list every match')
-      .option('--csv', 'CSV output'),
+    pagingOptions(addFilters(speakers.command('list').description('List speakers (filters are exact, case-insensitive)')), 'follow pages and list every match'),
     ['voxctl speakers list --gender Female --accent British', 'voxctl speakers list --all --csv > speakers.csv', 'voxctl speakers list --json --limit 5 | jq -r ".items[].id"'],
   ).action(async (_o, cmd: Command) => {
     const flags = flagsOf<FilterFlags & { limit?: number; offset?: number; all?: boolean; csv?: boolean }>(cmd);
