@@ -3,17 +3,49 @@
  * Pure functions: no I/O, no server imports.
  */
 
-/** Any Unicode White_Space run (wider than JS `\s`, which misses U+0085 and counts U+FEFF). */
-const WHITESPACE = /\p{White_Space}+/gu;
 /**
  * Punctuation to drop, except an apostrophe (ASCII or typographic) between two word characters, which is
  * kept as `'`. Lookarounds see the original neighbours, so `'quoted'` loses both quotes and `don't` keeps one.
  */
 const PUNCTUATION = /(?<=[\p{L}\p{M}\p{N}])(['\u2019])(?=[\p{L}\p{M}\p{N}])|\p{P}/gu;
 
-/** Splits on any Unicode white space, dropping empty tokens. */
+/**
+ * Whether UTF-16 unit `c` is Unicode White_Space (wider than JS `\s`, which misses U+0085 and counts
+ * U+FEFF): U+0009–000D, U+0020, U+0085, U+00A0, U+1680, U+2000–200A, U+2028, U+2029, U+202F, U+205F, U+3000.
+ * All are BMP code points, so testing code units is testing code points.
+ */
+export function isWhiteSpace(c: number): boolean {
+  if (c < 0x85) return c === 0x20 || (c >= 0x09 && c <= 0x0d);
+  if (c < 0x1680) return c === 0x85 || c === 0xa0;
+  return c === 0x1680 || (c >= 0x2000 && c <= 0x200a) || c === 0x2028 || c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000;
+}
+
+/** Splits on any Unicode white space, dropping empty tokens (a scan: no regex, no empty strings). */
 export function whitespaceTokens(text: string): string[] {
-  return text.split(WHITESPACE).filter((t) => t.length > 0);
+  const out: string[] = [];
+  const n = text.length;
+  let start = -1;
+  for (let i = 0; i < n; i++) {
+    const c = text.charCodeAt(i);
+    // Printable ASCII other than the space is never white space: the common case, one comparison.
+    const space = c > 0x20 && c < 0x7f ? false : isWhiteSpace(c);
+    if (space) {
+      if (start >= 0) {
+        out.push(text.slice(start, i));
+        start = -1;
+      }
+    } else if (start < 0) start = i;
+  }
+  if (start >= 0) out.push(text.slice(start));
+  return out;
+}
+
+/** NFKC, lower case, punctuation removed (apostrophes between word characters kept as `'`). */
+function stripText(text: string): string {
+  return text
+    .normalize('NFKC')
+    .toLowerCase()
+    .replace(PUNCTUATION, (_match, inner: string | undefined) => (inner ? "'" : ''));
 }
 
 /**
@@ -21,14 +53,11 @@ export function whitespaceTokens(text: string): string[] {
  * `'quoted'` loses its quotes), white space collapsed to single spaces and trimmed.
  */
 export function normalizeText(text: string): string {
-  const stripped = text
-    .normalize('NFKC')
-    .toLowerCase()
-    .replace(PUNCTUATION, (_match, inner: string | undefined) => (inner ? "'" : ''));
-  return whitespaceTokens(stripped).join(' ');
+  return whitespaceTokens(stripText(text)).join(' ');
 }
 
 /** The words compared by WER: normalised tokens, or raw whitespace tokens when `normalize` is false. */
 export function wordsOf(text: string, normalize: boolean): string[] {
-  return normalize ? whitespaceTokens(normalizeText(text)) : whitespaceTokens(text);
+  // Tokens never contain white space, so splitting the stripped text equals splitting normalizeText's join.
+  return whitespaceTokens(normalize ? stripText(text) : text);
 }

@@ -6,8 +6,10 @@ import {
   calculateAccuracy,
   editDistance,
   EMPTY_REFERENCE_MESSAGE,
+  round4,
+  type AlignmentStep,
 } from '../../../src/shared/accuracy.js';
-import { normalizeText, whitespaceTokens } from '../../../src/shared/normalize.js';
+import { normalizeText, whitespaceTokens, wordsOf } from '../../../src/shared/normalize.js';
 
 /** Textbook O(n·m) Levenshtein, the oracle for the bit-parallel implementation. */
 function naiveDistance(a: readonly string[], b: readonly string[]): number {
@@ -21,6 +23,47 @@ function naiveDistance(a: readonly string[], b: readonly string[]): number {
   }
   return prev[b.length]!;
 }
+
+/**
+ * The unbanded textbook alignment DP (score cost·K − substitutions, back-pointers preferring diagonal,
+ * then up, then left on ties): the oracle that the banded, cut-off implementation must reproduce exactly.
+ */
+function naiveAlignment(a: readonly string[], b: readonly string[]): AlignmentStep[] {
+  const K = a.length + b.length + 1;
+  const score: number[][] = [];
+  const dir: number[][] = [];
+  for (let i = 0; i <= a.length; i++) {
+    score.push([]);
+    dir.push([]);
+    for (let j = 0; j <= b.length; j++) {
+      if (i === 0 || j === 0) {
+        score[i]![j] = (i + j) * K;
+        dir[i]![j] = i === 0 ? 3 : 2;
+        continue;
+      }
+      let best = score[i - 1]![j - 1]! + (a[i - 1] === b[j - 1] ? 0 : K - 1);
+      let d = 1;
+      if (score[i - 1]![j]! + K < best) [best, d] = [score[i - 1]![j]! + K, 2];
+      if (score[i]![j - 1]! + K < best) [best, d] = [score[i]![j - 1]! + K, 3];
+      score[i]![j] = best;
+      dir[i]![j] = d;
+    }
+  }
+  const steps: AlignmentStep[] = [];
+  for (let i = a.length, j = b.length; i > 0 || j > 0; ) {
+    const d = dir[i]![j];
+    if (d === 1) {
+      steps.push({ op: a[i - 1] === b[j - 1] ? 'equal' : 'substitute', ref: a[i - 1]!, hyp: b[j - 1]! });
+      i--;
+      j--;
+    } else if (d === 2) steps.push({ op: 'delete', ref: a[--i]!, hyp: null });
+    else steps.push({ op: 'insert', ref: null, hyp: b[--j]! });
+  }
+  return steps.reverse();
+}
+
+/** The regex tokenizer `whitespaceTokens` replaced (Unicode White_Space). */
+const regexTokens = (text: string): string[] => text.split(/\p{White_Space}+/gu).filter((t) => t.length > 0);
 
 /** Brute force over every alignment: the (cost, -substitutions) minimum, to check the tie-break. */
 function bestCounts(a: readonly string[], b: readonly string[]): { cost: number; subs: number } {
@@ -213,6 +256,74 @@ describe('calculateAccuracy: properties', () => {
       }),
       { numRuns: 1000 },
     );
+  });
+
+  it('the alignment is exactly that of the unbanded DP, ties included, on longer and skewed inputs', () => {
+    const word = fc.constantFrom('a', 'b', 'c', 'd', 'e');
+    fc.assert(
+      fc.property(fc.array(word, { maxLength: 90 }), fc.array(word, { maxLength: 90 }), (a, b) => {
+        expect(alignWords(a, b)).toEqual(naiveAlignment(a, b));
+      }),
+      { numRuns: 400 },
+    );
+    // Near-identical pairs: long common stretches, a few edits (the cut-off band is narrow there).
+    const edit = fc.record({ at: fc.nat(), op: fc.constantFrom('sub', 'del', 'ins'), w: word });
+    fc.assert(
+      fc.property(fc.array(word, { minLength: 1, maxLength: 120 }), fc.array(edit, { maxLength: 12 }), (a, edits) => {
+        const b = [...a];
+        for (const e of edits) {
+          const at = e.at % (b.length + 1);
+          if (e.op === 'ins') b.splice(at, 0, e.w);
+          else if (at < b.length) b.splice(at, 1, ...(e.op === 'sub' ? [e.w] : []));
+        }
+        expect(alignWords(a, b)).toEqual(naiveAlignment(a, b));
+        expect(alignWords(b, a)).toEqual(naiveAlignment(b, a));
+      }),
+      { numRuns: 400 },
+    );
+  });
+
+  it('CER is the textbook Levenshtein over code points of the joined words (astral and lone surrogates too)', () => {
+    const ch = fc.constantFrom('a', 'b', 'c', 'é', '😀', '😁', '\ud83d', '\ude00', '𝒳', 'ß');
+    const token = fc.array(ch, { minLength: 1, maxLength: 6 }).map((cs) => cs.join(''));
+    const text = fc.array(token, { minLength: 1, maxLength: 40 }).map((ts) => ts.join(' '));
+    fc.assert(
+      fc.property(text, fc.oneof(text, fc.constant('')), (ref, hyp) => {
+        const res = calculateAccuracy(ref, hyp, { normalize: false });
+        const r = Array.from(wordsOf(ref, false).join(' '));
+        const h = Array.from(wordsOf(hyp, false).join(' '));
+        expect(res.cer).toBe(round4(naiveDistance(r, h) / r.length));
+        expect(res.wer).toBe(round4(naiveDistance(wordsOf(ref, false), wordsOf(hyp, false)) / res.reference_words));
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('the character distance is exact on long random strings, with and without a bound', () => {
+    const ch = fc.constantFrom('a', 'b', 'c', 'd', ' ', '😀', 'é');
+    fc.assert(
+      fc.property(fc.array(ch, { maxLength: 400 }), fc.array(ch, { maxLength: 400 }), fc.nat({ max: 500 }), (a, b, bound) => {
+        const d = naiveDistance(a, b);
+        expect(editDistance(a, b)).toBe(d);
+        expect(editDistance(a, b, bound)).toBe(d);
+        expect(editDistance(a, b, d)).toBe(d);
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  it('the white-space tokenizer equals splitting on \\p{White_Space}', () => {
+    const ch = fc.constantFrom('a', 'Z', '\t', '\n', '\v', '\f', '\r', ' ', '\u0085', '\u00a0', '\u1680', '\u2000', '\u200a', '\u200b', '\u2028', '\u2029', '\u202f', '\u205f', '\u3000', '\ufeff', '\u180e', '😀', '\u001f', '\u007f');
+    fc.assert(
+      fc.property(fc.array(ch, { maxLength: 30 }).map((cs) => cs.join('')), (text) => {
+        expect(whitespaceTokens(text)).toEqual(regexTokens(text));
+      }),
+      { numRuns: 500 },
+    );
+    for (let c = 0; c < 0x10000; c++) {
+      const text = `a${String.fromCharCode(c)}b`;
+      if (whitespaceTokens(text).length !== regexTokens(text).length) throw new Error(`U+${c.toString(16)} classified differently`);
+    }
   });
 
   it('WER and CER are rounded to 4 decimals', () => {
