@@ -25,7 +25,7 @@ export interface Runtime {
   clock: Clock;
   /** HMAC key of signed audio URLs (`{dataDir}/secret`, 0600). */
   secret: Buffer;
-  /** The TTS worker pool (set by the engines workstream). */
+  /** The TTS worker pool (optional so tests can build a runtime around their own pool). */
   tts?: TtsPool;
   /** When the runtime was built (health's uptime). */
   startedAt: Date;
@@ -33,7 +33,7 @@ export interface Runtime {
   rateLimiter: RateLimiter;
   /** Set on the first start of an empty data dir: the admin key, for `voxctl serve` to print once. */
   bootstrap?: BootstrapResult;
-  /** State of each STT provider for /health (set by the STT workstream). */
+  /** State of each STT provider for /health. */
   sttHealth?: () => Record<string, 'ok' | 'unavailable' | 'not_configured'>;
   /** The batch-job runner over the SQLite queue (wake it after queueing a job). */
   jobs?: JobRunner;
