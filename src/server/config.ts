@@ -6,6 +6,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { SPEC_PROVIDERS, LOCAL_PROVIDERS } from '../shared/schemas/stt.js';
+import { LANGUAGE_OF } from './engines/stt/languages.js';
 
 /** Adapters a token can be bound to. */
 export const ADAPTERS = ['openai', 'deepgram', 'assemblyai', 'google', 'azure', 'revai', 'speechmatics', 'elevenlabs', 'gladia', 'local-sphinx'] as const;
@@ -24,9 +25,11 @@ export interface ProviderBinding {
   language?: string;
   /** Endpoint path override (openai: `/inference` for whisper.cpp's server). */
   path?: string;
-  /** Per-provider timeout, default 60000 ms. */
+  /** Per-provider timeout: 60000 ms; job-based vendors (assemblyai, revai, speechmatics, gladia) 120000 ms plus `timeout_per_audio_second_ms`. */
   timeout_ms?: number;
-  /** Pause between status polls of job-based vendors, default 1000 ms. */
+  /** Added to `timeout_ms` per second of audio: job-based vendors 1000 unless `timeout_ms` is given, others 0. */
+  timeout_per_audio_second_ms?: number;
+  /** Pause between status polls of job-based vendors, default 3000 ms. */
   poll_interval_ms?: number;
   /** Azure region (`westeurope`): base URL `https://{region}.stt.speech.microsoft.com`. */
   region?: string;
@@ -61,7 +64,7 @@ export class ConfigError extends Error {
 /** Name of the file looked for in the data dir. */
 export const CONFIG_FILE_NAME = 'voxctl.config.json';
 
-const BINDING_KEYS = ['adapter', 'model', 'base_url', 'api_key_env', 'language', 'path', 'timeout_ms', 'poll_interval_ms', 'region'];
+const BINDING_KEYS = ['adapter', 'model', 'base_url', 'api_key_env', 'language', 'path', 'timeout_ms', 'timeout_per_audio_second_ms', 'poll_interval_ms', 'region'];
 const SPHINX_KEYS = ['timeout_ms', 'max_concurrent', 'model_dir', 'binary'];
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const MAX_TIMEOUT_MS = 10 * 60_000;
@@ -173,10 +176,13 @@ function parseBinding(value: unknown, where: string): ProviderBinding {
   }
   const timeout = optInt(value, 'timeout_ms', where, 1, MAX_TIMEOUT_MS);
   if (timeout !== undefined) binding.timeout_ms = timeout;
+  const perSecond = optInt(value, 'timeout_per_audio_second_ms', where, 0, 60_000);
+  if (perSecond !== undefined) binding.timeout_per_audio_second_ms = perSecond;
   const poll = optInt(value, 'poll_interval_ms', where, 1, 60_000);
   if (poll !== undefined) binding.poll_interval_ms = poll;
+  checkVendorRules(binding, where);
   if (binding.adapter === 'local-sphinx') {
-    for (const key of ['model', 'base_url', 'api_key_env', 'region'] as const) {
+    for (const key of ['model', 'base_url', 'api_key_env', 'region', 'timeout_per_audio_second_ms'] as const) {
       if (binding[key] !== undefined) throw new ConfigError(`"${where}.${key}" does not apply to the local-sphinx adapter`);
     }
   } else if (binding.adapter !== 'openai' && binding.api_key_env === undefined) {
@@ -187,6 +193,17 @@ function parseBinding(value: unknown, where: string): ProviderBinding {
     throw new ConfigError(`"${where}" needs "region" or "base_url" for the azure adapter`);
   }
   return binding;
+}
+
+/** What a vendor cannot take, refused here rather than answered by the vendor with an error on every request. */
+function checkVendorRules(binding: ProviderBinding, where: string): void {
+  if (binding.adapter === 'gladia' && binding.model !== undefined) {
+    throw new ConfigError(`"${where}.model" does not apply to the gladia adapter: Gladia's pre-recorded API has no model choice`);
+  }
+  const rule = binding.adapter in LANGUAGE_OF ? LANGUAGE_OF[binding.adapter as keyof typeof LANGUAGE_OF] : undefined;
+  if (rule && binding.language !== undefined && rule.map(binding.language) === undefined) {
+    throw new ConfigError(`"${where}.language": ${rule.vendor} does not support "${binding.language}"; give ${rule.hint}`);
+  }
 }
 
 function parseSphinx(value: unknown, where: string): SphinxSettings {

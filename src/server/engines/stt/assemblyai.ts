@@ -6,6 +6,7 @@ import { SttError, type SttAdapter } from './types.js';
 import { confidenceOrNull, malformed, pollJob, vendorJson } from './http.js';
 import { joinUrl, type AdapterSettings } from './settings.js';
 import { defineVendorAdapter } from './vendor-adapter.js';
+import { vendorLanguage } from './languages.js';
 
 const VENDOR = 'AssemblyAI';
 
@@ -17,15 +18,12 @@ interface Transcript {
   error?: unknown;
 }
 
-/** `en-US` → `en_us`, AssemblyAI's spelling of locales; plain `en` stays. */
-function assemblyLanguage(language: string): string {
-  return language.replace('-', '_').toLowerCase();
-}
-
 /** Creates the adapter; confidence is the transcript-level `confidence` AssemblyAI returns. */
 export function createAssemblyAiAdapter(s: AdapterSettings): SttAdapter {
   const model = s.model ?? 'universal-2';
   return defineVendorAdapter(s, { vendor: VENDOR, adapter: 'assemblyai', model }, async (audio, { key, ctx, signal, language }) => {
+    // Mapped before the upload, so an unlisted language costs no transfer.
+    const languageFields = language ? { language_code: vendorLanguage('assemblyai', language) } : { language_detection: true };
     const upload = await vendorJson<{ upload_url?: unknown }>(ctx, joinUrl(s.baseUrl, '/v2/upload'), {
       method: 'POST',
       headers: { authorization: key, 'content-type': 'application/octet-stream' },
@@ -33,9 +31,7 @@ export function createAssemblyAiAdapter(s: AdapterSettings): SttAdapter {
       signal,
     });
     if (typeof upload.upload_url !== 'string') throw malformed(ctx, 'no upload_url');
-    const request: Record<string, unknown> = { audio_url: upload.upload_url, speech_models: [model] };
-    if (language) request.language_code = assemblyLanguage(language);
-    else request.language_detection = true;
+    const request: Record<string, unknown> = { audio_url: upload.upload_url, speech_models: [model], ...languageFields };
     const created = await vendorJson<Transcript>(ctx, joinUrl(s.baseUrl, '/v2/transcript'), {
       method: 'POST',
       headers: { authorization: key, 'content-type': 'application/json' },

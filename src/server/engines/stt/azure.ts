@@ -5,7 +5,8 @@
  */
 import { SttError, type SttAdapter } from './types.js';
 import { confidenceOrNull, malformed, vendorJson } from './http.js';
-import { joinUrl, locale, maxDuration, wavAt, type AdapterSettings } from './settings.js';
+import { joinUrl, wavAt, type AdapterSettings } from './settings.js';
+import { vendorLanguage } from './languages.js';
 import { defineVendorAdapter } from './vendor-adapter.js';
 
 const VENDOR = 'Azure Speech';
@@ -20,9 +21,8 @@ interface AzureResponse {
 /** Creates the adapter; confidence is `NBest[0].Confidence` of the detailed format. */
 export function createAzureAdapter(s: AdapterSettings): SttAdapter {
   return defineVendorAdapter(s, { vendor: VENDOR, adapter: 'azure' }, async (audio, { key, ctx, signal, language }) => {
-    maxDuration(audio, 60, VENDOR);
+    const query = new URLSearchParams({ language: vendorLanguage('azure', language ?? 'en-US'), format: 'detailed' });
     const { wav } = await wavAt(audio, 16000);
-    const query = new URLSearchParams({ language: locale(language, 'en-US'), format: 'detailed' });
     const body = await vendorJson<AzureResponse>(ctx, `${joinUrl(s.baseUrl, PATH)}?${query}`, {
       method: 'POST',
       headers: {

@@ -1,4 +1,7 @@
-/** Deepgram pre-recorded `POST /v1/listen?model=..&language=..&smart_format=true` with the WAV as the body. */
+/**
+ * Deepgram pre-recorded `POST /v1/listen?model=..&language=..&smart_format=true` with the WAV as the body.
+ * Without a language Deepgram assumes English; `detect_language=true` makes it identify the language.
+ */
 import type { SttAdapter } from './types.js';
 import { confidenceOrNull, malformed, vendorJson } from './http.js';
 import { joinUrl, type AdapterSettings } from './settings.js';
@@ -16,6 +19,7 @@ export function createDeepgramAdapter(s: AdapterSettings): SttAdapter {
   return defineVendorAdapter(s, { vendor: VENDOR, adapter: 'deepgram', model }, async (audio, { key, ctx, signal, language }) => {
     const query = new URLSearchParams({ model, smart_format: 'true', punctuate: 'true' });
     if (language) query.set('language', language);
+    else query.set('detect_language', 'true');
     const body = await vendorJson<DeepgramResponse>(ctx, `${joinUrl(s.baseUrl, '/v1/listen')}?${query}`, {
       method: 'POST',
       headers: { authorization: `Token ${key}`, 'content-type': 'audio/wav' },

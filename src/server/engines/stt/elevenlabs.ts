@@ -1,7 +1,8 @@
 /** ElevenLabs Scribe `POST {base}/v1/speech-to-text` (multipart `file`, `model_id`, `language_code`), key in `xi-api-key`. */
 import type { SttAdapter } from './types.js';
 import { confidenceOrNull, malformed, vendorJson } from './http.js';
-import { joinUrl, primaryLanguage, type AdapterSettings } from './settings.js';
+import { joinUrl, type AdapterSettings } from './settings.js';
+import { primaryLanguage } from './languages.js';
 import { defineVendorAdapter, wavForm } from './vendor-adapter.js';
 
 const VENDOR = 'ElevenLabs';
@@ -23,9 +24,9 @@ export function scribeConfidence(body: ScribeResponse): number | null {
   return lps.length ? confidenceOrNull(Math.exp(lps.reduce((a, v) => a + v, 0) / lps.length)) : null;
 }
 
-/** Creates the adapter (model `scribe_v1` unless configured). */
+/** Creates the adapter (model `scribe_v2`, the current one, unless configured). */
 export function createElevenLabsAdapter(s: AdapterSettings): SttAdapter {
-  const model = s.model ?? 'scribe_v1';
+  const model = s.model ?? 'scribe_v2';
   return defineVendorAdapter(s, { vendor: VENDOR, adapter: 'elevenlabs', model }, async (audio, { key, ctx, signal, language }) => {
     const form = wavForm(audio, 'file');
     form.append('model_id', model);

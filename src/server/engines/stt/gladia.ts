@@ -4,7 +4,8 @@
  */
 import { SttError, type SttAdapter } from './types.js';
 import { malformed, meanConfidence, pollJob, vendorJson } from './http.js';
-import { joinUrl, primaryLanguage, type AdapterSettings } from './settings.js';
+import { joinUrl, type AdapterSettings } from './settings.js';
+import { vendorLanguage } from './languages.js';
 import { defineVendorAdapter, wavForm } from './vendor-adapter.js';
 
 const VENDOR = 'Gladia';
@@ -15,9 +16,13 @@ interface GladiaJob {
   result?: { transcription?: { full_transcript?: unknown; utterances?: { confidence?: unknown }[] } } | null;
 }
 
-/** Creates the adapter; confidence is the mean of the utterances' `confidence` (no transcript-level one). */
+/**
+ * Creates the adapter; confidence is the mean of the utterances' `confidence` (no transcript-level one).
+ * Gladia's pre-recorded request has no model choice, so a binding cannot name one (config validation).
+ */
 export function createGladiaAdapter(s: AdapterSettings): SttAdapter {
-  return defineVendorAdapter(s, { vendor: VENDOR, adapter: 'gladia' }, async (audio, { key, ctx, signal, language }) => {
+  return defineVendorAdapter(s, { vendor: VENDOR, adapter: 'gladia', model: null }, async (audio, { key, ctx, signal, language }) => {
+    const languages = language ? [vendorLanguage('gladia', language)] : undefined;
     const upload = await vendorJson<{ audio_url?: unknown }>(ctx, joinUrl(s.baseUrl, '/v2/upload'), {
       method: 'POST',
       headers: { 'x-gladia-key': key },
@@ -26,8 +31,7 @@ export function createGladiaAdapter(s: AdapterSettings): SttAdapter {
     });
     if (typeof upload.audio_url !== 'string') throw malformed(ctx, 'no audio_url');
     const request: Record<string, unknown> = { audio_url: upload.audio_url };
-    if (language) request.language_config = { languages: [primaryLanguage(language)], code_switching: false };
-    if (s.model) request.model = s.model;
+    if (languages) request.language_config = { languages, code_switching: false };
     const created = await vendorJson<{ id?: unknown; result_url?: unknown }>(ctx, joinUrl(s.baseUrl, '/v2/pre-recorded'), {
       method: 'POST',
       headers: { 'x-gladia-key': key, 'content-type': 'application/json' },

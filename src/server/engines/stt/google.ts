@@ -4,7 +4,8 @@
  */
 import type { SttAdapter } from './types.js';
 import { malformed, vendorJson } from './http.js';
-import { joinUrl, locale, maxDuration, wavAt, type AdapterSettings } from './settings.js';
+import { joinUrl, wavAt, type AdapterSettings } from './settings.js';
+import { vendorLanguage } from './languages.js';
 import { defineVendorAdapter } from './vendor-adapter.js';
 
 const VENDOR = 'Google Speech-to-Text';
@@ -31,14 +32,14 @@ export function googleTranscript(body: RecognizeResponse): { transcript: string;
 /** Creates the adapter; `model` (e.g. `latest_short`) is sent only when configured. */
 export function createGoogleAdapter(s: AdapterSettings): SttAdapter {
   return defineVendorAdapter(s, { vendor: VENDOR, adapter: 'google' }, async (audio, { key, ctx, signal, language }) => {
-    maxDuration(audio, 60, VENDOR);
+    const languageCode = vendorLanguage('google', language ?? 'en-US');
     const rate = audio.sampleRate >= MIN_RATE && audio.sampleRate <= MAX_RATE ? audio.sampleRate : 16000;
     const { pcm } = await wavAt(audio, rate);
     const config: Record<string, unknown> = {
       encoding: 'LINEAR16',
       sampleRateHertz: rate,
       audioChannelCount: 1,
-      languageCode: locale(language, 'en-US'),
+      languageCode,
       enableAutomaticPunctuation: true,
     };
     if (s.model) config.model = s.model;

@@ -64,6 +64,8 @@ function failure(ctx: VendorContext, status: number, text: string): SttError {
 /** Maps a thrown transport error: our abort (the provider timeout) → `timeout`, anything else → `upstream_error`. */
 export function transportFailure(ctx: VendorContext, err: unknown, signal: AbortSignal): SttError {
   if (err instanceof SttError) return err;
+  // A budget that ran out carries its own explanation.
+  if (signal.aborted && signal.reason instanceof SttError) return signal.reason;
   if (signal.aborted) return new SttError('timeout', `${ctx.vendor} did not answer in time`, { cause: err });
   const cause = (err as { cause?: { code?: string; message?: string } }).cause;
   const reason = cause?.code ?? cause?.message ?? (err instanceof Error ? err.message : String(err));

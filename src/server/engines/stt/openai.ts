@@ -3,14 +3,32 @@
  * every server speaking the same API: Groq, speaches/faster-whisper-server, LocalAI, vLLM, and
  * whisper.cpp's server (path `/inference`). A self-hosted server may need no key.
  */
-import { SttError, type SttAdapter, type SttAudio, type TranscribeOptions } from './types.js';
+import type { SttAdapter, SttAudio, TranscribeOptions } from './types.js';
 import { confidenceOrNull, malformed, vendorJson } from './http.js';
-import { contextOf, joinUrl, primaryLanguage, requireKey, type AdapterSettings } from './settings.js';
+import { checkLimits, contextOf, joinUrl, requireKey, withinBudget, type AdapterSettings } from './settings.js';
 import { wavForm } from './vendor-adapter.js';
+import { primaryLanguage } from './languages.js';
+import { VENDOR_TABLE } from './vendor-table.js';
 
 const VENDOR = 'OpenAI';
-/** OpenAI refuses files over 25 MB. */
-const MAX_BYTES = 25 * 1024 * 1024;
+
+/** What one model accepts (openai-node `src/resources/audio/transcriptions.ts`, TranscriptionCreateParamsBase). */
+export interface OpenAiModelRules {
+  /** `verbose_json` is documented for whisper-1 (and is what Whisper servers return segments in); gpt-* models take `json`. */
+  responseFormat: 'json' | 'verbose_json';
+  /** `include[]=logprobs` only works with gpt-4o-transcribe, gpt-4o-mini-transcribe and its dated snapshots. */
+  logprobs: boolean;
+  /** gpt-4o-transcribe-diarize requires `chunking_strategy` for inputs over 30 s; we always send `auto`. */
+  chunking: boolean;
+}
+
+/** The request rules of `model`; a name outside OpenAI's gpt-* family is treated as Whisper (whisper-1, self-hosted servers). */
+export function openAiModelRules(model: string): OpenAiModelRules {
+  if (/^gpt-4o-transcribe-diarize/.test(model)) return { responseFormat: 'json', logprobs: false, chunking: true };
+  if (/^gpt-4o(-mini)?-transcribe(-\d{4}-\d{2}-\d{2})?$/.test(model)) return { responseFormat: 'json', logprobs: true, chunking: false };
+  if (/^gpt-/.test(model)) return { responseFormat: 'json', logprobs: false, chunking: false };
+  return { responseFormat: 'verbose_json', logprobs: false, chunking: false };
+}
 
 interface OpenAiTranscription {
   text?: unknown;
@@ -22,7 +40,7 @@ interface OpenAiTranscription {
  * Confidence, derived because the API has no transcript-level field:
  * - `verbose_json` (whisper-1, most self-hosted servers): mean over segments of exp(avg_logprob), the
  *   segment's mean token probability;
- * - gpt-4o models with `include[]=logprobs`: exp(mean token logprob), the geometric mean probability;
+ * - gpt-4o(-mini)-transcribe with `include[]=logprobs`: exp(mean token logprob), the geometric mean probability;
  * - otherwise null.
  */
 export function openAiConfidence(body: OpenAiTranscription): number | null {
@@ -36,30 +54,27 @@ export function openAiConfidence(body: OpenAiTranscription): number | null {
 /** Creates the adapter; `settings.path` defaults to `/v1/audio/transcriptions`. */
 export function createOpenAiAdapter(s: AdapterSettings): SttAdapter {
   const model = s.model ?? 'whisper-1';
-  // Only whisper-1 (and whisper servers) return segments; gpt-4o models take `include[]=logprobs` instead.
-  const gpt4o = /^gpt-4o/.test(model);
+  const rules = openAiModelRules(model);
   return {
     adapter: 'openai',
     model,
     // A self-hosted server may need no key: only a configured but unset variable makes it not ready.
     check: () => (s.apiKeyEnv && !s.apiKey() ? { ok: false, detail: `${s.apiKeyEnv} is not set` } : { ok: true }),
     async transcribe(audio: SttAudio, opts: TranscribeOptions) {
-      if (audio.wav.length > MAX_BYTES) throw new SttError('unsupported_audio', `${VENDOR} accepts files up to 25 MB; the audio is ${(audio.wav.length / 1048576).toFixed(1)} MB as WAV`);
+      const key = s.apiKeyEnv ? requireKey(s, VENDOR) : undefined;
+      checkLimits(audio, VENDOR_TABLE.openai.limits, VENDOR);
       const ctx = contextOf(s, VENDOR);
       const form = wavForm(audio, 'file');
       form.append('model', model);
       const language = opts.language ?? s.language;
       if (language) form.append('language', primaryLanguage(language));
-      form.append('response_format', gpt4o ? 'json' : 'verbose_json');
-      if (gpt4o) form.append('include[]', 'logprobs');
+      form.append('response_format', rules.responseFormat);
+      if (rules.logprobs) form.append('include[]', 'logprobs');
+      if (rules.chunking) form.append('chunking_strategy', 'auto');
       form.append('temperature', '0');
-      const key = s.apiKeyEnv ? requireKey(s, VENDOR) : undefined;
-      const body = await vendorJson<OpenAiTranscription>(ctx, joinUrl(s.baseUrl, s.path ?? '/v1/audio/transcriptions'), {
-        method: 'POST',
-        headers: key ? { authorization: `Bearer ${key}` } : {},
-        body: form,
-        signal: opts.signal,
-      });
+      const url = joinUrl(s.baseUrl, s.path ?? '/v1/audio/transcriptions');
+      const headers: Record<string, string> = key ? { authorization: `Bearer ${key}` } : {};
+      const body = await withinBudget(s, audio, VENDOR, opts.signal, (signal) => vendorJson<OpenAiTranscription>(ctx, url, { method: 'POST', headers, body: form, signal }));
       if (typeof body.text !== 'string') throw malformed(ctx, 'no text');
       return { transcript: body.text.trim(), confidence: openAiConfidence(body) };
     },

@@ -4,7 +4,7 @@
  */
 import type { fetch as undiciFetch } from 'undici';
 import { ALL_PROVIDERS, LOCAL_PROVIDERS } from '../../../shared/schemas/stt.js';
-import type { AdapterKind, ProviderBinding, ServerConfig } from '../../config.js';
+import type { ProviderBinding, ServerConfig } from '../../config.js';
 import type { SttAdapter } from './types.js';
 import type { AdapterSettings } from './settings.js';
 import { createLocalSphinxAdapter } from './local-sphinx.js';
@@ -17,25 +17,13 @@ import { createRevAiAdapter } from './revai.js';
 import { createSpeechmaticsAdapter } from './speechmatics.js';
 import { createElevenLabsAdapter } from './elevenlabs.js';
 import { createGladiaAdapter } from './gladia.js';
+import { TIMEOUTS, VENDOR_TABLE, type VendorKind } from './vendor-table.js';
 
-/** Default per-provider timeout (DESIGN §4.11). */
-export const DEFAULT_TIMEOUT_MS = 60_000;
-const DEFAULT_POLL_MS = 1000;
-
-/** Public endpoints of the vendors (a binding's `base_url` replaces them). */
-const DEFAULT_BASE: Record<Exclude<AdapterKind, 'local-sphinx' | 'azure'>, string> = {
-  openai: 'https://api.openai.com',
-  deepgram: 'https://api.deepgram.com',
-  assemblyai: 'https://api.assemblyai.com',
-  google: 'https://speech.googleapis.com',
-  revai: 'https://api.rev.ai',
-  speechmatics: 'https://asr.api.speechmatics.com',
-  elevenlabs: 'https://api.elevenlabs.io',
-  gladia: 'https://api.gladia.io',
-};
+/** Default per-provider timeout of synchronous vendors and local engines (DESIGN §4.11). */
+export const DEFAULT_TIMEOUT_MS = TIMEOUTS.defaultMs;
 
 /** The hosted-vendor adapter of each kind; exported so the contract tests build exactly what the registry binds. */
-export const VENDOR_FACTORIES: Record<Exclude<AdapterKind, 'local-sphinx'>, (s: AdapterSettings) => SttAdapter> = {
+export const VENDOR_FACTORIES: Record<VendorKind, (s: AdapterSettings) => SttAdapter> = {
   openai: createOpenAiAdapter,
   deepgram: createDeepgramAdapter,
   assemblyai: createAssemblyAiAdapter,
@@ -47,7 +35,10 @@ export const VENDOR_FACTORIES: Record<Exclude<AdapterKind, 'local-sphinx'>, (s: 
   gladia: createGladiaAdapter,
 };
 
-/** A provider that can be called: its adapter and its own timeout. */
+/**
+ * A provider that can be called: its adapter and its own timeout. An adapter whose budget grows with the
+ * audio enforces that budget itself; `timeoutMs` is then the ceiling no budget exceeds.
+ */
 export interface BoundProvider {
   adapter: SttAdapter;
   timeoutMs: number;
@@ -87,9 +78,13 @@ export function createSttRegistry(config: ServerConfig, deps: { env?: () => Node
   for (const id of LOCAL_PROVIDERS) bound.set(id, sphinx);
   for (const [id, binding] of Object.entries(config.stt.providers)) {
     if (!binding) continue;
-    const timeoutMs = binding.timeout_ms ?? DEFAULT_TIMEOUT_MS;
-    if (binding.adapter === 'local-sphinx') bound.set(id, { adapter: sphinx.adapter, timeoutMs });
-    else bound.set(id, { adapter: VENDOR_FACTORIES[binding.adapter](settingsOf(binding, env, deps.fetch)), timeoutMs });
+    if (binding.adapter === 'local-sphinx') {
+      bound.set(id, { adapter: sphinx.adapter, timeoutMs: binding.timeout_ms ?? DEFAULT_TIMEOUT_MS });
+      continue;
+    }
+    const settings = settingsOf(binding, binding.adapter, env, deps.fetch);
+    const scaled = (settings.timeoutPerAudioSecondMs ?? 0) > 0;
+    bound.set(id, { adapter: VENDOR_FACTORIES[binding.adapter](settings), timeoutMs: scaled ? TIMEOUTS.maxMs : (settings.timeoutMs ?? DEFAULT_TIMEOUT_MS) });
   }
   return {
     get: (id) => bound.get(id),
@@ -106,16 +101,23 @@ export function createSttRegistry(config: ServerConfig, deps: { env?: () => Node
   };
 }
 
-function settingsOf(b: ProviderBinding, env: () => NodeJS.ProcessEnv, fetch: typeof undiciFetch | undefined): AdapterSettings {
-  const baseUrl =
-    b.base_url ?? (b.adapter === 'azure' ? `https://${b.region}.stt.speech.microsoft.com` : DEFAULT_BASE[b.adapter as keyof typeof DEFAULT_BASE]);
+/**
+ * A binding's adapter settings with the vendor's defaults. Job-based vendors poll every 3 s and get a
+ * budget that grows with the audio, unless the binding fixes `timeout_ms` without a per-second share.
+ */
+export function settingsOf(b: ProviderBinding, kind: VendorKind, env: () => NodeJS.ProcessEnv, fetch?: typeof undiciFetch): AdapterSettings {
+  const spec = VENDOR_TABLE[kind];
+  const baseUrl = b.base_url ?? (kind === 'azure' ? `https://${b.region}.stt.speech.microsoft.com` : (spec.defaultBase as string));
+  const perSecond = b.timeout_per_audio_second_ms ?? (spec.polling && b.timeout_ms === undefined ? TIMEOUTS.jobPerAudioSecondMs : 0);
   const name = b.api_key_env;
   return {
     baseUrl,
     model: b.model ?? null,
     language: b.language,
     path: b.path,
-    pollIntervalMs: b.poll_interval_ms ?? DEFAULT_POLL_MS,
+    pollIntervalMs: b.poll_interval_ms ?? TIMEOUTS.jobPollMs,
+    timeoutMs: b.timeout_ms ?? (spec.polling ? TIMEOUTS.jobBaseMs : DEFAULT_TIMEOUT_MS),
+    timeoutPerAudioSecondMs: perSecond,
     apiKeyEnv: name,
     apiKey: () => (name ? env()[name] || undefined : undefined),
     fetch,

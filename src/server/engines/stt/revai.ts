@@ -5,7 +5,8 @@
  */
 import { SttError, type SttAdapter } from './types.js';
 import { malformed, meanConfidence, pollJob, vendorJson } from './http.js';
-import { joinUrl, primaryLanguage, type AdapterSettings } from './settings.js';
+import { joinUrl, type AdapterSettings } from './settings.js';
+import { primaryLanguage } from './languages.js';
 import { defineVendorAdapter, wavForm } from './vendor-adapter.js';
 
 const VENDOR = 'Rev.ai';

@@ -3,6 +3,7 @@ import { encodeWav } from '../../audio/wav.js';
 import { resamplePcm16 } from '../../audio/resample.js';
 import { SttError, type SttAudio } from './types.js';
 import type { VendorContext } from './http.js';
+import { TIMEOUTS, type AudioLimits } from './vendor-table.js';
 
 /** What every vendor adapter is built from (a validated config binding plus its defaults). */
 export interface AdapterSettings {
@@ -13,8 +14,12 @@ export interface AdapterSettings {
   language?: string;
   /** Endpoint path override (openai: whisper.cpp's `/inference`). */
   path?: string;
-  /** Pause between status polls of job-based vendors (default 1000 ms). */
+  /** Pause between status polls of job-based vendors (default 3000 ms). */
   pollIntervalMs: number;
+  /** Time budget of one call: this base ... */
+  timeoutMs?: number;
+  /** ... plus this much per second of audio (job-based vendors: 1000 by default); without it the caller's timeout alone applies. */
+  timeoutPerAudioSecondMs?: number;
   /** Name of the environment variable holding the credential (for messages; never its value). */
   apiKeyEnv?: string;
   /** Reads the credential now, so a changed environment is seen without a restart. */
@@ -44,16 +49,6 @@ export function contextOf(s: AdapterSettings, vendor: string): VendorContext {
   return { vendor, secrets: key ? [key] : [], fetch: s.fetch };
 }
 
-/** `en-US` → `en` (vendors that take ISO 639-1 codes). */
-export function primaryLanguage(language: string): string {
-  return (language.split(/[-_]/)[0] ?? language).toLowerCase();
-}
-
-/** `en` → `en-US`-style BCP-47 as given, defaulting to `fallback` (vendors that need a locale). */
-export function locale(language: string | undefined, fallback: string): string {
-  return language && language.trim() ? language.trim() : fallback;
-}
-
 /** The audio as 16-bit mono WAV at `rate` (resampled when needed), plus its samples. */
 export async function wavAt(audio: SttAudio, rate: number): Promise<{ wav: Buffer; pcm: Int16Array }> {
   if (audio.sampleRate === rate) return { wav: audio.wav, pcm: audio.pcm };
@@ -61,10 +56,42 @@ export async function wavAt(audio: SttAudio, rate: number): Promise<{ wav: Buffe
   return { wav: encodeWav(pcm, rate), pcm };
 }
 
-/** Throws `unsupported_audio` when a vendor's synchronous endpoint cannot take audio this long. */
-export function maxDuration(audio: SttAudio, seconds: number, vendor: string): void {
-  if (audio.durationSeconds > seconds) {
-    throw new SttError('unsupported_audio', `${vendor} accepts at most ${seconds} s of audio here; got ${audio.durationSeconds.toFixed(1)} s`);
+/** Throws `unsupported_audio`, before any call, when the audio is outside what the vendor accepts. */
+export function checkLimits(audio: SttAudio, limits: AudioLimits, vendor: string): void {
+  const seconds = audio.durationSeconds;
+  if (limits.minSeconds !== undefined && seconds < limits.minSeconds) {
+    throw new SttError('unsupported_audio', `${vendor} needs at least ${limits.minSeconds} s of audio; got ${seconds.toFixed(3)} s`);
+  }
+  if (limits.maxSeconds !== undefined && seconds > limits.maxSeconds) {
+    throw new SttError('unsupported_audio', `${vendor} accepts at most ${limits.maxSeconds} s of audio here; got ${seconds.toFixed(1)} s`);
+  }
+  if (limits.maxBytes !== undefined && audio.wav.length > limits.maxBytes) {
+    const mb = (n: number) => (n / 1048576).toFixed(1);
+    throw new SttError('unsupported_audio', `${vendor} accepts files up to ${mb(limits.maxBytes)} MB; the audio is ${mb(audio.wav.length)} MB as WAV`);
+  }
+}
+
+/** The call's time budget for this audio, or undefined when it does not grow with the audio (the caller's timeout applies). */
+export function budgetMs(s: AdapterSettings, audio: SttAudio): number | undefined {
+  if (!s.timeoutPerAudioSecondMs) return undefined;
+  return Math.min(TIMEOUTS.maxMs, Math.round((s.timeoutMs ?? TIMEOUTS.defaultMs) + s.timeoutPerAudioSecondMs * audio.durationSeconds));
+}
+
+/**
+ * Runs `work` under the caller's signal and the budget of this audio: whichever ends first aborts it, the
+ * budget with a `timeout` that says how long it was and why.
+ */
+export async function withinBudget<T>(s: AdapterSettings, audio: SttAudio, vendor: string, outer: AbortSignal, work: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  const ms = budgetMs(s, audio);
+  if (ms === undefined) return work(outer);
+  const own = new AbortController();
+  const timer = setTimeout(() => {
+    own.abort(new SttError('timeout', `${vendor} did not finish within ${(ms / 1000).toFixed(1)} s (the budget for ${audio.durationSeconds.toFixed(1)} s of audio)`));
+  }, ms);
+  try {
+    return await work(AbortSignal.any([outer, own.signal]));
+  } finally {
+    clearTimeout(timer);
   }
 }
 

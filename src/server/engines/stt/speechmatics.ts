@@ -4,7 +4,8 @@
  */
 import { SttError, type SttAdapter } from './types.js';
 import { malformed, meanConfidence, pollJob, vendorJson } from './http.js';
-import { joinUrl, primaryLanguage, type AdapterSettings } from './settings.js';
+import { joinUrl, type AdapterSettings } from './settings.js';
+import { primaryLanguage } from './languages.js';
 import { defineVendorAdapter, wavForm } from './vendor-adapter.js';
 
 const VENDOR = 'Speechmatics';
@@ -17,9 +18,17 @@ interface JsonV2 {
   results?: { type?: unknown; attaches_to?: unknown; is_eos?: unknown; alternatives?: { content?: unknown; confidence?: unknown }[] }[];
 }
 
+/** Which sides of a punctuation mark lose the word delimiter, by its `attaches_to` (default `previous`). */
+const GLUE: Record<string, { before: boolean; after: boolean }> = {
+  previous: { before: true, after: false },
+  next: { before: false, after: true },
+  both: { before: true, after: true },
+  none: { before: false, after: false },
+};
+
 /**
- * Transcript from json-v2 `results`: words joined by spaces, punctuation glued to the previous word
- * (or the next one when it `attaches_to: next`). Confidence: mean of the words' top-alternative confidence.
+ * Transcript from json-v2 `results`: words joined by spaces, punctuation attached as its `attaches_to`
+ * says (`both`: a hyphen in `well-known`). Confidence: mean of the words' top-alternative confidence.
  */
 export function speechmaticsTranscript(body: JsonV2): { transcript: string; confidence: number | null } | undefined {
   if (!Array.isArray(body.results)) return undefined;
@@ -29,26 +38,20 @@ export function speechmaticsTranscript(body: JsonV2): { transcript: string; conf
   for (const r of body.results) {
     const alt = r.alternatives?.[0];
     if (!alt || typeof alt.content !== 'string') continue;
-    if (r.type === 'punctuation') {
-      if (r.attaches_to === 'next') {
-        text += (text ? ' ' : '') + alt.content;
-        glueNext = true;
-      } else text += alt.content;
-      continue;
-    }
-    confs.push(alt.confidence);
-    text += (text && !glueNext ? ' ' : '') + alt.content;
-    glueNext = false;
+    const glue = r.type === 'punctuation' ? (GLUE[String(r.attaches_to)] ?? GLUE.previous!) : { before: false, after: false };
+    if (r.type !== 'punctuation') confs.push(alt.confidence);
+    text += (text && !glue.before && !glueNext ? ' ' : '') + alt.content;
+    glueNext = glue.after;
   }
   return { transcript: text.trim(), confidence: meanConfidence(confs) };
 }
 
-/** Creates the adapter; `model` is the `operating_point` (standard, enhanced) when set. */
+/** Creates the adapter; `model` is `transcription_config.model` (standard, enhanced, melia-1), which replaced `operating_point`. */
 export function createSpeechmaticsAdapter(s: AdapterSettings): SttAdapter {
   return defineVendorAdapter(s, { vendor: VENDOR, adapter: 'speechmatics' }, async (audio, { key, ctx, signal, language }) => {
     const auth = { authorization: `Bearer ${key}` };
     const transcription: Record<string, unknown> = { language: primaryLanguage(language ?? 'en') };
-    if (s.model) transcription.operating_point = s.model;
+    if (s.model) transcription.model = s.model;
     const form = wavForm(audio, 'data_file');
     form.append('config', JSON.stringify({ type: 'transcription', transcription_config: transcription }));
     const created = await vendorJson<{ id?: unknown }>(ctx, joinUrl(s.baseUrl, '/v2/jobs'), { method: 'POST', headers: auth, body: form, signal });

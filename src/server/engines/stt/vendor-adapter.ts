@@ -1,18 +1,23 @@
 /**
  * The skeleton every keyed vendor adapter shares, so that credential handling (not-configured errors,
- * readiness, secret scrubbing) is decided once rather than nine times.
+ * readiness, secret scrubbing), the vendor's audio limits and its time budget are decided once rather
+ * than nine times.
  */
 import { FormData } from 'undici';
 import type { SttAdapter, SttAudio, SttOutput } from './types.js';
 import type { VendorContext } from './http.js';
-import { contextOf, keyCheck, requireKey, type AdapterSettings } from './settings.js';
+import { checkLimits, contextOf, keyCheck, requireKey, withinBudget, type AdapterSettings } from './settings.js';
+import { VENDOR_TABLE, type VendorKind } from './vendor-table.js';
 
 /** What one call of a vendor adapter works with once its credential is known. */
 export interface VendorCall {
   key: string;
   ctx: VendorContext;
   signal: AbortSignal;
-  /** The request's language, else the binding's default; undefined lets the vendor decide. */
+  /**
+   * The request's language, else the binding's default; undefined lets the vendor decide (each adapter
+   * asks for detection where the vendor needs asking, e.g. Deepgram's `detect_language`).
+   */
   language: string | undefined;
 }
 
@@ -21,7 +26,7 @@ export interface VendorIdentity {
   /** Display name used in error messages. */
   vendor: string;
   /** Adapter kind, as bound in the server config. */
-  adapter: string;
+  adapter: VendorKind;
   model?: string | null;
 }
 
@@ -36,7 +41,9 @@ export function defineVendorAdapter(s: AdapterSettings, id: VendorIdentity, run:
     check: keyCheck(s, id.vendor),
     async transcribe(audio, opts) {
       const key = requireKey(s, id.vendor);
-      return run(audio, { key, ctx: contextOf(s, id.vendor), signal: opts.signal, language: opts.language ?? s.language });
+      checkLimits(audio, VENDOR_TABLE[id.adapter].limits, id.vendor);
+      const language = opts.language ?? s.language;
+      return withinBudget(s, audio, id.vendor, opts.signal, (signal) => run(audio, { key, ctx: contextOf(s, id.vendor), signal, language }));
     },
   };
 }

@@ -1,0 +1,56 @@
+/**
+ * What differs between the hosted vendors apart from their wire format: public endpoint, the audio each
+ * accepts, and whether it works as submit-and-poll. One table, so that docs/stt-providers.md and the
+ * adapters cannot disagree; each figure's source is cited there.
+ */
+import type { AdapterKind } from '../../config.js';
+
+/** Hosted vendor adapters (every adapter but the local recognizer). */
+export type VendorKind = Exclude<AdapterKind, 'local-sphinx'>;
+
+/** Audio a vendor takes; absent bounds are not enforced by us (the vendor's are far beyond our 25 MB input). */
+export interface AudioLimits {
+  minSeconds?: number;
+  maxSeconds?: number;
+  /** Size of the WAV we send. */
+  maxBytes?: number;
+}
+
+/** One row of the table. */
+export interface VendorSpec {
+  /** Public API origin; a binding's `base_url` replaces it (Azure's depends on the region). */
+  defaultBase?: string;
+  limits: AudioLimits;
+  /** Submit a job, then poll its status: gets the polling defaults of `JOB_DEFAULTS`. */
+  polling: boolean;
+}
+
+const MB = 1024 * 1024;
+const GB = 1024 * MB;
+
+/** The hosted vendors. */
+export const VENDOR_TABLE: Readonly<Record<VendorKind, VendorSpec>> = {
+  openai: { defaultBase: 'https://api.openai.com', limits: { minSeconds: 0.1, maxBytes: 25 * MB }, polling: false },
+  deepgram: { defaultBase: 'https://api.deepgram.com', limits: { maxBytes: 2 * GB }, polling: false },
+  assemblyai: { defaultBase: 'https://api.assemblyai.com', limits: { maxSeconds: 10 * 3600, maxBytes: 2.2 * GB }, polling: true },
+  google: { defaultBase: 'https://speech.googleapis.com', limits: { maxSeconds: 60, maxBytes: 10 * MB }, polling: false },
+  azure: { limits: { maxSeconds: 60 }, polling: false },
+  revai: { defaultBase: 'https://api.rev.ai', limits: { maxSeconds: 17 * 3600, maxBytes: 2 * GB }, polling: true },
+  speechmatics: { defaultBase: 'https://asr.api.speechmatics.com', limits: { maxSeconds: 2 * 3600, maxBytes: 1 * GB }, polling: true },
+  elevenlabs: { defaultBase: 'https://api.elevenlabs.io', limits: { minSeconds: 0.1, maxBytes: 5 * GB }, polling: false },
+  gladia: { defaultBase: 'https://api.gladia.io', limits: { maxSeconds: 135 * 60, maxBytes: 1000 * MB }, polling: true },
+};
+
+/** Timeout defaults (DESIGN §4.11 gives 60 s; job-based vendors need time in proportion to the audio). */
+export const TIMEOUTS = {
+  /** Synchronous vendors and local engines. */
+  defaultMs: 60_000,
+  /** Job-based vendors: a base budget for upload and queueing ... */
+  jobBaseMs: 120_000,
+  /** ... plus this much per second of audio (their processing runs at most about real time). */
+  jobPerAudioSecondMs: 1000,
+  /** Pause between status polls of a job (the SDKs of AssemblyAI, Gladia and Speechmatics use 3 s). */
+  jobPollMs: 3000,
+  /** No budget exceeds this, however long the audio (the Speechmatics SDK waits 15 min; we allow more for hours of audio). */
+  maxMs: 60 * 60_000,
+} as const;
