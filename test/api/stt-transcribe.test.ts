@@ -237,6 +237,15 @@ describe('fan-out', () => {
     expect(r.ms).toBeLessThan(600);
   });
 
+  test.each(['en-GB', 'fr', undefined])('language %s: all nine strict fakes accept what the adapters send', async (language) => {
+    const url = await upload(WAV, 'speech.wav');
+    for (const f of fakes) f.violations.length = 0;
+    const r = await transcribe({ audio_url: url, providers: [...SPEC_PROVIDERS], ...(language ? { language } : {}) });
+    expect(r.status).toBe(200);
+    for (const token of SPEC_PROVIDERS) expect(r.body.results[token], token).toMatchObject({ transcript: FAKE_TRANSCRIPT });
+    expect(fakes.flatMap((f) => f.violations.map((v) => `${f.vendor}: ${v}`))).toEqual([]);
+  });
+
   test('one provider failing never fails the request', async () => {
     const url = await upload(WAV, 'speech.wav');
     const deepgram = fakes[VENDORS.indexOf('deepgram')]!;

@@ -1,8 +1,12 @@
 /**
- * Loopback fakes of the nine hosted STT vendors, speaking each one's documented wire format
- * (see /work/shared/STT-VENDORS.md and the vendors' API references). Every fake checks what it receives
- * — path, auth header, body format, parameters — and answers 400 `fake: ...` on any deviation, so a
- * contract break fails the test. Modes simulate the failure matrix.
+ * Loopback fakes of the nine hosted STT vendors, as strict as the vendors: each checks what it receives
+ * against the vendor's official SDK types (docs/stt-providers.md names them) — path, auth header, body
+ * format, required and unknown fields, enums such as AssemblyAI's language codes, OpenAI's per-model
+ * rules — and answers 400 in the vendor's own error shape on any violation (also recorded in
+ * `violations`), so an adapter that drifts from the vendor fails a test. Modes simulate the failure matrix.
+ *
+ * The vendor rules are written out here again on purpose rather than imported from the adapters: the
+ * fakes are the independent oracle the adapters are checked against.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -46,6 +50,39 @@ const must = (cond: unknown, what: string): void => {
   if (!cond) throw new Violation(what);
 };
 const isWav = (b: Buffer | Uint8Array) => Buffer.from(b).subarray(0, 4).toString('latin1') === 'RIFF' && Buffer.from(b).subarray(8, 12).toString('latin1') === 'WAVE';
+/** Seconds of audio in a 16-bit mono WAV (what the adapters send): data bytes / byte rate. */
+const wavSeconds = (b: Buffer) => (b.length - 44) / b.readUInt32LE(28);
+
+/** Only the `allowed` names may appear (vendors refuse unknown parameters). */
+function onlyKnown(names: Iterable<string>, allowed: readonly string[], where: string): void {
+  for (const n of names) must(allowed.includes(n), `unknown ${where} '${n}'`);
+}
+
+/**
+ * AssemblyAI's `TranscriptLanguageCode` (AssemblyAI/assemblyai-node-sdk src/types/openapi.generated.ts);
+ * Gladia's `PreRecordedV2TranscriptionLanguageCode` is the same list without the four regional codes.
+ */
+const GLADIA_LANGUAGES = (
+  'af am ar as az ba be bg bn bo br bs ca cs cy da de el en es et eu fa fi fo fr gl gu ha haw he hi hr ht hu hy id is it ja ' +
+  'jw ka kk km kn ko la lb ln lo lt lv mg mi mk ml mn mr ms mt my ne nl nn no oc pa pl ps pt ro ru sa sd si sk sl sn so sq ' +
+  'sr su sv sw ta te tg th tk tl tr tt uk ur uz vi yi yo zh'
+).split(' ');
+const ASSEMBLYAI_LANGUAGES = [...GLADIA_LANGUAGES, 'en_au', 'en_uk', 'en_us', 'de_ch'];
+/** A full locale, as Azure's and Google's short-audio APIs require (`en-US`, `zh-Hant-TW`). */
+const FULL_LOCALE = /^[a-z]{2,3}(-[A-Z][a-z]{3})?-([A-Z]{2}|\d{3})$/;
+
+/** Request fields each SDK declares (unknown ones are refused). */
+const FIELDS = {
+  openai: ['file', 'model', 'language', 'prompt', 'response_format', 'temperature', 'include[]', 'timestamp_granularities[]', 'chunking_strategy', 'known_speaker_names[]', 'known_speaker_references[]', 'stream'],
+  deepgram: ['callback', 'callback_method', 'extra', 'sentiment', 'summarize', 'tag', 'topics', 'custom_topic', 'custom_topic_mode', 'intents', 'custom_intent', 'custom_intent_mode', 'detect_entities', 'detect_language', 'diarize', 'diarize_model', 'dictation', 'encoding', 'filler_words', 'keyterm', 'keywords', 'language', 'measurements', 'model', 'multichannel', 'numerals', 'paragraphs', 'profanity_filter', 'punctuate', 'redact', 'replace', 'search', 'smart_format', 'utterances', 'utt_split', 'version', 'mip_opt_out'],
+  assemblyai: ['audio_url', 'audio_end_at', 'audio_start_from', 'auto_chapters', 'auto_highlights', 'boost_param', 'content_safety', 'content_safety_confidence', 'custom_spelling', 'custom_topics', 'disfluencies', 'dual_channel', 'entity_detection', 'filter_profanity', 'format_text', 'iab_categories', 'keyterms_prompt', 'keyterms_prompt_options', 'language_code', 'language_confidence_threshold', 'language_detection', 'language_detection_options', 'multichannel', 'prompt', 'punctuate', 'redact_pii', 'redact_pii_audio', 'redact_pii_audio_quality', 'redact_pii_policies', 'redact_pii_sub', 'sentiment_analysis', 'speaker_labels', 'speakers_expected', 'speaker_options', 'speech_model', 'speech_models', 'speech_threshold', 'summarization', 'summary_model', 'summary_type', 'temperature', 'remove_audio_tags', 'topics', 'webhook_auth_header_name', 'webhook_auth_header_value', 'webhook_url', 'word_boost', 'speech_understanding'],
+  googleConfig: ['encoding', 'sampleRateHertz', 'audioChannelCount', 'enableSeparateRecognitionPerChannel', 'languageCode', 'alternativeLanguageCodes', 'maxAlternatives', 'profanityFilter', 'adaptation', 'speechContexts', 'enableWordTimeOffsets', 'enableWordConfidence', 'enableAutomaticPunctuation', 'enableSpokenPunctuation', 'enableSpokenEmojis', 'diarizationConfig', 'metadata', 'model', 'useEnhanced'],
+  revai: ['start', 'end', 'display_name', 'media_url', 'source_config', 'metadata', 'callback_url', 'notification_config', 'skip_diarization', 'skip_punctuation', 'skip_postprocessing', 'diarization_type', 'speaker_channels_count', 'custom_vocabulary_id', 'custom_vocabularies', 'filter_profanity', 'remove_disfluencies', 'delete_after_seconds', 'language', 'transcriber', 'verbatim', 'rush', 'test_mode', 'segments_to_transcribe', 'speaker_names', 'summarization_config', 'translation_config'],
+  speechmaticsJob: ['type', 'fetch_data', 'fetch_text', 'alignment_config', 'transcription_config', 'notification_config', 'tracking', 'output_config', 'translation_config', 'language_identification_config', 'summarization_config', 'sentiment_analysis_config', 'topic_detection_config', 'auto_chapters_config', 'audio_events_config'],
+  speechmatics: ['language', 'domain', 'output_locale', 'model', 'additional_vocab', 'punctuation_overrides', 'diarization', 'channel_diarization_labels', 'enable_entities', 'max_delay_mode', 'audio_filtering_config', 'transcript_filtering_config', 'speaker_diarization_config'],
+  elevenlabs: ['model_id', 'file', 'language_code', 'tag_audio_events', 'num_speakers', 'timestamps_granularity', 'diarize', 'diarization_threshold', 'additional_formats', 'file_format', 'cloud_storage_url', 'source_url', 'webhook', 'webhook_id', 'temperature', 'seed', 'use_multi_channel', 'multichannel_output_style', 'webhook_metadata', 'entity_detection', 'no_verbatim', 'use_speaker_library', 'detect_speaker_roles', 'entity_redaction', 'entity_redaction_mode', 'keyterms'],
+  gladia: ['custom_vocabulary', 'custom_vocabulary_config', 'callback_url', 'callback', 'callback_config', 'subtitles', 'subtitles_config', 'diarization', 'diarization_config', 'translation', 'translation_config', 'summarization', 'summarization_config', 'named_entity_recognition', 'custom_spelling', 'custom_spelling_config', 'sentiment_analysis', 'audio_to_llm', 'audio_to_llm_config', 'pii_redaction', 'pii_redaction_config', 'custom_metadata', 'sentences', 'punctuation_enhanced', 'language_config', 'audio_url'],
+} as const;
 
 async function formOf(req: RecordedRequest): Promise<FormData> {
   const ct = String(req.headers['content-type'] ?? '');
@@ -71,6 +108,19 @@ function jsonOf(req: RecordedRequest): Record<string, unknown> {
 }
 
 const words = FAKE_TRANSCRIPT.replace(/\.$/, '').split(' ');
+
+/** Each vendor's 400 body for a request it refuses (the shapes of their API references / SDK error types). */
+const BAD_REQUEST: Record<Vendor, (message: string) => unknown> = {
+  openai: (message) => ({ error: { message, type: 'invalid_request_error', param: null, code: null } }),
+  deepgram: (message) => ({ err_code: 'Bad Request', err_msg: message, request_id: 'dg-req-400' }),
+  assemblyai: (message) => ({ error: message }),
+  google: (message) => ({ error: { code: 400, message, status: 'INVALID_ARGUMENT' } }),
+  azure: (message) => ({ error: { code: 'BadArgument', message } }),
+  revai: (message) => ({ type: 'https://www.rev.ai/api/v1/errors/invalid-parameters', title: 'Your request parameters didn\'t pass validation', status: 400, detail: message }),
+  speechmatics: (message) => ({ code: 400, error: 'Bad Request', detail: message }),
+  elevenlabs: (message) => ({ detail: { status: 'invalid_parameters', message } }),
+  gladia: (message) => ({ statusCode: 400, message, validation_errors: [message], request_id: 'G-400' }),
+};
 
 /** Vendor-realistic error bodies for the auth failure (the adapters must quote the message). */
 const AUTH_ERRORS: Record<Vendor, unknown> = {
@@ -116,13 +166,34 @@ const HANDLERS: Record<Vendor, Handler> = {
     // A self-hosted server (empty key) takes no Authorization header at all.
     must(fake.key ? req.headers.authorization === `Bearer ${fake.key}` : req.headers.authorization === undefined, 'Authorization must be Bearer KEY (none when self-hosted)');
     const form = await formOf(req);
-    await fileField(form, 'file');
+    onlyKnown(form.keys(), FIELDS.openai, 'parameter');
+    const audio = await fileField(form, 'file');
     const model = form.get('model');
     must(typeof model === 'string' && model.length > 0, 'model is required');
-    const format = form.get('response_format');
-    must(format === 'json' || format === 'verbose_json', 'response_format must be json or verbose_json');
+    const m = String(model);
+    const format = String(form.get('response_format') ?? 'json');
+    must(['json', 'text', 'srt', 'verbose_json', 'vtt', 'diarized_json'].includes(format), `response_format '${format}' is not one of json, text, srt, verbose_json, vtt, diarized_json`);
+    // Per-model rules of TranscriptionCreateParamsBase (openai-node src/resources/audio/transcriptions.ts).
+    const logprobModel = /^gpt-4o(-mini)?-transcribe(-\d{4}-\d{2}-\d{2})?$/.test(m);
+    const diarize = /^gpt-4o-transcribe-diarize/.test(m);
+    const include = form.getAll('include[]');
+    if (logprobModel) must(format === 'json', `response_format '${format}' is not compatible with model '${m}': the only supported format is json`);
+    if (diarize) {
+      must(['json', 'text', 'diarized_json'].includes(format), `response_format '${format}' is not compatible with model '${m}'`);
+      for (const field of ['include[]', 'prompt', 'timestamp_granularities[]']) must(!form.has(field), `${field} is not supported with model '${m}'`);
+      must(wavSeconds(audio) <= 30 || form.has('chunking_strategy'), `chunking_strategy is required for model '${m}' when the audio is longer than 30 seconds`);
+    }
+    if (!m.startsWith('gpt-')) must(format !== 'diarized_json', `response_format 'diarized_json' is not compatible with model '${m}'`);
+    for (const v of include) must(v === 'logprobs', `include[] '${String(v)}' is not one of logprobs`);
+    if (include.length) must(logprobModel && format === 'json', `logprobs are only supported with response_format json and the models gpt-4o-transcribe and gpt-4o-mini-transcribe, not '${m}'`);
+    const chunking = form.get('chunking_strategy');
+    if (chunking !== null) must(chunking === 'auto' || /"type":\s*"server_vad"/.test(String(chunking)), "chunking_strategy must be 'auto' or a server_vad object");
+    const temperature = form.get('temperature');
+    if (temperature !== null) must(Number(temperature) >= 0 && Number(temperature) <= 1, 'temperature must be between 0 and 1');
+    const language = form.get('language');
+    if (language !== null) must(/^[a-z]{2}$/.test(String(language)), `language '${String(language)}' is not ISO-639-1`);
     if (format === 'json') {
-      if (form.getAll('include[]').includes('logprobs')) {
+      if (include.includes('logprobs')) {
         return ok({ text: FAKE_TRANSCRIPT, logprobs: words.map((w) => ({ token: w, logprob: -0.1, bytes: [...Buffer.from(w)] })) });
       }
       return ok({ text: FAKE_TRANSCRIPT });
@@ -141,14 +212,22 @@ const HANDLERS: Record<Vendor, Handler> = {
   async deepgram(req, fake) {
     must(req.method === 'POST' && req.path === '/v1/listen', `unexpected ${req.method} ${req.path}`);
     must(req.headers.authorization === `Token ${fake.key}`, 'Authorization must be Token KEY');
+    onlyKnown(req.query.keys(), FIELDS.deepgram, 'query parameter');
     must(req.query.get('model'), 'model query parameter is required');
+    for (const flag of ['detect_language', 'smart_format', 'punctuate']) {
+      const v = req.query.get(flag);
+      must(v === null || v === 'true' || v === 'false', `${flag} must be true or false`);
+    }
     must(String(req.headers['content-type']).startsWith('audio/wav'), 'Content-Type must be audio/wav');
     must(isWav(req.body), 'body must be the WAV');
+    // Without `language` Deepgram assumes English; only `detect_language=true` makes it identify the language.
+    const detected = req.query.get('detect_language') === 'true' ? { detected_language: 'en', language_confidence: 0.99 } : {};
     return ok({
       metadata: { request_id: 'dg-1', duration: 3.26, channels: 1, models: ['nova-3'] },
       results: {
         channels: [
           {
+            ...detected,
             alternatives: [
               { transcript: FAKE_TRANSCRIPT, confidence: 0.98, words: words.map((w, i) => ({ word: w.toLowerCase(), start: i * 0.3, end: i * 0.3 + 0.25, confidence: 0.98, punctuated_word: w })) },
             ],
@@ -160,13 +239,21 @@ const HANDLERS: Record<Vendor, Handler> = {
   async assemblyai(req, fake, state) {
     must(req.headers.authorization === fake.key, 'authorization must be the bare key');
     if (req.method === 'POST' && req.path === '/v2/upload') {
+      must(!String(req.headers['content-type'] ?? '').startsWith('multipart/'), 'upload body must be the raw bytes, not multipart');
       must(isWav(req.body), 'upload body must be the raw WAV bytes');
       return ok({ upload_url: `${fake.url}/uploads/aai-file-1` });
     }
     if (req.method === 'POST' && req.path === '/v2/transcript') {
       const body = jsonOf(req);
       must(body.audio_url === `${fake.url}/uploads/aai-file-1`, 'audio_url must be the upload_url');
+      onlyKnown(Object.keys(body), FIELDS.assemblyai, 'parameter');
       must(Array.isArray(body.speech_models) || typeof body.speech_model === 'string', 'speech_models is required');
+      if (body.speech_models !== undefined) must(Array.isArray(body.speech_models) && body.speech_models.every((v) => typeof v === 'string' && v), 'speech_models must be a list of model names');
+      if (body.speech_model !== undefined) must(['best', 'nano', 'slam-1', 'universal'].includes(String(body.speech_model)), `speech_model '${String(body.speech_model)}' is not one of best, nano, slam-1, universal`);
+      if (body.language_code !== undefined && body.language_code !== null) {
+        must(ASSEMBLYAI_LANGUAGES.includes(String(body.language_code)), `language_code '${String(body.language_code)}' is not a supported language code`);
+      }
+      if (body.language_detection !== undefined) must(typeof body.language_detection === 'boolean', 'language_detection must be a boolean');
       return ok({ id: 'aai-t1', status: 'queued', audio_url: body.audio_url, text: null, confidence: null });
     }
     if (req.method === 'GET' && req.path === '/v2/transcript/aai-t1') {
@@ -180,9 +267,13 @@ const HANDLERS: Record<Vendor, Handler> = {
     must(req.method === 'POST' && req.path === '/v1/speech:recognize', `unexpected ${req.method} ${req.path}`);
     must(req.query.get('key') === fake.key, 'key query parameter must be the API key');
     const body = jsonOf(req) as { config?: Record<string, unknown>; audio?: { content?: unknown } };
+    onlyKnown(Object.keys(body), ['config', 'audio'], 'field');
+    onlyKnown(Object.keys(body.config ?? {}), FIELDS.googleConfig, 'config field');
     must(body.config?.encoding === 'LINEAR16', 'config.encoding must be LINEAR16');
-    must(typeof body.config?.sampleRateHertz === 'number', 'config.sampleRateHertz is required');
+    const rate = body.config?.sampleRateHertz;
+    must(typeof rate === 'number' && rate >= 8000 && rate <= 48000, 'config.sampleRateHertz must be 8000..48000');
     must(typeof body.config?.languageCode === 'string', 'config.languageCode is required');
+    must(FULL_LOCALE.test(String(body.config?.languageCode)), `Invalid recognition 'config': bad language code "${String(body.config?.languageCode)}"`);
     must(typeof body.audio?.content === 'string' && (body.audio.content as string).length > 100, 'audio.content must be base64 audio');
     return ok({
       results: [
@@ -197,6 +288,7 @@ const HANDLERS: Record<Vendor, Handler> = {
     must(req.method === 'POST' && req.path === '/speech/recognition/conversation/cognitiveservices/v1', `unexpected ${req.method} ${req.path}`);
     must(req.headers['ocp-apim-subscription-key'] === fake.key, 'Ocp-Apim-Subscription-Key must be the key');
     must(req.query.get('language'), 'language query parameter is required');
+    must(FULL_LOCALE.test(String(req.query.get('language'))), `language '${String(req.query.get('language'))}' is not a supported locale`);
     must(req.query.get('format') === 'detailed', 'format=detailed expected');
     must(/^audio\/wav; ?codecs=audio\/pcm; ?samplerate=16000$/.test(String(req.headers['content-type'])), 'Content-Type must be audio/wav; codecs=audio/pcm; samplerate=16000');
     must(isWav(req.body) && req.body.readUInt32LE(24) === 16000, 'body must be a 16 kHz WAV');
@@ -213,9 +305,18 @@ const HANDLERS: Record<Vendor, Handler> = {
     if (req.method === 'POST' && req.path === '/speechtotext/v1/jobs') {
       const form = await formOf(req);
       await fileField(form, 'media');
+      onlyKnown(form.keys(), ['media', 'options'], 'part');
       const options = form.get('options');
       must(typeof options === 'string', "'options' part must be JSON text");
-      JSON.parse(options as string);
+      let parsed: Record<string, unknown>;
+      try {
+        parsed = JSON.parse(options as string) as Record<string, unknown>;
+      } catch {
+        throw new Violation("'options' part is not JSON");
+      }
+      onlyKnown(Object.keys(parsed), FIELDS.revai, 'option');
+      if (parsed.transcriber !== undefined) must(['machine', 'low_cost', 'fusion'].includes(String(parsed.transcriber)), `transcriber '${String(parsed.transcriber)}' is not one of machine, low_cost, fusion`);
+      if (parsed.language !== undefined) must(/^[a-z]{2,3}$/.test(String(parsed.language)), `language '${String(parsed.language)}' is not a supported language`);
       return ok({ id: 'rev-j1', created_on: '2024-01-01T00:00:00Z', name: 'audio.wav', status: 'in_progress', type: 'async' });
     }
     if (req.method === 'GET' && req.path === '/speechtotext/v1/jobs/rev-j1') {
@@ -238,8 +339,20 @@ const HANDLERS: Record<Vendor, Handler> = {
     if (req.method === 'POST' && req.path === '/v2/jobs') {
       const form = await formOf(req);
       await fileField(form, 'data_file');
-      const config = JSON.parse(String(form.get('config'))) as { type?: string; transcription_config?: { language?: string } };
+      onlyKnown(form.keys(), ['data_file', 'config'], 'part');
+      let config: { type?: string; transcription_config?: Record<string, unknown> };
+      try {
+        config = JSON.parse(String(form.get('config'))) as typeof config;
+      } catch {
+        throw new Violation('config is not JSON');
+      }
+      onlyKnown(Object.keys(config), FIELDS.speechmaticsJob, 'config field');
       must(config.type === 'transcription' && typeof config.transcription_config?.language === 'string', 'config must be a transcription config with a language');
+      const tc = config.transcription_config ?? {};
+      // `operating_point` is deprecated in favour of `model` (packages/batch-client/models/transcription-config.ts).
+      must(!('operating_point' in tc), 'transcription_config.operating_point is deprecated: use transcription_config.model');
+      onlyKnown(Object.keys(tc), FIELDS.speechmatics, 'transcription_config field');
+      if (tc.model !== undefined) must(['standard', 'enhanced', 'melia-1'].includes(String(tc.model)), `transcription_config.model '${String(tc.model)}' is not one of standard, enhanced, melia-1`);
       return ok({ id: 'sm-1' }, 201);
     }
     if (req.method === 'GET' && req.path === '/v2/jobs/sm-1') {
@@ -260,8 +373,13 @@ const HANDLERS: Record<Vendor, Handler> = {
     must(req.method === 'POST' && req.path === '/v1/speech-to-text', `unexpected ${req.method} ${req.path}`);
     must(req.headers['xi-api-key'] === fake.key, 'xi-api-key must be the key');
     const form = await formOf(req);
-    await fileField(form, 'file');
+    onlyKnown(form.keys(), FIELDS.elevenlabs, 'field');
+    const audio = await fileField(form, 'file');
     must(typeof form.get('model_id') === 'string', 'model_id is required');
+    must(['scribe_v1', 'scribe_v2'].includes(String(form.get('model_id'))), `model_id '${String(form.get('model_id'))}' is not one of scribe_v1, scribe_v2`);
+    const language = form.get('language_code');
+    if (language !== null) must(/^[a-z]{2,3}$/.test(String(language)), `language_code '${String(language)}' is not ISO-639-1 or ISO-639-3`);
+    must(wavSeconds(audio) >= 0.1, 'audio is too short: the minimum is 100 ms');
     return ok({
       language_code: 'eng',
       language_probability: 0.99,
@@ -276,12 +394,19 @@ const HANDLERS: Record<Vendor, Handler> = {
     must(req.headers['x-gladia-key'] === fake.key, 'x-gladia-key must be the key');
     if (req.method === 'POST' && req.path === '/v2/upload') {
       const form = await formOf(req);
+      onlyKnown(form.keys(), ['audio'], 'part');
       await fileField(form, 'audio');
       return ok({ audio_url: 'https://api.gladia.io/file/gl-file-1', audio_metadata: { id: 'gl-file-1', filename: 'audio.wav', extension: 'wav', size: req.body.length, audio_duration: 3.26, number_of_channels: 1 } });
     }
     if (req.method === 'POST' && req.path === '/v2/pre-recorded') {
       const body = jsonOf(req);
       must(body.audio_url === 'https://api.gladia.io/file/gl-file-1', 'audio_url must be the uploaded file URL');
+      onlyKnown(Object.keys(body), FIELDS.gladia, 'property');
+      const lc = body.language_config as { languages?: unknown; code_switching?: unknown } | undefined;
+      if (lc !== undefined) {
+        onlyKnown(Object.keys(lc), ['languages', 'code_switching'], 'language_config property');
+        must(Array.isArray(lc.languages) && lc.languages.every((l) => GLADIA_LANGUAGES.includes(String(l))), 'language_config.languages must be supported language codes');
+      }
       return ok({ id: 'gl-1', result_url: 'https://api.gladia.io/v2/pre-recorded/gl-1' }, 201);
     }
     if (req.method === 'GET' && req.path === '/v2/pre-recorded/gl-1') {
@@ -347,7 +472,7 @@ export async function startFakeVendor(vendor: Vendor, opts: { key?: string; mode
     } catch (err) {
       if (!(err instanceof Violation)) throw err;
       fake.violations.push(err.message);
-      reply = { status: 400, body: { error: { message: `fake ${vendor}: ${err.message}` } } };
+      reply = { status: 400, body: BAD_REQUEST[vendor](`fake ${vendor}: ${err.message}`) };
     }
     if (reply === 'hang') {
       hanging.add(res);
