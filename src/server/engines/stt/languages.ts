@@ -79,6 +79,8 @@ export function fullLocale(tag: string): string | undefined {
   return [lang, ...rest].join('-');
 }
 
+const LOCALE_HINT = `a full locale such as en-GB (bare codes with a default: ${Object.keys(DEFAULT_LOCALE).join(', ')})`;
+
 /** The vendor's spelling of `tag`; a tag it cannot take is refused before anyone is called. */
 export function vendorLanguage(adapter: keyof typeof LANGUAGE_OF, tag: string): string {
   const rule = LANGUAGE_OF[adapter];
@@ -91,6 +93,6 @@ export function vendorLanguage(adapter: keyof typeof LANGUAGE_OF, tag: string): 
 export const LANGUAGE_OF = {
   assemblyai: { vendor: 'AssemblyAI', map: assemblyAiLanguage, hint: 'a language of its TranscriptLanguageCode list, e.g. en, en-GB, fr' },
   gladia: { vendor: 'Gladia', map: gladiaLanguage, hint: 'a language of its TranscriptionLanguageCode list, e.g. en, fr' },
-  google: { vendor: 'Google Speech-to-Text', map: fullLocale, hint: `a full locale such as en-GB (bare codes with a default: ${Object.keys(DEFAULT_LOCALE).join(', ')})` },
-  azure: { vendor: 'Azure Speech', map: fullLocale, hint: `a full locale such as en-GB (bare codes with a default: ${Object.keys(DEFAULT_LOCALE).join(', ')})` },
+  google: { vendor: 'Google Speech-to-Text', map: fullLocale, hint: LOCALE_HINT },
+  azure: { vendor: 'Azure Speech', map: fullLocale, hint: LOCALE_HINT },
 };
