@@ -15,8 +15,9 @@ export interface VendorCall {
   ctx: VendorContext;
   signal: AbortSignal;
   /**
-   * The request's language, else the binding's default; undefined lets the vendor decide (each adapter
-   * asks for detection where the vendor needs asking, e.g. Deepgram's `detect_language`).
+   * The request's language, else the binding's default. Undefined asks the vendor to detect it where it
+   * can (Deepgram only with `detect_language=true`); Google, Azure and Speechmatics need one and get
+   * `en-US` / `en`.
    */
   language: string | undefined;
 }
