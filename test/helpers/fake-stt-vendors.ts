@@ -315,7 +315,7 @@ const HANDLERS: Record<Vendor, Handler> = {
         throw new Violation("'options' part is not JSON");
       }
       onlyKnown(Object.keys(parsed), FIELDS.revai, 'option');
-      if (parsed.transcriber !== undefined) must(['machine', 'low_cost', 'fusion'].includes(String(parsed.transcriber)), `transcriber '${String(parsed.transcriber)}' is not one of machine, low_cost, fusion`);
+      if (parsed.transcriber !== undefined) must(['machine', 'low_cost', 'fusion', 'human'].includes(String(parsed.transcriber)), `transcriber '${String(parsed.transcriber)}' is not one of machine, low_cost, fusion, human`);
       if (parsed.language !== undefined) must(/^[a-z]{2,3}$/.test(String(parsed.language)), `language '${String(parsed.language)}' is not a supported language`);
       return ok({ id: 'rev-j1', created_on: '2024-01-01T00:00:00Z', name: 'audio.wav', status: 'in_progress', type: 'async' });
     }

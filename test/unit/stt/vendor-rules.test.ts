@@ -260,7 +260,7 @@ describe('the fakes refuse drift in the vendor error shape, and the adapters quo
   // Drifts that the SDK types rule out and that an adapter can be configured into.
   test.each([
     ['openai', { model: 'gpt-4o-transcribe', language: 'eng' }, /language 'eng' is not ISO-639-1/],
-    ['revai', { model: 'human' }, /transcriber 'human' is not one of machine, low_cost, fusion/],
+    ['revai', { model: 'robot' }, /transcriber 'robot' is not one of machine, low_cost, fusion, human/],
     ['speechmatics', { model: 'ultra' }, /transcription_config.model 'ultra' is not one of standard, enhanced, melia-1/],
     ['elevenlabs', { model: 'scribe_v9' }, /model_id 'scribe_v9' is not one of scribe_v1, scribe_v2/],
   ] as const)('%s', async (vendor, settings, message) => {
