@@ -1,7 +1,10 @@
 // Binding validation of the vendor rules (issue 14): what a vendor cannot take is refused when the server
 // starts, quoting the offending key; and the timeout defaults each binding gets.
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { ConfigError, parseServerConfig, type ProviderBinding } from '../../../src/server/config.js';
+import { ConfigError, loadServerConfig, parseServerConfig, type ProviderBinding } from '../../../src/server/config.js';
 import { createSttRegistry, settingsOf } from '../../../src/server/engines/stt/registry.js';
 import { budgetMs } from '../../../src/server/engines/stt/settings.js';
 import type { SttAudio } from '../../../src/server/engines/stt/types.js';
@@ -23,6 +26,13 @@ describe('vendor rules at config validation', () => {
   ])('%j → %s', (binding, message) => {
     expect(() => parseServerConfig(one(binding))).toThrow(ConfigError);
     expect(() => parseServerConfig(one(binding))).toThrow(message);
+  });
+
+  test('the server config file names itself and the key', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'voxctl-vendor-cfg-'));
+    const file = join(dir, 'voxctl.config.json');
+    writeFileSync(file, JSON.stringify(one({ adapter: 'assemblyai', language: 'tlh-Latn' })));
+    expect(() => loadServerConfig({ dataDir: dir })).toThrow(`Invalid server config ${file}: "stt.providers.stt-c.language": AssemblyAI does not support "tlh-Latn"`);
   });
 
   test.each([
