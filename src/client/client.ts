@@ -64,7 +64,7 @@ export interface VoxClient {
   transcribe(body: TranscribeRequest): Promise<TranscribeResponse>;
   listProviders(): Promise<ProviderList>;
   calculateAccuracy(body: AccuracyRequest): Promise<AccuracyResult>;
-  uploadDataset(input: { file: UploadFile; name: string; generateAudio?: boolean }): Promise<DatasetCreated>;
+  uploadDataset(input: { file: UploadFile; name: string; language?: string; generateAudio?: boolean }): Promise<DatasetCreated>;
   listDatasets(query?: Paging): Promise<PageOf<DatasetSummary>>;
   getDataset(id: string): Promise<Dataset>;
   me(): Promise<User>;
@@ -118,9 +118,10 @@ export function createClient(options: ClientOptions): VoxClient {
     transcribe: (body) => post<TranscribeResponse>('/v1/stt/transcribe', body),
     listProviders: () => get<ProviderList>('/v1/stt/providers'),
     calculateAccuracy: (body) => post<AccuracyResult>('/v1/stt/calculate-accuracy', body),
-    uploadDataset: async ({ file, name, generateAudio }) => {
+    uploadDataset: async ({ file, name, language, generateAudio }) => {
       const form = await newForm(http);
       form.append('name', name);
+      if (language !== undefined) form.append('language', language);
       if (generateAudio !== undefined) form.append('generate_audio', generateAudio ? 'true' : 'false');
       form.append('file', fileBlob({ contentType: 'text/csv', ...file }), file.filename);
       return upload<DatasetCreated>('/v1/datasets/upload', form);

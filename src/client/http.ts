@@ -122,9 +122,11 @@ function toApiError(status: number, headers: Record<string, string>, body: Buffe
   let detail = `HTTP ${status}`;
   let errors: ApiRequestError['errors'];
   let requestId = headers['x-request-id'];
+  let code: string | undefined;
   try {
-    const parsed = JSON.parse(body.toString('utf8')) as { detail?: unknown; request_id?: unknown; errors?: ApiRequestError['errors'] };
+    const parsed = JSON.parse(body.toString('utf8')) as { detail?: unknown; request_id?: unknown; code?: unknown; errors?: ApiRequestError['errors'] };
     if (typeof parsed.detail === 'string') detail = parsed.detail;
+    if (typeof parsed.code === 'string') code = parsed.code;
     if (typeof parsed.request_id === 'string') requestId = parsed.request_id;
     if (Array.isArray(parsed.errors)) errors = parsed.errors;
   } catch {
@@ -134,6 +136,7 @@ function toApiError(status: number, headers: Record<string, string>, body: Buffe
   return new ApiRequestError({
     status,
     detail,
+    code,
     requestId,
     retryAfter: num(headers['retry-after']),
     rateLimitReset: num(headers['x-ratelimit-reset']),

@@ -7,7 +7,7 @@ import { CliError, usageError } from '../errors.js';
 import type { HandlerContext } from '../context.js';
 import { isAlive, localFiles, logTail, probeHealth, readServerRecord, startDetached, stopLocal, wasAutostarted } from '../local-server.js';
 import { outputFor } from '../session.js';
-import { examples, flagsOf, intOption } from '../util.js';
+import { examples, flagsOf, intOption, readStdin } from '../util.js';
 
 interface ServeFlags {
   host?: string;
@@ -58,14 +58,17 @@ export function registerServe(program: Command, ctx: HandlerContext): void {
     .option('--public-url <url>', 'base of the audio URLs handed out (default: from the request)')
     .option('--allow-private-audio-urls', 'let transcription fetch loopback/private URLs')
     .option('-d, --detach', 'start in the background (log in {data dir}/serve.log) and return')
+    // How a detached start hands over VOXCTL_BOOTSTRAP_KEY without putting it in the child's environment.
+    .addOption(new Option('--bootstrap-key-stdin', 'read the bootstrap key from stdin').hideHelp())
     .addOption(new Option('--log-level <level>', 'log level').choices(['fatal', 'error', 'warn', 'info', 'debug', 'silent']).default('info'))
     .addHelpText(
       'after',
       '\nExamples:\n  $ voxctl serve --port 7723\n  $ VOXCTL_LISTEN=0.0.0.0:8080 voxctl serve --data-dir /srv/voxctl\n' +
         '  $ voxctl serve --detach && voxctl serve status\n  $ voxctl serve logs --lines 100\n  $ voxctl serve stop',
     )
-    .action(async (flags: ServeFlags & { detach?: boolean }, cmd: Command) => {
+    .action(async (flags: ServeFlags & { detach?: boolean; bootstrapKeyStdin?: boolean }, cmd: Command) => {
       const options = resolveServeOptions(flags, ctx.env.raw());
+      if (flags.bootstrapKeyStdin) options.bootstrapKey = (await readStdin(ctx)).trim() || undefined;
       if (flags.detach) return detach(ctx, cmd, options);
       const { startServer } = await import('../../server/start.js');
       const server = await startServer(options);
