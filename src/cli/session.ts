@@ -277,17 +277,27 @@ export function warnFallback(out: Output, reason: string, file: string): void {
   out.warn(`keychain unreachable (${reason}); key stored in ${file} (mode 0600).`);
 }
 
-/** Runs `fn` with an ora spinner on stderr when stderr is a terminal (never with --json/--quiet). */
+/** Waits shorter than this show no spinner (DESIGN §7: a spinner for waits over ~1 s). */
+export const SPINNER_DELAY_MS = 1000;
+
+/**
+ * Runs `fn` with an ora spinner on stderr when stderr is a terminal (never with --json/--quiet), shown
+ * only once the wait passes SPINNER_DELAY_MS so quick answers do not flicker.
+ */
 export async function withSpinner<T>(out: Output, text: string, fn: () => Promise<T>): Promise<T> {
   if (!out.stderrTTY || out.quiet || out.json) return fn();
-  const { default: ora } = await import('ora');
-  const spinner = ora({ text, stream: out.stderr, isEnabled: true }).start();
+  let spinner: { stop(): void } | undefined;
+  let done = false;
+  const timer = setTimeout(() => {
+    void import('ora').then(({ default: ora }) => {
+      if (!done) spinner = ora({ text, stream: out.stderr, isEnabled: true }).start();
+    });
+  }, SPINNER_DELAY_MS);
   try {
-    const result = await fn();
-    spinner.stop();
-    return result;
-  } catch (e) {
-    spinner.stop();
-    throw e;
+    return await fn();
+  } finally {
+    done = true;
+    clearTimeout(timer);
+    spinner?.stop();
   }
 }

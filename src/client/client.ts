@@ -76,6 +76,18 @@ export interface VoxClient {
   revokeKey(id: string): Promise<void>;
   /** Downloads a (signed) audio URL of this service as bytes; the key is not sent. */
   downloadAudio(url: string): Promise<Buffer>;
+  /** The X-RateLimit-* headers of the last answer that carried them (the API has no endpoint for them). */
+  lastRateLimit(): RateLimitHeaders | undefined;
+}
+
+/** The three rate-limit headers of an answer (DESIGN §4.14). */
+export interface RateLimitHeaders {
+  /** Requests per minute. */
+  limit: number;
+  /** The smaller of the minute and day remaining. */
+  remaining: number;
+  /** Unix epoch seconds when the binding window resets. */
+  reset: number;
 }
 
 const enc = encodeURIComponent;
@@ -83,7 +95,12 @@ const enc = encodeURIComponent;
 
 /** Creates a client bound to one base URL and key. */
 export function createClient(options: ClientOptions): VoxClient {
+  let rateLimit: RateLimitHeaders | undefined;
   const http: HttpOptions = {
+    onResponse: (_status, headers) => {
+      const [limit, remaining, reset] = ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset'].map((h) => Number(headers[h] ?? NaN));
+      if (Number.isInteger(limit) && Number.isInteger(remaining) && Number.isInteger(reset)) rateLimit = { limit: limit!, remaining: remaining!, reset: reset! };
+    },
     baseUrl: options.baseUrl,
     apiKey: options.apiKey,
     dispatcher: options.dispatcher,
@@ -137,6 +154,7 @@ export function createClient(options: ClientOptions): VoxClient {
     revokeKey: async (id) => {
       await send(http, { method: 'DELETE', path: `/v1/keys/${enc(id)}` });
     },
+    lastRateLimit: () => rateLimit,
     downloadAudio: async (url) => (await send(http, { method: 'GET', path: url, auth: false, headers: { accept: 'audio/wav, */*' } })).body,
   };
 }

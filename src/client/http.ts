@@ -13,6 +13,8 @@ export interface HttpOptions {
   onLog?: (line: string) => void;
   /** Per-request timeout in ms (default 120 s: synthesis and transcription can be slow). */
   timeoutMs?: number;
+  /** Called with the status and lower-case headers of every answer (errors included). */
+  onResponse?: (status: number, headers: Record<string, string>) => void;
 }
 
 /** One request: method, path (relative to the base URL or absolute), query, and a JSON or form body. */
@@ -96,6 +98,7 @@ export async function send(opts: HttpOptions, spec: RequestSpec): Promise<RawRes
     `← ${res.status} ${spec.method} ${url.pathname} ${Math.round(performance.now() - started)} ms` +
       (flat['x-request-id'] ? ` request-id=${flat['x-request-id']}` : ''),
   );
+  opts.onResponse?.(res.status, flat);
   if (res.status >= 400) throw toApiError(res.status, flat, buf);
   return { status: res.status, headers: flat, body: buf };
 }

@@ -4,8 +4,10 @@ import type { VoxClient } from '../../client/index.js';
 import type { HandlerContext } from '../context.js';
 import { usageError } from '../errors.js';
 import type { Output } from '../output.js';
-import { connect } from '../session.js';
+import { connect, withSpinner } from '../session.js';
 import { deliverAudio } from '../audio-out.js';
+import { explained } from '../api-errors.js';
+import { retryAfter429 } from '../retry.js';
 import { assertWritable, examples, flagsOf, readInputFile, readStdin } from '../util.js';
 
 /** Picks the speaker: --speaker > config `speaker` > the catalogue's first voice (said on stderr). */
@@ -50,12 +52,14 @@ export function registerTts(program: Command, ctx: HandlerContext): void {
     if (flags.out) assertWritable(flags.out, flags.force);
     const { client, out } = await connect(ctx, flags, { announce: true });
     const speaker = await chooseSpeaker(ctx, client, out, flags.speaker);
-    const result = await client.synthesize({
-      speaker_id: speaker,
-      text: input,
-      ...(flags.sampleRate ? { sample_rate: Number(flags.sampleRate) as 8000 | 16000 | 22050 | 24000 } : {}),
-    });
-    const wav = await client.downloadAudio(result.audio_url);
+    const result = await explained({ speakerId: speaker, text: input }, () =>
+      withSpinner(out, 'Synthesising', () => client.synthesize({
+        speaker_id: speaker,
+        text: input,
+        ...(flags.sampleRate ? { sample_rate: Number(flags.sampleRate) as 8000 | 16000 | 22050 | 24000 } : {}),
+      })),
+    );
+    const wav = await retryAfter429(ctx, out, () => client.downloadAudio(result.audio_url));
     await deliverAudio(ctx, out, wav, { outFile: flags.out, force: flags.force, play: flags.play, name: 'speech' });
     if (out.json) out.printJson(result);
     else out.info(`${result.duration_seconds.toFixed(3)} s of audio, ${result.characters_used} characters used (speaker ${speaker}).`);
