@@ -16,6 +16,7 @@ import { CliError } from '../../../src/cli/errors.js';
 import { isUnmetered } from '../../../src/server/plugins/rate-limit.js';
 import { CONFIG_FILE_NAME } from '../../../src/server/config.js';
 import { Capture, testContext } from '../../helpers/cli-context.js';
+import { probeService } from '../../../src/cli/local-server.js';
 
 describe('errors: one shape for scripts, messages that say what to do', () => {
   it('a 400 of the service exits 2 like the CLI’s own validation, with a JSON error carrying status and request id', () => {
@@ -174,5 +175,20 @@ describe('rate limiting spares liveness checks and signed URLs', () => {
     expect(isUnmetered('POST', '/health')).toBe(false);
     expect(isUnmetered('GET', '/v1/speakers')).toBe(false);
     expect(isUnmetered('GET', '/healthz')).toBe(false);
+  });
+});
+
+describe('liveness: any HTTP answer means a service is running', () => {
+  it('a 429 without a health body still counts as an answer; a closed port does not', async () => {
+    const { createServer } = await import('node:http');
+    const srv = createServer((_req, res) => res.writeHead(429, { 'retry-after': '30' }).end('{"detail":"Rate limit exceeded"}'));
+    await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
+    const port = (srv.address() as { port: number }).port;
+    try {
+      expect(await probeService(`http://127.0.0.1:${port}`)).toEqual({ status: 429 });
+    } finally {
+      await new Promise((r) => srv.close(r));
+    }
+    expect(await probeService(`http://127.0.0.1:${port}`)).toBeUndefined();
   });
 });
