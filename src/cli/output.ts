@@ -65,19 +65,20 @@ export class Output {
     this.stdout.write(JSON.stringify(value, null, 2) + '\n');
   }
 
-  /** An informational message on stderr (suppressed by --quiet). */
+  /** An informational message on stderr (suppressed by --quiet, and by --json: its stderr is JSON only). */
   info(message: string): void {
-    if (!this.quiet) this.stderr.write(message + '\n');
+    if (!this.quiet && !this.json) this.stderr.write(message + '\n');
   }
 
-  /** A success message on stderr (suppressed by --quiet). */
+  /** A success message on stderr (suppressed by --quiet and --json). */
   success(message: string): void {
-    if (!this.quiet) this.stderr.write(this.errColor.green('✓ ') + message + '\n');
+    if (!this.quiet && !this.json) this.stderr.write(this.errColor.green('✓ ') + message + '\n');
   }
 
-  /** A warning on stderr, always shown. */
+  /** A warning on stderr, always shown; under --json as a `{"warning":{"message"}}` line, so scripts still read JSON only. */
   warn(message: string): void {
-    this.stderr.write(this.errColor.yellow('Warning: ') + message + '\n');
+    if (this.json) this.stderr.write(JSON.stringify({ warning: { message } }) + '\n');
+    else this.stderr.write(this.errColor.yellow('Warning: ') + message + '\n');
   }
 
   /** A debug line on stderr with --verbose (callers never pass secrets). */

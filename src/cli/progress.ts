@@ -20,7 +20,7 @@ export class JobProgress {
 
   /** Renders the current state of `jobs`. */
   update(jobs: readonly Job[]): void {
-    if (this.out.quiet) return;
+    if (this.out.quiet || this.out.json) return;
     if (this.out.stderrTTY) {
       const c = this.out.errColor;
       const lines = jobs.map((j) => {

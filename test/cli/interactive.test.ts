@@ -62,4 +62,17 @@ describe('interactive (tmux)', () => {
     expect(done).toContain('EXIT=0');
     expect(done).toMatch(/^spk_\S+$/m);
   }, 60_000);
+
+  it('$(voxctl speakers pick) draws the picker on /dev/tty and captures only the id (issue 9 item 3)', async () => {
+    const name = `voxctl-pick-sub-${process.pid}`;
+    const pick = `"${process.execPath}" "${BIN}" speakers pick`;
+    await tmux(name, `sh -c 'ID=$(${pick}); echo "PICKED=[$ID]"'`, { ...sb.env, VOXCTL_BASE_URL: server.url, VOXCTL_API_KEY: server.key, TERM: 'xterm-256color' });
+    await waitFor(name, /Search speakers/);
+    await execa('tmux', ['send-keys', '-t', name, '-l', 'non-binary']);
+    await waitFor(name, /Non-binary/);
+    await execa('tmux', ['send-keys', '-t', name, 'Enter']);
+    const done = await waitFor(name, /EXIT=\d+/);
+    expect(done).toContain('EXIT=0');
+    expect(done).toMatch(/PICKED=\[spk_[^\s\]]+\]/);
+  }, 60_000);
 });
