@@ -88,6 +88,8 @@ export interface JsonError {
   message: string;
   status?: number;
   request_id?: string;
+  /** What to do about it, when the CLI knows (the line after `Hint:` in prose). */
+  hint?: string;
 }
 
 /** What the one error handler decided: exit code, the text for stderr, and the `--json` object. */
@@ -112,12 +114,15 @@ export function codeForStatus(status: number, detail: string): string {
 /** The one error handler of the CLI: maps any error to the message (+ hint) and exit code of DESIGN §7. */
 export function exitCodeFor(error: unknown, now: Date = new Date()): MappedError {
   const withHint = (message: string, hint?: string) => (hint ? `${message}\nHint: ${hint}` : message);
+  const hintOf = (hint: string | undefined) => (hint ? { hint } : {});
   if (error instanceof CommanderError) {
     // --help and --version end through exitOverride with code 0; commander has printed its own message.
     if (error.exitCode === 0) return { code: 0 };
     return { code: ExitCode.usage, error: { code: 'usage_error', message: error.message.replace(/^error: /, '') } };
   }
-  if (error instanceof CliError) return { code: error.exitCode, message: withHint(error.message, error.hint), error: { code: error.code, message: error.message } };
+  if (error instanceof CliError) {
+    return { code: error.exitCode, message: withHint(error.message, error.hint), error: { code: error.code, message: error.message, ...hintOf(error.hint) } };
+  }
   if (error instanceof ApiRequestError) {
     const rid = error.requestId ? ` (request ${error.requestId})` : '';
     const detail = `${error.detail}${rid}`;
@@ -128,7 +133,10 @@ export function exitCodeFor(error: unknown, now: Date = new Date()): MappedError
       ...(error.requestId ? { request_id: error.requestId } : {}),
     };
     const fields = error.errors?.length ? '\n' + error.errors.map((e) => `  ${e.loc.join('.')}: ${e.msg}`).join('\n') : '';
-    const mapped = (code: number, message: string): MappedError => ({ code, message, error: json });
+    const mapped = (code: number, message: string): MappedError => {
+      const hint = message.split('\nHint: ')[1];
+      return { code, message, error: { ...json, ...hintOf(hint) } };
+    };
     switch (error.status) {
       case 400:
         // The service's validation and the CLI's own give the same exit code (DESIGN §7).
@@ -159,7 +167,7 @@ export function exitCodeFor(error: unknown, now: Date = new Date()): MappedError
     return {
       code: ExitCode.error,
       message: withHint(error.message, `is the service running? check with \`voxctl serve status\` (target ${error.target})`),
-      error: { code: 'network_error', message: error.message },
+      error: { code: 'network_error', message: error.message, hint: `is the service running? check with \`voxctl serve status\` (target ${error.target})` },
     };
   }
   const message = error instanceof Error ? error.message : String(error);

@@ -171,7 +171,11 @@ export function checkVersion(ctx: HandlerContext, client: VoxClient, out: Output
 
 /** Prints the target on stderr before a write or prompt, when it is not the embedded default (DESIGN §7). */
 export function announceTarget(out: Output, target: Target): void {
-  if (!target.embedded) out.info(out.errColor.dim(`Target: profile ${target.profile} → ${target.baseUrl}`));
+  if (target.embedded || out.quiet) return;
+  const text = `Target: profile ${target.profile} → ${target.baseUrl}`;
+  // Under --json, stderr carries JSON lines only: the target is said as one.
+  if (out.json) out.stderr.write(JSON.stringify({ target: { profile: target.profile, base_url: target.baseUrl, message: text } }) + '\n');
+  else out.info(out.errColor.dim(text));
 }
 
 /**

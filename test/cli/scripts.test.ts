@@ -25,7 +25,13 @@ afterAll(async () => {
 const wavs = (dir: string) => readdirSync(dir).filter((f) => f.endsWith('.wav')).sort();
 const manifestOf = (dir: string) =>
   parse(readFileSync(join(dir, 'manifest.csv')), { columns: true }) as { index: string; speaker_id: string; text: string; file: string; duration_seconds: string; status: string }[];
-const jsonError = (stderr: string) => (JSON.parse(stderr.trim()) as { error: { code: string; message: string; status?: number; request_id?: string } }).error;
+/** Under --json stderr holds JSON lines only (a target line before a write, warnings); the error is the one with `error`. */
+const jsonError = (stderr: string) => {
+  const lines = stderr.trim().split('\n').map((l) => JSON.parse(l) as { error?: { code: string; message: string; status?: number; request_id?: string } });
+  const errors = lines.filter((l) => l.error);
+  expect(errors).toHaveLength(1);
+  return errors[0]!.error!;
+};
 
 describe('downloads of 150 items (issue 9 item 2)', () => {
   let jobIds: string[] = [];

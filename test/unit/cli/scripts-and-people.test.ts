@@ -33,7 +33,7 @@ describe('errors: one shape for scripts, messages that say what to do', () => {
     expect(exitCodeFor(new ApiRequestError({ status: 429, detail: 'Character quota exceeded for this billing period' })).error?.code).toBe('quota_exceeded');
     expect(exitCodeFor(new NetworkError('http://127.0.0.1:9', new Error('refused'))).error).toMatchObject({ code: 'network_error' });
     expect(exitCodeFor(new CommanderError(1, 'commander.unknownOption', "error: unknown option '--x'")).error).toEqual({ code: 'usage_error', message: "unknown option '--x'" });
-    expect(exitCodeFor(new CliError('no', { exitCode: 3 })).error).toEqual({ code: 'authentication_failed', message: 'no' });
+    expect(exitCodeFor(new CliError('no', { exitCode: 3, hint: 'log in' })).error).toEqual({ code: 'authentication_failed', message: 'no', hint: 'log in' });
   });
 
   it('a read-only key is told so, not sent to billing', () => {
@@ -119,7 +119,7 @@ describe('tables fit the terminal', () => {
 
 describe('stt: failures are reported, not hidden', () => {
   const ok = { transcript: 'hi', latency_ms: 5, confidence: null };
-  const nc = { transcript: null, latency_ms: 0, confidence: null, error: { code: 'provider_not_configured', message: 'x' } };
+  const nc = { transcript: null, latency_ms: 0, confidence: null, error: { code: 'provider_not_configured' as const, message: 'x' } };
   it('names unconfigured providers in one line with the config file, and fails when every provider failed', () => {
     const err = new Capture();
     const out = new Output({ stdout: new Capture(), stderr: err, json: false, quiet: false, verbose: false, noColor: true });
