@@ -17,6 +17,7 @@ import { isUnmetered } from '../../../src/server/plugins/rate-limit.js';
 import { CONFIG_FILE_NAME } from '../../../src/server/config.js';
 import { Capture, testContext } from '../../helpers/cli-context.js';
 import { probeService } from '../../../src/cli/local-server.js';
+import { SPINNER_DELAY_MS, withSpinner } from '../../../src/cli/session.js';
 
 describe('errors: one shape for scripts, messages that say what to do', () => {
   it('a 400 of the service exits 2 like the CLI’s own validation, with a JSON error carrying status and request id', () => {
@@ -190,5 +191,29 @@ describe('liveness: any HTTP answer means a service is running', () => {
       await new Promise((r) => srv.close(r));
     }
     expect(await probeService(`http://127.0.0.1:${port}`)).toBeUndefined();
+  });
+});
+
+describe('spinner for long waits only', () => {
+  it('draws on a terminal stderr once a wait passes the delay, never for a quick answer or with --json', async () => {
+    // ora draws with the cursor methods of a tty.WriteStream.
+    class TtyCapture extends Capture {
+      cursorTo(_x: number, cb?: () => void) { cb?.(); return true; }
+      clearLine(_d: number, cb?: () => void) { cb?.(); return true; }
+      moveCursor(_dx: number, _dy: number, cb?: () => void) { cb?.(); return true; }
+    }
+    const make = (json: boolean) => {
+      const stderr = new TtyCapture(true);
+      return { stderr, out: new Output({ stdout: new Capture(), stderr, json, quiet: false, verbose: false, noColor: true }) };
+    };
+    const quick = make(false);
+    expect(await withSpinner(quick.out, 'Transcribing', async () => 1)).toBe(1);
+    expect(quick.stderr.text).toBe('');
+    const slow = make(false);
+    await withSpinner(slow.out, 'Transcribing', () => new Promise((r) => setTimeout(r, SPINNER_DELAY_MS + 400)));
+    expect(slow.stderr.text).toContain('Transcribing');
+    const json = make(true);
+    await withSpinner(json.out, 'Transcribing', () => new Promise((r) => setTimeout(r, SPINNER_DELAY_MS + 400)));
+    expect(json.stderr.text).toBe('');
   });
 });
