@@ -150,6 +150,19 @@ describe('errors scripts can read (issue 9 item 7)', () => {
     expect(blank.stderr).toContain('Text must not be empty');
   });
 
+  it('a dataset the CLI refuses and one the service refuses exit alike (2)', async () => {
+    const local = join(sb.root, 'bad-local.csv');
+    writeFileSync(local, 'text\nfine\n""\n');
+    const l = await cli(sb, ['dataset', 'upload', local, '--json'], { env });
+    expect(l.exitCode).toBe(2);
+    expect(jsonError(l.stderr)).toMatchObject({ code: 'validation_failed' });
+    const remote = join(sb.root, 'bad-remote.csv');
+    writeFileSync(remote, 'text,speaker_id\nfine,spk_nope\n');
+    const r = await cli(sb, ['dataset', 'upload', remote, '--json'], { env });
+    expect(r.exitCode).toBe(2);
+    expect(jsonError(r.stderr)).toMatchObject({ code: 'validation_failed', message: 'Line 2: Speaker not found: spk_nope', status: 400 });
+  });
+
   it('a read-only key is told it is read-only', async () => {
     const created = await cli(sb, ['keys', 'create', '--scope', 'read', '--json'], { env });
     expect(created.exitCode, created.stderr).toBe(0);

@@ -37,7 +37,11 @@ export function registerDataset(program: Command, ctx: HandlerContext): void {
     const data = await readInputFile(file);
     const { problems, rows } = await validateDatasetCsv(data);
     if (problems.length > 0) {
-      throw new CliError(`${file} has ${problems.length} problem(s); nothing was uploaded:\n  ${problems.join('\n  ')}`);
+      // Exit 2, as when the service refuses the same file (DESIGN §7).
+      throw new CliError(`${file} has ${problems.length} problem(s); nothing was uploaded:\n  ${problems.join('\n  ')}`, {
+        exitCode: ExitCode.usage,
+        code: 'validation_failed',
+      });
     }
     const name = flags.name ?? basename(file).replace(/\.csv$/i, '');
     if (name.length < 1 || name.length > 200) throw usageError('--name must be 1..200 characters');
