@@ -254,7 +254,7 @@ describe('datasets', () => {
     const file = join(sb.root, 'bad.csv');
     writeFileSync(file, `text,speaker_id\nok,\n,\n${'a'.repeat(2001)},\n  ,\n`);
     const r = await cli(sb, ['dataset', 'upload', file, '--name', 'bad'], { env });
-    expect(r.exitCode).toBe(1);
+    expect(r.exitCode).toBe(2);
     expect(r.stderr).toContain('Line 3: text must not be empty');
     expect(r.stderr).toContain('Line 4: Text exceeds maximum length of 2000 characters');
     expect(r.stderr).toContain('Line 5: text must not be empty');

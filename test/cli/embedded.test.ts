@@ -133,7 +133,7 @@ describe('embedded default in scripts (issue 9 items 1–2, issue 8 item 11)', (
       expect((await cli(s, ['serve', 'stop'])).exitCode).toBe(0);
       rmSync(dd, { recursive: true, force: true });
       // Before: the stale stored key answered 401 forever.
-      const wiped = await cli(s, ['whoami', '--json'], { timeout: 90_000 });
+      const wiped = await cli(s, ['whoami'], { timeout: 90_000 });
       expect(wiped.exitCode, wiped.stderr).toBe(0);
       expect(wiped.stderr).toContain('replaced its stored key');
 
@@ -141,7 +141,7 @@ describe('embedded default in scripts (issue 9 items 1–2, issue 8 item 11)', (
       const old = await execa(process.execPath, [join(pkg, 'bin/voxctl.js'), 'whoami', '--json'], { env: s.env, extendEnv: false, reject: false, cwd: s.root, timeout: 90_000 });
       expect(old.exitCode, old.stderr).toBe(0);
       expect(JSON.parse(readFileSync(join(dd, 'server.json'), 'utf8'))).toMatchObject({ version: '0.0.1-old' });
-      const now = await cli(s, ['whoami', '--json'], { timeout: 90_000 });
+      const now = await cli(s, ['whoami'], { timeout: 90_000 });
       expect(now.exitCode, now.stderr).toBe(0);
       expect(now.stderr).toContain(`Restarting the local service (voxctl 0.0.1-old → ${manifest.version})`);
       const status = JSON.parse((await cli(s, ['serve', 'status', '--json'])).stdout) as { version: string; autostarted: boolean };
