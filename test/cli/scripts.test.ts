@@ -175,6 +175,14 @@ describe('errors scripts can read (issue 9 item 7)', () => {
 });
 
 describe('rough edges (issue 9 items 5, 8, 10)', () => {
+  it('a tts say in a loop costs the service one request for its work besides the signed audio URL', async () => {
+    expect((await cli(sb, ['tts', 'say', 'warm up', '-o', '/dev/null'], { env })).exitCode).toBe(0);
+    const v = await cli(sb, ['tts', 'say', 'counted', '-o', '/dev/null', '--verbose'], { env });
+    expect(v.exitCode, v.stderr).toBe(0);
+    const requests = v.stderr.split('\n').filter((l) => l.startsWith('→ '));
+    expect(requests.filter((l) => !l.includes('/v1/audio/')).map((l) => l.replace(/http:\/\/[^/]+/, ''))).toEqual(['→ POST /v1/tts/synthesize']);
+  });
+
   it('-o /dev/null needs no --force', async () => {
     const r = await cli(sb, ['tts', 'say', 'into the void', '-o', '/dev/null'], { env });
     expect(r.exitCode, r.stderr).toBe(0);

@@ -144,7 +144,7 @@ export function registerBatch(program: Command, ctx: HandlerContext): void {
     if (items.length === 0) throw usageError(`${file} has no items`);
     const { client, out } = await connect(ctx, flags, { announce: true });
     const needsDefault = items.some((i) => !i.speaker_id);
-    const fallback = needsDefault ? await chooseSpeaker(ctx, client, out, flags.speaker) : '';
+    const fallback = needsDefault ? (await chooseSpeaker(ctx, client, out, flags.speaker)).id : '';
     const full: BatchItem[] = items.map((i) => ({ text: i.text, speaker_id: i.speaker_id ?? fallback }));
     const chunks = chunk(full);
     const created: (BatchCreated & { start: number })[] = [];
