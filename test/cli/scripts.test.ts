@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, cli, createSandbox, isWav, serveDetached, type Sandbox, type ServedCli } from '../helpers/cli.js';
+import { BIN, cli, isWav, startServedSandbox, type Sandbox, type ServedCli } from '../helpers/cli.js';
 
 // Issue 9 through the built CLI on a real detached service: downloads as scripts run them, errors as
 // scripts read them, and the rough edges a person at a terminal hit.
@@ -11,12 +11,7 @@ let sb: Sandbox;
 let server: ServedCli;
 let env: Record<string, string>;
 
-beforeAll(async () => {
-  sb = createSandbox();
-  server = await serveDetached(sb);
-  env = { VOXCTL_BASE_URL: server.url, VOXCTL_API_KEY: server.key };
-}, 120_000);
-
+beforeAll(async () => void ({ sb, server, env } = await startServedSandbox()), 120_000);
 afterAll(async () => {
   await server?.stop();
   sb?.cleanup();
