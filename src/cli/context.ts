@@ -45,6 +45,32 @@ export interface HandlerContext {
   dispatcher?: Dispatcher;
   /** Work that must finish before the process exits (e.g. the version check). */
   pending: Promise<unknown>[];
+  /**
+   * Prompts on the controlling terminal (`/dev/tty`) when stdin/stdout are not terminals, so
+   * `$(voxctl speakers pick)` works (DESIGN §7); undefined when the process has no terminal.
+   */
+  terminal(): Promise<{ prompt: Prompter; close(): void } | undefined>;
+}
+
+/** Opens `/dev/tty` for a prompt; undefined when the process has no controlling terminal. */
+export async function openTerminal(): Promise<{ prompt: Prompter; close(): void } | undefined> {
+  const { openSync } = await import('node:fs');
+  const tty = await import('node:tty');
+  let input: InstanceType<typeof tty.ReadStream>;
+  let output: InstanceType<typeof tty.WriteStream>;
+  try {
+    input = new tty.ReadStream(openSync('/dev/tty', 'r'));
+    output = new tty.WriteStream(openSync('/dev/tty', 'w'));
+  } catch {
+    return undefined;
+  }
+  return {
+    prompt: inquirerPrompter(input, output),
+    close: () => {
+      input.destroy();
+      output.destroy();
+    },
+  };
 }
 
 /** The real prompts, via @inquirer/prompts (loaded on first use), reading `stdin` and drawing on `stdout`. */
@@ -109,6 +135,7 @@ export function createDefaultContext(overrides: Partial<HandlerContext> = {}): H
     play: playSound,
     openUrl: openInBrowser,
     pending: [],
+    terminal: openTerminal,
     ...overrides,
   };
 }

@@ -10,16 +10,30 @@ export const ExitCode = {
 } as const;
 export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
 
-/** The one error type of the CLI: a message for the user, an exit code, and an optional hint. */
+/** The stable snake_case code of each exit code, for `--json` errors when nothing more precise is known. */
+const DEFAULT_CODES: Record<ExitCode, string> = {
+  0: 'ok',
+  1: 'error',
+  2: 'usage_error',
+  3: 'authentication_failed',
+  4: 'not_found',
+  5: 'rate_limited',
+  6: 'job_failed',
+};
+
+/** The one error type of the CLI: a message for the user, an exit code, a stable code and an optional hint. */
 export class CliError extends Error {
   readonly exitCode: ExitCode;
   readonly hint: string | undefined;
+  /** Stable snake_case code for scripts (`--json` errors). */
+  readonly code: string;
 
-  constructor(message: string, options: { exitCode?: ExitCode; hint?: string; cause?: unknown } = {}) {
+  constructor(message: string, options: { exitCode?: ExitCode; hint?: string; cause?: unknown; code?: string } = {}) {
     super(message, { cause: options.cause });
     this.name = 'CliError';
     this.exitCode = options.exitCode ?? ExitCode.error;
     this.hint = options.hint;
+    this.code = options.code ?? DEFAULT_CODES[this.exitCode];
   }
 }
 

@@ -26,8 +26,11 @@ export interface KeyStore {
   set(profile: string, key: string, options?: { insecure?: boolean }): Promise<{ storage: Storage; keychainError?: string }>;
   /** Removes the key from both places; true when something was removed. */
   delete(profile: string): Promise<{ removed: boolean; keychainError?: string }>;
-  /** Probes the keychain (for doctor / auth status): undefined when reachable, else the reason. */
-  probe(): Promise<string | undefined>;
+  /**
+   * Probes the keychain by reading `profile`'s entry — the very call that finds the key, so `doctor`
+   * and `auth status` give one answer: undefined when reachable, else the reason.
+   */
+  probe(profile: string): Promise<string | undefined>;
 }
 
 /** The slice of @napi-rs/keyring's AsyncEntry we use (lets consumers pass another backend). */
@@ -138,9 +141,9 @@ export function createKeyStore(options: { configDir: string; backend?: KeychainB
       }
       return { removed, keychainError };
     },
-    async probe() {
+    async probe(profile) {
       try {
-        await withTimeout((s) => backend.getPassword('__voxctl_probe__', s), ms);
+        await withTimeout((s) => backend.getPassword(profile, s), ms);
         return undefined;
       } catch (e) {
         return reason(e);

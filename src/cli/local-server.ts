@@ -47,7 +47,34 @@ export function isAlive(pid: number): boolean {
   }
 }
 
-/** GET /health with a short timeout; undefined when nothing answers. */
+/**
+ * GET /health with a short timeout. Any HTTP answer means a service is running there (a 429 or 500 too:
+ * starting a second one would only fail with EADDRINUSE); `version` is known only from a health body.
+ * Undefined when nothing answers at all.
+ */
+export async function probeService(baseUrl: string, options: { timeoutMs?: number; apiKey?: string } = {}): Promise<{ status: number; version?: string; health?: string } | undefined> {
+  let res: Response;
+  try {
+    // Node's bundled fetch: no npm undici load just to probe.
+    res = await fetch(new URL('/health', baseUrl), {
+      signal: AbortSignal.timeout(options.timeoutMs ?? 1500),
+      headers: options.apiKey ? { authorization: `Bearer ${options.apiKey}` } : {},
+    });
+  } catch {
+    return undefined;
+  }
+  try {
+    const body = JSON.parse(await res.text()) as { version?: unknown; status?: unknown };
+    if ((res.status === 200 || res.status === 503) && typeof body.version === 'string') {
+      return { status: res.status, version: body.version, health: String(body.status ?? '') };
+    }
+  } catch {
+    // Not a health body: still an answer.
+  }
+  return { status: res.status };
+}
+
+/** GET /health with a short timeout; undefined when nothing answers with a health body. */
 export async function probeHealth(baseUrl: string, timeoutMs = 1500): Promise<{ version: string; status: string } | undefined> {
   try {
     // Node's bundled fetch: no npm undici load just to probe.
@@ -84,24 +111,33 @@ export async function startDetached(opts: StartOptions): Promise<{ pid: number; 
   const logFd = openSync(files.log, 'a', 0o600);
   const args = [launcherPath(), 'serve', '--data-dir', opts.dataDir, '--host', opts.host, '--port', String(opts.port), ...(opts.extraArgs ?? [])];
   // The child must not inherit the client's variables as if they were its listen address.
-  const { VOXCTL_LISTEN: _listen, VOXCTL_API_KEY: _key, ...env } = opts.env;
+  const { VOXCTL_LISTEN: _listen, VOXCTL_API_KEY: _key, VOXCTL_BOOTSTRAP_KEY: bootstrapKey, ...env } = opts.env;
   // A detached server's stderr is serve.log: it must not print the bootstrap key there (the CLI reads the 0600 file).
   env.VOXCTL_SERVE_DETACHED = '1';
-  const child = spawn(process.execPath, args, { detached: true, stdio: ['ignore', logFd, logFd], env });
+  // The bootstrap key goes through a pipe, never the child's environment (readable in /proc/PID/environ).
+  if (bootstrapKey) args.push('--bootstrap-key-stdin');
+  const child = spawn(process.execPath, args, { detached: true, stdio: [bootstrapKey ? 'pipe' : 'ignore', logFd, logFd], env });
   closeSync(logFd);
+  if (bootstrapKey && child.stdin) {
+    child.stdin.on('error', () => undefined);
+    child.stdin.end(bootstrapKey + '\n');
+  }
   let exited: number | null | undefined;
   child.once('exit', (code) => (exited = code));
   const pid = child.pid;
   child.unref();
   if (pid === undefined) throw new Error('could not spawn voxctl serve');
-  if (opts.autostarted) writeFileSync(files.autostarted, String(pid));
   const host = opts.host === '0.0.0.0' || opts.host === '::' ? '127.0.0.1' : opts.host.includes(':') ? `[${opts.host}]` : opts.host;
   const url = `http://${host}:${opts.port}`;
   const deadline = Date.now() + (opts.timeoutMs ?? START_TIMEOUT_MS);
   while (Date.now() < deadline && exited === undefined) {
     // Only our child counts: another service on the port makes the child exit with EADDRINUSE.
     const health = await probeHealth(url, 1000);
-    if (health && readServerRecord(opts.dataDir)?.pid === pid) return { pid, url, version: health.version };
+    if (health && readServerRecord(opts.dataDir)?.pid === pid) {
+      // Recorded only once our child is the one serving: a loser of a start race must not claim the winner.
+      if (opts.autostarted) writeFileSync(files.autostarted, String(pid));
+      return { pid, url, version: health.version };
+    }
     await sleep(100);
   }
   const tail = logTail(files.log, 5);

@@ -65,19 +65,20 @@ export class Output {
     this.stdout.write(JSON.stringify(value, null, 2) + '\n');
   }
 
-  /** An informational message on stderr (suppressed by --quiet). */
+  /** An informational message on stderr (suppressed by --quiet, and by --json: its stderr is JSON only). */
   info(message: string): void {
-    if (!this.quiet) this.stderr.write(message + '\n');
+    if (!this.quiet && !this.json) this.stderr.write(message + '\n');
   }
 
-  /** A success message on stderr (suppressed by --quiet). */
+  /** A success message on stderr (suppressed by --quiet and --json). */
   success(message: string): void {
-    if (!this.quiet) this.stderr.write(this.errColor.green('✓ ') + message + '\n');
+    if (!this.quiet && !this.json) this.stderr.write(this.errColor.green('✓ ') + message + '\n');
   }
 
-  /** A warning on stderr, always shown. */
+  /** A warning on stderr, always shown; under --json as a `{"warning":{"message"}}` line, so scripts still read JSON only. */
   warn(message: string): void {
-    this.stderr.write(this.errColor.yellow('Warning: ') + message + '\n');
+    if (this.json) this.stderr.write(JSON.stringify({ warning: { message } }) + '\n');
+    else this.stderr.write(this.errColor.yellow('Warning: ') + message + '\n');
   }
 
   /** A debug line on stderr with --verbose (callers never pass secrets). */
@@ -85,13 +86,19 @@ export class Output {
     if (this.verbose) this.stderr.write(this.errColor.dim(message) + '\n');
   }
 
-  /** Renders rows as a cli-table3 table on a terminal, or aligned plain columns when piped. */
+  /**
+   * Renders rows as a cli-table3 table on a terminal — fitted to its width, long cells (a transcript)
+   * cut with an ellipsis (DESIGN §7) — or aligned plain columns when piped (never truncated).
+   */
   async table<T>(rows: readonly T[], columns: readonly Column<T>[]): Promise<void> {
     const cells = rows.map((r) => columns.map((c) => cellText(c.get(r))));
     if (this.isTTY) {
       const { default: Table } = await import('cli-table3');
-      const table = new Table({ head: columns.map((c) => this.color.bold(c.header)), style: { head: [], border: [] } });
-      for (const row of cells) table.push(row);
+      const oneLine = cells.map((row) => row.map((c) => c.replace(/\s*[\r\n]+\s*/g, ' ')));
+      const natural = columns.map((c, i) => Math.max(visibleWidth(c.header), ...oneLine.map((r) => visibleWidth(r[i]!))) + 2);
+      const colWidths = fitWidths(natural, (this.stdout.columns ?? 80) - (columns.length + 1));
+      const table = new Table({ head: columns.map((c) => this.color.bold(c.header)), style: { head: [], border: [] }, colWidths, wordWrap: false });
+      for (const row of oneLine) table.push(row);
       this.stdout.write(table.toString() + '\n');
       return;
     }
@@ -124,6 +131,28 @@ export class Output {
     const width = Math.max(...entries.map(([k]) => k.length));
     for (const [k, v] of entries) this.stdout.write(`${this.color.bold(k.padEnd(width))}  ${cellText(v)}\n`);
   }
+}
+
+// Colour codes take no room on screen (built from the ESC code point: lint forbids control characters in literals).
+const ANSI = new RegExp(`${String.fromCharCode(27)}\\[[0-9;]*m`, 'g');
+const visibleWidth = (s: string) => [...s.replace(ANSI, '')].length;
+
+/**
+ * Column widths (padding included) that fit `available` characters: columns narrower than a fair share
+ * keep their width, the widest give up room first, none below 5. Returns `natural` when it fits.
+ */
+export function fitWidths(natural: readonly number[], available: number): number[] {
+  const widths = [...natural];
+  const total = () => widths.reduce((a, b) => a + b, 0);
+  while (total() > available) {
+    const widest = Math.max(...widths);
+    if (widest <= 5) break;
+    const i = widths.indexOf(widest);
+    const second = Math.max(5, ...widths.filter((_, j) => j !== i));
+    widths[i] = Math.max(second, widest - (total() - available), 5);
+    if (widths[i] === widest) widths[i] = widest - 1;
+  }
+  return widths;
 }
 
 function cellText(v: unknown, empty = '-'): string {

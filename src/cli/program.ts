@@ -26,6 +26,8 @@ export interface ProgramOptions {
    * one-line entry keeps it listed in `--help`.
    */
   registerAdmin?: typeof registerAdmin;
+  /** `--json` is on the command line: commander's own error text gives way to the JSON error object. */
+  json?: boolean;
 }
 
 /** Builds the program with every command group; commands reach collaborators through `ctx`. */
@@ -35,7 +37,7 @@ export function buildProgram(ctx: HandlerContext = createDefaultContext(), optio
     .version(VERSION, '-V, --version')
     .showSuggestionAfterError()
     .exitOverride()
-    .configureOutput({ writeOut: (s) => ctx.stdout.write(s), writeErr: (s) => ctx.stderr.write(s) })
+    .configureOutput({ writeOut: (s) => ctx.stdout.write(s), writeErr: (s) => (options.json ? undefined : ctx.stderr.write(s)) })
     .option('--profile <name>', 'profile to use (default: the current profile, else the local service)')
     .option('--base-url <url>', 'service base URL (overrides VOXCTL_BASE_URL and the profile)')
     .option('--api-key <key>', 'API key (prefer VOXCTL_API_KEY or `voxctl auth login`)')
@@ -80,26 +82,74 @@ function nextPeriod(now: Date): string {
   return new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1)).toISOString().slice(0, 10);
 }
 
+/** The `--json` shape of an error (DESIGN §7): `status` and `request_id` only when the service answered. */
+export interface JsonError {
+  code: string;
+  message: string;
+  status?: number;
+  request_id?: string;
+  /** What to do about it, when the CLI knows (the line after `Hint:` in prose). */
+  hint?: string;
+}
+
+/** What the one error handler decided: exit code, the text for stderr, and the `--json` object. */
+export interface MappedError {
+  code: number;
+  message?: string;
+  error?: JsonError;
+}
+
+/** A stable snake_case code for an HTTP error the service answered without a `code` of its own. */
+export function codeForStatus(status: number, detail: string): string {
+  if (status === 400 || status === 422) return 'validation_failed';
+  if (status === 401) return 'authentication_failed';
+  if (status === 403) return 'forbidden';
+  if (status === 404) return 'not_found';
+  if (status === 413) return 'payload_too_large';
+  if (status === 429) return /quota/i.test(detail) ? 'quota_exceeded' : 'rate_limited';
+  if (status === 503) return 'service_unavailable';
+  return status >= 500 ? 'server_error' : 'http_error';
+}
+
 /** The one error handler of the CLI: maps any error to the message (+ hint) and exit code of DESIGN §7. */
-export function exitCodeFor(error: unknown, now: Date = new Date()): { code: number; message?: string } {
+export function exitCodeFor(error: unknown, now: Date = new Date()): MappedError {
   const withHint = (message: string, hint?: string) => (hint ? `${message}\nHint: ${hint}` : message);
+  const hintOf = (hint: string | undefined) => (hint ? { hint } : {});
   if (error instanceof CommanderError) {
     // --help and --version end through exitOverride with code 0; commander has printed its own message.
     if (error.exitCode === 0) return { code: 0 };
-    return { code: ExitCode.usage };
+    return { code: ExitCode.usage, error: { code: 'usage_error', message: error.message.replace(/^error: /, '') } };
   }
-  if (error instanceof CliError) return { code: error.exitCode, message: withHint(error.message, error.hint) };
+  if (error instanceof CliError) {
+    return { code: error.exitCode, message: withHint(error.message, error.hint), error: { code: error.code, message: error.message, ...hintOf(error.hint) } };
+  }
   if (error instanceof ApiRequestError) {
     const rid = error.requestId ? ` (request ${error.requestId})` : '';
     const detail = `${error.detail}${rid}`;
+    const json: JsonError = {
+      code: error.code ?? codeForStatus(error.status, error.detail),
+      message: error.detail,
+      status: error.status,
+      ...(error.requestId ? { request_id: error.requestId } : {}),
+    };
     const fields = error.errors?.length ? '\n' + error.errors.map((e) => `  ${e.loc.join('.')}: ${e.msg}`).join('\n') : '';
+    const mapped = (code: number, message: string): MappedError => {
+      const hint = message.split('\nHint: ')[1];
+      return { code, message, error: { ...json, ...hintOf(hint) } };
+    };
     switch (error.status) {
+      case 400:
+        // The service's validation and the CLI's own give the same exit code (DESIGN §7).
+        return mapped(ExitCode.usage, detail + fields);
       case 401:
-        return { code: ExitCode.auth, message: withHint(detail, 'run voxctl auth login') };
+        return mapped(ExitCode.auth, withHint(detail, 'run voxctl auth login'));
       case 403:
-        return { code: ExitCode.auth, message: withHint(detail, 'this key or subscription may not do that; check `voxctl auth status` and `voxctl billing subscription`') };
+        if (/^Insufficient permissions/.test(error.detail)) {
+          return mapped(ExitCode.auth, withHint(`${detail}: this key is read-only`, 'use a full-scope key (`voxctl keys create`, then `voxctl auth login`)'));
+        }
+        return mapped(ExitCode.auth, withHint(detail, 'this key or subscription may not do that; check `voxctl auth status` and `voxctl billing subscription`'));
       case 404:
-        return { code: ExitCode.notFound, message: detail };
+        return mapped(ExitCode.notFound, detail);
       case 429: {
         const quota = /quota/i.test(error.detail);
         const hint = quota
@@ -107,28 +157,37 @@ export function exitCodeFor(error: unknown, now: Date = new Date()): { code: num
           : error.retryAfter !== undefined
             ? `retry in ${error.retryAfter} s; ${resetHint(error.rateLimitReset, now) ?? ''}`.replace(/; $/, '')
             : resetHint(error.rateLimitReset, now);
-        return { code: ExitCode.rateLimited, message: withHint(detail, hint) };
+        return mapped(ExitCode.rateLimited, withHint(detail, hint));
       }
       default:
-        return { code: ExitCode.error, message: detail + fields };
+        return mapped(ExitCode.error, detail + fields);
     }
   }
   if (error instanceof NetworkError) {
-    return { code: ExitCode.error, message: withHint(error.message, `is the service running? check with \`voxctl serve status\` (target ${error.target})`) };
+    return {
+      code: ExitCode.error,
+      message: withHint(error.message, `is the service running? check with \`voxctl serve status\` (target ${error.target})`),
+      error: { code: 'network_error', message: error.message, hint: `is the service running? check with \`voxctl serve status\` (target ${error.target})` },
+    };
   }
   const message = error instanceof Error ? error.message : String(error);
-  return { code: ExitCode.error, message: `Unexpected error: ${message}` };
+  return { code: ExitCode.error, message: `Unexpected error: ${message}`, error: { code: 'internal_error', message } };
 }
+
+// Decided from argv, not from parsed options: a usage error may end parsing before options exist.
+const wantsJson = (argv: readonly string[]) => argv.slice(0, argv.indexOf('--') < 0 ? undefined : argv.indexOf('--')).includes('--json');
 
 /** Runs the CLI with `argv` (user args only) and resolves to the exit code. */
 export async function run(argv: string[], ctx: HandlerContext = createDefaultContext()): Promise<number> {
   let code: number = ExitCode.ok;
   try {
     const admin = argv.includes('admin') || argv.includes('completion') ? (await import('./commands/admin.js')).registerAdmin : undefined;
-    await buildProgram(ctx, { registerAdmin: admin }).parseAsync(argv, { from: 'user' });
+    await buildProgram(ctx, { registerAdmin: admin, json: wantsJson(argv) }).parseAsync(argv, { from: 'user' });
   } catch (error) {
     const mapped = exitCodeFor(error, ctx.clock.now());
-    if (mapped.message) ctx.stderr.write(`Error: ${mapped.message}\n`);
+    // Under --json, scripts read one JSON object on stderr instead of prose (DESIGN §7).
+    if (wantsJson(argv) && mapped.error) ctx.stderr.write(JSON.stringify({ error: mapped.error }) + '\n');
+    else if (mapped.message) ctx.stderr.write(`Error: ${mapped.message}\n`);
     code = mapped.code;
   }
   await Promise.allSettled(ctx.pending);

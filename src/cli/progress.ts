@@ -1,5 +1,8 @@
 import type { Job } from '../shared/schemas/tts.js';
+import type { VoxClient } from '../client/index.js';
+import type { HandlerContext } from './context.js';
 import type { Output } from './output.js';
+import { retryAfter429 } from './retry.js';
 import { bar } from './output.js';
 
 /** Job states after which nothing changes. */
@@ -17,7 +20,7 @@ export class JobProgress {
 
   /** Renders the current state of `jobs`. */
   update(jobs: readonly Job[]): void {
-    if (this.out.quiet) return;
+    if (this.out.quiet || this.out.json) return;
     if (this.out.stderrTTY) {
       const c = this.out.errColor;
       const lines = jobs.map((j) => {
@@ -52,3 +55,6 @@ export async function watchJobs(
     await options.sleep(options.intervalMs ?? 500);
   }
 }
+
+/** GET of a job for `--watch` polling, waiting out a 429 (Retry-After, bounded) instead of failing the watch. */
+export const pollJob = (ctx: HandlerContext, client: VoxClient, out: Output) => (id: string) => retryAfter429(ctx, out, () => client.getJob(id));

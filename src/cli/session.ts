@@ -1,4 +1,5 @@
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { resolveDataDir } from '../shared/paths.js';
 import { VERSION } from '../shared/version.js';
@@ -8,7 +9,8 @@ import { CliError, ExitCode, usageError } from './errors.js';
 import { Output } from './output.js';
 import {
   EMBEDDED_BASE_URL,
-  probeHealth,
+  isAlive,
+  probeService,
   readBootstrapKey,
   readServerRecord,
   startDetached,
@@ -169,12 +171,21 @@ export function checkVersion(ctx: HandlerContext, client: VoxClient, out: Output
 
 /** Prints the target on stderr before a write or prompt, when it is not the embedded default (DESIGN §7). */
 export function announceTarget(out: Output, target: Target): void {
-  if (!target.embedded) out.info(out.errColor.dim(`Target: profile ${target.profile} → ${target.baseUrl}`));
+  if (target.embedded || out.quiet) return;
+  const text = `Target: profile ${target.profile} → ${target.baseUrl}`;
+  // Under --json, stderr carries JSON lines only: the target is said as one.
+  if (out.json) out.stderr.write(JSON.stringify({ target: { profile: target.profile, base_url: target.baseUrl, message: text } }) + '\n');
+  else out.info(out.errColor.dim(text));
 }
 
 /**
  * The embedded default: make sure a service of this version answers on 127.0.0.1:7723 (starting it
  * detached, or restarting an auto-started one of another version), and provision its bootstrap key.
+ *
+ * Scripts call the CLI in loops (DESIGN §7), so this costs at most one cheap request: a live pid in
+ * `server.json` written by a service of this version on the embedded port needs none at all (no HTTP,
+ * so no rate-limit bucket); otherwise one GET /health, where ANY HTTP answer — 429 included — means a
+ * service is running and no second one is started.
  */
 export async function ensureEmbedded(
   ctx: HandlerContext,
@@ -184,41 +195,85 @@ export async function ensureEmbedded(
   options: { provision?: boolean } = {},
 ): Promise<void> {
   const dataDir = resolveDataDir(undefined, ctx.env.raw());
-  let health = await probeHealth(target.baseUrl);
-  if (health && health.version !== VERSION) {
-    const rec = readServerRecord(dataDir);
-    if (rec && rec.port === 7723 && wasAutostarted(dataDir, rec.pid) && flags.autostart !== false) {
-      out.info(`Restarting the local service (voxctl ${health.version} → ${VERSION})...`);
-      await stopLocal(dataDir);
-      health = undefined;
-    } else {
-      out.warn(`the service at ${target.baseUrl} runs voxctl ${health.version}; this CLI is ${VERSION}.`);
+  const rec = readServerRecord(dataDir);
+  const recorded = rec !== undefined && rec.port === EMBEDDED_PORT && isAlive(rec.pid);
+  let fresh = false;
+  if (!(recorded && rec.version === VERSION)) {
+    let answer = await probeService(target.baseUrl);
+    if (answer?.version !== undefined && answer.version !== VERSION) {
+      if (recorded && wasAutostarted(dataDir, rec.pid) && flags.autostart !== false) {
+        out.info(`Restarting the local service (voxctl ${answer.version} → ${VERSION})...`);
+        await stopLocal(dataDir);
+        answer = undefined;
+      } else {
+        out.warn(`the service at ${target.baseUrl} runs voxctl ${answer.version}; this CLI is ${VERSION}.`);
+      }
     }
-  }
-  if (!health) {
-    if (flags.autostart === false) {
-      throw new CliError(`No voxctl service answers at ${target.baseUrl}`, {
-        hint: 'start one with `voxctl serve --detach` (or run without --no-autostart); check with `voxctl serve status`',
-      });
-    }
-    const started = await withSpinner(out, 'Starting the local voxctl service', () =>
-      startDetached({ dataDir, host: '127.0.0.1', port: 7723, env: ctx.env.raw(), autostarted: true }),
-    ).catch((e: unknown) => {
-      throw new CliError(`Could not start the local service: ${e instanceof Error ? e.message : String(e)}`, {
-        hint: 'run `voxctl serve` in a terminal to see why, or point the CLI elsewhere with --base-url / a profile',
-        cause: e,
-      });
-    });
-    out.info(`Started the local voxctl service (pid ${started.pid}, data in ${dataDir}).`);
+    if (!answer) fresh = await startEmbedded(ctx, flags, out, target, dataDir);
   }
   if (options.provision === false || flags.apiKey || ctx.env.apiKey()) return;
-  const stored = await ctx.keys.get(target.profile);
-  if (stored.key) return;
+  await provisionKey(ctx, flags, out, target, dataDir, fresh);
+}
+
+/** The embedded port (DESIGN §1). */
+const EMBEDDED_PORT = 7723;
+
+/** Starts the embedded service; true when it began on an empty data dir (so it has a new bootstrap key). */
+async function startEmbedded(ctx: HandlerContext, flags: GlobalFlags, out: Output, target: Target, dataDir: string): Promise<boolean> {
+  if (flags.autostart === false) {
+    throw new CliError(`No voxctl service answers at ${target.baseUrl}`, {
+      code: 'service_not_running',
+      hint: 'start one with `voxctl serve --detach` (or run without --no-autostart); check with `voxctl serve status`',
+    });
+  }
+  const fresh = !existsSync(join(dataDir, 'voxctl.db'));
+  try {
+    const started = await withSpinner(out, 'Starting the local voxctl service', () =>
+      startDetached({ dataDir, host: '127.0.0.1', port: EMBEDDED_PORT, env: ctx.env.raw(), autostarted: true }),
+    );
+    out.info(`Started the local voxctl service (pid ${started.pid}, data in ${dataDir}).`);
+    return fresh;
+  } catch (e) {
+    // Another CLI of the same loop may have won the port meanwhile: its service is as good as ours.
+    if (await probeService(target.baseUrl)) return false;
+    throw new CliError(`Could not start the local service: ${e instanceof Error ? e.message : String(e)}`, {
+      hint: 'run `voxctl serve` in a terminal to see why, or point the CLI elsewhere with --base-url / a profile',
+      cause: e,
+    });
+  }
+}
+
+/** `{configDir}/embedded-key.json`: the fingerprint of the key the CLI took from the local service's bootstrap file. */
+const provisionedFile = (ctx: HandlerContext) => join(ctx.configDir, 'embedded-key.json');
+const fingerprint = (key: string) => createHash('sha256').update(key).digest('hex');
+
+function provisionedFingerprint(ctx: HandlerContext): string | undefined {
+  try {
+    return (JSON.parse(readFileSync(provisionedFile(ctx), 'utf8')) as { fingerprint?: string }).fingerprint;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Stores the local service's bootstrap key for the embedded profile when none is stored, and replaces a
+ * stored key that the CLI provisioned earlier from another bootstrap (the data dir was wiped: that key
+ * would answer 401 forever). A key the user logged in with is never replaced, except when the service
+ * just started on an empty data dir — a new database knows no other key.
+ */
+async function provisionKey(ctx: HandlerContext, flags: GlobalFlags, out: Output, target: Target, dataDir: string, fresh: boolean): Promise<void> {
   const bootstrap = readBootstrapKey(dataDir);
   if (!bootstrap) return;
+  const stored = await ctx.keys.get(target.profile);
+  if (stored.key === bootstrap) return;
+  const stale = stored.key !== undefined && (fresh || provisionedFingerprint(ctx) === fingerprint(stored.key));
+  if (stored.key && !stale) return;
   const saved = await ctx.keys.set(target.profile, bootstrap, { insecure: flags.insecureStorage });
   if (saved.keychainError) warnFallback(out, saved.keychainError, ctx.keys.filePath);
-  out.info(`Stored the local service's key (${saved.storage === 'keychain' ? 'OS keychain' : ctx.keys.filePath}).`);
+  mkdirSync(ctx.configDir, { recursive: true, mode: 0o700 });
+  writeFileSync(provisionedFile(ctx), JSON.stringify({ fingerprint: fingerprint(bootstrap) }) + '\n', { mode: 0o600 });
+  const where = saved.storage === 'keychain' ? 'OS keychain' : ctx.keys.filePath;
+  out.info(stale ? `The local service's data was reset: replaced its stored key (${where}).` : `Stored the local service's key (${where}).`);
 }
 
 /** The one-line warning when the keychain is not usable and the key goes to the file. */
@@ -226,17 +281,27 @@ export function warnFallback(out: Output, reason: string, file: string): void {
   out.warn(`keychain unreachable (${reason}); key stored in ${file} (mode 0600).`);
 }
 
-/** Runs `fn` with an ora spinner on stderr when stderr is a terminal (never with --json/--quiet). */
+/** Waits shorter than this show no spinner (DESIGN §7: a spinner for waits over ~1 s). */
+export const SPINNER_DELAY_MS = 1000;
+
+/**
+ * Runs `fn` with an ora spinner on stderr when stderr is a terminal (never with --json/--quiet), shown
+ * only once the wait passes SPINNER_DELAY_MS so quick answers do not flicker.
+ */
 export async function withSpinner<T>(out: Output, text: string, fn: () => Promise<T>): Promise<T> {
   if (!out.stderrTTY || out.quiet || out.json) return fn();
-  const { default: ora } = await import('ora');
-  const spinner = ora({ text, stream: out.stderr, isEnabled: true }).start();
+  let spinner: { stop(): void } | undefined;
+  let done = false;
+  const timer = setTimeout(() => {
+    void import('ora').then(({ default: ora }) => {
+      if (!done) spinner = ora({ text, stream: out.stderr, isEnabled: true }).start();
+    });
+  }, SPINNER_DELAY_MS);
   try {
-    const result = await fn();
-    spinner.stop();
-    return result;
-  } catch (e) {
-    spinner.stop();
-    throw e;
+    return await fn();
+  } finally {
+    done = true;
+    clearTimeout(timer);
+    spinner?.stop();
   }
 }

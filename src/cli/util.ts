@@ -1,4 +1,4 @@
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, statSync, writeFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import type { HandlerContext } from './context.js';
 import { CliError, usageError } from './errors.js';
@@ -26,15 +26,24 @@ export async function readStdin(ctx: HandlerContext): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
-/** Refuses to clobber an existing file unless --force (checked before any paid work). */
-export function assertWritable(file: string, force: boolean | undefined): void {
-  if (!force && existsSync(file)) throw usageError(`${file} already exists`, 'pass --force to overwrite it');
+/** True when `file` exists and is not a regular file (`/dev/null`, a FIFO): writing there clobbers nothing. */
+function isSpecialFile(file: string): boolean {
+  try {
+    return !statSync(file).isFile();
+  } catch {
+    return false;
+  }
 }
 
-/** Writes `data` to `file`, failing on an existing file unless `force`. */
+/** Refuses to clobber an existing regular file unless --force (checked before any paid work; DESIGN §7). */
+export function assertWritable(file: string, force: boolean | undefined): void {
+  if (!force && existsSync(file) && !isSpecialFile(file)) throw usageError(`${file} already exists`, 'pass --force to overwrite it');
+}
+
+/** Writes `data` to `file`, failing on an existing regular file unless `force`. */
 export function writeOutputFile(file: string, data: Uint8Array | string, force: boolean | undefined): void {
   try {
-    writeFileSync(file, data, { flag: force ? 'w' : 'wx' });
+    writeFileSync(file, data, { flag: force || isSpecialFile(file) ? 'w' : 'wx' });
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
     if (code === 'EEXIST') throw usageError(`${file} already exists`, 'pass --force to overwrite it');

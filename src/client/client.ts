@@ -64,7 +64,7 @@ export interface VoxClient {
   transcribe(body: TranscribeRequest): Promise<TranscribeResponse>;
   listProviders(): Promise<ProviderList>;
   calculateAccuracy(body: AccuracyRequest): Promise<AccuracyResult>;
-  uploadDataset(input: { file: UploadFile; name: string; generateAudio?: boolean }): Promise<DatasetCreated>;
+  uploadDataset(input: { file: UploadFile; name: string; language?: string; generateAudio?: boolean }): Promise<DatasetCreated>;
   listDatasets(query?: Paging): Promise<PageOf<DatasetSummary>>;
   getDataset(id: string): Promise<Dataset>;
   me(): Promise<User>;
@@ -76,6 +76,18 @@ export interface VoxClient {
   revokeKey(id: string): Promise<void>;
   /** Downloads a (signed) audio URL of this service as bytes; the key is not sent. */
   downloadAudio(url: string): Promise<Buffer>;
+  /** The X-RateLimit-* headers of the last answer that carried them (the API has no endpoint for them). */
+  lastRateLimit(): RateLimitHeaders | undefined;
+}
+
+/** The three rate-limit headers of an answer (DESIGN §4.14). */
+export interface RateLimitHeaders {
+  /** Requests per minute. */
+  limit: number;
+  /** The smaller of the minute and day remaining. */
+  remaining: number;
+  /** Unix epoch seconds when the binding window resets. */
+  reset: number;
 }
 
 const enc = encodeURIComponent;
@@ -83,7 +95,12 @@ const enc = encodeURIComponent;
 
 /** Creates a client bound to one base URL and key. */
 export function createClient(options: ClientOptions): VoxClient {
+  let rateLimit: RateLimitHeaders | undefined;
   const http: HttpOptions = {
+    onResponse: (_status, headers) => {
+      const [limit, remaining, reset] = ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset'].map((h) => Number(headers[h] ?? NaN));
+      if (Number.isInteger(limit) && Number.isInteger(remaining) && Number.isInteger(reset)) rateLimit = { limit: limit!, remaining: remaining!, reset: reset! };
+    },
     baseUrl: options.baseUrl,
     apiKey: options.apiKey,
     dispatcher: options.dispatcher,
@@ -118,9 +135,10 @@ export function createClient(options: ClientOptions): VoxClient {
     transcribe: (body) => post<TranscribeResponse>('/v1/stt/transcribe', body),
     listProviders: () => get<ProviderList>('/v1/stt/providers'),
     calculateAccuracy: (body) => post<AccuracyResult>('/v1/stt/calculate-accuracy', body),
-    uploadDataset: async ({ file, name, generateAudio }) => {
+    uploadDataset: async ({ file, name, language, generateAudio }) => {
       const form = await newForm(http);
       form.append('name', name);
+      if (language !== undefined) form.append('language', language);
       if (generateAudio !== undefined) form.append('generate_audio', generateAudio ? 'true' : 'false');
       form.append('file', fileBlob({ contentType: 'text/csv', ...file }), file.filename);
       return upload<DatasetCreated>('/v1/datasets/upload', form);
@@ -136,6 +154,7 @@ export function createClient(options: ClientOptions): VoxClient {
     revokeKey: async (id) => {
       await send(http, { method: 'DELETE', path: `/v1/keys/${enc(id)}` });
     },
+    lastRateLimit: () => rateLimit,
     downloadAudio: async (url) => (await send(http, { method: 'GET', path: url, auth: false, headers: { accept: 'audio/wav, */*' } })).body,
   };
 }

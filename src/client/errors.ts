@@ -9,10 +9,13 @@ export class ApiRequestError extends Error {
   readonly rateLimitReset: number | undefined;
   /** Field-level validation problems of a 400, when the server listed them. */
   readonly errors: { loc: (string | number)[]; msg: string; type: string }[] | undefined;
+  /** The service's machine-readable error code, when its body carries one. */
+  readonly code: string | undefined;
 
   constructor(init: {
     status: number;
     detail: string;
+    code?: string;
     requestId?: string;
     retryAfter?: number;
     rateLimitReset?: number;
@@ -26,6 +29,7 @@ export class ApiRequestError extends Error {
     this.retryAfter = init.retryAfter;
     this.rateLimitReset = init.rateLimitReset;
     this.errors = init.errors;
+    this.code = init.code;
   }
 }
 

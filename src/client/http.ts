@@ -13,6 +13,8 @@ export interface HttpOptions {
   onLog?: (line: string) => void;
   /** Per-request timeout in ms (default 120 s: synthesis and transcription can be slow). */
   timeoutMs?: number;
+  /** Called with the status and lower-case headers of every answer (errors included). */
+  onResponse?: (status: number, headers: Record<string, string>) => void;
 }
 
 /** One request: method, path (relative to the base URL or absolute), query, and a JSON or form body. */
@@ -96,6 +98,7 @@ export async function send(opts: HttpOptions, spec: RequestSpec): Promise<RawRes
     `← ${res.status} ${spec.method} ${url.pathname} ${Math.round(performance.now() - started)} ms` +
       (flat['x-request-id'] ? ` request-id=${flat['x-request-id']}` : ''),
   );
+  opts.onResponse?.(res.status, flat);
   if (res.status >= 400) throw toApiError(res.status, flat, buf);
   return { status: res.status, headers: flat, body: buf };
 }
@@ -122,9 +125,11 @@ function toApiError(status: number, headers: Record<string, string>, body: Buffe
   let detail = `HTTP ${status}`;
   let errors: ApiRequestError['errors'];
   let requestId = headers['x-request-id'];
+  let code: string | undefined;
   try {
-    const parsed = JSON.parse(body.toString('utf8')) as { detail?: unknown; request_id?: unknown; errors?: ApiRequestError['errors'] };
+    const parsed = JSON.parse(body.toString('utf8')) as { detail?: unknown; request_id?: unknown; code?: unknown; errors?: ApiRequestError['errors'] };
     if (typeof parsed.detail === 'string') detail = parsed.detail;
+    if (typeof parsed.code === 'string') code = parsed.code;
     if (typeof parsed.request_id === 'string') requestId = parsed.request_id;
     if (Array.isArray(parsed.errors)) errors = parsed.errors;
   } catch {
@@ -134,6 +139,7 @@ function toApiError(status: number, headers: Record<string, string>, body: Buffe
   return new ApiRequestError({
     status,
     detail,
+    code,
     requestId,
     retryAfter: num(headers['retry-after']),
     rateLimitReset: num(headers['x-ratelimit-reset']),

@@ -219,7 +219,7 @@ describe('batch and jobs', () => {
     expect(r.exitCode, r.stderr).toBe(0);
     const job = json(r.stdout) as unknown as { job_id: string; status: string; total_items: number };
     expect(job).toMatchObject({ status: 'completed', total_items: 3 });
-    expect(readdirSync(dir).sort()).toEqual(['0.wav', '1.wav', '2.wav']);
+    expect(readdirSync(dir).sort()).toEqual(['0.wav', '1.wav', '2.wav', 'manifest.csv']);
     expect(isWav(readFileSync(join(dir, '2.wav')))).toBe(true);
     expect(json((await cli(sb, ['jobs', 'status', job.job_id, '--json'], { env })).stdout)).toMatchObject({ job_id: job.job_id, progress: 100 });
     const list = await cli(sb, ['batch', 'list', '--csv', '--status', 'completed'], { env });
@@ -227,7 +227,7 @@ describe('batch and jobs', () => {
     expect((await cli(sb, ['batch', 'status', 'job_missing'], { env })).exitCode).toBe(4);
     const dl = join(sb.root, 'again');
     expect((await cli(sb, ['batch', 'download', job.job_id, dl], { env })).exitCode).toBe(0);
-    expect(readdirSync(dl)).toHaveLength(3);
+    expect(readdirSync(dl)).toHaveLength(4);
   }, 120_000);
 
   it('splits more than 100 JSONL items into several jobs', async () => {
@@ -254,7 +254,7 @@ describe('datasets', () => {
     const file = join(sb.root, 'bad.csv');
     writeFileSync(file, `text,speaker_id\nok,\n,\n${'a'.repeat(2001)},\n  ,\n`);
     const r = await cli(sb, ['dataset', 'upload', file, '--name', 'bad'], { env });
-    expect(r.exitCode).toBe(1);
+    expect(r.exitCode).toBe(2);
     expect(r.stderr).toContain('Line 3: text must not be empty');
     expect(r.stderr).toContain('Line 4: Text exceeds maximum length of 2000 characters');
     expect(r.stderr).toContain('Line 5: text must not be empty');

@@ -51,15 +51,26 @@ describe('interactive (tmux)', () => {
     expect(done).not.toContain(server.key);
   }, 60_000);
 
-  it('speakers pick searches as you type and prints the chosen id', async () => {
-    const name = `voxctl-pick-${process.pid}`;
-    await tmux(name, `"${process.execPath}" "${BIN}" speakers pick`, { ...sb.env, VOXCTL_BASE_URL: server.url, VOXCTL_API_KEY: server.key, TERM: 'xterm-256color' });
+  /** Runs `command` in tmux, types "non-binary" into the speaker picker, presses Enter, returns the final screen. */
+  async function pickNonBinary(name: string, command: string): Promise<string> {
+    await tmux(name, command, { ...sb.env, VOXCTL_BASE_URL: server.url, VOXCTL_API_KEY: server.key, TERM: 'xterm-256color' });
     await waitFor(name, /Search speakers/);
     await execa('tmux', ['send-keys', '-t', name, '-l', 'non-binary']);
     await waitFor(name, /Non-binary/);
     await execa('tmux', ['send-keys', '-t', name, 'Enter']);
-    const done = await waitFor(name, /EXIT=\d+/);
+    return waitFor(name, /EXIT=\d+/);
+  }
+  const pick = `"${process.execPath}" "${BIN}" speakers pick`;
+
+  it('speakers pick searches as you type and prints the chosen id', async () => {
+    const done = await pickNonBinary(`voxctl-pick-${process.pid}`, pick);
     expect(done).toContain('EXIT=0');
     expect(done).toMatch(/^spk_\S+$/m);
+  }, 60_000);
+
+  it('$(voxctl speakers pick) draws the picker on /dev/tty and captures only the id (issue 9 item 3)', async () => {
+    const done = await pickNonBinary(`voxctl-pick-sub-${process.pid}`, `sh -c 'ID=$(${pick}); echo "PICKED=[$ID]"'`);
+    expect(done).toContain('EXIT=0');
+    expect(done).toMatch(/PICKED=\[spk_[^\s\]]+\]/);
   }, 60_000);
 });

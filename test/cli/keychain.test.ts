@@ -64,6 +64,11 @@ describe('keychain', () => {
     expect(warnings[0]).toMatch(/keychain unreachable .* key stored in .*credentials\.json \(mode 0600\)/);
     const st = JSON.parse((await cli(sb, ['auth', 'status', '--json'], { env: { VOXCTL_BASE_URL: server.url } })).stdout) as { key_source: string };
     expect(st.key_source).toBe('file');
+    // One probe, one answer: doctor reads the keychain the way auth status does.
+    const status = JSON.parse((await cli(sb, ['auth', 'status', '--json'], { env: { VOXCTL_BASE_URL: server.url } })).stdout) as { keychain: string };
+    const doctor = JSON.parse((await cli(sb, ['doctor', '--json'], { env: { VOXCTL_BASE_URL: server.url } })).stdout) as { checks: { check: string; status: string }[] };
+    expect(status.keychain).toBe('unreachable');
+    expect(doctor.checks.find((c) => c.check === 'keychain')?.status).toBe('warn');
     const insecure = await cli(sb, ['auth', 'login', '--with-token', '--insecure-storage'], { env: { VOXCTL_BASE_URL: server.url }, input: server.key });
     expect(insecure.exitCode).toBe(0);
     expect(insecure.stderr).not.toContain('Warning');

@@ -122,3 +122,10 @@ export const ANSI = new RegExp(`${String.fromCharCode(27)}\\[[0-9;]*[A-Za-z]`);
 
 /** The text without ANSI escape sequences. */
 export const stripAnsi = (s: string): string => s.replace(new RegExp(ANSI.source, 'g'), '');
+
+/** A sandbox with its own detached service and the client env that targets it (for a test file's beforeAll). */
+export async function startServedSandbox(): Promise<{ sb: Sandbox; server: ServedCli; env: Record<string, string> }> {
+  const sb = createSandbox();
+  const server = await serveDetached(sb);
+  return { sb, server, env: { VOXCTL_BASE_URL: server.url, VOXCTL_API_KEY: server.key } };
+}

@@ -75,7 +75,7 @@ export function registerAuth(program: Command, ctx: HandlerContext): void {
     const target = await resolveTarget(ctx, flags);
     if (target.embedded && flags.autostart !== false) await ensureEmbedded(ctx, flags, out, target);
     const { key, source, keychainError } = await resolveKey(ctx, flags, target);
-    const keychain = keychainError ?? (source === 'keychain' ? undefined : await ctx.keys.probe());
+    const keychain = keychainError ?? (source === 'keychain' ? undefined : await ctx.keys.probe(target.profile));
     let user: Awaited<ReturnType<ReturnType<typeof createClient>['me']>> | undefined;
     let state: 'ok' | 'no_key' | 'rejected' | 'unreachable' = 'no_key';
     let problem: string | undefined;

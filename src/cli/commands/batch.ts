@@ -1,17 +1,16 @@
 import { randomUUID } from 'node:crypto';
-import { mkdirSync } from 'node:fs';
-import { extname, join } from 'node:path';
+import { extname } from 'node:path';
 import type { Command } from 'commander';
 import { Option } from 'commander';
-import type { VoxClient } from '../../client/index.js';
 import { paginate } from '../../client/index.js';
 import type { BatchCreated, BatchItem, Job, JobSummary } from '../../shared/schemas/tts.js';
 import type { HandlerContext } from '../context.js';
 import { CliError, ExitCode, usageError } from '../errors.js';
 import type { Column, Output } from '../output.js';
-import { JobProgress, watchJobs } from '../progress.js';
+import { JobProgress, pollJob, watchJobs } from '../progress.js';
 import { connect } from '../session.js';
-import { examples, flagsOf, pagingOptions, readInputFile, readStdin, writeOutputFile } from '../util.js';
+import { examples, flagsOf, pagingOptions, readInputFile, readStdin } from '../util.js';
+import { downloadAll, type DownloadItem, type DownloadSummary } from '../downloads.js';
 import { chooseSpeaker } from './tts.js';
 
 /** The service's batch limit: bigger inputs are split into several jobs. */
@@ -93,18 +92,22 @@ const jobColumns: Column<JobSummary>[] = [
   { header: 'created_at', get: (j) => j.created_at },
 ];
 
-/** Saves the successful results of `job` as `{offset + index}.wav` in `dir`; returns how many. */
-export async function downloadResults(client: VoxClient, job: Job, dir: string, options: { offset?: number; force?: boolean; out: Output }): Promise<number> {
-  mkdirSync(dir, { recursive: true });
-  let saved = 0;
-  for (const r of job.results ?? []) {
-    if (r.status !== 'success' || !r.audio_url) continue;
-    const file = join(dir, `${(options.offset ?? 0) + r.index}.wav`);
-    writeOutputFile(file, await client.downloadAudio(r.audio_url), options.force);
-    saved++;
-  }
-  options.out.info(`Saved ${saved} WAV file(s) of ${job.job_id} in ${dir}`);
-  return saved;
+/** The download entries of a finished job; `offset` shifts indexes of later chunks, `texts` fills the manifest. */
+export function jobItems(job: Job, options: { offset?: number; texts?: readonly string[] } = {}): DownloadItem[] {
+  const offset = options.offset ?? 0;
+  return (job.results ?? []).map((r) => ({
+    index: offset + r.index,
+    speaker_id: r.speaker_id,
+    text: options.texts?.[offset + r.index] ?? '',
+    status: r.status,
+    audio_url: r.audio_url,
+    duration_seconds: r.duration_seconds,
+  }));
+}
+
+/** Reports a finished download on stderr (or as JSON with the job ids). */
+function reportDownload(out: Output, summary: DownloadSummary, jobIds: string[]): void {
+  out.info(`Saved ${summary.saved} WAV file(s)${summary.skipped ? `, kept ${summary.skipped} already complete` : ''} and manifest.csv in ${summary.directory}${jobIds.length ? ` (${jobIds.join(', ')})` : ''}`);
 }
 
 /** Ends a watch with exit 6 when a job finished `failed` or `partial` (DESIGN §7), naming a few failed items. */
@@ -128,19 +131,20 @@ export function registerBatch(program: Command, ctx: HandlerContext): void {
       .argument('<file>', "CSV (text[,speaker_id]), JSONL, or JSON {items}; '-' reads stdin")
       .option('-s, --speaker <id>', 'speaker for items without speaker_id (default: config `speaker`)')
       .option('--watch', 'show progress until every job is done (exit 6 if one fails)')
-      .option('--download <dir>', 'save the WAVs as {index}.wav in this folder (implies --watch)')
+      .option('--download <dir>', 'save the WAVs as zero-padded {index}.wav plus manifest.csv in this folder (implies --watch)')
       .option('--force', 'overwrite existing WAVs in the download folder')
+      .option('--skip-existing', 'keep WAVs already complete in the download folder (resume)')
       .addOption(new Option('--sample-rate <hz>', 'resample the output').choices(['8000', '16000', '22050', '24000']))
       .description('Submit texts for synthesis; more than 100 items become several jobs'),
     ['voxctl batch submit lines.csv --speaker spk_en-gb-scotland_003 --watch', 'voxctl batch submit items.jsonl --download out/', 'JOB=$(voxctl batch submit items.json -q)'],
   ).action(async (file: string, _o, cmd: Command) => {
-    const flags = flagsOf<{ speaker?: string; watch?: boolean; download?: string; force?: boolean; sampleRate?: string }>(cmd);
+    const flags = flagsOf<{ speaker?: string; watch?: boolean; download?: string; force?: boolean; skipExisting?: boolean; sampleRate?: string }>(cmd);
     const content = file === '-' ? await readStdin(ctx) : (await readInputFile(file)).toString('utf8');
     const items = await parseBatchInput(content, file);
     if (items.length === 0) throw usageError(`${file} has no items`);
     const { client, out } = await connect(ctx, flags, { announce: true });
     const needsDefault = items.some((i) => !i.speaker_id);
-    const fallback = needsDefault ? await chooseSpeaker(ctx, client, out, flags.speaker) : '';
+    const fallback = needsDefault ? (await chooseSpeaker(ctx, client, out, flags.speaker)).id : '';
     const full: BatchItem[] = items.map((i) => ({ text: i.text, speaker_id: i.speaker_id ?? fallback }));
     const chunks = chunk(full);
     const created: (BatchCreated & { start: number })[] = [];
@@ -159,9 +163,11 @@ export function registerBatch(program: Command, ctx: HandlerContext): void {
       out.info(`Follow with: voxctl batch status ${created[0]!.job_id} --watch`);
       return;
     }
-    const jobs = await watchJobs(created.map((j) => j.job_id), (id) => client.getJob(id), { progress: new JobProgress(out), sleep: ctx.clock.sleep });
+    const jobs = await watchJobs(created.map((j) => j.job_id), pollJob(ctx, client, out), { progress: new JobProgress(out), sleep: ctx.clock.sleep });
     if (flags.download) {
-      for (const [i, job] of jobs.entries()) await downloadResults(client, job, flags.download, { offset: created[i]!.start, force: flags.force, out });
+      const texts = full.map((i) => i.text);
+      const entries = jobs.flatMap((job, i) => jobItems(job, { offset: created[i]!.start, texts }));
+      reportDownload(out, await downloadAll(ctx, client, out, entries, flags.download, flags), jobs.map((j) => j.job_id));
     }
     if (out.json) out.printJson(jobs.length === 1 ? jobs[0] : jobs);
     else for (const j of jobs) out.write(`${j.job_id}\t${j.status}\n`);
@@ -175,7 +181,7 @@ export function registerBatch(program: Command, ctx: HandlerContext): void {
     const flags = flagsOf<{ watch?: boolean }>(cmd);
     const { client, out } = await connect(ctx, flags);
     const job = flags.watch
-      ? (await watchJobs([id], (j) => client.getJob(j), { progress: new JobProgress(out), sleep: ctx.clock.sleep }))[0]!
+      ? (await watchJobs([id], pollJob(ctx, client, out), { progress: new JobProgress(out), sleep: ctx.clock.sleep }))[0]!
       : await client.getJob(id);
     if (out.json) out.printJson(job);
     else {
@@ -219,15 +225,22 @@ export function registerBatch(program: Command, ctx: HandlerContext): void {
   });
 
   examples(
-    batch.command('download').argument('<job>', 'job id').argument('<dir>', 'folder for {index}.wav files').option('--force', 'overwrite existing files').description("Save a finished job's WAVs"),
-    ['voxctl batch download job_123 out/'],
+    batch
+      .command('download')
+      .argument('<job>', 'job id')
+      .argument('<dir>', 'folder for the zero-padded {index}.wav files and manifest.csv')
+      .option('--force', 'overwrite existing files')
+      .option('--skip-existing', 'keep files already complete (resume an interrupted download)')
+      .description("Save a finished job's WAVs and a manifest.csv"),
+    ['voxctl batch download job_123 out/', 'voxctl batch download job_123 out/ --skip-existing'],
   ).action(async (id: string, dir: string, _o, cmd: Command) => {
-    const flags = flagsOf<{ force?: boolean }>(cmd);
+    const flags = flagsOf<{ force?: boolean; skipExisting?: boolean }>(cmd);
     const { client, out } = await connect(ctx, flags, { announce: true });
     const job = await client.getJob(id);
     if (!job.results) throw new CliError(`Job ${id} is ${job.status}; results appear when it is completed or partial`, { hint: `voxctl batch status ${id} --watch` });
-    const saved = await downloadResults(client, job, dir, { force: flags.force, out });
-    if (out.json) out.printJson({ job_id: id, directory: dir, saved });
+    const summary = await downloadAll(ctx, client, out, jobItems(job), dir, flags);
+    if (out.json) out.printJson({ job_id: id, ...summary });
+    else reportDownload(out, summary, [id]);
   });
 }
 

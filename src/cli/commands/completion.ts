@@ -1,6 +1,7 @@
 import { Argument, type Command } from 'commander';
 import type { HandlerContext } from '../context.js';
 import { examples } from '../util.js';
+import { CliError, ExitCode } from '../errors.js';
 
 interface Node {
   path: string[];
@@ -12,7 +13,7 @@ interface Node {
 export function commandTree(program: Command): Node[] {
   const nodes: Node[] = [];
   const walk = (cmd: Command, path: string[]) => {
-    const subs = cmd.commands.filter((c) => c.name() !== 'help');
+    const subs = cmd.commands.filter((c) => c.name() !== 'help' && !c.name().startsWith('__'));
     nodes.push({
       path,
       subcommands: subs.flatMap((c) => [c.name(), ...c.aliases()]),
@@ -32,8 +33,14 @@ export function bashCompletion(program: Command): string {
     .join('\n');
   return `# voxctl bash completion: source <(voxctl completion bash)
 _voxctl() {
-  local cur path="" w i words
+  local cur path="" w i words dyn
   cur="\${COMP_WORDS[COMP_CWORD]}"
+  # Values (speaker ids, filter values, profiles, providers) come from voxctl itself, cached briefly.
+  if dyn=$(voxctl __complete -- "\${COMP_WORDS[@]:1:COMP_CWORD-1}" "$cur" 2>/dev/null); then
+    local IFS=$'\\n'
+    COMPREPLY=( $dyn )
+    return
+  fi
   for ((i = 1; i < COMP_CWORD; i++)); do
     w="\${COMP_WORDS[i]}"
     [[ "$w" == -* ]] && continue
@@ -59,7 +66,12 @@ ${bashCompletion(program).replace(/^# .*\n/, '')}`;
 
 /** A fish completion script: subcommands per parent path, options per command. */
 export function fishCompletion(program: Command): string {
-  const lines = ['# voxctl fish completion: voxctl completion fish > ~/.config/fish/completions/voxctl.fish', 'complete -c voxctl -f'];
+  const lines = [
+    '# voxctl fish completion: voxctl completion fish > ~/.config/fish/completions/voxctl.fish',
+    'complete -c voxctl -f',
+    // Values (speaker ids, filter values, profiles, providers) come from voxctl itself, cached briefly.
+    "complete -c voxctl -a '(voxctl __complete -- (commandline -opc)[2..-1] (commandline -ct) 2>/dev/null)'",
+  ];
   for (const n of commandTree(program)) {
     const cond = n.path.length === 0 ? '__fish_use_subcommand' : `__fish_seen_subcommand_from ${n.path.at(-1)}`;
     for (const s of n.subcommands) lines.push(`complete -c voxctl -n '${cond}' -a '${s}'`);
@@ -80,4 +92,16 @@ export function registerCompletion(program: Command, ctx: HandlerContext): void 
     const scripts: Record<string, () => string> = { bash: () => bashCompletion(program), zsh: () => zshCompletion(program), fish: () => fishCompletion(program) };
     ctx.stdout.write(scripts[shell]!());
   });
+
+  // Called by the scripts above on TAB: prints one candidate per line, exit 1 when static words apply.
+  program
+    .command('__complete', { hidden: true })
+    .argument('[words...]', 'the words before the cursor, then the word under it')
+    .helpOption(false)
+    .action(async (words: string[]) => {
+      const { completeValues } = await import('../completion-values.js');
+      const values = await completeValues(ctx, words.slice(0, -1), words.at(-1) ?? '');
+      if (values === undefined) throw new CliError('', { exitCode: ExitCode.error, code: 'no_dynamic_completion' });
+      ctx.stdout.write(values.map((v) => v + '\n').join(''));
+    });
 }

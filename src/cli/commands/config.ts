@@ -2,9 +2,33 @@ import type { Command } from 'commander';
 import type { HandlerContext } from '../context.js';
 import { assertConfigKey, CONFIG_KEYS, validateConfigValue, validateProfile } from '../config.js';
 import { usageError } from '../errors.js';
-import { EMBEDDED_BASE_URL } from '../local-server.js';
-import { DEFAULT_PROFILE, outputFor } from '../session.js';
+import { EMBEDDED_BASE_URL, probeService } from '../local-server.js';
+import { DEFAULT_PROFILE, outputFor, resolveKey, resolveTarget, type GlobalFlags } from '../session.js';
+import { createClient } from '../../client/client.js';
+import { ApiRequestError, NetworkError } from '../../client/errors.js';
+import { explained } from '../api-errors.js';
+import type { Output } from '../output.js';
 import { examples, flagsOf } from '../util.js';
+
+/**
+ * `config set speaker ID` asks the service whether the speaker exists when it is reachable (never
+ * starting the local one for it): an unknown id is refused (`Speaker not found: ID`, exit 4), and an
+ * unreachable service stores the value with a warning.
+ */
+async function checkSpeaker(ctx: HandlerContext, flags: GlobalFlags, out: Output, id: string): Promise<void> {
+  const target = await resolveTarget(ctx, flags);
+  const unchecked = (why: string) => out.warn(`speaker ${id} not checked (${why}); stored as given.`);
+  if (target.embedded && !(await probeService(target.baseUrl))) return unchecked(`no service answers at ${target.baseUrl}`);
+  const { key } = await resolveKey(ctx, flags, target);
+  const client = createClient({ baseUrl: target.baseUrl, apiKey: key, dispatcher: ctx.dispatcher, timeoutMs: 10_000, onLog: (l) => out.debug(l) });
+  try {
+    await explained({ speakerId: id }, () => client.getSpeaker(id));
+  } catch (e) {
+    if (e instanceof NetworkError) return unchecked(`${target.baseUrl} is not reachable`);
+    if (e instanceof ApiRequestError && (e.status === 401 || e.status === 403 || e.status === 429)) return unchecked(e.detail);
+    throw e;
+  }
+}
 
 /** `voxctl config get|set|unset|list` and `voxctl profile add|use|list|remove`. */
 export function registerConfig(program: Command, ctx: HandlerContext): void {
@@ -29,8 +53,11 @@ export function registerConfig(program: Command, ctx: HandlerContext): void {
   ]).action(async (key: string, value: string, _opts, cmd: Command) => {
     assertConfigKey(key);
     validateConfigValue(key, value);
+    const flags = flagsOf(cmd);
+    const out = outputFor(ctx, flags);
+    if (key === 'speaker') await checkSpeaker(ctx, flags, out, value);
     await (await ctx.config()).set(key, value);
-    outputFor(ctx, flagsOf(cmd)).success(`${key} = ${value}`);
+    out.success(`${key} = ${value}`);
   });
 
   examples(config.command('unset').argument('<key>', 'setting name').description('Remove one setting'), ['voxctl config unset speaker']).action(

@@ -1,15 +1,15 @@
-import { mkdirSync } from 'node:fs';
-import { basename, join } from 'node:path';
+import { basename } from 'node:path';
 import type { Command } from 'commander';
 import { paginate } from '../../client/index.js';
 import type { DatasetSummary } from '../../shared/schemas/datasets.js';
 import type { HandlerContext } from '../context.js';
 import { CliError, ExitCode, usageError } from '../errors.js';
 import type { Column } from '../output.js';
-import { JobProgress, watchJobs } from '../progress.js';
+import { JobProgress, pollJob, watchJobs } from '../progress.js';
 import { connect } from '../session.js';
 import { validateDatasetCsv } from '../dataset-csv.js';
-import { examples, flagsOf, pagingOptions, readInputFile, writeOutputFile } from '../util.js';
+import { examples, flagsOf, pagingOptions, readInputFile } from '../util.js';
+import { downloadAll, type DownloadItem } from '../downloads.js';
 
 const datasetColumns: Column<DatasetSummary>[] = [
   { header: 'dataset_id', get: (d) => d.dataset_id },
@@ -27,28 +27,33 @@ export function registerDataset(program: Command, ctx: HandlerContext): void {
       .command('upload')
       .argument('<file>', 'CSV with a header: text[,speaker_id]')
       .option('-n, --name <name>', 'dataset name (default: the file name)')
+      .option('--language <language>', "native language of the random speakers drawn for rows without speaker_id (the service's default: English)")
       .option('--generate-audio', 'synthesise every row as a job')
       .option('--watch', 'with --generate-audio: wait for the job (exit 6 if it fails)')
       .description('Validate a CSV locally, then upload it'),
     ['voxctl dataset upload prompts.csv --name "Prompts v2"', 'voxctl dataset upload prompts.csv --name p --generate-audio --watch'],
   ).action(async (file: string, _o, cmd: Command) => {
-    const flags = flagsOf<{ name?: string; generateAudio?: boolean; watch?: boolean }>(cmd);
+    const flags = flagsOf<{ name?: string; language?: string; generateAudio?: boolean; watch?: boolean }>(cmd);
     const data = await readInputFile(file);
     const { problems, rows } = await validateDatasetCsv(data);
     if (problems.length > 0) {
-      throw new CliError(`${file} has ${problems.length} problem(s); nothing was uploaded:\n  ${problems.join('\n  ')}`);
+      // Exit 2, as when the service refuses the same file (DESIGN §7).
+      throw new CliError(`${file} has ${problems.length} problem(s); nothing was uploaded:\n  ${problems.join('\n  ')}`, {
+        exitCode: ExitCode.usage,
+        code: 'validation_failed',
+      });
     }
     const name = flags.name ?? basename(file).replace(/\.csv$/i, '');
     if (name.length < 1 || name.length > 200) throw usageError('--name must be 1..200 characters');
     const { client, out } = await connect(ctx, flags, { announce: true });
-    const created = await client.uploadDataset({ file: { data, filename: basename(file), contentType: 'text/csv' }, name, generateAudio: Boolean(flags.generateAudio) });
+    const created = await client.uploadDataset({ file: { data, filename: basename(file), contentType: 'text/csv' }, name, language: flags.language, generateAudio: Boolean(flags.generateAudio) });
     if (!(flags.watch && created.job_id)) {
       if (out.json) return out.printJson(created);
       out.write(created.dataset_id + '\n');
       out.success(`Uploaded ${rows} row(s) as ${created.dataset_id}${created.job_id ? `; generating audio in job ${created.job_id}` : ''}.`);
       return;
     }
-    const [job] = await watchJobs([created.job_id], (id) => client.getJob(id), { progress: new JobProgress(out), sleep: ctx.clock.sleep });
+    const [job] = await watchJobs([created.job_id], pollJob(ctx, client, out), { progress: new JobProgress(out), sleep: ctx.clock.sleep });
     if (out.json) out.printJson(created);
     else out.write(created.dataset_id + '\n');
     if (job!.status === 'failed' || job!.status === 'partial') {
@@ -103,30 +108,30 @@ export function registerDataset(program: Command, ctx: HandlerContext): void {
       .argument('<id>', 'dataset id')
       .argument('<dir>', 'folder for the WAVs and manifest.csv')
       .option('--force', 'overwrite existing files')
-      .description('Save the generated audio and a manifest CSV (text, speaker_id, file)'),
-    ['voxctl dataset download ds_123 corpus/'],
+      .option('--skip-existing', 'keep files already complete (resume an interrupted download)')
+      .description('Save the generated audio as zero-padded {index}.wav and a manifest.csv'),
+    ['voxctl dataset download ds_123 corpus/', 'voxctl dataset download ds_123 corpus/ --skip-existing'],
   ).action(async (id: string, dir: string, _o, cmd: Command) => {
-    const flags = flagsOf<{ force?: boolean }>(cmd);
+    const flags = flagsOf<{ force?: boolean; skipExisting?: boolean }>(cmd);
     const { client, out } = await connect(ctx, flags, { announce: true });
     const ds = await client.getDataset(id);
     if (!ds.rows.some((r) => r.audio_url)) {
       throw new CliError(`Dataset ${id} has no generated audio yet`, { hint: ds.job_id ? `wait for it: voxctl batch status ${ds.job_id} --watch` : 'upload it with --generate-audio' });
     }
-    mkdirSync(dir, { recursive: true });
-    const manifest: { text: string; speaker_id: string; file: string }[] = [];
-    for (const row of ds.rows) {
-      let file = '';
-      if (row.audio_url) {
-        file = `${row.index}.wav`;
-        writeOutputFile(join(dir, file), await client.downloadAudio(row.audio_url), flags.force);
-      }
-      manifest.push({ text: row.text, speaker_id: row.speaker_id, file });
-    }
-    const { stringify } = await import('csv-stringify/sync');
-    writeOutputFile(join(dir, 'manifest.csv'), stringify(manifest, { header: true, columns: ['text', 'speaker_id', 'file'] }), flags.force);
-    const saved = manifest.filter((m) => m.file).length;
-    if (out.json) out.printJson({ dataset_id: id, directory: dir, saved, manifest: join(dir, 'manifest.csv') });
-    else out.success(`Saved ${saved} WAV file(s) and manifest.csv in ${dir}`);
+    // Row durations and failures live on the generating job; the dataset rows carry only the URLs.
+    const job = ds.job_id ? await client.getJob(ds.job_id).catch(() => undefined) : undefined;
+    const results = new Map((job?.results ?? []).map((r) => [r.index, r]));
+    const items: DownloadItem[] = ds.rows.map((row) => ({
+      index: row.index,
+      speaker_id: row.speaker_id,
+      text: row.text,
+      status: row.audio_url ? 'success' : (results.get(row.index)?.status ?? 'pending'),
+      audio_url: row.audio_url,
+      duration_seconds: results.get(row.index)?.duration_seconds,
+    }));
+    const summary = await downloadAll(ctx, client, out, items, dir, flags);
+    if (out.json) out.printJson({ dataset_id: id, ...summary });
+    else out.success(`Saved ${summary.saved} WAV file(s)${summary.skipped ? `, kept ${summary.skipped} already complete` : ''} and manifest.csv in ${dir}`);
   });
 }
 

@@ -5,7 +5,7 @@ import { resolveDataDir } from '../../shared/paths.js';
 import { VERSION } from '../../shared/version.js';
 import type { HandlerContext } from '../context.js';
 import { CliError } from '../errors.js';
-import { probeHealth, readServerRecord } from '../local-server.js';
+import { isAlive, probeHealth, probeService, readServerRecord } from '../local-server.js';
 import { outputFor, resolveTarget } from '../session.js';
 import { examples, flagsOf } from '../util.js';
 
@@ -28,6 +28,22 @@ export function which(name: string, path = process.env.PATH ?? ''): string | und
     }
   }
   return undefined;
+}
+
+/**
+ * The local service recorded in the data dir must run this CLI's version (an old one left running
+ * after an upgrade answers with old rules); `voxctl serve restart` fixes it.
+ */
+export async function localServiceCheck(dataDir: string): Promise<Check> {
+  const rec = readServerRecord(dataDir);
+  if (!rec || !isAlive(rec.pid)) return { check: 'local service', status: 'ok', detail: 'not running (started on first use)' };
+  const answer = await probeService(rec.url, { timeoutMs: 3000 });
+  if (!answer) return { check: 'local service', status: 'fail', detail: `pid ${rec.pid} does not answer at ${rec.url}; run \`voxctl serve restart\`` };
+  const version = answer.version ?? rec.version;
+  if (version !== VERSION) {
+    return { check: 'local service', status: 'fail', detail: `${rec.url} runs voxctl ${version}, this CLI is ${VERSION}; run \`voxctl serve restart\`` };
+  }
+  return { check: 'local service', status: 'ok', detail: `voxctl ${version} at ${rec.url} (pid ${rec.pid})` };
 }
 
 /** `voxctl doctor`: engines, PocketSphinx, keychain, server version, data dir. */
@@ -67,7 +83,7 @@ export function registerDoctor(program: Command, ctx: HandlerContext): void {
       status: sphinx ? 'ok' : 'warn',
       detail: sphinx ?? 'not found: install `pocketsphinx pocketsphinx-en-us` (apt) or `cmu-pocketsphinx` (brew) for local-sphinx',
     });
-    const keychain = await ctx.keys.probe();
+    const keychain = await ctx.keys.probe(target.profile);
     checks.push({
       check: 'keychain',
       status: keychain ? 'warn' : 'ok',
@@ -75,6 +91,7 @@ export function registerDoctor(program: Command, ctx: HandlerContext): void {
     });
     const dataDir = resolveDataDir(undefined, ctx.env.raw());
     const rec = readServerRecord(dataDir);
+    checks.push(await localServiceCheck(dataDir));
     let writable = false;
     try {
       accessSync(existsSync(dataDir) ? dataDir : join(dataDir, '..'), constants.W_OK);

@@ -7,7 +7,7 @@ import { CliError, usageError } from '../errors.js';
 import type { HandlerContext } from '../context.js';
 import { isAlive, localFiles, logTail, probeHealth, readServerRecord, startDetached, stopLocal, wasAutostarted } from '../local-server.js';
 import { outputFor } from '../session.js';
-import { examples, flagsOf, intOption } from '../util.js';
+import { examples, flagsOf, intOption, readStdin } from '../util.js';
 
 interface ServeFlags {
   host?: string;
@@ -58,14 +58,17 @@ export function registerServe(program: Command, ctx: HandlerContext): void {
     .option('--public-url <url>', 'base of the audio URLs handed out (default: from the request)')
     .option('--allow-private-audio-urls', 'let transcription fetch loopback/private URLs')
     .option('-d, --detach', 'start in the background (log in {data dir}/serve.log) and return')
+    // How a detached start hands over VOXCTL_BOOTSTRAP_KEY without putting it in the child's environment.
+    .addOption(new Option('--bootstrap-key-stdin', 'read the bootstrap key from stdin').hideHelp())
     .addOption(new Option('--log-level <level>', 'log level').choices(['fatal', 'error', 'warn', 'info', 'debug', 'silent']).default('info'))
     .addHelpText(
       'after',
       '\nExamples:\n  $ voxctl serve --port 7723\n  $ VOXCTL_LISTEN=0.0.0.0:8080 voxctl serve --data-dir /srv/voxctl\n' +
         '  $ voxctl serve --detach && voxctl serve status\n  $ voxctl serve logs --lines 100\n  $ voxctl serve stop',
     )
-    .action(async (flags: ServeFlags & { detach?: boolean }, cmd: Command) => {
+    .action(async (flags: ServeFlags & { detach?: boolean; bootstrapKeyStdin?: boolean }, cmd: Command) => {
       const options = resolveServeOptions(flags, ctx.env.raw());
+      if (flags.bootstrapKeyStdin) options.bootstrapKey = (await readStdin(ctx)).trim() || undefined;
       if (flags.detach) return detach(ctx, cmd, options);
       const { startServer } = await import('../../server/start.js');
       const server = await startServer(options);
@@ -126,6 +129,28 @@ export function registerServe(program: Command, ctx: HandlerContext): void {
     },
   );
 
+  examples(
+    serve.command('restart').description('Stop the local service and start it again detached (same host and port)'),
+    ['voxctl serve restart', 'voxctl serve restart --data-dir /srv/voxctl'],
+  ).action(async (_o, cmd: Command) => {
+    const flags = flagsOf<ServeFlags>(cmd);
+    const out = outputFor(ctx, flags);
+    const options = resolveServeOptions(flags, ctx.env.raw());
+    const rec = readServerRecord(options.dataDir);
+    const running = rec !== undefined && isAlive(rec.pid);
+    // An auto-started service stays one, so the CLI may restart it again on a version change.
+    const autostarted = running && wasAutostarted(options.dataDir, rec.pid);
+    if (running) await stopLocal(options.dataDir);
+    const host = flags.host ?? (running ? (rec.host ?? options.host) : options.host);
+    const port = flags.port !== undefined ? options.port : running ? rec.port : options.port;
+    const started = await startDetached({ dataDir: options.dataDir, host, port, extraArgs: serveArgs(flags), env: ctx.env.raw(), autostarted }).catch((e: unknown) => {
+      throw new CliError(`The service did not start: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
+    });
+    if (out.json) return out.printJson({ restarted: running, pid: started.pid, url: started.url, version: started.version, autostarted });
+    out.write(`${started.url}\n`);
+    out.success(`${running ? 'Restarted' : 'Started'} voxctl ${started.version} (pid ${started.pid}); log: ${localFiles(options.dataDir).log}.`);
+  });
+
   examples(serve.command('stop').description('Stop the local service recorded in the data dir'), ['voxctl serve stop', 'voxctl serve stop --data-dir /srv/voxctl']).action(
     async (_o, cmd: Command) => {
       const flags = flagsOf<ServeFlags>(cmd);
@@ -172,6 +197,17 @@ export function registerServe(program: Command, ctx: HandlerContext): void {
   });
 }
 
+/** The `serve` flags a detached child gets besides data dir, host and port. */
+function serveArgs(flags: ServeFlags): string[] {
+  return [
+    ...(flags.config ? ['--config', flags.config] : []),
+    ...(flags.publicUrl ? ['--public-url', flags.publicUrl] : []),
+    ...(flags.allowPrivateAudioUrls ? ['--allow-private-audio-urls'] : []),
+    '--log-level',
+    flags.logLevel,
+  ];
+}
+
 async function detach(ctx: HandlerContext, cmd: Command, options: ServerOptions): Promise<void> {
   const flags = flagsOf<ServeFlags>(cmd);
   const out = outputFor(ctx, flags);
@@ -180,14 +216,7 @@ async function detach(ctx: HandlerContext, cmd: Command, options: ServerOptions)
   if (rec && isAlive(rec.pid)) {
     throw new CliError(`A service already runs for ${options.dataDir} (pid ${rec.pid}, ${rec.url})`, { hint: 'stop it with `voxctl serve stop`' });
   }
-  const extraArgs = [
-    ...(flags.config ? ['--config', flags.config] : []),
-    ...(flags.publicUrl ? ['--public-url', flags.publicUrl] : []),
-    ...(flags.allowPrivateAudioUrls ? ['--allow-private-audio-urls'] : []),
-    '--log-level',
-    flags.logLevel,
-  ];
-  const started = await startDetached({ dataDir: options.dataDir, host: options.host, port: options.port, extraArgs, env: ctx.env.raw() }).catch((e: unknown) => {
+  const started = await startDetached({ dataDir: options.dataDir, host: options.host, port: options.port, extraArgs: serveArgs(flags), env: ctx.env.raw() }).catch((e: unknown) => {
     throw new CliError(`The service did not start: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
   });
   out.write(`${started.url}\n`);

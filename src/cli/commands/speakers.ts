@@ -1,11 +1,12 @@
 import type { Command } from 'commander';
 import { paginate } from '../../client/index.js';
 import type { Speaker, SpeakerFacets, SpeakerQuery } from '../../shared/schemas/speakers.js';
-import type { HandlerContext } from '../context.js';
+import type { HandlerContext, Prompter } from '../context.js';
 import { usageError } from '../errors.js';
 import type { Column } from '../output.js';
-import { connect } from '../session.js';
+import { connect, type GlobalFlags } from '../session.js';
 import { deliverAudio } from '../audio-out.js';
+import { explained } from '../api-errors.js';
 import { assertWritable, canPrompt, examples, flagsOf, pagingOptions } from '../util.js';
 
 const FILTERS = ['gender', 'region', 'accent', 'age_range', 'native_language'] as const;
@@ -68,7 +69,7 @@ export function registerSpeakers(program: Command, ctx: HandlerContext): void {
   examples(speakers.command('show').argument('<id>', 'speaker id').description('Show one speaker'), ['voxctl speakers show spk_flite-slt_001']).action(
     async (id: string, _o, cmd: Command) => {
       const { client, out } = await connect(ctx, flagsOf(cmd));
-      const s = await client.getSpeaker(id);
+      const s = await explained({ speakerId: id }, () => client.getSpeaker(id));
       if (out.json) return out.printJson(s);
       out.fields([
         ['id', s.id],
@@ -102,7 +103,17 @@ export function registerSpeakers(program: Command, ctx: HandlerContext): void {
     'voxctl config set speaker "$(voxctl speakers pick --gender Female)"',
   ]).action(async (_o, cmd: Command) => {
     const flags = flagsOf<FilterFlags>(cmd);
-    if (!canPrompt(ctx)) throw usageError('speakers pick needs a terminal', 'use `voxctl speakers list` with filters in scripts');
+    // Inside `$(...)` stdout is a pipe: the picker draws on the controlling terminal and only the id goes to stdout.
+    const term = canPrompt(ctx) ? { prompt: ctx.prompt, close: () => undefined } : await ctx.terminal();
+    if (!term) throw usageError('speakers pick needs a terminal', 'use `voxctl speakers list` with filters in scripts');
+    try {
+      await pick(flags, term.prompt);
+    } finally {
+      term.close();
+    }
+  });
+
+  const pick = async (flags: FilterFlags & GlobalFlags, prompt: Prompter): Promise<void> => {
     const { client, out } = await connect(ctx, flags, { auth: false });
     const facets = await client.speakerFacets();
     const cache = new Map<string, Promise<Speaker[]>>();
@@ -115,13 +126,13 @@ export function registerSpeakers(program: Command, ctx: HandlerContext): void {
       }
       return hit;
     };
-    const id = await ctx.prompt.search<string>('Search speakers (e.g. "female british 25-34"):', async (term) => {
+    const id = await prompt.search<string>('Search speakers (e.g. "female british 25-34"):', async (term) => {
       const { query, rest } = termToQuery(term ?? '', facets, filtersOf(flags));
       const items = (await fetchFor(query)).filter((s) => rest.every((t) => speakerText(s).includes(t)));
       return items.slice(0, 100).map((s) => ({ name: `${s.id}  ${describe(s)}`, value: s.id }));
     });
     out.write(id + '\n');
-  });
+  };
 
   examples(
     speakers
@@ -136,7 +147,7 @@ export function registerSpeakers(program: Command, ctx: HandlerContext): void {
     const flags = flagsOf<{ out?: string; force?: boolean; play?: boolean }>(cmd);
     if (flags.out) assertWritable(flags.out, flags.force);
     const { client, out } = await connect(ctx, flags, { announce: Boolean(flags.out) });
-    const s = await client.getSpeaker(id);
+    const s = await explained({ speakerId: id }, () => client.getSpeaker(id));
     if (!s.sample_audio_url) throw usageError(`Speaker ${id} has no sample audio`);
     const wav = await client.downloadAudio(s.sample_audio_url);
     await deliverAudio(ctx, out, wav, { outFile: flags.out, force: flags.force, play: flags.play, name: `sample-${id}` });

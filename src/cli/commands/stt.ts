@@ -1,4 +1,4 @@
-import { basename } from 'node:path';
+import { basename, join } from 'node:path';
 import type { Command } from 'commander';
 import type { VoxClient } from '../../client/index.js';
 import type { SttResult, TranscribeResponse } from '../../shared/schemas/stt.js';
@@ -7,7 +7,8 @@ import { ALL_PROVIDERS } from '../stt-providers.js';
 import type { HandlerContext } from '../context.js';
 import { CliError, usageError } from '../errors.js';
 import type { Output } from '../output.js';
-import { connect, outputFor } from '../session.js';
+import { connect, outputFor, withSpinner, type Target } from '../session.js';
+import { resolveDataDir } from '../../shared/paths.js';
 import { examples, flagsOf, readInputFile } from '../util.js';
 
 const MAX_PROVIDERS_PER_REQUEST = 9;
@@ -52,6 +53,29 @@ async function textArg(inline: string | undefined, file: string | undefined, wha
   return inline;
 }
 
+/**
+ * After a transcription: one line naming the providers the server has not bound and where to bind them
+ * (its config file), and exit 1 when every requested provider failed (DESIGN §7).
+ */
+export function reportFailures(out: Output, results: Record<string, SttResult>, configFile: string): void {
+  const entries = Object.entries(results);
+  const unconfigured = entries.filter(([, r]) => r.error?.code === 'provider_not_configured').map(([p]) => p);
+  if (unconfigured.length > 0) {
+    out.warn(`not configured on the service: ${unconfigured.join(', ')} — bind them in ${configFile} (see docs/stt-providers.md).`);
+  }
+  if (entries.length > 0 && entries.every(([, r]) => r.transcript === null)) {
+    const failed = entries.filter(([p]) => !unconfigured.includes(p)).map(([p, r]) => `${p}: ${r.error?.code ?? 'failed'}`);
+    throw new CliError(`Every requested provider failed${failed.length ? ` (${failed.join(', ')})` : ''}`, { code: 'all_providers_failed' });
+  }
+}
+
+/** Where the target's STT bindings live: the local data dir's file, or the remote server's own. */
+function serverConfigFile(ctx: HandlerContext, target: Target): string {
+  // The server's CONFIG_FILE_NAME; a unit test keeps them equal (importing it would load TypeBox).
+  const name = 'voxctl.config.json';
+  return target.embedded ? join(resolveDataDir(undefined, ctx.env.raw()), name) : `the server's ${name} (in its data dir, or its --config file)`;
+}
+
 const fmt = (n: number | null | undefined, digits = 4) => (n === null || n === undefined ? undefined : n.toFixed(digits));
 
 /** `voxctl stt transcribe|compare|accuracy|providers`. */
@@ -70,16 +94,20 @@ export function registerStt(program: Command, ctx: HandlerContext): void {
   ).action(async (source: string, _o, cmd: Command) => {
     const flags = flagsOf<{ providers: string; language?: string; csv?: boolean }>(cmd);
     const providers = parseProviders(flags.providers);
-    const { client, out } = await connect(ctx, flags);
+    const { client, out, target } = await connect(ctx, flags);
     const audioUrl = await audioUrlFor(client, out, source);
-    const res = await transcribeAll(client, audioUrl, providers, flags.language);
-    const rows = Object.entries(res.results).map(([provider, r]) => ({ provider, ...r }));
+    const res = await withSpinner(out, `Transcribing with ${providers.length} provider(s)`, () => transcribeAll(client, audioUrl, providers, flags.language));
+    // Unconfigured providers are named in one line below rather than as rows of zeros.
+    const rows = Object.entries(res.results)
+      .filter(([, r]) => out.json || flags.csv || r.error?.code !== 'provider_not_configured')
+      .map(([provider, r]) => ({ provider, ...r }));
     await out.list(res, rows, [
       { header: 'provider', get: (r) => r.provider },
       { header: 'transcript', get: (r) => r.transcript ?? (r.error ? `${out.color.red(r.error.code)}: ${r.error.message}` : null) },
       { header: 'latency_ms', get: (r) => r.latency_ms },
       { header: 'confidence', get: (r) => fmt(r.confidence, 3) },
     ], flags);
+    reportFailures(out, res.results, serverConfigFile(ctx, target));
   });
 
   examples(
@@ -100,15 +128,19 @@ export function registerStt(program: Command, ctx: HandlerContext): void {
     if (reference === undefined) throw usageError('stt compare needs --reference TEXT or --reference-file FILE');
     accuracy(reference, '', { normalize: flags.normalize });
     const providers = parseProviders(flags.providers);
-    const { client, out } = await connect(ctx, flags);
+    const { client, out, target } = await connect(ctx, flags);
     const audioUrl = await audioUrlFor(client, out, source);
-    const res = await transcribeAll(client, audioUrl, providers, flags.language);
+    const res = await withSpinner(out, `Transcribing with ${providers.length} provider(s)`, () => transcribeAll(client, audioUrl, providers, flags.language));
     const ranked = Object.entries(res.results)
       .map(([provider, r]) => ({ provider, ...r, accuracy: r.transcript !== null ? accuracy(reference, r.transcript, { normalize: flags.normalize }) : null }))
       .sort((a, b) => (a.accuracy?.wer ?? Infinity) - (b.accuracy?.wer ?? Infinity) || a.latency_ms - b.latency_ms)
       .map((r, i) => ({ rank: r.accuracy ? i + 1 : null, ...r }));
-    if (out.json) return out.printJson({ reference, audio_url: audioUrl, results: ranked });
-    await out.list(null, ranked, [
+    if (out.json) {
+      out.printJson({ reference, audio_url: audioUrl, results: ranked });
+      return reportFailures(out, res.results, serverConfigFile(ctx, target));
+    }
+    const shown = flags.csv ? ranked : ranked.filter((r) => r.error?.code !== 'provider_not_configured');
+    await out.list(null, shown, [
       { header: 'rank', get: (r) => r.rank },
       { header: 'provider', get: (r) => r.provider },
       { header: 'wer', get: (r) => fmt(r.accuracy?.wer) },
@@ -117,6 +149,7 @@ export function registerStt(program: Command, ctx: HandlerContext): void {
       { header: 'confidence', get: (r) => fmt(r.confidence, 3) },
       { header: 'transcript / error', get: (r) => r.transcript ?? (r.error ? `${r.error.code}: ${r.error.message}` : null) },
     ], flags);
+    reportFailures(out, res.results, serverConfigFile(ctx, target));
   });
 
   examples(

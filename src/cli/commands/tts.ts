@@ -1,22 +1,56 @@
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Command } from 'commander';
+import { ApiRequestError } from '../../client/errors.js';
 import { Option } from 'commander';
 import type { VoxClient } from '../../client/index.js';
 import type { HandlerContext } from '../context.js';
 import { usageError } from '../errors.js';
 import type { Output } from '../output.js';
-import { connect } from '../session.js';
+import { connect, withSpinner } from '../session.js';
 import { deliverAudio } from '../audio-out.js';
+import { explained } from '../api-errors.js';
+import { retryAfter429 } from '../retry.js';
 import { assertWritable, examples, flagsOf, readInputFile, readStdin } from '../util.js';
 
-/** Picks the speaker: --speaker > config `speaker` > the catalogue's first voice (said on stderr). */
-export async function chooseSpeaker(ctx: HandlerContext, client: VoxClient, out: Output, flag: string | undefined): Promise<string> {
-  if (flag) return flag;
+/** How long the catalogue's first speaker is remembered per service (a loop of `tts say` asks once). */
+export const FIRST_SPEAKER_TTL_MS = 60 * 60 * 1000;
+
+const firstSpeakerFile = (ctx: HandlerContext) => join(ctx.configDir, 'first-speaker.json');
+
+function rememberedFirstSpeaker(ctx: HandlerContext, baseUrl: string): string | undefined {
+  try {
+    const hit = (JSON.parse(readFileSync(firstSpeakerFile(ctx), 'utf8')) as Record<string, { id: string; at: number }>)[baseUrl];
+    return hit && ctx.clock.now().getTime() - hit.at < FIRST_SPEAKER_TTL_MS ? hit.id : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Picks the speaker: --speaker > config `speaker` > the catalogue's first voice (said on stderr). The
+ * first voice is remembered per service for an hour, so a script calling `tts say` in a loop costs the
+ * service one request per call (DESIGN §7); `forget` drops a remembered one the service no longer has.
+ */
+export async function chooseSpeaker(ctx: HandlerContext, client: VoxClient, out: Output, flag: string | undefined, options: { forget?: boolean } = {}): Promise<{ id: string; remembered: boolean }> {
+  if (flag) return { id: flag, remembered: false };
   const configured = (await ctx.config()).get('speaker');
-  if (configured) return configured;
+  if (configured) return { id: configured, remembered: false };
+  const known = options.forget ? undefined : rememberedFirstSpeaker(ctx, client.baseUrl);
+  if (known) return { id: known, remembered: true };
   const first = (await client.listSpeakers({ limit: 1 })).items[0];
   if (!first) throw usageError('No speaker given and the catalogue is empty', 'pass --speaker ID');
   out.info(`Using speaker ${first.id} (set a default with \`voxctl config set speaker ID\`).`);
-  return first.id;
+  let all: Record<string, { id: string; at: number }> = {};
+  try {
+    all = JSON.parse(readFileSync(firstSpeakerFile(ctx), 'utf8')) as typeof all;
+  } catch {
+    // first time
+  }
+  all[client.baseUrl] = { id: first.id, at: ctx.clock.now().getTime() };
+  mkdirSync(ctx.configDir, { recursive: true, mode: 0o700 });
+  writeFileSync(firstSpeakerFile(ctx), JSON.stringify(all) + '\n');
+  return { id: first.id, remembered: false };
 }
 
 /** `voxctl tts say`: synthesise one text. */
@@ -49,13 +83,28 @@ export function registerTts(program: Command, ctx: HandlerContext): void {
     if (text === undefined && input.trim() === '') throw usageError('No text given', 'voxctl tts say "Hello" (or pipe text in, or --file)');
     if (flags.out) assertWritable(flags.out, flags.force);
     const { client, out } = await connect(ctx, flags, { announce: true });
-    const speaker = await chooseSpeaker(ctx, client, out, flags.speaker);
-    const result = await client.synthesize({
-      speaker_id: speaker,
-      text: input,
-      ...(flags.sampleRate ? { sample_rate: Number(flags.sampleRate) as 8000 | 16000 | 22050 | 24000 } : {}),
-    });
-    const wav = await client.downloadAudio(result.audio_url);
+    const synthesize = (speaker: string) =>
+      explained({ speakerId: speaker, text: input }, () =>
+        withSpinner(out, 'Synthesising', () =>
+          client.synthesize({
+            speaker_id: speaker,
+            text: input,
+            ...(flags.sampleRate ? { sample_rate: Number(flags.sampleRate) as 8000 | 16000 | 22050 | 24000 } : {}),
+          }),
+        ),
+      );
+    let chosen = await chooseSpeaker(ctx, client, out, flags.speaker);
+    let result: Awaited<ReturnType<typeof synthesize>>;
+    try {
+      result = await synthesize(chosen.id);
+    } catch (e) {
+      // A remembered first speaker the catalogue lost: ask the catalogue again, once.
+      if (!(chosen.remembered && e instanceof ApiRequestError && e.status === 404)) throw e;
+      chosen = await chooseSpeaker(ctx, client, out, undefined, { forget: true });
+      result = await synthesize(chosen.id);
+    }
+    const speaker = chosen.id;
+    const wav = await retryAfter429(ctx, out, () => client.downloadAudio(result.audio_url));
     await deliverAudio(ctx, out, wav, { outFile: flags.out, force: flags.force, play: flags.play, name: 'speech' });
     if (out.json) out.printJson(result);
     else out.info(`${result.duration_seconds.toFixed(3)} s of audio, ${result.characters_used} characters used (speaker ${speaker}).`);

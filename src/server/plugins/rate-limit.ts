@@ -19,6 +19,19 @@ function setHeaders(reply: FastifyReply, d: RateDecision): void {
 }
 
 /**
+ * Requests never counted in the anonymous per-IP bucket (DESIGN §7): the liveness check CLIs in loops
+ * make, and signed audio URLs, which their signature already authorises (a 100-item download must not
+ * hit 429). Their headers still show the caller's bucket.
+ */
+export function isUnmetered(method: string, url: string): boolean {
+  if (method !== 'GET' && method !== 'HEAD') return false;
+  const q = url.indexOf('?');
+  const path = q < 0 ? url : url.slice(0, q);
+  if (path === '/health') return true;
+  return q >= 0 && /^\/v1\/audio\/[^/]+\.wav$/.test(path) && /(?:^|&)sig=/.test(url.slice(q + 1));
+}
+
+/**
  * Counts every request (under its key, else its client IP) in `onRequest` and answers 429 with
  * `Retry-After` past the limit; `onSend` makes sure the three headers are on every response, also
  * those that failed before counting (DESIGN §4.14).
@@ -28,10 +41,15 @@ export function registerRateLimit(app: FastifyInstance): void {
   app.decorateRequest('rateLimit', undefined);
   app.addHook('onRequest', (request, reply, done) => {
     const auth = request.auth;
-    const d = auth ? limiter.hitKey({ keyId: auth.keyId, userId: auth.userId, tier: auth.tier }) : limiter.hitAnonymous(request.ip);
+    const unmetered = !auth && isUnmetered(request.method, request.url);
+    const d = auth
+      ? limiter.hitKey({ keyId: auth.keyId, userId: auth.userId, tier: auth.tier })
+      : unmetered
+        ? limiter.peekAnonymous(request.ip)
+        : limiter.hitAnonymous(request.ip);
     request.rateLimit = d;
     setHeaders(reply, d);
-    if (d.allowed) return done();
+    if (d.allowed || unmetered) return done();
     done(new ApiError(429, 'Rate limit exceeded', { headers: { 'Retry-After': String(d.retryAfter ?? 1) } }));
   });
   app.addHook('onSend', (request, reply, payload, done) => {

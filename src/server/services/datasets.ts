@@ -4,7 +4,7 @@ import { inTransaction } from '../storage/db.js';
 import { getDataset, insertDataset, listDatasetRows, listDatasets, type DatasetRecord } from '../storage/repositories/datasets.js';
 import type { Dataset, DatasetCreated, DatasetPage, DatasetSummary } from '../../shared/schemas/datasets.js';
 import { badRequest, notFound } from '../errors.js';
-import { randomSpeakerId } from './speakers.js';
+import { countSpeakers, listSpeakers, speakerValueCounts } from '../storage/repositories/speakers.js';
 import { assertActiveSubscription } from './users.js';
 import { enqueueJob } from './jobs.js';
 import type { CsvDatasetRow } from './csv-dataset.js';
@@ -34,6 +34,31 @@ export function parseGenerateAudio(value: string | undefined): boolean {
   throw badRequest('generate_audio must be one of true, false, 1, 0');
 }
 
+/** The native language random dataset speakers are drawn from when the upload names none (DESIGN §4.10). */
+export const DEFAULT_DATASET_LANGUAGE = 'English';
+
+/**
+ * The upload's optional `language` part as the catalogue spells it (case-insensitive match on the
+ * speakers' `native_language`; default English). A language no speaker has is a 400.
+ */
+export function parseDatasetLanguage(db: Db, value: string | undefined): string {
+  const wanted = (value ?? DEFAULT_DATASET_LANGUAGE).trim();
+  const match = speakerValueCounts(db, 'native_language').find((v) => v.value.toLowerCase() === wanted.toLowerCase());
+  if (!match || wanted === '') throw badRequest(`Unknown language: ${value ?? DEFAULT_DATASET_LANGUAGE}`);
+  return match.value;
+}
+
+/** Draws random speakers among those whose native language is `language` (English text gets an English voice). */
+function speakerDrawer(db: Db, language: string, random: () => number = Math.random): () => string {
+  let ids: string[] | undefined;
+  return () => {
+    ids ??= listSpeakers(db, { native_language: language }, { limit: countSpeakers(db), offset: 0 }).rows.map((r) => r.id);
+    const id = ids[Math.min(ids.length - 1, Math.floor(random() * ids.length))];
+    if (id === undefined) throw new Error(`No speaker has native language ${language}`);
+    return id;
+  };
+}
+
 const toSummary = (ds: DatasetRecord): DatasetSummary => ({
   dataset_id: ds.id,
   name: ds.name,
@@ -43,19 +68,20 @@ const toSummary = (ds: DatasetRecord): DatasetSummary => ({
 
 /**
  * Stores a validated dataset in one transaction (all rows or none). Empty speaker cells get a random
- * catalogue speaker, recorded on the row. With `generateAudio` the rows' characters are reserved and a
+ * speaker of the upload's language (`parseDatasetLanguage`), recorded on the row. With `generateAudio` the rows' characters are reserved and a
  * `pending` job covers every row, in the same transaction (429 or 403 store nothing).
  */
 export function createDataset(
   deps: { db: Db; now: Date; random?: () => number },
-  input: { userId: string; name: string; generateAudio: boolean; rows: CsvDatasetRow[] },
+  input: { userId: string; name: string; generateAudio: boolean; rows: CsvDatasetRow[]; language?: string },
 ): DatasetCreated {
   const { db, now } = deps;
   if (input.generateAudio) assertActiveSubscription(db, input.userId);
+  const draw = speakerDrawer(db, input.language ?? DEFAULT_DATASET_LANGUAGE, deps.random);
   const rows = input.rows.map((r, idx) => ({
     idx,
     text: r.text,
-    speaker_id: r.speakerId ?? randomSpeakerId(db, deps.random),
+    speaker_id: r.speakerId ?? draw(),
   }));
   return inTransaction(db, () => {
     const job = input.generateAudio

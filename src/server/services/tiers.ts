@@ -1,4 +1,5 @@
 import { TIERS, type Tier } from '../../shared/schemas/users.js';
+import { TIER_LIMITS as SHARED_TIER_LIMITS } from '../../shared/tier-limits.js';
 
 export type { Tier };
 
@@ -9,13 +10,8 @@ export interface TierLimits {
   perDay: number | null;
 }
 
-/** Quotas (DESIGN §4.13) and rate limits (the spec's table; free per DESIGN). */
-export const TIER_LIMITS: Readonly<Record<Tier, TierLimits>> = {
-  free: { characters: 10_000, perMinute: 20, perDay: 200 },
-  starter: { characters: 100_000, perMinute: 60, perDay: 1_000 },
-  pro: { characters: 1_000_000, perMinute: 300, perDay: 10_000 },
-  enterprise: { characters: 10_000_000, perMinute: 1_000, perDay: null },
-};
+/** Quotas (DESIGN §4.13) and rate limits (the spec's table; free per DESIGN), shared with the CLI. */
+export const TIER_LIMITS: Readonly<Record<Tier, TierLimits>> = SHARED_TIER_LIMITS;
 
 /** Requests per minute allowed to one client IP without a key (DESIGN §4.14). */
 export const ANONYMOUS_PER_MINUTE = 60;

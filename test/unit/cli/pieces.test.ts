@@ -22,7 +22,7 @@ describe('exitCodeFor: the one error handler', () => {
     [403, 3],
     [404, 4],
     [429, 5],
-    [400, 1],
+    [400, 2],
     [413, 1],
     [500, 1],
   ])('API status %i → exit %i', (status, code) => {

@@ -7,7 +7,7 @@ import { ApiError, badRequest } from '../../errors.js';
 import { requestBase } from '../../services/audio-urls.js';
 import { audioUrl } from '../../services/audio-store.js';
 import { parseDatasetCsv, type CsvDatasetRow } from '../../services/csv-dataset.js';
-import { createDataset, datasetPage, datasetView, parseDatasetName, parseGenerateAudio } from '../../services/datasets.js';
+import { createDataset, datasetPage, datasetView, parseDatasetLanguage, parseDatasetName, parseGenerateAudio } from '../../services/datasets.js';
 import { findSpeaker } from '../../services/speakers.js';
 
 /** Largest CSV upload (DESIGN §4.10). */
@@ -24,7 +24,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     '/v1/datasets/upload',
     {
       schema: {
-        summary: 'Upload a CSV dataset (multipart: file, name, generate_audio)',
+        summary: 'Upload a CSV dataset (multipart: file, name, generate_audio, language)',
         security: [{ bearer: [] }],
         consumes: ['multipart/form-data'],
         response: { 201: DatasetCreated, ...errorResponses(400, 401, 403, 413, 415, 429) },
@@ -61,10 +61,11 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
       if (tooLarge) throw badRequest('File exceeds 10 MB');
       const name = parseDatasetName(fields.name);
       const generateAudio = parseGenerateAudio(fields.generate_audio);
+      const language = parseDatasetLanguage(runtime.db, fields.language);
       if (!parsed) throw badRequest("Missing required file 'file'");
       if ('error' in parsed) throw parsed.error;
       const rows = parsed.rows;
-      const created = createDataset({ db: runtime.db, now: runtime.clock.now() }, { userId: auth.userId, name, generateAudio, rows });
+      const created = createDataset({ db: runtime.db, now: runtime.clock.now() }, { userId: auth.userId, name, generateAudio, rows, language });
       if (created.job_id) runtime.jobs?.wake();
       return reply.code(201).send(created);
     },

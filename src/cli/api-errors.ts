@@ -1,0 +1,45 @@
+import { ApiRequestError } from '../client/errors.js';
+
+/** What a command knows about its request, to make the service's terse errors actionable. */
+export interface RequestContext {
+  /** The speaker the request named (the spec's 404 says only `Speaker not found`). */
+  speakerId?: string;
+  /** The text sent, to show its length when it is too long. */
+  text?: string;
+}
+
+/** The same API error with another `detail` (status, code, request id and rate-limit hints kept). */
+export function withDetail(e: ApiRequestError, detail: string): ApiRequestError {
+  return new ApiRequestError({
+    status: e.status,
+    detail,
+    code: e.code,
+    requestId: e.requestId,
+    retryAfter: e.retryAfter,
+    rateLimitReset: e.rateLimitReset,
+    errors: e.errors,
+  });
+}
+
+/**
+ * Adds what the CLI knows to a service error (DESIGN §7 / issue 9): the speaker id to `Speaker not
+ * found`, and the text's length plus a pointer to `batch submit` to an over-long text.
+ */
+export function explainApiError(e: unknown, context: RequestContext): unknown {
+  if (!(e instanceof ApiRequestError)) return e;
+  if (e.status === 404 && e.detail === 'Speaker not found' && context.speakerId) return withDetail(e, `Speaker not found: ${context.speakerId}`);
+  if (e.status === 400 && /^Text exceeds maximum length/.test(e.detail) && context.text !== undefined) {
+    const length = [...context.text].length;
+    return withDetail(e, `${e.detail} (this text has ${length}); split it into several texts and use \`voxctl batch submit FILE\``);
+  }
+  return e;
+}
+
+/** Runs `fn` and rethrows its service error with `context` added (see explainApiError). */
+export async function explained<T>(context: RequestContext, fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (e) {
+    throw explainApiError(e, context);
+  }
+}

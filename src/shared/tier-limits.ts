@@ -1,0 +1,11 @@
+/**
+ * What each tier allows (DESIGN §4.13 and the spec's rate-limit table; free per DESIGN): characters per
+ * billing period, requests per minute and per day (null = unlimited). Plain data without TypeBox, so
+ * the CLI (`voxctl usage`) reads the same table as the server without loading the schemas.
+ */
+export const TIER_LIMITS = {
+  free: { characters: 10_000, perMinute: 20, perDay: 200 },
+  starter: { characters: 100_000, perMinute: 60, perDay: 1_000 },
+  pro: { characters: 1_000_000, perMinute: 300, perDay: 10_000 },
+  enterprise: { characters: 10_000_000, perMinute: 1_000, perDay: null },
+} as const satisfies Record<string, { characters: number; perMinute: number; perDay: number | null }>;
