@@ -27,16 +27,19 @@ const require = createRequire(import.meta.url);
 /**
  * Loads the SQLite driver that is safe on the running Node. The only place that loads a driver: everything
  * else takes the `Db` handle from `openDatabase`, or this constructor, so the other build is never loaded.
+ * `load` is Node's `require`; tests pass one that fails to see the message.
  */
-export function loadSqliteDriver(): SqliteConstructor {
+export function loadSqliteDriver(load: (name: string) => unknown = require): SqliteConstructor {
   const name = sqliteDriverFor(process.versions.node);
   try {
-    return require(name) as SqliteConstructor;
+    return load(name) as SqliteConstructor;
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'MODULE_NOT_FOUND') throw err;
+    // npm drops an optional dependency it could not install without a word, so say here what to do.
     throw new Error(
-      `The SQLite driver for Node ${process.versions.node} (${name}) is not installed: ` +
-        'run `npm ci` again with this Node version so npm installs the driver it needs.',
+      `The SQLite driver for Node ${process.versions.node} (${name}) is not installed. Run \`npm ci\` with this ` +
+        'Node version; offline, better-sqlite3 12 (Node 20) compiles from source and needs that Node\'s headers ' +
+        '(README, "SQLite driver note").',
       { cause: err },
     );
   }

@@ -48,6 +48,15 @@ describe('loadSqliteDriver on this Node', () => {
     expect(Number.parseInt(version, 10)).toBe(chosen === 'better-sqlite3' ? 12 : 13);
   });
 
+  it('says how to install the driver when npm dropped it', () => {
+    const missing = (name: string) => {
+      throw Object.assign(new Error(`Cannot find module '${name}'`), { code: 'MODULE_NOT_FOUND' });
+    };
+    expect(() => loadSqliteDriver(missing)).toThrow(
+      `The SQLite driver for Node ${process.versions.node} (${chosen}) is not installed. Run \`npm ci\` with this Node version;`,
+    );
+  });
+
   it('never loads the other build, even after the service opened a database', () => {
     openDatabase(join(dir, 'seam.db')).close();
     const otherDir = packageDir(other);
