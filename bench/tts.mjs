@@ -6,12 +6,12 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
-import Database from 'better-sqlite3';
 
 const dist = new URL('../dist/', import.meta.url);
 const { startServer } = await import(new URL('server/start.js', dist).href);
 const { createTtsPool } = await import(new URL('server/engines/tts/pool.js', dist).href);
 const { parseWav } = await import(new URL('server/audio/wav.js', dist).href);
+const Database = (await import(new URL('server/storage/sqlite-driver.js', dist).href)).loadSqliteDriver();
 
 const KEY = 'vox_' + 'B'.repeat(40);
 const dataDir = mkdtempSync(join(tmpdir(), 'voxctl-bench-'));

@@ -1,11 +1,13 @@
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
+import { loadSqliteDriver } from '../../src/server/storage/sqlite-driver.js';
 import { execa, type ResultPromise } from 'execa';
 import { afterAll, describe, expect, it } from 'vitest';
 import { call } from '../helpers/core-http.js';
 import { TEST_KEY } from '../helpers/server.js';
+
+const Database = loadSqliteDriver();
 
 const BIN = new URL('../../bin/voxctl.js', import.meta.url).pathname;
 

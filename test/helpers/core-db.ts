@@ -1,6 +1,8 @@
-import Database from 'better-sqlite3';
+import { loadSqliteDriver } from '../../src/server/storage/sqlite-driver.js';
 import { m001Core } from '../../src/server/storage/migrations/001-core.js';
 import type { Db } from '../../src/server/storage/db.js';
+
+const Database = loadSqliteDriver();
 
 /** An in-memory database with only the core migration: users, keys, usage, request counters. */
 export function coreDb(): Db {

@@ -1,9 +1,12 @@
-import Database from 'better-sqlite3';
+import { loadSqliteDriver } from '../../../src/server/storage/sqlite-driver.js';
 import { describe, expect, it } from 'vitest';
 import { migrate } from '../../../src/server/storage/migrations/index.js';
+import type { Db } from '../../../src/server/storage/db.js';
+
+const Database = loadSqliteDriver();
 
 /** The plan SQLite picks for `sql`, flattened to one string. */
-const plan = (db: Database.Database, sql: string, ...args: unknown[]) =>
+const plan = (db: Db, sql: string, ...args: unknown[]) =>
   (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...args) as { detail: string }[]).map((r) => r.detail).join(' | ');
 
 describe('migration 003 (audio, jobs, queue, datasets, idempotency)', () => {

@@ -1,12 +1,14 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
+import { loadSqliteDriver } from '../../../src/server/storage/sqlite-driver.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { migrate } from '../../../src/server/storage/migrations/index.js';
 import { audioPathFor, recoverAudioDir, storeAudio, wavInput } from '../../../src/server/services/audio-store.js';
 import { getAudio } from '../../../src/server/storage/repositories/audio.js';
 import { parseWav } from '../../../src/server/audio/wav.js';
+
+const Database = loadSqliteDriver();
 
 describe('audio store', () => {
   const dirs: string[] = [];

@@ -1,8 +1,10 @@
-import Database from 'better-sqlite3';
+import { loadSqliteDriver } from '../../../src/server/storage/sqlite-driver.js';
 import { describe, expect, it } from 'vitest';
 import { migrate } from '../../../src/server/storage/migrations/index.js';
 import { parseIdempotencyKey, rememberIdempotent, replayIdempotent, requestHash } from '../../../src/server/services/idempotency.js';
 import { ApiError } from '../../../src/server/errors.js';
+
+const Database = loadSqliteDriver();
 
 describe('idempotency keys', () => {
   const db = new Database(':memory:');

@@ -85,13 +85,14 @@ describe('quota under 20 concurrent reservations from separate connections', () 
     db.close();
     // Each worker thread owns a connection and runs the real service, built to dist/ (workers cannot load .ts).
     const quotaUrl = new URL('../../../../dist/server/services/quota.js', import.meta.url);
+    const driverUrl = new URL('../../../../dist/server/storage/sqlite-driver.js', import.meta.url);
     if (!existsSync(quotaUrl)) execSync('npm run build --silent', { stdio: 'ignore' });
     const gate = new Int32Array(new SharedArrayBuffer(4));
     const code = `
       const { parentPort, workerData } = require('node:worker_threads');
-      const Database = require('better-sqlite3');
       (async () => {
         const { reserveCharacters } = await import(workerData.quotaUrl);
+        const Database = (await import(workerData.driverUrl)).loadSqliteDriver();
         const db = new Database(workerData.file);
         db.pragma('busy_timeout = 10000');
         Atomics.wait(workerData.gate, 0, 0);
@@ -105,7 +106,7 @@ describe('quota under 20 concurrent reservations from separate connections', () 
         }
       })();`;
     const results = Array.from({ length: 20 }, () => {
-      const w = new Worker(code, { eval: true, workerData: { file, userId: user.id, gate, quotaUrl: quotaUrl.href } });
+      const w = new Worker(code, { eval: true, workerData: { file, userId: user.id, gate, quotaUrl: quotaUrl.href, driverUrl: driverUrl.href } });
       return new Promise<string>((resolve, reject) => {
         w.once('message', (m: string) => {
           resolve(m);
