@@ -74,6 +74,8 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/v1/billing/portal',
     {
+      // The portal changes tier and subscription: a read key must not obtain it (DESIGN §4.15).
+      config: { fullScope: true },
       schema: {
         tags: ['billing'],
         summary: 'A one-time link to the billing portal, valid 24 hours',
