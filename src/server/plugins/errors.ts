@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError, type FieldError } from '../errors.js';
+import { multipartFault } from './multipart-errors.js';
 
 interface AjvIssue {
   instancePath?: string;
@@ -72,6 +73,8 @@ export function toErrorResponse(error: unknown, requestId: string) {
     case 'FST_ERR_MAX_PARAM_LENGTH':
       return { status: 414, body: body(414, 'Path parameter too long', requestId) };
   }
+  const multipart = multipartFault(error);
+  if (multipart) return { status: multipart.status, body: body(multipart.status, multipart.detail, requestId) };
   if (err instanceof SyntaxError || err.statusCode === 400) {
     return { status: 400, body: body(400, 'Malformed JSON body', requestId) };
   }
