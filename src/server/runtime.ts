@@ -58,7 +58,7 @@ export async function createRuntime(options: ServerOptions, deps: { clock?: Cloc
   const db = openDatabase(join(options.dataDir, 'voxctl.db'));
   const clock = deps.clock ?? systemClock;
   const bootstrap = bootstrapIfEmpty(db, { dataDir: options.dataDir, bootstrapKey: options.bootstrapKey, now: clock.now() });
-  const rateLimiter = createRateLimiter({ db, clock });
+  const rateLimiter = createRateLimiter({ db, clock, journalPath: join(options.dataDir, 'requests.journal') });
   // The limiter's last flush must run after every other closer (workers still count), right before the db closes.
   const closers: (() => Promise<void> | void)[] = [() => rateLimiter.close()];
   let closed = false;

@@ -1,11 +1,19 @@
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../errors.js';
-import type { RateDecision } from '../services/rate-limiter.js';
+import type { RateDecision, RateLimiter } from '../services/rate-limiter.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
     /** The rate-limit decision of this request (headers are derived from it). */
     rateLimit?: RateDecision;
+  }
+  interface FastifyContextConfig {
+    /**
+     * `false`: anonymous requests to the route are not counted in the per-IP bucket (liveness checks, URLs
+     * authorised by their signature: `/health`, signed audio and report URLs — DESIGN §7). A valid key still
+     * counts in its account (an authenticated request, DESIGN §4.13); the headers are always sent.
+     */
+    rateLimit?: boolean;
   }
 }
 
@@ -15,27 +23,36 @@ export function rateLimitHeaders(d: RateDecision): Record<string, string> {
 }
 
 function setHeaders(reply: FastifyReply, d: RateDecision): void {
-  reply.headers(rateLimitHeaders(d));
+  reply.header('X-RateLimit-Limit', d.limit).header('X-RateLimit-Remaining', d.remaining).header('X-RateLimit-Reset', d.reset);
 }
 
 /**
- * Counts every request (under its key, else its client IP) in `onRequest` and answers 429 with
- * `Retry-After` past the limit; `onSend` makes sure the three headers are on every response, also
- * those that failed before counting (DESIGN §4.14).
+ * The decision for one request: a valid key counts in its account's windows, anything else in its
+ * client IP's — unless the route is exempt from the IP bucket; a rejected key is counted even there, so
+ * guessing keys is never free.
+ */
+function decide(limiter: RateLimiter, request: FastifyRequest): RateDecision {
+  if (request.auth) return limiter.hitUser(request.auth);
+  const exempt = request.routeOptions.config.rateLimit === false && request.authRejected !== true;
+  return exempt ? limiter.peekAnonymous(request.ip) : limiter.hitAnonymous(request.ip);
+}
+
+/**
+ * Counts every request in `onRequest` and answers 429 with `Retry-After` past the limit; `onSend` makes
+ * sure the three headers are on every response, also those that failed before counting (DESIGN §4.14).
  */
 export function registerRateLimit(app: FastifyInstance): void {
   const limiter = app.runtime.rateLimiter;
   app.decorateRequest('rateLimit', undefined);
   app.addHook('onRequest', (request, reply, done) => {
-    const auth = request.auth;
-    const d = auth ? limiter.hitKey({ keyId: auth.keyId, userId: auth.userId, tier: auth.tier }) : limiter.hitAnonymous(request.ip);
+    const d = decide(limiter, request);
     request.rateLimit = d;
     setHeaders(reply, d);
     if (d.allowed) return done();
     done(new ApiError(429, 'Rate limit exceeded', { headers: { 'Retry-After': String(d.retryAfter ?? 1) } }));
   });
   app.addHook('onSend', (request, reply, payload, done) => {
-    if (!reply.hasHeader('x-ratelimit-limit')) setHeaders(reply, request.rateLimit ?? limiter.peekAnonymous(request.ip));
+    if (request.rateLimit === undefined) setHeaders(reply, limiter.peekAnonymous(request.ip));
     done(null, payload);
   });
 }
