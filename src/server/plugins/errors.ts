@@ -1,6 +1,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError, type FieldError } from '../errors.js';
 import { multipartFault } from './multipart-errors.js';
+import { TextRuleError } from '../../shared/text-rules.js';
 
 interface AjvIssue {
   instancePath?: string;
@@ -49,6 +50,8 @@ export function toErrorResponse(error: unknown, requestId: string) {
   if (error instanceof ApiError) {
     return { status: error.status, headers: error.headers, body: body(error.status, error.detail, requestId, error.errors) };
   }
+  // The shared text rules throw a domain error (the CLI maps the same one to a usage error).
+  if (error instanceof TextRuleError) return { status: 400, body: body(400, error.message, requestId) };
   const err = error as FastifyError & { validationContext?: string };
   if (err.validation) {
     const part = err.validationContext ?? 'body';

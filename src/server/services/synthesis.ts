@@ -4,7 +4,7 @@ import type { TtsPool, VoiceBinding } from '../engines/tts/types.js';
 import type { AudioRow } from '../storage/repositories/audio.js';
 import { resamplePcm16 } from '../audio/resample.js';
 import { ApiError, notFound } from '../errors.js';
-import { assertValidText, codePoints } from './text-rules.js';
+import { assertValidText, codePoints } from '../../shared/text-rules.js';
 import { findSpeaker, speakerBinding } from './speakers.js';
 import { refundCharacters, reserveCharacters } from './quota.js';
 import { assertActiveSubscription } from './users.js';
