@@ -1,6 +1,7 @@
 import type { Db } from '../db.js';
 import type { Tier } from '../../../shared/schemas/users.js';
 import { prepared } from './prepared.js';
+import { updateCachedKeyOwners } from './key-owner-cache.js';
 
 /** A row of `users`. */
 export interface UserRow {
@@ -37,9 +38,10 @@ export function countUsers(db: Db): number {
   return (prepared(db, 'SELECT count(*) AS n FROM users').get() as { n: number }).n;
 }
 
-/** Changes a user's tier (billing portal; takes effect on the next request). */
+/** Changes a user's tier (billing portal; takes effect on the next request, cached key lookups included). */
 export function updateUserTier(db: Db, id: string, tier: Tier): void {
   prepared(db, 'UPDATE users SET subscription_tier = ? WHERE id = ?').run(tier, id);
+  updateCachedKeyOwners(db, (row) => row.user_id === id);
 }
 
 /** Sets the subscription status and the cancel-at-period-end flag. */
