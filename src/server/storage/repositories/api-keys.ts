@@ -1,7 +1,9 @@
 import type { Db } from '../db.js';
 import type { KeyScope, Tier } from '../../../shared/schemas/users.js';
 import { prepared } from './prepared.js';
-import { cachedKeyOwner, updateCachedKeyOwners } from './key-owner-cache.js';
+import { ROW_CACHES, cachedRow, updateCachedRows } from './row-cache.js';
+
+const KEY_OWNERS = ROW_CACHES.keyOwners;
 
 /** A row of `api_keys` (the key itself is never stored, only its SHA-256). */
 export interface ApiKeyRow {
@@ -44,7 +46,7 @@ export function findActiveKeyByHash(db: Db, keyHash: string): KeyOwnerRow | unde
        FROM api_keys k JOIN users u ON u.id = k.user_id
        WHERE k.key_hash = ? AND k.revoked_at IS NULL`,
     ).get(keyHash) as KeyOwnerRow | undefined;
-  return cachedKeyOwner(db, keyHash, load);
+  return cachedRow(db, KEY_OWNERS, keyHash, load);
 }
 
 /** The user's active key `id`, if it exists and belongs to them. */
@@ -79,14 +81,15 @@ export function countActiveFullKeys(db: Db, userId: string): number {
 /** Marks a key revoked; it stops authenticating at once (its cached lookup goes with it). */
 export function revokeApiKey(db: Db, id: string, at: string): void {
   prepared(db, 'UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL').run(at, id);
-  updateCachedKeyOwners(db, (row) => row.id === id);
+  updateCachedRows<KeyOwnerRow>(db, KEY_OWNERS, (row) => row.id === id);
 }
 
 /** Records when a key was last used. */
 export function touchApiKey(db: Db, id: string, at: string): void {
   prepared(db, 'UPDATE api_keys SET last_used_at = ? WHERE id = ?').run(at, id);
-  updateCachedKeyOwners(
+  updateCachedRows<KeyOwnerRow>(
     db,
+    KEY_OWNERS,
     (row) => row.id === id,
     (row) => {
       row.last_used_at = at;

@@ -4,11 +4,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { call } from '../helpers/core-http.js';
 import { createUserWithKey } from '../../src/server/services/users.js';
-import { changeTier } from '../../src/server/services/billing.js';
+import { changeTier, setCancelled } from '../../src/server/services/billing.js';
 
-// Key lookups are cached on the hot path: every change that affects authentication must still apply to
-// the very next request, whether this server made it or another process wrote the database.
-describe('cached key lookups stay exact', () => {
+// Key and user lookups are cached on the hot path: every change must still apply to the very next
+// request, whether this server made it or another process wrote the database.
+describe('cached key and user lookups stay exact', () => {
   let server: TestServer;
   beforeAll(async () => {
     server = await startTestServer();
@@ -51,5 +51,25 @@ describe('cached key lookups stay exact', () => {
     await me(created.body.key);
     const listed = (await call(server, 'GET', '/v1/keys?limit=100', { key: server.key })).body.items.find((k: { id: string }) => k.id === created.body.id);
     expect(listed.last_used_at).toEqual(expect.stringMatching(/^\d{4}-/));
+  });
+
+  it('a cancelled or resumed subscription applies to the next request', async () => {
+    const { user, key } = createUserWithKey(server.runtime.db, { email: 'cancel@example.com', tier: 'starter', now: new Date() });
+    expect((await me(key.key)).body.subscription_tier).toBe('starter');
+    const sub = () => call(server, 'GET', '/v1/billing/subscription', { key: key.key });
+    expect((await sub()).body.status).toBe('active');
+    setCancelled(server.runtime.db, { userId: user.id, cancelled: true });
+    expect((await sub()).body.status).toBe('cancelled');
+    setCancelled(server.runtime.db, { userId: user.id, cancelled: false });
+    expect((await sub()).body.status).toBe('active');
+  });
+
+  it('a user changed by another process shows the change on the next request', async () => {
+    const { user, key } = createUserWithKey(server.runtime.db, { email: 'rename@example.com', name: 'Before', now: new Date() });
+    expect((await me(key.key)).body.name).toBe('Before');
+    const other = new Database(join(server.dataDir, 'voxctl.db'));
+    other.prepare(`UPDATE users SET name = 'After' WHERE id = ?`).run(user.id);
+    other.close();
+    expect((await me(key.key)).body.name).toBe('After');
   });
 });
