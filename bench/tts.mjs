@@ -88,17 +88,21 @@ console.log(
     `(${nativeAudio.toFixed(1)} s audio) → ratio voxctl/native ${(api / native).toFixed(2)}  (goal <= 1.00: ${api <= native ? 'met' : 'NOT met'})`,
 );
 
-// (c) a 100-item batch through the API vs the same items one after another in one worker.
+// (c) a 100-item batch through the API vs the same items one after another in one worker. The batch is
+// timed by the job's own timestamps (created_at → completed_at, server clock) and polled at the CLI's
+// `--watch` interval: this client shares the server's process, and polling every 25 ms cost ~1.5 s of CPU
+// per batch here (measured), which a real client would not take from the server's two cores.
 const items = Array.from({ length: 100 }, (_, i) => ({ speaker_id: slt.id, text: `${SENTENCES[i % SENTENCES.length]} Item ${i}.` }));
 const t0 = process.hrtime.bigint();
 const { job_id } = await post('/v1/tts/batch', { items });
 let job;
 do {
-  await new Promise((r) => setTimeout(r, 25));
+  await new Promise((r) => setTimeout(r, 500));
   job = await get(`/v1/jobs/${job_id}`);
 } while (job.status === 'pending' || job.status === 'processing');
-const batchMs = ms(t0);
+const observedMs = ms(t0);
 if (job.status !== 'completed') throw new Error(`batch ended ${job.status}`);
+const batchMs = Date.parse(job.completed_at) - Date.parse(job.created_at);
 const single = createTtsPool({ size: 1 });
 await single.synthesize('Warm up.', binding(slt));
 const t1 = process.hrtime.bigint();
@@ -106,7 +110,7 @@ for (const it of items) await single.synthesize(it.text, binding(slt));
 const seqMs = ms(t1);
 const speedup = seqMs / batchMs;
 console.log(
-  `(c) 100-item batch: ${(batchMs / 1000).toFixed(2)} s = ${(100 / (batchMs / 1000)).toFixed(1)} items/s; one worker sequentially ` +
+  `(c) 100-item batch: ${(batchMs / 1000).toFixed(2)} s (seen by this client: ${(observedMs / 1000).toFixed(2)} s) = ${(100 / (batchMs / 1000)).toFixed(1)} items/s; one worker sequentially ` +
     `${(seqMs / 1000).toFixed(2)} s → speed-up ${speedup.toFixed(2)}x  (goal >= 1.7x: ${speedup >= 1.7 ? 'met' : 'NOT met'})`,
 );
 
