@@ -117,8 +117,13 @@ export function createRateLimiter(opts: {
     const w = windowOf(userId, nowMs, true);
     const d = decide(w, limits.perMinute, limits.perDay, nowMs, true);
     if (d.allowed) {
-      journal?.append(userId, w.day, w.dayCount);
       dirty.add(userId);
+      try {
+        journal?.append(userId, w.day, w.dayCount);
+      } catch {
+        // A full or failing disk must not take the service down: the count stays in memory and the
+        // next fold saves it; only a crash before that fold could lose it.
+      }
     }
     return d;
   };
