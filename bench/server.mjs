@@ -8,8 +8,8 @@
 // run; calculate-accuracy on a 1,000-word pair < 5 ms of server time.
 //
 // Both servers run in child processes (built dist/ via bin/voxctl.js) so RSS is the server's alone.
-// Enterprise keys allow 1,000 requests a minute each and anonymous callers 60 per IP: the load rotates
-// over 1,000 enterprise keys so that every request is a 2xx, so the figures measure the routes, not 429s.
+// Enterprise accounts allow 1,000 requests a minute each and anonymous callers 60 per IP: the load rotates
+// over the keys of 1,000 enterprise accounts so that every request is a 2xx, so the figures measure the routes, not 429s.
 // The public speakers list is therefore requested with a key too (identified, counted, same handler).
 import { spawn, execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -87,19 +87,19 @@ try {
   const bare = await startChild(['--input-type=module', '-e', bareSrc], /listening on (http:\/\/\S+)/);
   children.push(bare.child);
 
-  // 2. voxctl: an enterprise user made with the admin command, plus enough of its keys (written straight
-  // to the database with the service's own functions, before the server opens it), then the service.
+  // 2. voxctl: an enterprise user made with the admin command, plus enough enterprise users with a key each
+  // (written straight to the database with the service's own functions, before the server opens it),
+  // then the service. Rate windows belong to the account (DESIGN §4.14), so the load needs many accounts.
   const admin = execFileSync(process.execPath, [join(root, 'bin/voxctl.js'), 'admin', 'users', 'create', '--email', 'bench@example.com', '--tier', 'enterprise', '--data-dir', dataDir]);
   const firstKey = admin.toString().trim();
   const keys = [firstKey];
   {
     const { openDatabase } = await import('../dist/server/storage/db.js');
-    const { authenticateApiKey, createApiKey } = await import('../dist/server/services/keys.js');
+    const { createUserWithKey } = await import('../dist/server/services/users.js');
     const db = openDatabase(join(dataDir, 'voxctl.db'));
-    const userId = authenticateApiKey(db, firstKey, new Date()).userId;
-    // 1,000 keys × 1,000 requests a minute: more than this machine can send, so no request meets a 429.
+    // 1,000 accounts × 1,000 requests a minute: more than this machine can send, so no request meets a 429.
     db.transaction(() => {
-      for (let k = 0; k < 1000; k++) keys.push(createApiKey(db, { userId, scope: 'read', name: `bench ${k}`, now: new Date() }).key);
+      for (let k = 0; k < 1000; k++) keys.push(createUserWithKey(db, { email: `bench${k}@example.com`, tier: 'enterprise', now: new Date() }).key.key);
     })();
     db.close();
   }

@@ -7,6 +7,7 @@ import { ErrorBody } from '../shared/schemas/common.js';
 import type { Runtime } from './runtime.js';
 import { genRequestId, registerRequestId } from './plugins/request-id.js';
 import { registerErrorHandling, sendFrameworkError } from './plugins/errors.js';
+import { createClientErrorHandler, registerHostCheck } from './plugins/http-errors.js';
 import { registerValidation } from './plugins/validation.js';
 import { registerAuthentication, registerAuthorization } from './plugins/auth.js';
 import { rateLimitHeaders, registerRateLimit } from './plugins/rate-limit.js';
@@ -53,12 +54,17 @@ export async function buildApp(runtime: Runtime, options: AppOptions = {}): Prom
     // Router errors (bad URL encoding, over-long params) skip every hook: answer them in the envelope here.
     frameworkErrors: (error, request, reply) =>
       sendFrameworkError(error, request, reply, rateLimitHeaders(runtime.rateLimiter.peekAnonymous(request.ip))),
+    // Requests Node's parser refuses (bad Content-Length, CR/LF/NUL in headers, 431) get the envelope too,
+    // and so does a missing Host, which Node would answer bare (see plugins/http-errors.ts).
+    clientErrorHandler: createClientErrorHandler({ requestId: genRequestId, headersFor: (ip) => rateLimitHeaders(runtime.rateLimiter.peekAnonymous(ip)) }),
+    http: { requireHostHeader: false },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.decorate('runtime', runtime);
   registerValidation(app);
   registerErrorHandling(app);
   registerRequestId(app);
+  registerHostCheck(app);
   // Order matters: identify the key, count the request under it (or the IP), then answer 401/403.
   registerAuthentication(app);
   registerRateLimit(app);

@@ -9,6 +9,7 @@ import type { TtsPool } from './engines/tts/types.js';
 import { createTtsPool } from './engines/tts/pool.js';
 import { createRateLimiter, type RateLimiter } from './services/rate-limiter.js';
 import { bootstrapIfEmpty, type BootstrapResult } from './services/bootstrap.js';
+import { refundStaleReservations } from './services/reservations.js';
 import type { JobRunner } from './jobs/runner.js';
 import { startJobRunner } from './jobs/index.js';
 import { loadServerConfig, type ServerConfig } from './config.js';
@@ -56,9 +57,10 @@ export async function createRuntime(options: ServerOptions, deps: { clock?: Cloc
   const config = loadServerConfig({ dataDir: options.dataDir, configPath: options.configPath });
   const stt = createSttRegistry(config);
   const db = openDatabase(join(options.dataDir, 'voxctl.db'));
+  refundStaleReservations(db);
   const clock = deps.clock ?? systemClock;
   const bootstrap = bootstrapIfEmpty(db, { dataDir: options.dataDir, bootstrapKey: options.bootstrapKey, now: clock.now() });
-  const rateLimiter = createRateLimiter({ db, clock });
+  const rateLimiter = createRateLimiter({ db, clock, journalPath: join(options.dataDir, 'requests.journal') });
   // The limiter's last flush must run after every other closer (workers still count), right before the db closes.
   const closers: (() => Promise<void> | void)[] = [() => rateLimiter.close()];
   let closed = false;

@@ -5,6 +5,7 @@ import { call } from '../helpers/core-http.js';
 import { fetchAudio, fliteSpeaker, postMultipart, rms, promoteToEnterprise } from '../helpers/audio-jobs.js';
 import { decodeWavToPcm16, parseWav } from '../../src/server/audio/wav.js';
 import { signAudioUrl } from '../../src/server/services/audio-urls.js';
+import { noiseAfter } from '../helpers/noise.js';
 
 const fixture = (name: string) => readFileSync(new URL(`../../fixtures/${name}`, import.meta.url));
 
@@ -134,6 +135,14 @@ describe('/v1/audio', () => {
     expect(none.status).toBe(400);
     const json = await call(server, 'POST', '/v1/audio', { key: server.key, json: {} });
     expect(json.status).toBe(415);
+    // Noise behind an MPEG sync word is refused because it does not decode (not merely sniffed), and stored nothing.
+    const stored = () => server.runtime.db.prepare("SELECT COUNT(*) AS n FROM audio WHERE kind = 'upload'").get() as { n: number };
+    const before = stored().n;
+    for (let seed = 0; seed < 8; seed++) {
+      const noise = await postMultipart(server, '/v1/audio', { file: { bytes: noiseAfter([0xff, 0xfe], 4096, seed), name: 'noise.mp3' } });
+      expect([seed, noise.status, noise.body.detail]).toEqual([seed, 400, 'Unsupported audio format']);
+    }
+    expect(stored().n).toBe(before);
     expect((await postMultipart(server, '/v1/audio', { file: { bytes: fixture('speech-slt.wav') } }, 'vox_bad')).status).toBe(401);
     const health = await call(server, 'GET', '/health');
     expect(health.status).toBe(200);

@@ -41,14 +41,33 @@ describe('authentication and permissions', () => {
     expect(res.status).toBe(200);
   });
 
-  it('rejects an invalid key even on a public route, and identifies a valid one there', async () => {
-    const bad = await call(server, 'GET', '/health', { key: 'vox_nope' });
-    expect([bad.status, bad.body.detail]).toEqual([401, UNAUTHORIZED]);
+  it('answers a public route with a bad key as without one, and identifies a valid one there', async () => {
     const anonymous = await call(server, 'GET', '/health');
     expect(anonymous.headers.get('x-ratelimit-limit')).toBe('60');
+    const bad = await call(server, 'GET', '/health', { key: 'vox_nope' });
+    expect([bad.status, bad.body.status, bad.headers.get('x-ratelimit-limit')]).toEqual([200, 'ok', '60']);
     const identified = await call(server, 'GET', '/health', { key: server.key });
     expect(identified.status).toBe(200);
     expect(identified.headers.get('x-ratelimit-limit')).toBe('300');
+  });
+
+  it('answers the public accuracy route alike for no key, a read key and a bad key (DESIGN §4.15)', async () => {
+    const json = { reference: 'the cat sat', hypothesis: 'the cat sit' };
+    const none = await call(server, 'POST', '/v1/stt/calculate-accuracy', { json });
+    expect(none.status).toBe(200);
+    for (const key of [readKey, server.key, 'vox_nope', `vox_${'x'.repeat(40)}`]) {
+      const res = await call(server, 'POST', '/v1/stt/calculate-accuracy', { key, json });
+      expect([key.slice(0, 8), res.status, res.body]).toEqual([key.slice(0, 8), 200, none.body]);
+    }
+    const bad = await call(server, 'POST', '/v1/stt/calculate-accuracy', { key: readKey, json: { reference: '', hypothesis: 'a' } });
+    expect([bad.status, bad.body.detail]).toEqual([400, 'Reference must contain at least one word']);
+  });
+
+  it('refuses the billing portal to a read key: the portal changes the account (403)', async () => {
+    const res = await call(server, 'GET', '/v1/billing/portal', { key: readKey });
+    expect(res.body).toEqual({ detail: 'Insufficient permissions', status_code: 403, request_id: res.headers.get('x-request-id') });
+    expect((await call(server, 'GET', '/v1/billing/subscription', { key: readKey })).status).toBe(200);
+    expect((await call(server, 'GET', '/v1/billing/portal', { key: server.key })).status).toBe(200);
   });
 
   it('answers 401 before looking at the body', async () => {

@@ -20,6 +20,8 @@ interface Case {
 const J = 'application/json';
 const bytes = (...parts: (string | number[])[]) =>
   Buffer.concat(parts.map((p) => (typeof p === 'string' ? Buffer.from(p, 'utf8') : Buffer.from(p))));
+const NO_BOUNDARY = 'Invalid multipart/form-data: the Content-Type header has no usable boundary';
+const CUT_OFF = '--xyz\r\nContent-Disposition: form-data; name="file"; filename="a.wav"\r\nContent-Type: audio/wav\r\n\r\nRIFF';
 const huge = (field: string) => JSON.stringify({ [field]: 'x'.repeat(1024 * 1024 + 10) });
 
 const cases: Case[] = [
@@ -93,6 +95,17 @@ const cases: Case[] = [
   { name: 'escaped NUL in a name', method: 'POST', path: '/v1/keys', json: { name: 'a\u0000b' }, status: 400 },
   { name: 'raw NUL inside a JSON string', method: 'POST', path: '/v1/keys', body: bytes('{"name":"a', [0x00], 'b"}'), contentType: J, status: 400 },
   { name: 'only white space as name', method: 'POST', path: '/v1/keys', json: { name: '\u00a0\u2003 ' }, status: 400 },
+  // Paging: decimal integers only (DESIGN §4.3), never what JavaScript's Number() would read
+  { name: 'hex limit', method: 'GET', path: '/v1/keys?limit=0x10', status: 400, detail: 'Invalid querystring.limit: must be a decimal integer' },
+  { name: 'binary offset', method: 'GET', path: '/v1/jobs?offset=0b11', status: 400, detail: 'Invalid querystring.offset: must be a decimal integer' },
+  { name: 'blank limit', method: 'GET', path: '/v1/datasets?limit=%20', status: 400, detail: /querystring\.limit/ },
+  { name: 'blank offset', method: 'GET', path: '/v1/keys?offset=%20', status: 400, detail: /querystring\.offset/ },
+  { name: 'space before a limit', method: 'GET', path: '/v1/speakers?limit=%205', auth: 'none', status: 400, detail: /querystring\.limit/ },
+  { name: 'exponent limit', method: 'GET', path: '/v1/keys?limit=1e1', status: 400, detail: /querystring\.limit/ },
+  { name: 'plus-signed limit', method: 'GET', path: '/v1/keys?limit=%2B5', status: 400, detail: /querystring\.limit/ },
+  { name: 'plus-as-space offset', method: 'GET', path: '/v1/jobs?offset=+5', status: 400, detail: /querystring\.offset/ },
+  { name: 'octal-looking offset', method: 'GET', path: '/v1/keys?offset=0o7', status: 400, detail: /querystring\.offset/ },
+  { name: 'fractional limit', method: 'GET', path: '/v1/keys?limit=5.0', status: 400, detail: /querystring\.limit/ },
   // Missing, garbled and expired keys
   { name: 'no key', method: 'GET', path: '/v1/users/me', auth: 'none', status: 401, detail: 'Invalid or expired API key' },
   { name: 'garbled key', method: 'GET', path: '/v1/users/usage', auth: { header: 'Bearer vox_%%%garbled' }, status: 401 },
@@ -101,7 +114,8 @@ const cases: Case[] = [
   { name: 'revoked key', method: 'GET', path: '/v1/users/me', auth: 'revoked', status: 401, detail: 'Invalid or expired API key' },
   { name: 'Basic auth', method: 'GET', path: '/v1/users/me', auth: { header: 'Basic dXNlcjpwYXNz' }, status: 401 },
   { name: 'empty Authorization', method: 'GET', path: '/v1/users/me', auth: { header: '' }, status: 401 },
-  { name: 'bad key on a public route', method: 'GET', path: '/v1/speakers', auth: { header: 'Bearer nope' }, status: 401 },
+  { name: 'bad key on a private speaker route', method: 'GET', path: '/v1/speakers/spk_nope', auth: { header: 'Bearer nope' }, status: 401 },
+  { name: 'bad key on a public route with a bad body', method: 'POST', path: '/v1/stt/calculate-accuracy', auth: { header: 'Bearer nope' }, json: { reference: 'a' }, status: 400 },
   { name: 'no key on batch', method: 'POST', path: '/v1/tts/batch', auth: 'none', json: { items: [] }, status: 401 },
   // Oversized bodies
   { name: 'keys body over 1 MB', method: 'POST', path: '/v1/keys', body: huge('name'), contentType: J, status: 413 },
@@ -112,6 +126,13 @@ const cases: Case[] = [
   { name: 'CSV to synthesize', method: 'POST', path: '/v1/tts/synthesize', body: 'speaker_id,text\nx,hi', contentType: 'text/csv', status: 415 },
   { name: 'form-encoded body', method: 'POST', path: '/v1/keys', body: 'name=x', contentType: 'application/x-www-form-urlencoded', status: 415 },
   { name: 'plain text to accuracy', method: 'POST', path: '/v1/stt/calculate-accuracy', auth: 'none', body: 'reference=a', contentType: 'text/plain', status: 400 },
+  // Broken multipart bodies: busboy's parse errors are the client's fault, never a 500
+  { name: 'dataset upload without a boundary', method: 'POST', path: '/v1/datasets/upload', body: 'x', contentType: 'multipart/form-data', status: 400, detail: NO_BOUNDARY },
+  { name: 'audio upload without a boundary', method: 'POST', path: '/v1/audio', body: 'x', contentType: 'multipart/form-data', status: 400, detail: NO_BOUNDARY },
+  { name: 'audio upload with only a charset', method: 'POST', path: '/v1/audio', body: 'x', contentType: 'multipart/form-data; charset=utf-8', status: 400, detail: NO_BOUNDARY },
+  { name: 'dataset upload with a 300-char boundary', method: 'POST', path: '/v1/datasets/upload', body: 'x', contentType: `multipart/form-data; boundary=${'b'.repeat(300)}`, status: 400, detail: NO_BOUNDARY },
+  { name: 'audio upload cut off mid-file', method: 'POST', path: '/v1/audio', body: CUT_OFF, contentType: 'multipart/form-data; boundary=xyz', status: 400, detail: 'Invalid multipart/form-data: the body ends in the middle of a part' },
+  { name: 'multipart/mixed upload', method: 'POST', path: '/v1/audio', body: 'x', contentType: 'multipart/mixed; boundary=xyz', status: 415 },
   // Hostile path parameters
   { name: 'NUL in a speaker id', method: 'GET', path: '/v1/speakers/%00', status: 404 },
   { name: 'traversal in a job id', method: 'GET', path: '/v1/jobs/..%2F..%2Fetc%2Fpasswd', status: 404 },

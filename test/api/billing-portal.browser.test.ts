@@ -72,11 +72,19 @@ describe('billing portal in Chromium', () => {
     mkdirSync('.tmp', { recursive: true });
     await page.screenshot({ path: '.tmp/billing-portal.png', fullPage: true });
 
-    // Reloading works (cookie session); the link itself cannot be used by another browser.
+    // Reloading works (cookie session); the link opens again, in this browser and in another one
+    // (DESIGN §4.16: valid 24 h), each opening with a session of its own.
     expect((await page.reload())?.status()).toBe(200);
+    const again = await context.newPage();
+    expect((await again.goto(url))?.status()).toBe(200);
+    expect(await again.textContent('#current-tier')).toBe('Enterprise');
     const stranger = await browser.newContext();
     const other = await stranger.newPage();
-    expect((await other.goto(url))?.status()).toBe(410);
+    expect((await other.goto(url))?.status()).toBe(200);
+    expect(new URL(other.url()).pathname).toBe('/billing/portal');
+    expect(await other.textContent('#current-tier')).toBe('Enterprise');
+    const cookieOf = async (c: typeof context) => (await c.cookies()).find((k) => k.name === 'voxctl_billing')?.value;
+    expect(await cookieOf(stranger)).not.toBe(await cookieOf(context));
     await stranger.close();
     await context.close();
   });

@@ -53,7 +53,7 @@ describe('billing API and portal', () => {
     }
   });
 
-  it('issues a one-time link valid for 24 hours, storing only its hash', async () => {
+  it('issues a link valid for 24 hours, storing only its hash, that every opening within them can use', async () => {
     const res = await api('/v1/billing/portal');
     expect(res.status).toBe(200);
     const body = (await res.json()) as { url: string; expires_at: string };
@@ -63,14 +63,25 @@ describe('billing API and portal', () => {
     for (const file of readdirSync(server.dataDir).filter((f) => f.startsWith('voxctl.db'))) {
       expect(readFileSync(join(server.dataDir, file)).includes(Buffer.from(token))).toBe(false);
     }
-    const first = await fetch(body.url, { redirect: 'manual' });
-    expect(first.status).toBe(303);
-    const cookie = first.headers.get('set-cookie')!.split(';')[0]!;
-    // The same browser may follow the link again; anyone else gets 410.
-    expect((await fetch(body.url, { redirect: 'manual', headers: { cookie } })).status).toBe(303);
-    const again = await fetch(body.url, { redirect: 'manual' });
-    expect(again.status).toBe(410);
-    expect(await again.text()).toContain('already');
+    // Each opening — the same browser again, another browser, an hour before expiry — starts its own session.
+    const open = async (headers: Record<string, string> = {}) => {
+      const r = await fetch(body.url, { redirect: 'manual', headers });
+      expect(r.status).toBe(303);
+      expect(r.headers.get('location')).toBe('/billing/portal');
+      return r.headers.get('set-cookie')!.split(';')[0]!;
+    };
+    const first = await open();
+    const again = await open({ cookie: first });
+    const other = await open();
+    clock.t += 23 * 3600 * 1000;
+    try {
+      const late = await open();
+      const cookies = [first, again, other, late];
+      expect(new Set(cookies).size).toBe(4);
+      for (const cookie of cookies) expect((await pageOf(cookie)).status).toBe(200);
+    } finally {
+      clock.t -= 23 * 3600 * 1000;
+    }
   });
 
   it('answers unknown and expired links with HTML error pages', async () => {

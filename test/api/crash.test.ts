@@ -1,41 +1,14 @@
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadSqliteDriver } from '../../src/server/storage/sqlite-driver.js';
-import { execa, type ResultPromise } from 'execa';
+import type { ResultPromise } from 'execa';
 import { afterAll, describe, expect, it } from 'vitest';
 import { call } from '../helpers/core-http.js';
 import { TEST_KEY } from '../helpers/server.js';
+import { startServe } from '../helpers/serve-process.js';
 
 const Database = loadSqliteDriver();
-
-const BIN = new URL('../../bin/voxctl.js', import.meta.url).pathname;
-
-/** Starts the built CLI's `serve` on `dataDir` and waits for `server.json` and /health. */
-async function startServe(dataDir: string): Promise<{ proc: ResultPromise; url: string }> {
-  rmSync(join(dataDir, 'server.json'), { force: true });
-  const proc = execa('node', [BIN, 'serve', '--port', '0', '--data-dir', dataDir, '--log-level', 'silent'], {
-    env: { VOXCTL_BOOTSTRAP_KEY: TEST_KEY, FORCE_COLOR: '0' },
-    reject: false,
-    stdio: 'ignore',
-  });
-  const deadline = Date.now() + 20_000;
-  while (Date.now() < deadline) {
-    const file = join(dataDir, 'server.json');
-    if (existsSync(file)) {
-      try {
-        const { port } = JSON.parse(readFileSync(file, 'utf8')) as { port: number };
-        const url = `http://127.0.0.1:${port}`;
-        if ((await fetch(`${url}/health`)).ok) return { proc, url };
-      } catch {
-        // not written completely / not listening yet
-      }
-    }
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  proc.kill('SIGKILL');
-  throw new Error('voxctl serve did not start');
-}
 
 describe('crash safety (a real server process, SIGKILL mid-batch)', () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'voxctl-crash-'));

@@ -5,6 +5,11 @@ import { createUserWithKey } from '../../src/server/services/users.js';
 
 const epoch = (iso: string) => String(Date.parse(iso) / 1000);
 
+/** Any speaker id of the catalogue. */
+async function firstSpeaker(s: TestServer): Promise<string> {
+  return (await call(s, 'GET', '/v1/speakers?limit=1', { key: s.key })).body.items[0].id as string;
+}
+
 describe('rate limits', () => {
   let server: TestServer | undefined;
   afterEach(async () => {
@@ -39,7 +44,7 @@ describe('rate limits', () => {
     expect(next.headers.get('x-ratelimit-reset')).toBe(epoch('2025-03-10T12:02:00Z'));
   });
 
-  it('limits each key separately and applies the day window with its reset at 00:00 UTC', async () => {
+  it('applies the day window with its reset at 00:00 UTC, to every key of the account', async () => {
     const clock = manualClock('2025-03-10T22:00:00Z');
     server = await startTestServer({ clock });
     const s = server;
@@ -53,14 +58,29 @@ describe('rate limits', () => {
     expect(denied.status).toBe(429);
     expect(denied.headers.get('x-ratelimit-reset')).toBe(epoch('2025-03-11T00:00:00Z'));
     expect(Number(denied.headers.get('retry-after'))).toBe((Date.parse('2025-03-11T00:00:00Z') - clock.now().getTime()) / 1000);
-    // A second key of the same user has its own windows (limits are per key).
-    const second = await call(s, 'POST', '/v1/keys', { key: key.key, json: {} });
-    expect(second.status).toBe(429);
+    // A fresh key of the same user starts no fresh day: the windows belong to the account (DESIGN §4.14).
     const { createApiKey } = await import('../../src/server/services/keys.js');
     const other = createApiKey(s.runtime.db, { userId: user.id, now: clock.now() });
-    expect((await call(s, 'GET', '/v1/users/me', { key: other.key })).status).toBe(200);
+    expect((await call(s, 'GET', '/v1/users/me', { key: other.key })).status).toBe(429);
     clock.set('2025-03-11T00:00:00Z');
     expect((await call(s, 'GET', '/v1/users/me', { key: key.key })).status).toBe(200);
+    expect((await call(s, 'GET', '/v1/users/me', { key: other.key })).status).toBe(200);
+  });
+
+  it('shares the minute window among all keys of a user: two keys of a starter user get exactly 60 through', async () => {
+    const clock = manualClock('2025-03-10T12:00:00Z');
+    server = await startTestServer({ clock });
+    const s = server;
+    const { user, key } = createUserWithKey(s.runtime.db, { email: 'starter@example.com', tier: 'starter', now: clock.now() });
+    const second = (await call(s, 'POST', '/v1/keys', { key: key.key, json: { name: 'second' } })).body.key as string;
+    const replies = await Promise.all(
+      Array.from({ length: 100 }, (_, i) => call(s, 'GET', '/v1/users/me', { key: i % 2 === 0 ? key.key : second })),
+    );
+    // The POST /v1/keys above was the account's first request of the minute.
+    expect(replies.filter((r) => r.status === 200)).toHaveLength(59);
+    expect(replies.filter((r) => r.status === 429)).toHaveLength(41);
+    expect((await call(s, 'GET', '/v1/users/me', { key: second })).status).toBe(429);
+    expect(s.runtime.rateLimiter.requestsToday(user.id)).toBe(60);
   });
 
   it('limits anonymous requests per client IP at 60 a minute', async () => {
@@ -75,9 +95,30 @@ describe('rate limits', () => {
     // Bad keys count against the IP as well (no free guessing), and a valid key is not held back by it.
     const badKey = await call(s, 'GET', '/v1/users/me', { key: 'vox_guess' });
     expect(badKey.status).toBe(429);
-    expect((await call(s, 'GET', '/health', { key: s.key })).status).toBe(200);
+    expect((await call(s, 'GET', '/v1/speakers?limit=1', { key: s.key })).status).toBe(200);
     // The liveness check is never counted per IP, nor refused when the bucket is spent (DESIGN §7).
     expect((await call(s, 'GET', '/health')).status).toBe(200);
+  });
+
+  it('does not count /health or signed audio URLs against the anonymous per-IP bucket (DESIGN §7)', async () => {
+    server = await startTestServer();
+    const s = server;
+    const synth = await call(s, 'POST', '/v1/tts/synthesize', { key: s.key, json: { speaker_id: await firstSpeaker(s), text: 'Hello.' } });
+    expect(synth.status).toBe(200);
+    for (let i = 0; i < 200; i++) {
+      const r = await call(s, 'GET', '/health');
+      expect([i, r.status]).toEqual([i, 200]);
+      expect(r.headers.get('x-ratelimit-remaining')).toBe('60');
+    }
+    for (let i = 0; i < 150; i++) {
+      const r = await fetch(synth.body.audio_url as string);
+      await r.arrayBuffer();
+      expect([i, r.status]).toEqual([i, 200]);
+      expect(r.headers.get('x-ratelimit-limit')).toBe('60');
+    }
+    // The bucket is untouched for what it does limit.
+    const counted = await call(s, 'GET', '/v1/speakers?limit=1');
+    expect(counted.headers.get('x-ratelimit-remaining')).toBe('59');
   });
 
   it('puts the three headers on every response: 200, 201, 204, 400, 401, 403, 404, 413, 414, 415', async () => {

@@ -11,6 +11,7 @@ import { execa } from 'execa';
 import { MPEGDecoder } from 'mpg123-decoder';
 import { decodeWavToPcm16, float32ToPcm16, WavFormatError } from './wav.js';
 import { sniffAudioFormat, type AudioFormat } from './sniff.js';
+import { hasMpegFrameChain } from './mpeg-frames.js';
 
 export { sniffAudioFormat, type AudioFormat } from './sniff.js';
 
@@ -52,6 +53,7 @@ function decodeWav(buf: Uint8Array): { pcm: Int16Array; sampleRate: number } {
 }
 
 async function decodeMp3(buf: Uint8Array): Promise<{ pcm: Int16Array; sampleRate: number }> {
+  if (!hasMpegFrameChain(buf)) throw new AudioDecodeError('Invalid MP3 file: no run of MPEG audio frames');
   const decoder = new MPEGDecoder();
   await decoder.ready;
   try {

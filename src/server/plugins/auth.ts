@@ -15,8 +15,12 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** Set when the request carried a valid key (also on public routes). */
     auth?: AuthContext;
-    /** An Authorization header was sent but names no active key: 401 even on public routes. */
+    /** An Authorization header was sent but names no active key: 401 except on public routes. */
     authRejected?: boolean;
+  }
+  interface FastifyContextConfig {
+    /** A GET that can still change the account (the billing portal): 403 for a `read` key, like a write. */
+    fullScope?: boolean;
   }
 }
 
@@ -50,17 +54,21 @@ export function registerAuthentication(app: FastifyInstance): void {
 
 /**
  * Enforces what authentication found, in `onRequest` so a 401/403 comes before the body is read:
- * a bad key → 401 everywhere; no key → 401 unless the route is public (or unknown: 404 then);
- * a `read` key → 403 on any POST/PUT/PATCH/DELETE (DESIGN §4.15).
+ * a public route answers every key, bad or read-only, as it answers no key; elsewhere a bad key → 401,
+ * no key → 401 (unknown route: 404), a `read` key → 403 on any POST/PUT/PATCH/DELETE and on `fullScope`
+ * routes (DESIGN §4.15).
  */
 export function registerAuthorization(app: FastifyInstance): void {
   app.addHook('onRequest', (request, _reply, done) => {
+    const config = request.routeOptions.config;
+    if (config.public === true) return done();
     if (request.authRejected) return done(unauthorized());
     if (!request.auth) {
-      const isPublic = request.routeOptions.config.public === true || request.is404;
-      return done(isPublic ? undefined : unauthorized());
+      return done(request.is404 ? undefined : unauthorized());
     }
-    if (request.auth.scope === 'read' && MUTATING.has(request.method)) return done(forbidden('Insufficient permissions'));
+    if (request.auth.scope === 'read' && (MUTATING.has(request.method) || config.fullScope === true)) {
+      return done(forbidden('Insufficient permissions'));
+    }
     done();
   });
 }

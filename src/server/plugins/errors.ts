@@ -1,5 +1,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError, type FieldError } from '../errors.js';
+import { multipartFault } from './multipart-errors.js';
+import { TextRuleError } from '../../shared/text-rules.js';
 
 interface AjvIssue {
   instancePath?: string;
@@ -48,6 +50,8 @@ export function toErrorResponse(error: unknown, requestId: string) {
   if (error instanceof ApiError) {
     return { status: error.status, headers: error.headers, body: body(error.status, error.detail, requestId, error.errors) };
   }
+  // The shared text rules throw a domain error (the CLI maps the same one to a usage error).
+  if (error instanceof TextRuleError) return { status: 400, body: body(400, error.message, requestId) };
   const err = error as FastifyError & { validationContext?: string };
   if (err.validation) {
     const part = err.validationContext ?? 'body';
@@ -72,6 +76,8 @@ export function toErrorResponse(error: unknown, requestId: string) {
     case 'FST_ERR_MAX_PARAM_LENGTH':
       return { status: 414, body: body(414, 'Path parameter too long', requestId) };
   }
+  const multipart = multipartFault(error);
+  if (multipart) return { status: multipart.status, body: body(multipart.status, multipart.detail, requestId) };
   if (err instanceof SyntaxError || err.statusCode === 400) {
     return { status: 400, body: body(400, 'Malformed JSON body', requestId) };
   }

@@ -1,11 +1,19 @@
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../errors.js';
-import type { RateDecision } from '../services/rate-limiter.js';
+import type { RateDecision, RateLimiter } from '../services/rate-limiter.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
     /** The rate-limit decision of this request (headers are derived from it). */
     rateLimit?: RateDecision;
+  }
+  interface FastifyContextConfig {
+    /**
+     * `false`: anonymous requests to the route are not counted in the per-IP bucket (liveness checks, URLs
+     * authorised by their signature: `/health`, signed audio and report URLs — DESIGN §7). A valid key still
+     * counts in its account (an authenticated request, DESIGN §4.13); the headers are always sent.
+     */
+    rateLimit?: boolean;
   }
 }
 
@@ -15,45 +23,37 @@ export function rateLimitHeaders(d: RateDecision): Record<string, string> {
 }
 
 function setHeaders(reply: FastifyReply, d: RateDecision): void {
-  reply.headers(rateLimitHeaders(d));
+  reply.header('X-RateLimit-Limit', d.limit).header('X-RateLimit-Remaining', d.remaining).header('X-RateLimit-Reset', d.reset);
 }
 
 /**
- * Requests never counted in the anonymous per-IP bucket (DESIGN §7): the liveness check CLIs in loops
- * make, and signed audio URLs, which their signature already authorises (a 100-item download must not
- * hit 429). Their headers still show the caller's bucket.
+ * The decision for one request: a valid key counts in its account's windows, anything else in its
+ * client IP's — unless the route is exempt from the IP bucket; a rejected key is counted even there, so
+ * guessing keys is never free.
  */
-export function isUnmetered(method: string, url: string): boolean {
-  if (method !== 'GET' && method !== 'HEAD') return false;
-  const q = url.indexOf('?');
-  const path = q < 0 ? url : url.slice(0, q);
-  if (path === '/health') return true;
-  return q >= 0 && /^\/v1\/audio\/[^/]+\.wav$/.test(path) && /(?:^|&)sig=/.test(url.slice(q + 1));
+function decide(limiter: RateLimiter, request: FastifyRequest): { decision: RateDecision; exempt: boolean } {
+  if (request.auth) return { decision: limiter.hitUser(request.auth), exempt: false };
+  const exempt = request.routeOptions.config.rateLimit === false && request.authRejected !== true;
+  return { decision: exempt ? limiter.peekAnonymous(request.ip) : limiter.hitAnonymous(request.ip), exempt };
 }
 
 /**
- * Counts every request (under its key, else its client IP) in `onRequest` and answers 429 with
- * `Retry-After` past the limit; `onSend` makes sure the three headers are on every response, also
- * those that failed before counting (DESIGN §4.14).
+ * Counts every request in `onRequest` and answers 429 with `Retry-After` past the limit; `onSend` makes
+ * sure the three headers are on every response, also those that failed before counting (DESIGN §4.14).
  */
 export function registerRateLimit(app: FastifyInstance): void {
   const limiter = app.runtime.rateLimiter;
   app.decorateRequest('rateLimit', undefined);
   app.addHook('onRequest', (request, reply, done) => {
-    const auth = request.auth;
-    const unmetered = !auth && isUnmetered(request.method, request.url);
-    const d = auth
-      ? limiter.hitKey({ keyId: auth.keyId, userId: auth.userId, tier: auth.tier })
-      : unmetered
-        ? limiter.peekAnonymous(request.ip)
-        : limiter.hitAnonymous(request.ip);
+    const { decision: d, exempt } = decide(limiter, request);
     request.rateLimit = d;
     setHeaders(reply, d);
-    if (d.allowed || unmetered) return done();
+    // An exempt route shows the caller's spent IP bucket in its headers but is never refused for it.
+    if (d.allowed || exempt) return done();
     done(new ApiError(429, 'Rate limit exceeded', { headers: { 'Retry-After': String(d.retryAfter ?? 1) } }));
   });
   app.addHook('onSend', (request, reply, payload, done) => {
-    if (!reply.hasHeader('x-ratelimit-limit')) setHeaders(reply, request.rateLimit ?? limiter.peekAnonymous(request.ip));
+    if (request.rateLimit === undefined) setHeaders(reply, limiter.peekAnonymous(request.ip));
     done(null, payload);
   });
 }

@@ -3,7 +3,7 @@ import { inTransaction } from '../storage/db.js';
 import type { BatchCreated, BatchItem } from '../../shared/schemas/tts.js';
 import { badRequest, notFound } from '../errors.js';
 import { resolveVoice } from './synthesis.js';
-import { assertValidText } from './text-rules.js';
+import { assertValidText } from '../../shared/text-rules.js';
 import { assertActiveSubscription } from './users.js';
 import { enqueueJob } from './jobs.js';
 import { rememberIdempotent, replayIdempotent, requestHash } from './idempotency.js';

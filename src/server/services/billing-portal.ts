@@ -3,10 +3,10 @@ import type { Db } from '../storage/db.js';
 import { inTransaction } from '../storage/db.js';
 import type { BillingPortal } from '../../shared/schemas/system.js';
 import {
-  claimPortalToken,
   deleteExpiredPortalSessions,
   findPortalSession,
   findPortalToken,
+  insertPortalBrowserSession,
   insertPortalToken,
 } from '../storage/repositories/billing.js';
 
@@ -14,10 +14,10 @@ import {
  * Portal links and sessions (DESIGN §4.16).
  *
  * `GET /v1/billing/portal` issues a link `{base}/billing/portal/{token}`: 32 random bytes, stored only
- * as SHA-256, valid 24 h, usable once. The first GET of the link claims it and hands the browser a
- * random session id in an HttpOnly, SameSite=Lax cookie scoped to `/billing`, then redirects to the
- * clean `/billing/portal` (the token leaves the address bar and history). The session ends when the
- * link would have expired. Forms carry a CSRF token = HMAC(server secret, session id), so a page of
+ * as SHA-256, valid 24 h. Every GET of the link within that time — again, or in another browser — starts
+ * a session: a random id in an HttpOnly, SameSite=Lax cookie scoped to `/billing`, then a redirect to the
+ * clean `/billing/portal` (the token leaves the address bar and history). A session ends when its link
+ * expires. Forms carry a CSRF token = HMAC(server secret, session id), so a page of
  * another site can neither read nor forge it; SameSite=Lax already keeps the cookie off cross-site POSTs.
  */
 export const PORTAL_TTL_MS = 24 * 60 * 60 * 1000;
@@ -26,7 +26,7 @@ const TOKEN_PATTERN = /^[A-Za-z0-9_-]{43}$/;
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 const randomToken = () => randomBytes(32).toString('base64url');
 
-/** Issues a one-time portal link for the user (and forgets expired ones). */
+/** Issues a portal link for the user, valid 24 h (and forgets expired ones with their sessions). */
 export function createPortalLink(db: Db, opts: { userId: string; base: string; now: Date }): BillingPortal {
   const token = randomToken();
   const expires = new Date(opts.now.getTime() + PORTAL_TTL_MS).toISOString();
@@ -38,27 +38,23 @@ export function createPortalLink(db: Db, opts: { userId: string; base: string; n
 }
 
 /** What opening a link leads to. */
-export type OpenedLink =
-  | { kind: 'session'; sessionId: string; expiresAt: Date }
-  | { kind: 'already-open' }
-  | { kind: 'invalid' | 'expired' | 'used' };
+export type OpenedLink = { kind: 'session'; sessionId: string; expiresAt: Date } | { kind: 'invalid' | 'expired' };
 
-/**
- * Claims a link for a new browser session. A link opened again by the browser that claimed it (its
- * cookie names this link's session) is `already-open`; by anyone else, `used`.
- */
-export function openPortalLink(db: Db, opts: { token: string; cookieSession?: string; now: Date }): OpenedLink {
+/** Starts a new browser session on a link that exists and has not expired (DESIGN §4.16). */
+export function openPortalLink(db: Db, opts: { token: string; now: Date }): OpenedLink {
   if (!TOKEN_PATTERN.test(opts.token)) return { kind: 'invalid' };
   const tokenHash = sha256(opts.token);
   const row = findPortalToken(db, tokenHash);
   if (!row) return { kind: 'invalid' };
   if (Date.parse(row.expires_at) <= opts.now.getTime()) return { kind: 'expired' };
-  if (row.used_at !== null) {
-    const mine = opts.cookieSession !== undefined && row.session_hash === sha256(opts.cookieSession);
-    return { kind: mine ? 'already-open' : 'used' };
-  }
   const sessionId = randomToken();
-  if (!claimPortalToken(db, { tokenHash, sessionHash: sha256(sessionId), usedAt: opts.now.toISOString() })) return { kind: 'used' };
+  insertPortalBrowserSession(db, {
+    session_hash: sha256(sessionId),
+    token_hash: tokenHash,
+    user_id: row.user_id,
+    created_at: opts.now.toISOString(),
+    expires_at: row.expires_at,
+  });
   return { kind: 'session', sessionId, expiresAt: new Date(row.expires_at) };
 }
 

@@ -1,6 +1,6 @@
 import { parse, type CsvError, type Options } from 'csv-parse';
 import { badRequest, type ApiError } from '../errors.js';
-import { TEXT_MESSAGES, textProblem } from './text-rules.js';
+import { TEXT_MESSAGES, textProblem } from '../../shared/text-rules.js';
 
 /** Most data rows one dataset may hold (DESIGN §4.10). */
 export const MAX_DATASET_ROWS = 10_000;
@@ -71,7 +71,7 @@ export async function parseDatasetCsv(source: AsyncIterable<Uint8Array>, opts: C
     const text = cells[header.text] ?? '';
     const problem = textProblem(text);
     if (problem === 'empty') return fail(`Line ${line}: text must not be empty`);
-    if (problem === 'too_long') return fail(`Line ${line}: ${TEXT_MESSAGES.too_long}`);
+    if (problem) return fail(`Line ${line}: ${TEXT_MESSAGES[problem]}`);
     const speakerId = header.speaker >= 0 ? (cells[header.speaker] ?? '').trim() || undefined : undefined;
     if (speakerId !== undefined && !opts.speakerExists(speakerId)) return fail(`Line ${line}: Speaker not found: ${speakerId}`);
     rows.push({ line, text, speakerId });

@@ -8,7 +8,7 @@ import { countSpeakers, listSpeakers, speakerValueCounts } from '../storage/repo
 import { assertActiveSubscription } from './users.js';
 import { enqueueJob } from './jobs.js';
 import type { CsvDatasetRow } from './csv-dataset.js';
-import { codePoints } from './text-rules.js';
+import { codePoints } from '../../shared/text-rules.js';
 
 /** Longest dataset name, in characters. */
 export const MAX_DATASET_NAME = 200;

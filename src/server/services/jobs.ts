@@ -3,7 +3,7 @@ import type { Db } from '../storage/db.js';
 import { insertJob, listJobItems, type JobRow } from '../storage/repositories/jobs.js';
 import type { Job, JobResultItem, JobSummary } from '../../shared/schemas/tts.js';
 import { reserveCharacters } from './quota.js';
-import { codePoints } from './text-rules.js';
+import { codePoints } from '../../shared/text-rules.js';
 
 /** A fresh job id (`job_` + 20 url-safe chars). */
 export const newJobId = (): string => `job_${randomBytes(15).toString('base64url')}`;

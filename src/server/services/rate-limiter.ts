@@ -1,5 +1,6 @@
 import type { Db } from '../storage/db.js';
 import { deleteRequestCountsBefore, loadRequestCount, saveRequestCounts } from '../storage/repositories/request-counters.js';
+import { openRequestJournal } from '../storage/request-journal.js';
 import type { Clock } from '../clock.js';
 import { ANONYMOUS_PER_MINUTE, TIER_LIMITS, type Tier } from './tiers.js';
 
@@ -16,17 +17,17 @@ export interface RateDecision {
   retryAfter?: number;
 }
 
-/** Per-key minute and day windows, per-IP minute window for anonymous callers, and requests today per user. */
+/** Per-account minute and day windows (shared by all keys of a user), per-IP minute window for anonymous callers. */
 export interface RateLimiter {
-  /** Counts one request made with key `keyId` of `userId` (tier read from the db for this request). */
-  hitKey(opts: { keyId: string; userId: string; tier: Tier }): RateDecision;
+  /** Counts one request of user `userId` (tier read for this request), whichever of their keys it carried. */
+  hitUser(opts: { userId: string; tier: Tier }): RateDecision;
   /** Counts one request without a valid key, per client IP. */
   hitAnonymous(ip: string): RateDecision;
   /** The headers for an IP without counting (responses that never reached the counting hook). */
   peekAnonymous(ip: string): RateDecision;
   /** Authenticated requests of the user since 00:00 UTC. */
   requestsToday(userId: string): number;
-  /** Writes changed day counts to the database. */
+  /** Folds the day counts into the database (and empties the journal). */
   flush(): void;
   /** Stops the flush timer and flushes one last time. */
   close(): void;
@@ -40,33 +41,50 @@ interface Window {
 }
 
 const DAY_MS = 86_400_000;
+const dayOf = (nowMs: number) => new Date(nowMs).toISOString().slice(0, 10);
 
 /**
- * Counters live in memory (one map lookup per request on the hot path; Node runs hooks one at a time, so
- * counts are exact under any concurrency). Day counts are loaded from the db when a subject is first seen
- * on a day and flushed every `flushMs` and on close, so a restart keeps the day window and requests_today.
+ * Counters live in memory (one map lookup per request; Node runs hooks one at a time, so counts are
+ * exact under any concurrency). A user's day count is loaded from the db when first seen on a day; each
+ * counted request appends the new count to `journal` before the response can leave, so a SIGKILL never
+ * hands answered requests back, and every `flushMs` the counts are folded into the db and the journal
+ * emptied. Without a journal (unit tests) counts are as durable as the last flush.
  */
-export function createRateLimiter(opts: { db: Db; clock: Clock; flushMs?: number }): RateLimiter {
+export function createRateLimiter(opts: {
+  db: Db;
+  clock: Clock;
+  /** The request journal file (`{dataDir}/requests.journal`); none: counts persist at flush only. */
+  journalPath?: string;
+  flushMs?: number;
+}): RateLimiter {
   const { db, clock } = opts;
+  const opened = opts.journalPath === undefined ? undefined : openRequestJournal(opts.journalPath);
+  const journal = opened?.journal;
+  // Counts the previous process journaled but never folded: saved first, so no user is loaded without them.
+  if (opened && opened.pending.length > 0) saveRequestCounts(db, opened.pending);
+  journal?.truncate();
   const windows = new Map<string, Window>();
-  const users = new Map<string, { day: string; count: number }>();
   const dirty = new Set<string>();
 
   const windowOf = (subject: string, nowMs: number, persisted: boolean): Window => {
     const minute = Math.floor(nowMs / 60_000);
-    const day = new Date(nowMs).toISOString().slice(0, 10);
     let w = windows.get(subject);
     if (!w) {
+      const day = dayOf(nowMs);
       w = { minute, minuteCount: 0, day, dayCount: persisted ? loadRequestCount(db, subject, day) : 0 };
       windows.set(subject, w);
     }
     if (w.minute !== minute) {
       w.minute = minute;
       w.minuteCount = 0;
-    }
-    if (w.day !== day) {
-      w.day = day;
-      w.dayCount = persisted ? loadRequestCount(db, subject, day) : 0;
+      // The day can only change when the minute does: the date string is built once a minute at most.
+      const day = dayOf(nowMs);
+      if (w.day !== day) {
+        // Yesterday's last counts go to the db now: the next fold empties the journal and saves only today.
+        if (dirty.has(subject)) saveRequestCounts(db, [{ subject, day: w.day, count: w.dayCount }]);
+        w.day = day;
+        w.dayCount = persisted ? loadRequestCount(db, subject, day) : 0;
+      }
     }
     return w;
   };
@@ -93,40 +111,45 @@ export function createRateLimiter(opts: { db: Db; clock: Clock; flushMs?: number
     return { allowed, limit: perMinute, remaining: Math.min(minuteLeft, remainingDay), reset: dayBinds ? dayReset : minuteReset };
   };
 
-  const countUser = (userId: string, day: string) => {
-    let u = users.get(userId);
-    if (!u || u.day !== day) {
-      u = { day, count: loadRequestCount(db, userId, day) };
-      users.set(userId, u);
+  const hitUser = ({ userId, tier }: { userId: string; tier: Tier }): RateDecision => {
+    const nowMs = clock.now().getTime();
+    const limits = TIER_LIMITS[tier];
+    const w = windowOf(userId, nowMs, true);
+    const d = decide(w, limits.perMinute, limits.perDay, nowMs, true);
+    if (d.allowed) {
+      dirty.add(userId);
+      try {
+        journal?.append(userId, w.day, w.dayCount);
+      } catch {
+        // A full or failing disk must not take the service down: the count stays in memory and the
+        // next fold saves it; only a crash before that fold could lose it.
+      }
     }
-    u.count++;
-    dirty.add(userId);
+    return d;
   };
 
   const flush = () => {
     const counts = [];
     for (const subject of dirty) {
       const w = windows.get(subject);
-      const u = users.get(subject);
       if (w) counts.push({ subject, day: w.day, count: w.dayCount });
-      else if (u) counts.push({ subject, day: u.day, count: u.count });
     }
-    if (counts.length === 0) return;
-    saveRequestCounts(db, counts);
+    if (counts.length > 0) saveRequestCounts(db, counts);
     dirty.clear();
+    // Only once the counts are committed: a crash in between replays lines whose maxima are saved already.
+    journal?.truncate();
   };
 
   const prune = () => {
     const nowMs = clock.now().getTime();
     const minute = Math.floor(nowMs / 60_000);
-    const today = new Date(nowMs).toISOString().slice(0, 10);
+    const today = dayOf(nowMs);
     for (const [subject, w] of windows) {
       if (w.minute < minute && w.day !== today && !dirty.has(subject)) windows.delete(subject);
       // Anonymous windows have no day to keep: forget them once their minute is over.
       else if (subject.startsWith('ip:') && w.minute < minute) windows.delete(subject);
     }
-    for (const [userId, u] of users) if (u.day !== today && !dirty.has(userId)) users.delete(userId);
-    deleteRequestCountsBefore(db, new Date(nowMs - 2 * DAY_MS).toISOString().slice(0, 10));
+    deleteRequestCountsBefore(db, dayOf(nowMs - 2 * DAY_MS));
   };
 
   const timer = setInterval(() => {
@@ -134,23 +157,13 @@ export function createRateLimiter(opts: { db: Db; clock: Clock; flushMs?: number
       flush();
       prune();
     } catch {
-      // The db may be closing; the final flush on close reports nothing either, counts are best effort.
+      // The db may be closing; the journal still holds the counts for the next start.
     }
   }, opts.flushMs ?? 5_000);
   timer.unref();
 
   return {
-    hitKey({ keyId, userId, tier }) {
-      const nowMs = clock.now().getTime();
-      const limits = TIER_LIMITS[tier];
-      const w = windowOf(keyId, nowMs, true);
-      const d = decide(w, limits.perMinute, limits.perDay, nowMs, true);
-      if (d.allowed) {
-        dirty.add(keyId);
-        countUser(userId, w.day);
-      }
-      return d;
-    },
+    hitUser,
     hitAnonymous(ip) {
       const nowMs = clock.now().getTime();
       return decide(windowOf(`ip:${ip}`, nowMs, false), ANONYMOUS_PER_MINUTE, null, nowMs, true);
@@ -160,9 +173,10 @@ export function createRateLimiter(opts: { db: Db; clock: Clock; flushMs?: number
       return decide(windowOf(`ip:${ip}`, nowMs, false), ANONYMOUS_PER_MINUTE, null, nowMs, false);
     },
     requestsToday(userId) {
-      const today = clock.now().toISOString().slice(0, 10);
-      const u = users.get(userId);
-      if (u && u.day === today) return u.count;
+      const nowMs = clock.now().getTime();
+      const w = windows.get(userId);
+      const today = dayOf(nowMs);
+      if (w && w.day === today) return w.dayCount;
       return loadRequestCount(db, userId, today);
     },
     flush,
@@ -171,8 +185,9 @@ export function createRateLimiter(opts: { db: Db; clock: Clock; flushMs?: number
       try {
         flush();
       } catch {
-        // A db that is already closed (health tests) cannot take the last counts.
+        // A db that is already closed (health tests) cannot take the last counts; the journal keeps them.
       }
+      journal?.close();
     },
   };
 }

@@ -4,11 +4,12 @@ import type { TtsPool, VoiceBinding } from '../engines/tts/types.js';
 import type { AudioRow } from '../storage/repositories/audio.js';
 import { resamplePcm16 } from '../audio/resample.js';
 import { ApiError, notFound } from '../errors.js';
-import { assertValidText, codePoints } from './text-rules.js';
+import { assertValidText, codePoints } from '../../shared/text-rules.js';
 import { findSpeaker, speakerBinding } from './speakers.js';
-import { refundCharacters, reserveCharacters } from './quota.js';
+import { releaseReservation, reserveDurably, settleReservation } from './reservations.js';
 import { assertActiveSubscription } from './users.js';
-import { storeAudio, wavInput } from './audio-store.js';
+import { wavInput, writeAudioOnly } from './audio-store.js';
+import { insertAudio } from '../storage/repositories/audio.js';
 
 /** The voice a catalogue speaker is bound to, or undefined for an unknown id. */
 export function resolveVoice(db: Db, speakerId: string): VoiceBinding | undefined {
@@ -37,8 +38,9 @@ export interface SynthesisDeps {
 }
 
 /**
- * POST /v1/tts/synthesize (DESIGN §4.6): validates, reserves the characters atomically BEFORE
- * synthesising, stores the WAV, and refunds the reservation if anything after it fails.
+ * POST /v1/tts/synthesize (DESIGN §4.6): validates, reserves the characters atomically and durably BEFORE
+ * synthesising, stores the WAV, and refunds the reservation if anything after it fails — or, after a
+ * crash, at the next start (see reservations.ts).
  */
 export async function synthesizeForUser(
   deps: SynthesisDeps,
@@ -49,17 +51,18 @@ export async function synthesizeForUser(
   if (!voice) throw notFound('Speaker not found');
   assertActiveSubscription(deps.db, input.userId);
   const characters = codePoints(input.text);
-  const reservation = reserveCharacters(deps.db, { userId: input.userId, characters, now: deps.clock.now() });
+  const reservation = reserveDurably(deps.db, { userId: input.userId, characters, now: deps.clock.now() });
   try {
     const out = await renderSpeech(deps.tts, { text: input.text, voice, sampleRate: input.sampleRate });
-    const audio = await storeAudio(
-      deps.db,
+    const row = await writeAudioOnly(
       deps.dataDir,
       wavInput(out.pcm, out.sampleRate, { userId: input.userId, kind: 'tts', now: deps.clock.now() }),
     );
-    return { audio, characters };
+    // A crash before this commit leaves the file unrecorded (removed at start) and the reservation refunded.
+    settleReservation(deps.db, reservation, () => insertAudio(deps.db, row));
+    return { audio: row, characters };
   } catch (err) {
-    refundCharacters(deps.db, { userId: input.userId, period: reservation.period, characters });
+    releaseReservation(deps.db, reservation);
     if (err instanceof ApiError) throw err;
     throw new ApiError(500, 'Speech synthesis failed', { cause: err });
   }

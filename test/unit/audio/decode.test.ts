@@ -2,6 +2,8 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, test } from 'vitest';
 import { AudioDecodeError, decodeAudio, sniffAudioFormat } from '../../../src/server/audio/decode.js';
 import { encodeWav } from '../../../src/server/audio/wav.js';
+import { id3v2Length } from '../../../src/server/audio/mpeg-frames.js';
+import { noiseAfter } from '../../helpers/noise.js';
 
 const fixture = (ext: string) => readFileSync(new URL(`../../../fixtures/speech-slt.${ext}`, import.meta.url));
 
@@ -80,5 +82,23 @@ describe('decodeAudio', () => {
     await expect(decodeAudio(encodeWav(new Int16Array(0), 16000))).rejects.toThrow(/no audio/);
     const m4a = fixture('m4a');
     await expect(decodeAudio(m4a.subarray(0, 200))).rejects.toThrow(/Invalid M4A/);
+  });
+
+  test('refuses noise behind an MPEG sync word: 4 KB of seeded random bytes starting FF FE, 40 seeds', async () => {
+    for (let seed = 0; seed < 40; seed++) {
+      const noise = noiseAfter([0xff, 0xfe], 4096, seed);
+      expect(sniffAudioFormat(noise) === 'mp3' || sniffAudioFormat(noise) === undefined).toBe(true);
+      await expect(decodeAudio(noise), `seed ${seed}`).rejects.toThrow(AudioDecodeError);
+    }
+  });
+
+  test('still decodes an MP3 without its ID3 tag, and one cut mid-frame', async () => {
+    const mp3 = fixture('mp3');
+    const bare = mp3.subarray(id3v2Length(mp3));
+    expect(bare[0]).toBe(0xff);
+    for (const bytes of [bare, bare.subarray(0, Math.floor(bare.length / 2) + 7)]) {
+      const d = await decodeAudio(bytes);
+      expect(d.pcm.length).toBeGreaterThan(16000);
+    }
   });
 });

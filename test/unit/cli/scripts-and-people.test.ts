@@ -13,7 +13,6 @@ import { fitWidths, Output } from '../../../src/cli/output.js';
 import { exitCodeFor } from '../../../src/cli/program.js';
 import { retryAfter429 } from '../../../src/cli/retry.js';
 import { CliError } from '../../../src/cli/errors.js';
-import { isUnmetered } from '../../../src/server/plugins/rate-limit.js';
 import { CONFIG_FILE_NAME } from '../../../src/server/config.js';
 import { Capture, testContext } from '../../helpers/cli-context.js';
 import { probeService } from '../../../src/cli/local-server.js';
@@ -164,18 +163,6 @@ describe('completion knows which values to ask the service for', () => {
     expect(valueKind(['speakers'])).toBeUndefined();
     expect(valueKind(['speakers', 'list', '--gender', 'Female'])).toBeUndefined();
     expect(valueKind(['--profile', 'prod', 'tts'])).toBeUndefined();
-  });
-});
-
-describe('rate limiting spares liveness checks and signed URLs', () => {
-  it('GET /health and signed audio URLs are unmetered per IP; everything else is counted', () => {
-    expect(isUnmetered('GET', '/health')).toBe(true);
-    expect(isUnmetered('GET', '/v1/audio/aud_1.wav?expires=1&sig=abc')).toBe(true);
-    expect(isUnmetered('GET', '/v1/audio/aud_1.wav')).toBe(false);
-    expect(isUnmetered('GET', '/v1/audio/aud_1.wav?nosig=1')).toBe(false);
-    expect(isUnmetered('POST', '/health')).toBe(false);
-    expect(isUnmetered('GET', '/v1/speakers')).toBe(false);
-    expect(isUnmetered('GET', '/healthz')).toBe(false);
   });
 });
 

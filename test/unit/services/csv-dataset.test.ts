@@ -79,9 +79,11 @@ describe('parseDatasetCsv', () => {
   });
 
   it('counts code points, not UTF-16 units, for the 2000 limit', async () => {
-    const rows = await parseDatasetCsv(chunks(`text\n${'😀'.repeat(2000)}\n`), opts);
+    // One letter among the emoji: a text of emoji alone has nothing to speak.
+    const rows = await parseDatasetCsv(chunks(`text\na${'😀'.repeat(1999)}\n`), opts);
     expect(rows).toHaveLength(1);
-    expect(await errorOf(`text\n${'😀'.repeat(2001)}\n`)).toBe('Line 2: Text exceeds maximum length of 2000 characters');
+    expect(await errorOf(`text\na${'😀'.repeat(2000)}\n`)).toBe('Line 2: Text exceeds maximum length of 2000 characters');
+    expect(await errorOf(`text\nfine\n${'😀'.repeat(20)}\n`)).toBe('Line 3: Text has nothing to speak');
   });
 
   it('reports the first problem in file order', async () => {

@@ -27,7 +27,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/v1/audio/:audio_id.wav',
     {
-      config: { public: true },
+      config: { public: true, rateLimit: false },
       schema: {
         summary: 'Download audio through a signed URL',
         params: Type.Object({ audio_id: Type.String() }),

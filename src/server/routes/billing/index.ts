@@ -74,9 +74,11 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/v1/billing/portal',
     {
+      // The portal changes tier and subscription: a read key must not obtain it (DESIGN §4.15).
+      config: { fullScope: true },
       schema: {
         tags: ['billing'],
-        summary: 'A one-time link to the billing portal, valid 24 hours',
+        summary: 'A link to the billing portal, valid 24 hours',
         security: [{ bearer: [] }],
         response: { 200: BillingPortal, ...errorResponses(401, 403, 429) },
       },
@@ -101,11 +103,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
   );
 
   app.get('/billing/portal/:token', { config: { public: true }, schema: { ...PAGE, params: Type.Object({ token: Type.String() }) } }, async (request, reply) => {
-    const opened = openPortalLink(runtime.db, {
-      token: request.params.token,
-      cookieSession: readCookie(request.headers.cookie, SESSION_COOKIE),
-      now: runtime.clock.now(),
-    });
+    const opened = openPortalLink(runtime.db, { token: request.params.token, now: runtime.clock.now() });
     switch (opened.kind) {
       case 'session': {
         const secure = request.protocol === 'https' || (runtime.options.publicUrl ?? '').startsWith('https:');
@@ -113,12 +111,8 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
         reply.header('set-cookie', sessionCookie(opened.sessionId, { maxAgeSeconds: maxAge, secure }));
         return reply.header('cache-control', 'no-store').redirect('/billing/portal', 303);
       }
-      case 'already-open':
-        return reply.header('cache-control', 'no-store').redirect('/billing/portal', 303);
       case 'expired':
         return dead(reply, 410, 'Link expired', 'This billing link has expired (links are valid for 24 hours).');
-      case 'used':
-        return dead(reply, 410, 'Link already used', 'This billing link was already opened. Each link works once.');
       default:
         return dead(reply, 404, 'Link not found', 'This billing link is not valid.');
     }

@@ -8,7 +8,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/health',
     {
-      config: { public: true },
+      config: { public: true, rateLimit: false },
       schema: { summary: 'Service health', tags: ['system'], response: { 200: Health, 503: Health, ...errorResponses(429) } },
     },
     async (_request, reply) => {

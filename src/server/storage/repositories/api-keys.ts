@@ -1,6 +1,9 @@
 import type { Db } from '../db.js';
 import type { KeyScope, Tier } from '../../../shared/schemas/users.js';
 import { prepared } from './prepared.js';
+import { ROW_CACHES, cachedRow, updateCachedRows } from './row-cache.js';
+
+const KEY_OWNERS = ROW_CACHES.keyOwners;
 
 /** A row of `api_keys` (the key itself is never stored, only its SHA-256). */
 export interface ApiKeyRow {
@@ -34,14 +37,16 @@ export function insertApiKey(db: Db, row: Omit<ApiKeyRow, 'last_used_at' | 'revo
   ).run(row);
 }
 
-/** The active (not revoked) key with `keyHash` and its owner's tier: the hot path of every request. */
+/** The active (not revoked) key with `keyHash` and its owner's tier: the hot path of every request (cached). */
 export function findActiveKeyByHash(db: Db, keyHash: string): KeyOwnerRow | undefined {
-  return prepared(
-    db,
-    `SELECT k.id, k.user_id, k.scope, k.key_hash, k.last_used_at, u.subscription_tier
-     FROM api_keys k JOIN users u ON u.id = k.user_id
-     WHERE k.key_hash = ? AND k.revoked_at IS NULL`,
-  ).get(keyHash) as KeyOwnerRow | undefined;
+  const load = () =>
+    prepared(
+      db,
+      `SELECT k.id, k.user_id, k.scope, k.key_hash, k.last_used_at, u.subscription_tier
+       FROM api_keys k JOIN users u ON u.id = k.user_id
+       WHERE k.key_hash = ? AND k.revoked_at IS NULL`,
+    ).get(keyHash) as KeyOwnerRow | undefined;
+  return cachedRow(db, KEY_OWNERS, keyHash, load);
 }
 
 /** The user's active key `id`, if it exists and belongs to them. */
@@ -73,12 +78,21 @@ export function countActiveFullKeys(db: Db, userId: string): number {
   ).n;
 }
 
-/** Marks a key revoked; it stops authenticating at once. */
+/** Marks a key revoked; it stops authenticating at once (its cached lookup goes with it). */
 export function revokeApiKey(db: Db, id: string, at: string): void {
   prepared(db, 'UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL').run(at, id);
+  updateCachedRows<KeyOwnerRow>(db, KEY_OWNERS, (row) => row.id === id);
 }
 
 /** Records when a key was last used. */
 export function touchApiKey(db: Db, id: string, at: string): void {
   prepared(db, 'UPDATE api_keys SET last_used_at = ? WHERE id = ?').run(at, id);
+  updateCachedRows<KeyOwnerRow>(
+    db,
+    KEY_OWNERS,
+    (row) => row.id === id,
+    (row) => {
+      row.last_used_at = at;
+    },
+  );
 }

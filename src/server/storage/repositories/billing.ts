@@ -2,12 +2,13 @@ import type { Db } from '../db.js';
 import type { Tier } from '../../../shared/schemas/users.js';
 import { prepared } from './prepared.js';
 
-/** A row of `billing_portal_sessions`: a portal link and, once opened, its browser session. */
+/** A row of `billing_portal_sessions`: a portal link (its sessions are `billing_portal_browser_sessions`). */
 export interface PortalSessionRow {
   token_hash: string;
   user_id: string;
   created_at: string;
   expires_at: string;
+  /** Written by schema versions before 4 only (a link then opened once). */
   used_at: string | null;
   session_hash: string | null;
 }
@@ -40,21 +41,30 @@ export function findPortalToken(db: Db, tokenHash: string): PortalSessionRow | u
   return prepared(db, 'SELECT * FROM billing_portal_sessions WHERE token_hash = ?').get(tokenHash) as PortalSessionRow | undefined;
 }
 
-/** Marks an unused link used and binds the session to it; false when it was already used (a race lost). */
-export function claimPortalToken(db: Db, opts: { tokenHash: string; sessionHash: string; usedAt: string }): boolean {
-  const res = prepared(
+/** A row of `billing_portal_browser_sessions`: one opening of a portal link in one browser. */
+export interface PortalBrowserSessionRow {
+  session_hash: string;
+  token_hash: string;
+  user_id: string;
+  created_at: string;
+  expires_at: string;
+}
+
+/** Records a browser session started by opening a link. */
+export function insertPortalBrowserSession(db: Db, row: PortalBrowserSessionRow): void {
+  prepared(
     db,
-    'UPDATE billing_portal_sessions SET used_at = ?, session_hash = ? WHERE token_hash = ? AND used_at IS NULL',
-  ).run(opts.usedAt, opts.sessionHash, opts.tokenHash);
-  return res.changes === 1;
+    `INSERT INTO billing_portal_browser_sessions (session_hash, token_hash, user_id, created_at, expires_at)
+     VALUES (@session_hash, @token_hash, @user_id, @created_at, @expires_at)`,
+  ).run(row);
 }
 
 /** The portal session whose cookie hashes to `sessionHash`, if any. */
-export function findPortalSession(db: Db, sessionHash: string): PortalSessionRow | undefined {
-  return prepared(db, 'SELECT * FROM billing_portal_sessions WHERE session_hash = ?').get(sessionHash) as PortalSessionRow | undefined;
+export function findPortalSession(db: Db, sessionHash: string): PortalBrowserSessionRow | undefined {
+  return prepared(db, 'SELECT * FROM billing_portal_browser_sessions WHERE session_hash = ?').get(sessionHash) as PortalBrowserSessionRow | undefined;
 }
 
-/** Forgets links and sessions that expired before `now` (ISO). */
+/** Forgets links that expired before `now` (ISO), and with them (ON DELETE CASCADE) their sessions. */
 export function deleteExpiredPortalSessions(db: Db, now: string): number {
   return prepared(db, 'DELETE FROM billing_portal_sessions WHERE expires_at < ?').run(now).changes;
 }

@@ -1,6 +1,9 @@
 import type { Db } from '../db.js';
 import type { Tier } from '../../../shared/schemas/users.js';
 import { prepared } from './prepared.js';
+import { ROW_CACHES, cachedRow, updateCachedRows } from './row-cache.js';
+
+const USERS = ROW_CACHES.users;
 
 /** A row of `users`. */
 export interface UserRow {
@@ -22,9 +25,9 @@ export function insertUser(db: Db, user: Pick<UserRow, 'id' | 'email' | 'name' |
   ).run(user);
 }
 
-/** The user with `id`, if any. */
+/** The user with `id`, if any (cached: the row is shared, never mutate it). */
 export function findUserById(db: Db, id: string): UserRow | undefined {
-  return prepared(db, 'SELECT * FROM users WHERE id = ?').get(id) as UserRow | undefined;
+  return cachedRow(db, USERS, id, () => prepared(db, 'SELECT * FROM users WHERE id = ?').get(id) as UserRow | undefined);
 }
 
 /** The user with `email` (case-insensitive), if any. */
@@ -37,9 +40,11 @@ export function countUsers(db: Db): number {
   return (prepared(db, 'SELECT count(*) AS n FROM users').get() as { n: number }).n;
 }
 
-/** Changes a user's tier (billing portal; takes effect on the next request). */
+/** Changes a user's tier (billing portal; takes effect on the next request, cached key lookups included). */
 export function updateUserTier(db: Db, id: string, tier: Tier): void {
   prepared(db, 'UPDATE users SET subscription_tier = ? WHERE id = ?').run(tier, id);
+  updateCachedRows<{ user_id: string }>(db, ROW_CACHES.keyOwners, (row) => row.user_id === id);
+  updateCachedRows<UserRow>(db, USERS, (row) => row.id === id);
 }
 
 /** Sets the subscription status and the cancel-at-period-end flag. */
@@ -53,4 +58,5 @@ export function updateUserSubscription(
     change.cancelAtPeriodEnd ? 1 : 0,
     id,
   );
+  updateCachedRows<UserRow>(db, USERS, (row) => row.id === id);
 }
