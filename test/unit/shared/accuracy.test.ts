@@ -110,7 +110,16 @@ describe('normalizeText', () => {
 describe('calculateAccuracy: worked examples', () => {
   it('is zero for texts equal after normalisation', () => {
     const r = calculateAccuracy('The cat sat on the mat.', 'the CAT sat, on the mat');
-    expect(r).toEqual({ wer: 0, cer: 0, substitutions: 0, insertions: 0, deletions: 0, reference_words: 6, hypothesis_words: 6 });
+    expect(r).toEqual({
+      wer: 0,
+      cer: 0,
+      substitutions: 0,
+      insertions: 0,
+      deletions: 0,
+      reference_words: 6,
+      hypothesis_words: 6,
+      normalizer: { name: 'basic', version: 1 },
+    });
   });
 
   it('counts one substitution, one deletion and one insertion', () => {
