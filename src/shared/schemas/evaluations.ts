@@ -124,6 +124,8 @@ const evaluationFields = {
   conditions: Type.Array(Type.String()),
   group_by: EvaluationGroupBy,
   normalizer: Type.Object({ name: EvaluationNormalizerName, version: Type.Integer() }),
+  /** `speakers.seed` (default 0): speaker choice, noise and bootstrap draws all derive from it (extension). */
+  seed: Type.Integer(),
   /** Signed URL of the HTML report (24 h, no auth header). */
   report_url: Type.String(),
 };
