@@ -50,6 +50,7 @@ describe('evaluation report page', () => {
     const page = render({ hostile: true });
     expect(page).not.toMatch(/<script/i);
     expect(page).not.toMatch(/<img/i);
+    expect(page).not.toContain(HOSTILE_TRANSCRIPT);
     expect(page).toContain('&#60;/title&#62;&#60;script&#62;alert(&#34;name&#34;)&#60;/script&#62;');
     expect(page).toContain('&#60;img src=x onerror=alert(1)&#62;');
   });
