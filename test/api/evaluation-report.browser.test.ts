@@ -65,7 +65,7 @@ describe('evaluation report in Chromium', () => {
     expect(charts.every((h) => h > 60)).toBe(true);
     expect(await tab.locator('#heat-map svg g rect').count()).toBe(6);
     // The stylesheet applied (it would not under a wrong CSP hash): sections are white cards.
-    expect(await tab.locator('section').first().evaluate((e) => getComputedStyle(e).backgroundColor)).toBe('rgb(255, 255, 255)');
+    expect(await tab.locator('section').first().evaluate((e) => (globalThis as unknown as { getComputedStyle(x: unknown): { backgroundColor: string } }).getComputedStyle(e).backgroundColor)).toBe('rgb(255, 255, 255)');
 
     const dir = join(process.cwd(), '.tmp');
     mkdirSync(dir, { recursive: true });

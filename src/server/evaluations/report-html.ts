@@ -73,7 +73,6 @@ function pendingNote(ev: EvaluationDetail): SafeHtml {
 function setupSection(input: EvaluationReportInput): SafeHtml {
   const ev = input.evaluation;
   const facts = setupFacts(input.utterances);
-  const seed = (ev as { seed?: number | null }).seed;
   const groups = facts.groups.map((g) => `${g.group} (${g.speakers})`).join(', ');
   return html`<section id="setup" aria-labelledby="setup-h"><h2 id="setup-h">Setup</h2><dl class="setup">
 <dt>Texts</dt><dd id="setup-texts">${facts.texts > 0 ? count(facts.texts) : '—'}</dd>
@@ -81,7 +80,7 @@ function setupSection(input: EvaluationReportInput): SafeHtml {
 <dt>Providers</dt><dd>${ev.providers.join(', ')}</dd>
 <dt>Conditions</dt><dd>${ev.conditions.join(', ')}</dd>
 <dt>Normaliser</dt><dd id="setup-normalizer">${ev.normalizer.name} (version ${ev.normalizer.version})</dd>
-${seed !== undefined && seed !== null ? html`<dt>Seed</dt><dd>${seed}</dd>` : ''}
+<dt>Seed</dt><dd id="setup-seed">${ev.seed}</dd>
 <dt>Utterances</dt><dd>${count(ev.completed_utterances)} of ${count(ev.total_utterances)} (texts × speakers × conditions × providers)</dd>
 <dt>Created</dt><dd>${stamp(ev.created_at)}</dd><dt>Started</dt><dd>${stamp(ev.started_at)}</dd><dt>Finished</dt><dd>${stamp(ev.completed_at)}</dd>
 </dl></section>`;

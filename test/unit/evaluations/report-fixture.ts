@@ -89,6 +89,7 @@ export function fixtureReport(options: { hostile?: boolean; status?: EvaluationD
     providers,
     conditions,
     group_by: 'engine',
+    seed: 3,
     normalizer: { name: 'basic', version: 1 },
     report_url: 'http://127.0.0.1/v1/evaluations/ev_fixture/report?expires=1&sig=x',
     summary,

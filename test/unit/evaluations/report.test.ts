@@ -43,6 +43,7 @@ describe('evaluation report page', () => {
     expect(page).toContain('<dd id="setup-texts">4</dd>');
     expect(page).toContain('4 in 2 engine group(s): espeak (2), flite (2)');
     expect(page).toContain('basic (version 1)');
+    expect(page).toContain('<dd id="setup-seed">3</dd>');
     expect(page).toMatch(/Evaluation Flite vs eSpeak/);
   });
 
