@@ -25,14 +25,17 @@ const INF = 0x3fffffff;
 
 /**
  * Minimum-edit-distance alignment with unit costs; among equal-cost alignments the one with the most
- * substitutions. Both goals fold into one integer per cell: cost·K − substitutions, K > any count of
- * substitutions, so the smallest score is the cheapest alignment and, among those, the most substituting.
+ * matches, i.e. the fewest substitutions (`sat on the mat` / `sad on mat today` is S1 D1 I1, as NIST sclite
+ * reports, not S3). Both goals fold into one integer per cell: cost·K + substitutions, K > any count of
+ * substitutions, so the smallest score is the cheapest alignment and, among those, the least substituting
+ * (for a fixed cost, matches = (n + m − cost − substitutions) / 2).
  */
 export function alignWords(ref: readonly string[], hyp: readonly string[]): AlignmentStep[] {
   const [r, h, alphabet] = internTokens(ref, hyp);
   return toSteps(alignIds(r, h, alphabet), ref, hyp, r, h);
 }
 
+/** Operation codes to the API's steps, words read back from both sequences. */
 export function toSteps(ops: Uint8Array, ref: readonly string[], hyp: readonly string[], r: Int32Array, h: Int32Array): AlignmentStep[] {
   const steps: AlignmentStep[] = new Array<AlignmentStep>(ops.length);
   let i = 0;
@@ -55,7 +58,8 @@ export function toSteps(ops: Uint8Array, ref: readonly string[], hyp: readonly s
  * exact distance k known (bit-parallel, cheap), no path of cost k leaves the diagonals d = i − j with
  * |d| + |(n − m) − d| <= k. The band is stored compactly (row i, offset o = j − i + dMax), so memory and
  * time are O(n·k), not O(n·m). A common suffix is matched without DP: a match is never worse than the
- * alternatives there (adjacent scores differ by at most K), and the traceback, which prefers the diagonal,
+ * alternatives there (the score of (i − 1, j − 1) exceeds that of (i − 1, j) or (i, j − 1) by at most K: drop
+ * the last word's column, or turn its pair into a deletion), and the traceback, which prefers the diagonal,
  * takes it anyway, so the result is the same alignment the full band would give.
  */
 export function alignIds(r: Int32Array, h: Int32Array, alphabet: number): Uint8Array {
@@ -85,14 +89,14 @@ export function alignIds(r: Int32Array, h: Int32Array, alphabet: number): Uint8A
     move[j + dMax] = LEFT;
   }
   // Ukkonen's cut-off: cell (i, j) of score s is "alive" when its cost plus the least cost to the end,
-  // |(n − m) − (i − j)|, is at most k, i.e. s <= (k − |n − m − i + j|)·K (s > (cost − 1)·K as
+  // |(n − m) − (i − j)|, is at most k, i.e. s < (k + 1 − |n − m − i + j|)·K (cost = ⌊s / K⌋ as
   // substitutions < K). Every cell of a cost-k path is alive, and so is every predecessor the traceback
   // could pick (it ties, so it lies on such a path), so a row only needs the columns from its upper
   // neighbour's first alive cell to the last one plus one, then further right while insertions stay alive.
   let first = 0;
-  while (first < hi && prev[first]! > (k - Math.abs(delta + first)) * K) first++;
+  while (first < hi && prev[first]! >= (k + 1 - Math.abs(delta + first)) * K) first++;
   let lastAlive = hi;
-  while (lastAlive > first && prev[lastAlive]! > (k - Math.abs(delta + lastAlive)) * K) lastAlive--;
+  while (lastAlive > first && prev[lastAlive]! >= (k + 1 - Math.abs(delta + lastAlive)) * K) lastAlive--;
   for (let i = 1; i <= n; i++) {
     const at = i * bw + dMax - i; // move index of (i, j) is at + j
     const lo = Math.max(first, i - dMax);
@@ -106,7 +110,7 @@ export function alignIds(r: Int32Array, h: Int32Array, alphabet: number): Uint8A
       j = 1;
     }
     const ri = r[i - 1]!;
-    const sub = K - 1;
+    const sub = K + 1;
     for (; j <= hi1; j++) {
       let best = prev[j - 1]! + (ri === h[j - 1] ? 0 : sub);
       let dir = DIAG;
@@ -128,7 +132,7 @@ export function alignIds(r: Int32Array, h: Int32Array, alphabet: number): Uint8A
       const v = row[j - 1]! + K;
       row[j] = v;
       move[at + j] = LEFT;
-      if (v > (k - Math.abs(delta - i + j)) * K) {
+      if (v >= (k + 1 - Math.abs(delta - i + j)) * K) {
         j++;
         break;
       }
@@ -137,9 +141,9 @@ export function alignIds(r: Int32Array, h: Int32Array, alphabet: number): Uint8A
     row[hi + 1] = INF; // read as "up" by the next row
     const from = lo > 0 ? lo : 0;
     first = from;
-    while (first < hi && row[first]! > (k - Math.abs(delta - i + first)) * K) first++;
+    while (first < hi && row[first]! >= (k + 1 - Math.abs(delta - i + first)) * K) first++;
     lastAlive = hi;
-    while (lastAlive > first && row[lastAlive]! > (k - Math.abs(delta - i + lastAlive)) * K) lastAlive--;
+    while (lastAlive > first && row[lastAlive]! >= (k + 1 - Math.abs(delta - i + lastAlive)) * K) lastAlive--;
     const t = prev;
     prev = row;
     row = t;

@@ -1,4 +1,4 @@
-/** Token interning shared by the word alignment and the edit distances: the DP compares numbers, not strings. */
+/** Token interning for the accuracy DPs. */
 
 /** Maps tokens to small integers so the DP compares numbers, not strings. */
 export function internTokens(a: readonly string[], b: readonly string[]): [Int32Array, Int32Array, number] {
