@@ -7,6 +7,8 @@ export const ExitCode = {
   notFound: 4,
   rateLimited: 5,
   jobFailed: 6,
+  /** `eval run --max-wer`: a provider's overall WER exceeded the gate (DESIGN §8.7). */
+  werGate: 7,
 } as const;
 export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
 

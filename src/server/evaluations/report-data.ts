@@ -3,7 +3,7 @@
  * functions, so each figure of the page can be tested without parsing HTML.
  */
 import { calculateAccuracy, type AlignmentStep } from '../../shared/accuracy.js';
-import type { EvaluationComparison, EvaluationDetail, EvaluationUtterance } from '../../shared/schemas/evaluations.js';
+import type { EvaluationDetail, EvaluationUtterance } from '../../shared/schemas/evaluations.js';
 import { latencyPercentiles } from '../../shared/stats.js';
 
 /** How many failures the report lists (DESIGN §8.5). */
@@ -61,17 +61,6 @@ export function providerLatencies(providers: readonly string[], utterances: read
     for (let i = 0; i < values.length && sample.length < MAX_LATENCY_DOTS; i += stride) sample.push(values[Math.floor(i)]!);
     return [{ provider, count: values.length, p50, p95, sample }];
   });
-}
-
-/**
- * The verdict of a paired comparison in words: a provider is named better only when the 95% interval of
- * the difference (a − b) excludes 0; otherwise the data cannot tell them apart.
- */
-export function verdict(c: Pick<EvaluationComparison, 'a' | 'b' | 'ci95'>): string {
-  if (!c.ci95) return 'not enough data';
-  if (c.ci95[1] < 0) return `${c.a} better`;
-  if (c.ci95[0] > 0) return `${c.b} better`;
-  return 'no significant difference';
 }
 
 /** A failure shown in the report, with the word alignment of its transcript. */

@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { alignmentHtml, REPORT_CSP, renderEvaluationReport } from '../../../src/server/evaluations/report-html.js';
-import { providerLatencies, setupFacts, verdict, worstFailures } from '../../../src/server/evaluations/report-data.js';
+import { providerLatencies, setupFacts, worstFailures } from '../../../src/server/evaluations/report-data.js';
+import { verdict } from '../../../src/shared/comparison-verdict.js';
 import { REPORT_STYLE } from '../../../src/server/evaluations/report-style.js';
 import { heatColour, ticks } from '../../../src/server/evaluations/report-svg.js';
 import type { EvaluationUtterance } from '../../../src/shared/schemas/evaluations.js';
