@@ -31,7 +31,7 @@ ol.failures{margin:0;padding-left:22px}ol.failures li{margin:0 0 14px}.meta{font
 .plain{font-size:13px;margin:2px 0}.plain b{color:var(--muted);font-weight:600;margin-right:4px}
 @media print{
   :root{--bg:#fff}body{font-size:11pt;-webkit-print-color-adjust:exact;print-color-adjust:exact}
-  header{border:0}main{display:block;max-width:none;padding:0 8mm}
+  header{border:0}header div{max-width:none;padding:0 8mm 4mm}main{display:block;max-width:none;padding:0 8mm}
   section{border:0;border-radius:0;padding:0;margin:0 0 8mm;break-inside:avoid-page}
   svg.chart,table,ol.failures li{break-inside:avoid}h2{break-after:avoid}
 }
