@@ -357,7 +357,7 @@ export function registerEval(program: Command, ctx: HandlerContext): void {
   });
 
   examples(
-    evaluation.command('show').argument('<id>', 'evaluation id').option('--csv', 'the summary rows as CSV').option('--watch', 'follow progress until it ends').description('Show an evaluation: progress, summary and comparisons'),
+    evaluation.command('show').argument('<id>', 'evaluation id').option('--csv', 'the summary rows as CSV').option('--watch', 'follow progress until it ends (exit 6 unless it completes)').description('Show an evaluation: progress, summary and comparisons'),
     ['voxctl eval show ev_123', 'voxctl eval show ev_123 --csv > summary.csv', 'voxctl eval show ev_123 --json | jq ".summary[] | select(.group == \\"all\\")"'],
   ).action(async (id: string, _o, cmd: Command) => {
     const flags = flagsOf<{ csv?: boolean; watch?: boolean }>(cmd);
@@ -365,12 +365,12 @@ export function registerEval(program: Command, ctx: HandlerContext): void {
     const ev = flags.watch
       ? await watchEvaluation(() => client.getEvaluation(id), { out, progress: new EvaluationProgress(out), now: () => ctx.clock.now().getTime(), sleep: ctx.clock.sleep })
       : await client.getEvaluation(id);
-    if (out.json) return out.printJson(ev);
-    if (flags.csv) {
+    if (out.json) out.printJson(ev);
+    else if (flags.csv) {
       if (!ev.summary) throw new CliError(`${id} is ${ev.status}: the summary appears when it is completed or partial`, { hint: `voxctl eval show ${id} --watch` });
-      return out.csv(ev.summary, summaryCsvColumns);
-    }
-    await printEvaluation(out, ev);
+      await out.csv(ev.summary, summaryCsvColumns);
+    } else await printEvaluation(out, ev);
+    if (flags.watch) finishRun(ev, undefined);
   });
 
   examples(
