@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiRequestError } from '../../src/client/errors.js';
 import { finishRun, gateFailures, parseTextLines } from '../../src/cli/commands/eval.js';
 import { EvaluationProgress, duration, pollInterval, watchEvaluation } from '../../src/cli/commands/eval-watch.js';
-import { CliError } from '../../src/cli/errors.js';
+import type { CliError } from '../../src/cli/errors.js';
 import { Output } from '../../src/cli/output.js';
 import type { EvaluationDetail, EvaluationSummaryRow } from '../../src/shared/schemas/evaluations.js';
 import { Capture, closeTestDispatcher, testContext } from '../helpers/cli-context.js';
@@ -67,7 +67,7 @@ describe('eval progress', () => {
     expect(lines[0]).toBe(`${ESC}[2Kev_x  ${'█'.repeat(2)}${'░'.repeat(22)}  10%  processing 20/200`);
     // 40 utterances in 20 s = 2.0/s; 140 left → 70 s.
     expect(lines[1]).toBe(`${ESC}[1A${ESC}[2Kev_x  ${'█'.repeat(7)}${'░'.repeat(17)}  30%  processing 60/200  2.0 utt/s  ETA 1m 10s`);
-    expect(lines[2]).toMatch(/100%  completed\s+200\/200 {2}3\.0 utt\/s$/);
+    expect(lines[2]).toMatch(/100% {2}completed\s+200\/200 {2}3\.0 utt\/s$/);
   });
 
   it('prints a plain line per change when piped, and nothing with --quiet', () => {
