@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiRequestError } from '../../src/client/errors.js';
-import { finishRun, gateFailures, parseTextLines } from '../../src/cli/commands/eval.js';
-import { EvaluationProgress, duration, pollInterval, watchEvaluation } from '../../src/cli/commands/eval-watch.js';
+import { finishRun, gateFailures, parseTextLines, STATUSES } from '../../src/cli/commands/eval.js';
+import { EvaluationProgress, FINAL_STATES, duration, pollInterval, watchEvaluation } from '../../src/cli/commands/eval-watch.js';
+import { EvaluationStatus, FINAL_EVALUATION_STATUSES } from '../../src/shared/schemas/evaluations.js';
 import type { CliError } from '../../src/cli/errors.js';
 import { Output } from '../../src/cli/output.js';
 import type { EvaluationDetail, EvaluationSummaryRow } from '../../src/shared/schemas/evaluations.js';
@@ -138,6 +139,11 @@ describe('eval gate and texts', () => {
     expect(code({ ...completed, status: 'partial' }, 0.3)).toBe(7);
     expect(code(evaluation({ status: 'failed' }), 0.3)).toBe(6);
     expect(code(evaluation({ status: 'cancelled' }))).toBe(6);
+  });
+
+  it('knows the same states as the schema (copied to keep TypeBox out of the CLI start-up)', () => {
+    expect([...STATUSES].sort()).toEqual(EvaluationStatus.anyOf.map((s) => s.const).sort());
+    expect([...FINAL_STATES].sort()).toEqual([...FINAL_EVALUATION_STATUSES].sort());
   });
 
   it('reads one text per line, without BOM, CR or blank lines', () => {

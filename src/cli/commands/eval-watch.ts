@@ -3,7 +3,7 @@ import { ApiRequestError } from '../../client/errors.js';
 import type { Output } from '../output.js';
 import { bar } from '../output.js';
 
-/** Evaluation states after which nothing changes (DESIGN §8.2: the job states plus `cancelled`). */
+/** Evaluation states after which nothing changes (DESIGN §8.2); the schema's list, without loading TypeBox at start-up. */
 export const FINAL_STATES = new Set(['completed', 'partial', 'failed', 'cancelled']);
 
 /** `75 s` → `1m 15s`; hours when needed. */

@@ -2,7 +2,7 @@ import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Command } from 'commander';
 import { Option } from 'commander';
-import { paginate, type VoxClient } from '../../client/index.js';
+import { paginate, type PageOf, type Paging, type VoxClient } from '../../client/index.js';
 import { verdict } from '../../shared/comparison-verdict.js';
 import { ConditionError, formatCondition, parseCondition } from '../../shared/conditions.js';
 import type {
@@ -23,7 +23,8 @@ import { assertWritable, examples, flagsOf, intOption, pagingOptions, readInputF
 import { parseProviders } from './stt.js';
 import { EvaluationProgress, watchEvaluation } from './eval-watch.js';
 
-const STATUSES = ['pending', 'processing', 'completed', 'partial', 'failed', 'cancelled'];
+/** The states of `--status`: the schema's EvaluationStatus, copied so TypeBox is not loaded at start-up (a test checks they match). */
+export const STATUSES = ['pending', 'processing', 'completed', 'partial', 'failed', 'cancelled'];
 
 /** Reads `--texts FILE` (or `-` for stdin): one text per line, blank lines skipped. */
 export function parseTextLines(content: string): string[] {
@@ -254,6 +255,22 @@ export async function printEvaluation(out: Output, ev: EvaluationDetail): Promis
   }
 }
 
+/** Prints one page of a list (`--limit`/`--offset`), or every page from `--offset` on with `--all`. */
+async function printPages<T>(
+  out: Output,
+  flags: { limit?: number; offset?: number; all?: boolean; csv?: boolean },
+  fetchPage: (paging: Paging) => Promise<PageOf<T>>,
+  columns: readonly Column<T>[],
+): Promise<void> {
+  if (!flags.all) {
+    const page = await fetchPage({ limit: flags.limit, offset: flags.offset });
+    return out.list(page, page.items, columns, flags);
+  }
+  const items: T[] = [];
+  for await (const item of paginate(fetchPage, flags.offset ?? 0)) items.push(item);
+  await out.list({ items, total: items.length, limit: items.length, offset: flags.offset ?? 0, has_more: false }, items, columns, flags);
+}
+
 /** Saves the evaluation's HTML report to `file` (the signed `report_url` needs no key). */
 async function saveReport(client: VoxClient, ev: EvaluationDetail, file: string, force: boolean | undefined): Promise<void> {
   writeOutputFile(file, await client.downloadReport(ev.report_url), force);
@@ -347,13 +364,7 @@ export function registerEval(program: Command, ctx: HandlerContext): void {
   ).action(async (_o, cmd: Command) => {
     const flags = flagsOf<{ status?: EvaluationListItem['status']; limit?: number; offset?: number; all?: boolean; csv?: boolean }>(cmd);
     const { client, out } = await connect(ctx, flags);
-    if (flags.all) {
-      const items: EvaluationListItem[] = [];
-      for await (const e of paginate((p) => client.listEvaluations({ status: flags.status, ...p }), flags.offset ?? 0)) items.push(e);
-      return out.list({ items, total: items.length, limit: items.length, offset: flags.offset ?? 0, has_more: false }, items, listColumns, flags);
-    }
-    const page = await client.listEvaluations({ status: flags.status, limit: flags.limit, offset: flags.offset });
-    await out.list(page, page.items, listColumns, flags);
+    await printPages(out, flags, (p) => client.listEvaluations({ status: flags.status, ...p }), listColumns);
   });
 
   examples(
@@ -398,13 +409,7 @@ export function registerEval(program: Command, ctx: HandlerContext): void {
     };
     const { client, out } = await connect(ctx, flags);
     const columns = utteranceColumns(Boolean(flags.csv));
-    if (flags.all) {
-      const items: EvaluationUtterance[] = [];
-      for await (const u of paginate((p) => client.listEvaluationUtterances(id, { ...query, ...p }), flags.offset ?? 0)) items.push(u);
-      return out.list({ items, total: items.length, limit: items.length, offset: flags.offset ?? 0, has_more: false }, items, columns, flags);
-    }
-    const page = await client.listEvaluationUtterances(id, { ...query, limit: flags.limit, offset: flags.offset });
-    await out.list(page, page.items, columns, flags);
+    await printPages(out, flags, (p) => client.listEvaluationUtterances(id, { ...query, ...p }), columns);
   });
 
   examples(
