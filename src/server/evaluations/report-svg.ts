@@ -71,10 +71,11 @@ export function werBarChart(opts: { title: string; groups: readonly string[]; ba
   const max = Math.max(0.1, ...opts.bars.map((b) => Math.max(b.wer, b.ci95[1])));
   const axis = ticks(max);
   const scale = (v: number) => LABEL_W + (v / axis[axis.length - 1]!) * PLOT_W;
+  const byKey = new Map(opts.bars.map((b) => [`${b.group}\u0000${b.provider}`, b]));
   const rows = opts.groups.map((group, g) => {
     const y0 = top + g * rowH + 5;
     const bars = providers.map((provider, p) => {
-      const bar = opts.bars.find((b) => b.group === group && b.provider === provider);
+      const bar = byKey.get(`${group}\u0000${provider}`);
       if (!bar) return '';
       const y = y0 + p * (BAR_H + 2);
       const mid = y + BAR_H / 2;
@@ -126,11 +127,12 @@ export function heatMap(opts: { title: string; providers: readonly string[]; con
   const width = labelW + opts.conditions.length * cellW + 4;
   const height = headH + opts.providers.length * cellH + 4;
   const head = opts.conditions.map((c, j) => html`<text class="label" x="${labelW + j * cellW + cellW / 2}" y="${headH - 9}" text-anchor="middle">${c}</text>`);
+  const byKey = new Map(opts.cells.map((c) => [`${c.provider}\u0000${c.condition}`, c]));
   const rows = opts.providers.map((provider, i) => {
     const y = headH + i * cellH;
     const cells = opts.conditions.map((condition, j) => {
       const x = labelW + j * cellW;
-      const cell = opts.cells.find((c) => c.provider === provider && c.condition === condition);
+      const cell = byKey.get(`${provider}\u0000${condition}`);
       if (!cell) return html`<rect x="${x + 1}" y="${y + 1}" width="${cellW - 2}" height="${cellH - 2}" class="empty"/><text class="cell" x="${x + cellW / 2}" y="${y + cellH / 2 + 5}" text-anchor="middle">n/a</text>`;
       const { fill, ink } = heatColour(cell.wer);
       return html`<g><title>${provider} · ${condition}: WER ${percent(cell.wer)} (95% CI ${percent(cell.ci95[0])}–${percent(cell.ci95[1])})</title>
