@@ -55,7 +55,8 @@ export const round4 = (x: number): number => Math.round(x * 10_000) / 10_000;
 
 /** Computes WER, CER and the edit counts of `hypothesis` against `reference`. */
 export function calculateAccuracy(reference: string, hypothesis: string, options: AccuracyOptions = {}): AccuracyReport {
-  const normalizer = options.normalize === false ? null : getNormalizer(options.normalizer ?? 'basic');
+  const chosen = getNormalizer(options.normalizer ?? 'basic'); // validated even when unused, as the API does
+  const normalizer = options.normalize === false ? null : chosen;
   const ref = wordsWith(reference, normalizer);
   const hyp = wordsWith(hypothesis, normalizer);
   if (ref.length === 0) throw new AccuracyInputError(EMPTY_REFERENCE_MESSAGE);

@@ -285,5 +285,8 @@ describe('normaliser registry', () => {
     expect(isNormalizerName('toString')).toBe(false);
     expect(() => getNormalizer('whisper')).toThrow(UnknownNormalizerError);
     expect(() => getNormalizer('constructor')).toThrow('Unknown normalizer: constructor');
+    // calculateAccuracy checks the name even when raw tokens are compared, as the API does
+    expect(() => calculateAccuracy('a', 'a', { normalize: false, normalizer: 'x' as 'basic' })).toThrow(UnknownNormalizerError);
+    expect(calculateAccuracy('a', 'a', { normalize: false, normalizer: 'whisper-en' })).not.toHaveProperty('normalizer');
   });
 });
