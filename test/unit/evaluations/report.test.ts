@@ -113,6 +113,13 @@ describe('evaluation report page', () => {
 
     const cancelled = renderEvaluationReport({ evaluation: { ...running, status: 'cancelled' }, utterances: utterances.slice(0, 38), generatedAt });
     expect(cancelled).toContain('Cancelled after 38 of 96 utterances');
+    const failed = renderEvaluationReport({ evaluation: { ...running, status: 'failed', completed_utterances: 0 }, utterances: [], generatedAt });
+    expect(failed).toContain('This evaluation failed after 0 of 96 utterances');
+    // Partial: the figures are there, with a warning above them.
+    const partial = renderEvaluationReport({ evaluation: { ...evaluation, status: 'partial' }, utterances, generatedAt });
+    expect(partial).toContain('Partial: some syntheses failed');
+    expect(partial).toContain('id="totals"');
+    expect(render()).not.toContain('id="state"');
 
     const single = { ...evaluation, providers: ['local-sphinx'], comparisons: [] };
     const one = renderEvaluationReport({ evaluation: single, utterances: utterances.filter((u) => u.provider === 'local-sphinx').map((u) => ({ ...u, determinable: false })), generatedAt });
