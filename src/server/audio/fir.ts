@@ -16,7 +16,7 @@ export interface BandPassSpec {
 }
 
 /** Modified Bessel function of the first kind, order 0 (power series; converges fast for Kaiser's β). */
-function besselI0(x: number): number {
+export function besselI0(x: number): number {
   let sum = 1;
   let term = 1;
   const q = (x * x) / 4;
@@ -27,12 +27,17 @@ function besselI0(x: number): number {
   return sum;
 }
 
+/** Kaiser's window parameters for an attenuation `a` (dB) and a transition `width` (radians per sample). */
+export function kaiserParameters(a: number, width: number): { beta: number; length: number } {
+  const beta = a > 50 ? 0.1102 * (a - 8.7) : 0.5842 * (a - 21) ** 0.4 + 0.07886 * (a - 21);
+  return { beta, length: Math.ceil((a - 8) / (2.285 * width)) + 1 };
+}
+
 /** Taps of a linear-phase band-pass FIR (odd length, symmetric) meeting `spec`. */
 export function designBandPass(spec: BandPassSpec): Float64Array {
   const { sampleRate, low, high, transition, attenuationDb: a } = spec;
-  const width = (2 * Math.PI * transition) / sampleRate;
-  const beta = a > 50 ? 0.1102 * (a - 8.7) : 0.5842 * (a - 21) ** 0.4 + 0.07886 * (a - 21);
-  let length = Math.ceil((a - 8) / (2.285 * width)) + 1;
+  const { beta, length: minimum } = kaiserParameters(a, (2 * Math.PI * transition) / sampleRate);
+  let length = minimum;
   if (length % 2 === 0) length++;
   const mid = (length - 1) / 2;
   const fl = low / sampleRate;
