@@ -173,6 +173,14 @@ describe('POST /v1/evaluations (DESIGN §8.1)', () => {
     expect((await call(s, 'POST', '/v1/evaluations', { json: body() })).status).toBe(401);
   });
 
+  it('answers 403 to a cancelled subscription, as synthesis does', async () => {
+    const key = newUser('cancelled-sub@example.com');
+    s.runtime.db.prepare(`UPDATE users SET subscription_status = 'cancelled' WHERE email = ?`).run('cancelled-sub@example.com');
+    const r = await post(body(), key);
+    expect(r.status).toBe(403);
+    expect(r.body.detail).toBe('Subscription is cancelled');
+  });
+
   it('reserves Σ text characters × speakers at creation, and answers 429 storing nothing when the quota cannot hold them', async () => {
     const user = { key: newUser('quota-eval@example.com', 'free') };
     const text = 'a'.repeat(2000);

@@ -25,6 +25,7 @@ import {
   evaluationStatus,
   evaluationsReadyToFinish,
   finishSynthesis,
+  hasOpenSyntheses,
   getEvaluation,
   insertUtterance,
   listEvaluationSpeakers,
@@ -239,13 +240,8 @@ export function createEvaluationRunner(deps: EvaluationRunnerDeps): EvaluationRu
       inTransaction(db, () => finishSynthesis(db, claim, 'done'));
     } finally {
       release(ctx);
-      if (!stopped) finishReady();
+      if (!stopped && !hasOpenSyntheses(db, ctx.id)) finishEvaluationNow(db, ctx.id, now());
     }
-  }
-
-  /** Summarises every running evaluation whose syntheses have all ended. */
-  function finishReady(): void {
-    for (const id of evaluationsReadyToFinish(db)) finishEvaluationNow(db, id, now());
   }
 
   function pump(): void {
@@ -278,7 +274,8 @@ export function createEvaluationRunner(deps: EvaluationRunnerDeps): EvaluationRu
     start() {
       if (started) return;
       inTransaction(db, () => requeueProcessingSyntheses(db));
-      finishReady();
+      // A crash between the last result and the summary: summarise now.
+      for (const id of evaluationsReadyToFinish(db)) finishEvaluationNow(db, id, now());
       started = true;
       pump();
     },

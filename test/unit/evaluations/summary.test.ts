@@ -116,6 +116,7 @@ describe('speaker selection and the evaluation tables', () => {
     const listing = plan(`${q.sql} ORDER BY text_index LIMIT 20`, ...q.params);
     expect(listing).not.toMatch(/SCAN (u|o|evaluation_utterances)\b/);
     expect(plan(`SELECT * FROM evaluation_syntheses WHERE status = 'pending' ORDER BY rowid LIMIT 4`)).toMatch(/INDEX evaluation_syntheses_status/);
+    expect(plan(`SELECT 1 FROM evaluation_syntheses WHERE evaluation_id = ? AND status IN ('pending', 'processing') LIMIT 1`, 'ev')).toMatch(/INDEX evaluation_syntheses_open/);
     expect(plan('SELECT * FROM evaluations WHERE user_id = ? ORDER BY created_at DESC, rowid DESC LIMIT 20', 'u')).toMatch(/INDEX evaluations_user_created/);
   });
 });

@@ -64,6 +64,8 @@ export const m004Evaluations: Migration = {
         UNIQUE (evaluation_id, text_index, speaker_index)
       );
       CREATE INDEX evaluation_syntheses_status ON evaluation_syntheses (status);
+      -- "Is anything of this evaluation still open?" after every synthesis: one lookup, not a scan.
+      CREATE INDEX evaluation_syntheses_open ON evaluation_syntheses (evaluation_id, status);
 
       CREATE TABLE evaluation_utterances (
         evaluation_id TEXT NOT NULL REFERENCES evaluations (id) ON DELETE CASCADE,

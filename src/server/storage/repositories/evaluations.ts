@@ -241,6 +241,14 @@ export function finishSynthesis(db: Db, key: SynthesisKey, outcome: { error: str
   return changes > 0;
 }
 
+/** Whether a synthesis of the evaluation is still pending or processing. */
+export function hasOpenSyntheses(db: Db, evaluationId: string): boolean {
+  return (
+    prepared(db, `SELECT 1 FROM evaluation_syntheses WHERE evaluation_id = ? AND status IN ('pending', 'processing') LIMIT 1`).get(evaluationId) !==
+    undefined
+  );
+}
+
 /** Evaluations still running whose syntheses are all finished (to summarise; also after a crash). */
 export function evaluationsReadyToFinish(db: Db): string[] {
   return db
