@@ -98,6 +98,9 @@ describe('POST /v1/evaluations (DESIGN §8.1)', () => {
       expect((await post(body({ speakers: { filter: {}, group_by: 'engine', per_group } }))).status).toBe(400);
     }
     expect((await post(body({ speakers: { filter: {}, group_by: 'voice', per_group: 1 } }))).status).toBe(400);
+    const misspelt = await post(body({ speakers: { filter: { regoin: 'Europe' }, group_by: 'accent', per_group: 1 } }));
+    expect(misspelt.status).toBe(400);
+    expect(misspelt.body.errors[0].loc).toEqual(['body', 'speakers', 'filter']);
     // Two engines × 3 speakers each.
     const r = await post(body({ speakers: { filter: {}, group_by: 'engine', per_group: 3, seed: 7 } }));
     expect(r.status, r.text).toBe(201);
@@ -216,6 +219,7 @@ describe('reading evaluations', () => {
     for (const q of ['limit=0', 'limit=101', 'offset=-1', 'status=running']) {
       expect((await call(s, 'GET', `/v1/evaluations?${q}`, { key: s.key })).status).toBe(400);
     }
+    await call(s, 'POST', `/v1/evaluations/${a}/cancel`, { key: s.key });
     const cancelled = (await call(s, 'GET', '/v1/evaluations?status=cancelled&limit=100', { key: s.key })).body;
     expect(cancelled.items.length).toBeGreaterThan(0);
     expect(cancelled.items.every((e: { status: string }) => e.status === 'cancelled')).toBe(true);

@@ -28,13 +28,17 @@ export type EvaluationGroupBy = (typeof EVALUATION_GROUP_BY)[number];
 export const EvaluationNormalizerName = Type.Union([Type.Literal('basic'), Type.Literal('whisper-en')]);
 
 /** The catalogue filter of a speaker selection (exact match, case-insensitive, as `/v1/speakers`). */
-export const EvaluationSpeakerFilter = Type.Object({
-  gender: Type.Optional(Type.String()),
-  region: Type.Optional(Type.String()),
-  accent: Type.Optional(Type.String()),
-  age_range: Type.Optional(Type.String()),
-  native_language: Type.Optional(Type.String()),
-});
+export const EvaluationSpeakerFilter = Type.Object(
+  {
+    gender: Type.Optional(Type.String()),
+    region: Type.Optional(Type.String()),
+    accent: Type.Optional(Type.String()),
+    age_range: Type.Optional(Type.String()),
+    native_language: Type.Optional(Type.String()),
+  },
+  // A misspelt key (`regoin`) would otherwise widen the selection to the whole catalogue unnoticed.
+  { additionalProperties: false },
+);
 export type EvaluationSpeakerFilter = Static<typeof EvaluationSpeakerFilter>;
 
 /**
