@@ -1,3 +1,6 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiRequestError } from '../../src/client/errors.js';
 import { finishRun, gateFailures, parseTextLines, STATUSES } from '../../src/cli/commands/eval.js';
@@ -170,5 +173,18 @@ describe('eval run on a terminal (in-process, real service)', () => {
     expect(plain).toMatch(new RegExp(`${ESC}\\[2Kev_\\S+ +█+ 100% +completed +2/2`));
     expect(plain).toContain('1 provider/condition row(s) exceed --max-wer 0.9:\n  stt-b under clean: WER n/a (nothing scored)');
     expect(t.stdout.text).toMatch(/stt-b.*clean.*all/);
+
+    // `eval report --open` saves the page and hands its file URL to the opener.
+    const id = /(ev_[\w-]+): 2 utterances/.exec(plain)![1]!;
+    const opened: string[] = [];
+    const r = testContext({ env: { VOXCTL_BASE_URL: s.url, VOXCTL_API_KEY: s.key } });
+    r.ctx.openUrl = async (url) => opened.push(url) > 0;
+    const file = join(r.configDir, 'report.html');
+    expect(await r.run(['eval', 'report', id, '-o', file, '--open']), r.stderr.text).toBe(0);
+    expect(opened).toEqual([pathToFileURL(file).href]);
+    expect(readFileSync(file, 'utf8')).toContain(id);
+    const none = testContext({ env: { VOXCTL_BASE_URL: s.url, VOXCTL_API_KEY: s.key } });
+    expect(await none.run(['eval', 'report', id, '-o', join(none.configDir, 'r.html'), '--open'])).toBe(0);
+    expect(none.stderr.text).toContain('No browser opener found; open');
   });
 });
