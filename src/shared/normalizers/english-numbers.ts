@@ -7,22 +7,37 @@
  * them`), as do lone `first` and `second` (`at first`, `a second`).
  */
 
-const ONES: Record<string, number> = {
-  zero: 0, one: 1, two: 2, three: 3, four: 4, five: 5, six: 6, seven: 7, eight: 8, nine: 9, ten: 10,
-  eleven: 11, twelve: 12, thirteen: 13, fourteen: 14, fifteen: 15, sixteen: 16, seventeen: 17, eighteen: 18, nineteen: 19,
-};
-const TENS: Record<string, number> = { twenty: 20, thirty: 30, forty: 40, fifty: 50, sixty: 60, seventy: 70, eighty: 80, ninety: 90 };
-const SCALES: Record<string, number> = { thousand: 1e3, million: 1e6, billion: 1e9, trillion: 1e12 };
-const ORDINAL_ONES: Record<string, number> = {
-  first: 1, second: 2, third: 3, fourth: 4, fifth: 5, sixth: 6, seventh: 7, eighth: 8, ninth: 9, tenth: 10,
-  eleventh: 11, twelfth: 12, thirteenth: 13, fourteenth: 14, fifteenth: 15, sixteenth: 16, seventeenth: 17, eighteenth: 18, nineteenth: 19,
-};
-const ORDINAL_TENS: Record<string, number> = {
-  twentieth: 20, thirtieth: 30, fortieth: 40, fiftieth: 50, sixtieth: 60, seventieth: 70, eightieth: 80, ninetieth: 90,
-};
-const ORDINAL_SCALES: Record<string, number> = { hundredth: 100, thousandth: 1e3, millionth: 1e6, billionth: 1e9, trillionth: 1e12 };
+/** What a number word contributes: a unit (0–19), a ten, `hundred` or a scale, and whether it is an ordinal. */
+interface NumberWord {
+  kind: 'unit' | 'ten' | 'hundred' | 'scale';
+  value: number;
+  ordinal: boolean;
+}
 
-const has = (table: Record<string, number>, word: string | undefined): word is string => word !== undefined && Object.hasOwn(table, word);
+const UNITS = 'zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen seventeen eighteen nineteen';
+const UNIT_ORDINALS = '- first second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth thirteenth fourteenth fifteenth sixteenth seventeenth eighteenth nineteenth';
+const TENS = 'twenty thirty forty fifty sixty seventy eighty ninety';
+const TEN_ORDINALS = 'twentieth thirtieth fortieth fiftieth sixtieth seventieth eightieth ninetieth';
+const SCALES: [string, string, number][] = [['thousand', 'thousandth', 1e3], ['million', 'millionth', 1e6], ['billion', 'billionth', 1e9], ['trillion', 'trillionth', 1e12]];
+
+/** Every number word, looked up once per token. */
+const NUMBER_WORDS = new Map<string, NumberWord>();
+UNITS.split(' ').forEach((w, value) => NUMBER_WORDS.set(w, { kind: 'unit', value, ordinal: false }));
+UNIT_ORDINALS.split(' ').forEach((w, value) => value > 0 && NUMBER_WORDS.set(w, { kind: 'unit', value, ordinal: true }));
+TENS.split(' ').forEach((w, i) => NUMBER_WORDS.set(w, { kind: 'ten', value: 20 + 10 * i, ordinal: false }));
+TEN_ORDINALS.split(' ').forEach((w, i) => NUMBER_WORDS.set(w, { kind: 'ten', value: 20 + 10 * i, ordinal: true }));
+NUMBER_WORDS.set('hundred', { kind: 'hundred', value: 100, ordinal: false });
+NUMBER_WORDS.set('hundredth', { kind: 'hundred', value: 100, ordinal: true });
+for (const [cardinal, ordinal, value] of SCALES) {
+  NUMBER_WORDS.set(cardinal, { kind: 'scale', value, ordinal: false });
+  NUMBER_WORDS.set(ordinal, { kind: 'scale', value, ordinal: true });
+}
+
+/** The value of a cardinal unit word in `min..max` (`five` → 5), else undefined. */
+function unit(word: string | undefined, min: number, max: number): number | undefined {
+  const n = word === undefined ? undefined : NUMBER_WORDS.get(word);
+  return n && n.kind === 'unit' && !n.ordinal && n.value >= min && n.value <= max ? n.value : undefined;
+}
 
 /** `1st`, `2nd`, `3rd`, `4th`, `11th`, `12th`, `13th`, `21st`, … */
 function ordinalSuffix(n: number): string {
@@ -43,14 +58,15 @@ interface Parsed {
  */
 function yearHalf(tokens: readonly string[], i: number): { value: number; end: number } | undefined {
   const w = tokens[i];
-  if (has(TENS, w)) {
-    const next = tokens[i + 1];
-    if (has(ONES, next) && ONES[next]! >= 1 && ONES[next]! <= 9) return { value: TENS[w]! + ONES[next]!, end: i + 2 };
-    return { value: TENS[w]!, end: i + 1 };
+  const n = w === undefined ? undefined : NUMBER_WORDS.get(w);
+  if (n?.kind === 'ten' && !n.ordinal) {
+    const ones = unit(tokens[i + 1], 1, 9);
+    return ones === undefined ? { value: n.value, end: i + 1 } : { value: n.value + ones, end: i + 2 };
   }
-  if (has(ONES, w) && ONES[w]! >= 10) return { value: ONES[w]!, end: i + 1 };
-  if (w === 'oh' && has(ONES, tokens[i + 1]) && ONES[tokens[i + 1]!]! >= 1 && ONES[tokens[i + 1]!]! <= 9) return { value: ONES[tokens[i + 1]!]!, end: i + 2 };
-  return undefined;
+  const teen = unit(w, 10, 19);
+  if (teen !== undefined) return { value: teen, end: i + 1 };
+  const ones = w === 'oh' ? unit(tokens[i + 1], 1, 9) : undefined;
+  return ones === undefined ? undefined : { value: ones, end: i + 2 };
 }
 
 /** Parses a spelled number starting at `tokens[start]`, or returns undefined when none starts there. */
@@ -60,53 +76,47 @@ function parseNumber(tokens: readonly string[], start: number): Parsed | undefin
   let lastScale = Infinity;
   let i = start;
   let words = 0;
-  let onesOpen = true; // a ones word may follow (start, after a ten or after hundred/scale)
-  let tensOpen = true; // a tens word may follow
+  let unitOpen = true; // a unit may follow (at the start, after a ten, after hundred or a scale)
+  let tenOpen = true; // a ten may follow
   let ordinal = false;
-  let prev: 'ones' | 'teen' | 'tens' | 'hundred' | 'scale' | undefined;
+  let prev: NumberWord['kind'] | undefined;
   for (; i < tokens.length && !ordinal; i++) {
     const w = tokens[i]!;
-    if (has(ONES, w) || has(ORDINAL_ONES, w)) {
-      const n = has(ONES, w) ? ONES[w]! : ORDINAL_ONES[w]!;
+    const n = NUMBER_WORDS.get(w);
+    if (n === undefined) {
+      // `one hundred and five`: `and` only inside a number, when one below a hundred follows
+      const next = tokens[i + 1] === undefined ? undefined : NUMBER_WORDS.get(tokens[i + 1]!);
+      if (w === 'and' && (prev === 'hundred' || prev === 'scale') && group % 100 === 0 && (next?.kind === 'unit' || next?.kind === 'ten')) continue;
+      break;
+    }
+    if (n.kind === 'unit') {
       // after a ten only 1..9 (`twenty one`); `zero` only alone
-      if (!onesOpen || (prev === 'tens' && (n === 0 || n >= 10)) || (n === 0 && words > 0)) break;
-      group += n;
-      ordinal = has(ORDINAL_ONES, w);
-      prev = n >= 10 ? 'teen' : 'ones';
-      onesOpen = false;
-      tensOpen = false;
-    } else if (has(TENS, w) || has(ORDINAL_TENS, w)) {
-      if (!tensOpen) break;
-      group += has(TENS, w) ? TENS[w]! : ORDINAL_TENS[w]!;
-      ordinal = has(ORDINAL_TENS, w);
-      prev = 'tens';
-      tensOpen = false;
-      onesOpen = true;
-    } else if (w === 'hundred' || w === 'hundredth') {
+      if (!unitOpen || (prev === 'ten' && (n.value === 0 || n.value >= 10)) || (n.value === 0 && words > 0)) break;
+      group += n.value;
+      unitOpen = false;
+      tenOpen = false;
+    } else if (n.kind === 'ten') {
+      if (!tenOpen) break;
+      group += n.value;
+      tenOpen = false;
+      unitOpen = true;
+    } else if (n.kind === 'hundred') {
       if (group === 0 || group >= 100 || prev === 'hundred') break;
       group *= 100;
-      ordinal = w === 'hundredth';
-      prev = 'hundred';
-      onesOpen = true;
-      tensOpen = true;
-    } else if (has(SCALES, w) || has(ORDINAL_SCALES, w)) {
-      const scale = has(SCALES, w) ? SCALES[w]! : ORDINAL_SCALES[w]!;
-      if (group === 0 || scale >= lastScale || scale === 100) break;
-      total += group * scale;
+      unitOpen = true;
+      tenOpen = true;
+    } else {
+      if (group === 0 || n.value >= lastScale) break;
+      total += group * n.value;
       group = 0;
-      lastScale = scale;
-      ordinal = has(ORDINAL_SCALES, w);
-      prev = 'scale';
-      onesOpen = true;
-      tensOpen = true;
-    } else if (w === 'and' && (prev === 'hundred' || prev === 'scale')) {
-      // `one hundred and five`: only when a number below a hundred follows
-      const next = tokens[i + 1];
-      if (!(has(ONES, next) || has(TENS, next) || has(ORDINAL_ONES, next) || has(ORDINAL_TENS, next)) || group % 100 !== 0) break;
-      continue;
-    } else break;
+      lastScale = n.value;
+      unitOpen = true;
+      tenOpen = true;
+    }
+    ordinal = n.ordinal;
+    prev = n.kind;
     words++;
-    if (words === 1 && !ordinal && (prev === 'teen' || prev === 'tens')) {
+    if (words === 1 && !ordinal && group >= 10 && (n.kind === 'unit' || n.kind === 'ten')) {
       // A year: a first half of 10..99 in one word, then a second half (`nineteen eighty four`, `twenty twenty`).
       const half = yearHalf(tokens, i + 1);
       if (half) return decorate(tokens, String(group * 100 + half.value), half.end);
@@ -133,9 +143,9 @@ function isNumberSuffix(word: string | undefined): boolean {
 function decorate(tokens: readonly string[], digits: string, end: number): Parsed {
   let text = digits;
   let i = end;
-  if (tokens[i] === 'point' && has(ONES, tokens[i + 1]) && ONES[tokens[i + 1]!]! <= 9) {
+  if (tokens[i] === 'point' && unit(tokens[i + 1], 0, 9) !== undefined) {
     text += '.';
-    for (i++; has(ONES, tokens[i]) && ONES[tokens[i]!]! <= 9; i++) text += String(ONES[tokens[i]!]!);
+    for (i++; unit(tokens[i], 0, 9) !== undefined; i++) text += String(unit(tokens[i], 0, 9));
   }
   if (tokens[i] === 'percent') return { text: `${text}%`, end: i + 1 };
   if (tokens[i] === 'per' && tokens[i + 1] === 'cent') return { text: `${text}%`, end: i + 2 };
@@ -151,6 +161,12 @@ export function spelledNumbersToDigits(tokens: readonly string[]): string[] {
   const out: string[] = [];
   for (let i = 0; i < tokens.length; ) {
     const w = tokens[i]!;
+    const c = w.charCodeAt(0);
+    if (!(c >= 0x30 && c <= 0x39) && !NUMBER_WORDS.has(w)) {
+      out.push(w); // neither a number word nor digits: the common case, one lookup
+      i++;
+      continue;
+    }
     const parsed = parseNumber(tokens, i);
     if (parsed) {
       out.push(parsed.text);

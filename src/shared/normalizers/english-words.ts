@@ -6,7 +6,7 @@
 import { BRITISH_TO_AMERICAN } from './british-american.js';
 
 /** Hesitations a transcript may or may not write down. */
-const FILLERS = new Set(['uh', 'uhh', 'um', 'umm', 'hmm', 'hmmm', 'mm', 'mmm', 'mhm', 'er', 'erm', 'ah', 'ahh']);
+const FILLERS = ['uh', 'uhh', 'um', 'umm', 'hmm', 'hmmm', 'mm', 'mmm', 'mhm', 'er', 'erm', 'ah', 'ahh'];
 
 /** Whole-word rewrites: irregular contractions, `'s` after pronouns (is, not a possessive), titles. */
 const WORDS: Record<string, string> = {
@@ -39,14 +39,15 @@ const WORDS: Record<string, string> = {
 
 /** Regular contraction endings (`n't` keeps its stem: `don't` → `do not`). */
 const ENDINGS: readonly [string, string][] = [
-  ["n't", ' not'],
-  ["'re", ' are'],
-  ["'ve", ' have'],
-  ["'ll", ' will'],
-  ["'m", ' am'],
+  ["n't", 'not'],
+  ["'re", 'are'],
+  ["'ve", 'have'],
+  ["'ll", 'will'],
+  ["'m", 'am'],
 ];
 
 let spellings: Map<string, string> | undefined;
+let rewrites: Map<string, readonly string[]> | undefined;
 
 /** The British → American table, parsed on first use. */
 function americanSpellings(): Map<string, string> {
@@ -60,28 +61,39 @@ function americanSpellings(): Map<string, string> {
   return spellings;
 }
 
+/** Fillers (→ no word), whole-word rewrites and spellings in one map: one lookup per ordinary token. */
+function wordRewrites(): Map<string, readonly string[]> {
+  if (!rewrites) {
+    rewrites = new Map();
+    for (const [british, american] of americanSpellings()) rewrites.set(british, [american]);
+    for (const [word, expansion] of Object.entries(WORDS)) rewrites.set(word, expansion.split(' '));
+    for (const filler of FILLERS) rewrites.set(filler, []);
+  }
+  return rewrites;
+}
+
 /** The British → American pairs of the table (for tests and documentation). */
 export function britishToAmerican(): ReadonlyMap<string, string> {
   return americanSpellings();
 }
 
 /**
- * Appends the rewrite of one lower-case token to `out` (the words before it): nothing for a filler, one or more words for a
- * contraction or title, the American spelling of a British one (possessive kept), else the token itself.
+ * Appends the rewrite of one lower-case token to `out` (the words before it): nothing for a filler, one or
+ * more words for a contraction or title, the American spelling of a British one (possessive kept), else
+ * the token itself.
  */
 export function rewriteWord(token: string, out: string[]): void {
-  // `mm` after a number is millimetres, not a hesitation (`20 mm`)
-  if (FILLERS.has(token) && !(token === 'mm' && /\d$/.test(out[out.length - 1] ?? ''))) return;
-  const whole = Object.hasOwn(WORDS, token) ? WORDS[token] : undefined;
-  if (whole !== undefined) {
-    for (const w of whole.split(' ')) out.push(w);
+  const rewrite = wordRewrites().get(token);
+  if (rewrite !== undefined) {
+    // `mm` after a number is millimetres, not a hesitation (`20 mm`)
+    if (rewrite.length === 0 && token === 'mm' && /\d$/.test(out[out.length - 1] ?? '')) out.push(token);
+    for (const w of rewrite) out.push(w);
     return;
   }
-  const apostrophe = token.indexOf("'");
-  if (apostrophe > 0) {
+  if (token.indexOf("'") > 0) {
     for (const [ending, expansion] of ENDINGS) {
       if (token.length > ending.length && token.endsWith(ending)) {
-        out.push(token.slice(0, token.length - ending.length), expansion.slice(1));
+        out.push(token.slice(0, token.length - ending.length), expansion);
         return;
       }
     }
@@ -91,5 +103,5 @@ export function rewriteWord(token: string, out: string[]): void {
       return;
     }
   }
-  out.push(americanSpellings().get(token) ?? token);
+  out.push(token);
 }

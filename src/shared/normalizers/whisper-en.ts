@@ -13,18 +13,37 @@ import { rewriteWord } from './english-words.js';
 const BRACKETED = /\[[^\]]*\]|\([^)]*\)|<[^>]*>/g;
 
 /**
- * One pass over punctuation (\p{P}), deciding per match: `.` and `:` between digits kept (`3.5`, `10:00`),
- * `%` after a number attached to it, an apostrophe inside a word kept as `'`, hyphens, dashes and slashes
- * read as spaces, anything else removed (`1,000` → `1000`). Removed, not a boundary: a boundary would be
- * lost in the output, and normalising that output again would join what the first pass kept apart.
+ * One pass over punctuation (\p{P}), deciding per match (in `mark`): `.` and `:` between digits kept
+ * (`3.5`, `10:00`), `%` after a number attached to it, an apostrophe inside a word kept as `'`, hyphens,
+ * dashes and slashes read as spaces, anything else removed (`1,000` → `1000`). Removed, not a boundary: a
+ * boundary would be lost in the output, and normalising that output again would join what the first pass
+ * kept apart. Every alternative starts by consuming a character, so the engine skips ahead to candidates.
  */
-const MARKS = /(?<=\d)([.:])(?=\d)|(?<=\d)\s*(%)|(?<=[\p{L}\p{M}\p{N}])(['\u2019])(?=[\p{L}\p{M}\p{N}])|([-\u2010-\u2015/])|\p{P}/gu;
+const MARKS = /\s*%|\p{P}/gu;
+const WORD_CHAR = /[\p{L}\p{M}\p{N}]/u;
 
-function mark(_m: string, keep?: string, percent?: string, apostrophe?: string, space?: string): string {
-  if (keep) return keep;
-  if (percent) return '%';
-  if (apostrophe) return "'";
-  return space ? ' ' : '';
+const isDigit = (c: number) => c >= 0x30 && c <= 0x39;
+
+/** Whether code point `cp` (NaN outside the text) is a letter, mark or number. */
+const isWordChar = (cp: number | undefined) => cp !== undefined && !Number.isNaN(cp) && WORD_CHAR.test(String.fromCodePoint(cp));
+
+/** The code point that ends just before `i` (a surrogate pair read whole). */
+function codePointBefore(s: string, i: number): number {
+  const lo = s.charCodeAt(i - 1);
+  if (lo >= 0xdc00 && lo <= 0xdfff && i >= 2) {
+    const hi = s.charCodeAt(i - 2);
+    if (hi >= 0xd800 && hi <= 0xdbff) return s.codePointAt(i - 2)!;
+  }
+  return lo;
+}
+
+function mark(m: string, offset: number, s: string): string {
+  const before = s.charCodeAt(offset - 1);
+  const c = m.charCodeAt(m.length - 1);
+  if (c === 0x25 /* % */) return isDigit(before) ? '%' : m.slice(0, -1);
+  if ((c === 0x2e || c === 0x3a) /* . : */ && isDigit(before) && isDigit(s.charCodeAt(offset + 1))) return m;
+  if (c === 0x27 || c === 0x2019) return isWordChar(codePointBefore(s, offset)) && isWordChar(s.codePointAt(offset + 1)) ? "'" : '';
+  return c === 0x2d || c === 0x2f || (c >= 0x2010 && c <= 0x2015) ? ' ' : '';
 }
 
 const CURRENCY = new Set(['$', '€', '£', '¥']);
