@@ -180,8 +180,13 @@ export function createEvaluationRunner(deps: EvaluationRunnerDeps): EvaluationRu
       const row = getAudio(db, conditionedAudioId(ctx.id, claim.textIndex, claim.speakerIndex, c));
       const bytes = row ? await readFile(absoluteAudioPath(deps.dataDir, row)).catch(() => undefined) : undefined;
       if (!row || !bytes) return undefined;
-      const { pcm, sampleRate } = decodeWavToPcm16(bytes);
-      audios.set(c, { pcm, sampleRate, durationSeconds: row.duration_seconds, wav: bytes });
+      let decoded;
+      try {
+        decoded = decodeWavToPcm16(bytes);
+      } catch {
+        return undefined; // damaged on disk: synthesise again (same ids, same files)
+      }
+      audios.set(c, { pcm: decoded.pcm, sampleRate: decoded.sampleRate, durationSeconds: row.duration_seconds, wav: bytes });
     }
     return audios;
   }
