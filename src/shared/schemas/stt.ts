@@ -50,7 +50,7 @@ export const AccuracyRequest = Type.Object({
   hypothesis: Type.String(),
   normalize: Type.Optional(Type.Boolean({ default: true })),
   // Checked against NORMALIZER_NAMES by the route (`Unknown normalizer: {name}`), like provider names.
-  normalizer: Type.Optional(Type.String({ default: 'basic' })),
+  normalizer: Type.Optional(Type.String({ default: 'basic', description: '`basic` (rule 12) or `whisper-en` (DESIGN §8.6); unknown → 400' })),
   alignment: Type.Optional(Type.Boolean({ default: false })),
 });
 export type AccuracyRequest = Static<typeof AccuracyRequest>;
