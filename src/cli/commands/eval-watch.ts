@@ -1,5 +1,8 @@
-import type { EvaluationDetail } from '../../shared/schemas/evaluations.js';
+// Following a running evaluation (`--watch`): progress on stderr, polling, and how the watch ends —
+// the `--max-wer` gate (exit 7) and unsuccessful runs (exit 6).
+import type { EvaluationDetail, EvaluationSummaryRow } from '../../shared/schemas/evaluations.js';
 import { ApiRequestError } from '../../client/errors.js';
+import { CliError, ExitCode } from '../errors.js';
 import type { Output } from '../output.js';
 import { bar } from '../output.js';
 
@@ -82,5 +85,34 @@ export async function watchEvaluation(
     options.progress.update(ev, options.now());
     if (FINAL_STATES.has(ev.status)) return ev;
     await options.sleep(pollInterval(options.now() - started));
+  }
+}
+
+/**
+ * The CI gate: the group-`all` rows whose WER exceeds `maxWer` — a row where nothing could be scored
+ * (WER null) fails too, since a provider that transcribed nothing must not pass.
+ */
+export function gateFailures(summary: readonly EvaluationSummaryRow[], maxWer: number): EvaluationSummaryRow[] {
+  return summary.filter((r) => r.group === 'all' && (r.wer === null || r.wer > maxWer));
+}
+
+/**
+ * How a watched run ends (DESIGN §7, §8.7): the gate first — exit 7 naming every offending row — then
+ * exit 6 for a run that ended failed, partial or cancelled.
+ */
+export function finishRun(ev: EvaluationDetail, maxWer: number | undefined): void {
+  if (maxWer !== undefined && ev.summary) {
+    const bad = gateFailures(ev.summary, maxWer);
+    if (bad.length > 0) {
+      const rows = bad.map((r) => `  ${r.provider} under ${r.condition}: WER ${r.wer === null ? 'n/a (nothing scored)' : r.wer.toFixed(4)}`);
+      throw new CliError(`${bad.length} provider/condition row(s) exceed --max-wer ${maxWer}:\n${rows.join('\n')}`, {
+        exitCode: ExitCode.werGate,
+        hint: `see \`voxctl eval show ${ev.evaluation_id}\``,
+      });
+    }
+  }
+  if (ev.status !== 'completed') {
+    const why = ev.status === 'partial' ? ': some syntheses failed' : '';
+    throw new CliError(`${ev.evaluation_id} ended ${ev.status}${why}`, { exitCode: ExitCode.jobFailed, hint: `see \`voxctl eval utterances ${ev.evaluation_id} --errors-only\`` });
   }
 }
