@@ -136,10 +136,10 @@ function parseNumber(tokens: readonly string[], start: number): Parsed | undefin
 
 /** Words after a number that make `one` a number (`one percent`, `one point five`). */
 function isNumberSuffix(word: string | undefined): boolean {
-  return word === 'percent' || word === 'point' || word === 'dollars' || word === 'dollar' || word === 'per';
+  return word === 'percent' || word === '%' || word === 'point' || word === 'dollars' || word === 'dollar' || word === 'per';
 }
 
-/** Adds a decimal part (`point five`), then `%` (`percent`, `per cent`) or `$` (`dollars`). */
+/** Adds a decimal part (`point five`), then `%` (`percent`, `per cent`, a lone `%`) or `$` (`dollars`). */
 function decorate(tokens: readonly string[], digits: string, end: number): Parsed {
   let text = digits;
   let i = end;
@@ -147,7 +147,7 @@ function decorate(tokens: readonly string[], digits: string, end: number): Parse
     text += '.';
     for (i++; unit(tokens[i], 0, 9) !== undefined; i++) text += String(unit(tokens[i], 0, 9));
   }
-  if (tokens[i] === 'percent') return { text: `${text}%`, end: i + 1 };
+  if (tokens[i] === 'percent' || tokens[i] === '%') return { text: `${text}%`, end: i + 1 };
   if (tokens[i] === 'per' && tokens[i + 1] === 'cent') return { text: `${text}%`, end: i + 2 };
   if (tokens[i] === 'dollars' || tokens[i] === 'dollar') return { text: `$${text}`, end: i + 1 };
   return { text, end: i };
@@ -171,8 +171,8 @@ export function spelledNumbersToDigits(tokens: readonly string[]): string[] {
     if (parsed) {
       out.push(parsed.text);
       i = parsed.end;
-    } else if (PLAIN_NUMBER.test(w) && (tokens[i + 1] === 'percent' || tokens[i + 1] === 'dollars' || tokens[i + 1] === 'dollar')) {
-      // `5 percent` as `five percent`
+    } else if (PLAIN_NUMBER.test(w) && (tokens[i + 1] === 'percent' || tokens[i + 1] === '%' || tokens[i + 1] === 'dollars' || tokens[i + 1] === 'dollar')) {
+      // `5 percent`, `5 %` as `five percent`
       const d = decorate(tokens, w, i + 1);
       out.push(d.text);
       i = d.end;

@@ -5,21 +5,26 @@
  * written with (`10:00`, `3.5`, `5%`, `$5`) and reads a hyphen, dash or slash as a space (`twenty-one`).
  * Punctuation is removed before any word is read, so `twelve!` is a number like `twelve`.
  */
-import { whitespaceTokens } from '../normalize.js';
+import { isWhiteSpace, whitespaceTokens } from '../normalize.js';
 import { spelledNumbersToDigits } from './english-numbers.js';
 import { rewriteWord } from './english-words.js';
 
-/** Text in brackets, parentheses or angle brackets: annotations such as `[laughter]` or `(inaudible)`. */
-const BRACKETED = /\[[^\]]*\]|\([^)]*\)|<[^>]*>/g;
+/**
+ * Text in brackets, parentheses or angle brackets: annotations such as `[laughter]` or `(inaudible)`. The
+ * innermost pair only: a class that excludes the opening bracket too keeps the scan linear on hostile
+ * input (`[[[[…` without a closing one), which this public endpoint must survive.
+ */
+const BRACKETED = /\[[^[\]]*\]|\([^()]*\)|<[^<>]*>/g;
 
 /**
- * One pass over punctuation (\p{P}), deciding per match (in `mark`): `.` and `:` between digits kept
- * (`3.5`, `10:00`), `%` after a number attached to it, an apostrophe inside a word kept as `'`, hyphens,
- * dashes and slashes read as spaces, anything else removed (`1,000` → `1000`). Removed, not a boundary: a
- * boundary would be lost in the output, and normalising that output again would join what the first pass
- * kept apart. Every alternative starts by consuming a character, so the engine skips ahead to candidates.
+ * One pass over punctuation (\p{P}), deciding per character (in `mark`): `.` and `:` between digits kept
+ * (`3.5`, `10:00`), `%` after a number or a space kept (a lone `%` token is read like `percent` by the
+ * number pass, or goes), an apostrophe inside a word kept as `'`, hyphens, dashes and slashes read as spaces, anything
+ * else removed (`1,000` → `1000`). Removed, not a boundary: a boundary would be lost in the output, and
+ * normalising that output again would join what the first pass kept apart. One character per match keeps
+ * the scan linear on hostile input (a pattern like `\s*%` is quadratic on a long run of spaces).
  */
-const MARKS = /\s*%|\p{P}/gu;
+const MARKS = /\p{P}/gu;
 const WORD_CHAR = /[\p{L}\p{M}\p{N}]/u;
 
 const isDigit = (c: number) => c >= 0x30 && c <= 0x39;
@@ -39,8 +44,8 @@ function codePointBefore(s: string, i: number): number {
 
 function mark(m: string, offset: number, s: string): string {
   const before = s.charCodeAt(offset - 1);
-  const c = m.charCodeAt(m.length - 1);
-  if (c === 0x25 /* % */) return isDigit(before) ? '%' : m.slice(0, -1);
+  const c = m.charCodeAt(0);
+  if (c === 0x25 /* % */) return isDigit(before) || isWhiteSpace(before) ? '%' : '';
   if ((c === 0x2e || c === 0x3a) /* . : */ && isDigit(before) && isDigit(s.charCodeAt(offset + 1))) return m;
   if (c === 0x27 || c === 0x2019) return isWordChar(codePointBefore(s, offset)) && isWordChar(s.codePointAt(offset + 1)) ? "'" : '';
   return c === 0x2d || c === 0x2f || (c >= 0x2010 && c <= 0x2015) ? ' ' : '';
@@ -57,9 +62,11 @@ export function normalizeWhisperEn(text: string): string {
   for (const token of whitespaceTokens(s)) rewriteWord(token, words);
   const out: string[] = [];
   for (const word of spelledNumbersToDigits(words)) {
-    // A currency sign apart from its amount joins it (`$ 5`, `$ five` → `$5`).
     const last = out.length - 1;
-    if (last >= 0 && CURRENCY.has(out[last]!) && word.charCodeAt(0) >= 0x30 && word.charCodeAt(0) <= 0x39) out[last] += word;
+    // `5 %` and `five %` became `5%` with the numbers; a `%` after anything else goes
+    if (word === '%') continue;
+    // a currency sign apart from its amount joins it (`$ 5`, `$ five` → `$5`)
+    if (last >= 0 && CURRENCY.has(out[last]!) && isDigit(word.charCodeAt(0))) out[last] += word;
     else out.push(word);
   }
   return out.join(' ');

@@ -38,6 +38,10 @@ const CASES: [string, string][] = [
   ['pi is 3.14159', 'pi is 3.14159'],
   ['5%', '5%'],
   ['5 %', '5%'],
+  ['five %', '5%'],
+  ['one %', '1%'],
+  ['a % b', 'a b'],
+  ['5 % %', '5%'],
   ['1,000', '1000'],
   ['1,234,567 people', '1234567 people'],
   ['in 1984', 'in 1984'],
@@ -257,6 +261,15 @@ describe('whisper-en normaliser', () => {
       }),
       { numRuns: 3000 },
     );
+  });
+
+  it('stays linear on hostile input (unclosed brackets, long runs of spaces): the public endpoint runs it', () => {
+    // Patterns like \[[^\]]*\] or \s*% rescan the rest of the text from every candidate: minutes here.
+    const n = 300_000;
+    expect(whisper.normalize('['.repeat(n))).toBe('');
+    expect(whisper.normalize('('.repeat(n) + 'x')).toBe('x');
+    expect(whisper.normalize('5' + ' '.repeat(n) + 'x')).toBe('5 x');
+    expect(whisper.normalize(' %'.repeat(n / 2))).toBe('');
   });
 
   it('the British table has at least 500 pairs, lower case, and no American form is itself a British key', () => {
