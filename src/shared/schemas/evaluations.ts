@@ -5,16 +5,10 @@
  */
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { Page, PagingQuery, Timestamp } from './common.js';
+import { JobStatus } from './tts.js';
 
 /** Job statuses plus `cancelled`, which only evaluations have (DESIGN §8.2). */
-export const EvaluationStatus = Type.Union([
-  Type.Literal('pending'),
-  Type.Literal('processing'),
-  Type.Literal('completed'),
-  Type.Literal('failed'),
-  Type.Literal('partial'),
-  Type.Literal('cancelled'),
-]);
+export const EvaluationStatus = Type.Union([...JobStatus.anyOf, Type.Literal('cancelled')]);
 export type EvaluationStatus = Static<typeof EvaluationStatus>;
 
 /** The statuses after which an evaluation never changes again. */
