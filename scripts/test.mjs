@@ -18,6 +18,7 @@ const REQUIRED = [
   { pkg: 'libsecret-tools', file: '/usr/bin/secret-tool' },
   { pkg: 'chromium', file: '/usr/bin/chromium' },
   { pkg: 'tmux', file: '/usr/bin/tmux' },
+  { pkg: 'sctk', file: '/usr/lib/sctk/bin/sclite' },
 ];
 
 function sh(cmd, args, opts = {}) {

@@ -7,6 +7,8 @@ export const ExitCode = {
   notFound: 4,
   rateLimited: 5,
   jobFailed: 6,
+  /** `eval run --max-wer`: a provider's overall WER exceeded the gate (DESIGN §8.7). */
+  werGate: 7,
 } as const;
 export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
 
@@ -19,6 +21,7 @@ const DEFAULT_CODES: Record<ExitCode, string> = {
   4: 'not_found',
   5: 'rate_limited',
   6: 'job_failed',
+  7: 'wer_gate_exceeded',
 };
 
 /** The one error type of the CLI: a message for the user, an exit code, a stable code and an optional hint. */

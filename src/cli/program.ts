@@ -17,6 +17,7 @@ import { registerBilling } from './commands/billing.js';
 import { registerKeys } from './commands/keys.js';
 import { registerDoctor } from './commands/doctor.js';
 import { registerCompletion } from './commands/completion.js';
+import { registerEval } from './commands/eval.js';
 
 /** What `buildProgram` may be given besides the context. */
 export interface ProgramOptions {
@@ -61,6 +62,7 @@ export function buildProgram(ctx: HandlerContext = createDefaultContext(), optio
   registerBatch(program, ctx);
   registerDataset(program, ctx);
   registerStt(program, ctx);
+  registerEval(program, ctx);
   registerUsage(program, ctx);
   registerBilling(program, ctx);
   registerKeys(program, ctx);

@@ -16,6 +16,15 @@ import type { AccuracyRequest, AccuracyResult, ProviderList, TranscribeRequest, 
 import type { Dataset, DatasetCreated, DatasetSummary } from '../shared/schemas/datasets.js';
 import type { ApiKeyInfo, CreateKeyRequest, CreatedKey, Usage, User } from '../shared/schemas/users.js';
 import type { BillingPortal, Health, Subscription } from '../shared/schemas/system.js';
+import type {
+  CreateEvaluationRequest,
+  EvaluationCreated,
+  EvaluationDetail,
+  EvaluationListItem,
+  EvaluationListQuery,
+  EvaluationUtterance,
+  EvaluationUtteranceQuery,
+} from '../shared/schemas/evaluations.js';
 import { newForm, send, sendJson, type HttpOptions } from './http.js';
 
 /** Options of `createClient`. */
@@ -78,6 +87,13 @@ export interface VoxClient {
   downloadAudio(url: string): Promise<Buffer>;
   /** The X-RateLimit-* headers of the last answer that carried them (the API has no endpoint for them). */
   lastRateLimit(): RateLimitHeaders | undefined;
+  createEvaluation(body: CreateEvaluationRequest): Promise<EvaluationCreated>;
+  listEvaluations(query?: EvaluationListQuery): Promise<PageOf<EvaluationListItem>>;
+  getEvaluation(id: string): Promise<EvaluationDetail>;
+  listEvaluationUtterances(id: string, query?: EvaluationUtteranceQuery): Promise<PageOf<EvaluationUtterance>>;
+  cancelEvaluation(id: string): Promise<EvaluationDetail>;
+  /** Downloads an evaluation's signed `report_url` as HTML text; the key is not sent. */
+  downloadReport(url: string): Promise<string>;
 }
 
 /** The three rate-limit headers of an answer (DESIGN §4.14). */
@@ -91,7 +107,6 @@ export interface RateLimitHeaders {
 }
 
 const enc = encodeURIComponent;
-
 
 /** Creates a client bound to one base URL and key. */
 export function createClient(options: ClientOptions): VoxClient {
@@ -156,6 +171,13 @@ export function createClient(options: ClientOptions): VoxClient {
     },
     lastRateLimit: () => rateLimit,
     downloadAudio: async (url) => (await send(http, { method: 'GET', path: url, auth: false, headers: { accept: 'audio/wav, */*' } })).body,
+    createEvaluation: (body) => post<EvaluationCreated>('/v1/evaluations', body),
+    listEvaluations: (query = {}) => get<PageOf<EvaluationListItem>>('/v1/evaluations', { ...query }),
+    getEvaluation: (id) => get<EvaluationDetail>(`/v1/evaluations/${enc(id)}`),
+    listEvaluationUtterances: (id, query = {}) => get<PageOf<EvaluationUtterance>>(`/v1/evaluations/${enc(id)}/utterances`, { ...query }),
+    cancelEvaluation: (id) => post<EvaluationDetail>(`/v1/evaluations/${enc(id)}/cancel`, {}),
+    downloadReport: async (url) =>
+      (await send(http, { method: 'GET', path: url, auth: false, headers: { accept: 'text/html, */*' } })).body.toString('utf8'),
   };
 }
 

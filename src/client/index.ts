@@ -8,4 +8,5 @@ export type * from '../shared/schemas/stt.js';
 export type * from '../shared/schemas/datasets.js';
 export type * from '../shared/schemas/users.js';
 export type * from '../shared/schemas/system.js';
+export type * from '../shared/schemas/evaluations.js';
 export type { PageOf, ErrorBody } from '../shared/schemas/common.js';

@@ -22,6 +22,7 @@ import usersRoutes from './routes/users/index.js';
 import keysRoutes from './routes/keys/index.js';
 import billingRoutes from './routes/billing/index.js';
 import audioRoutes from './routes/audio/index.js';
+import evaluationsRoutes from './routes/evaluations/index.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -92,6 +93,7 @@ export async function buildApp(runtime: Runtime, options: AppOptions = {}): Prom
     keysRoutes,
     billingRoutes,
     audioRoutes,
+    evaluationsRoutes,
   ]) {
     await app.register(routes);
   }

@@ -12,6 +12,8 @@ import { bootstrapIfEmpty, type BootstrapResult } from './services/bootstrap.js'
 import { refundStaleReservations } from './services/reservations.js';
 import type { JobRunner } from './jobs/runner.js';
 import { startJobRunner } from './jobs/index.js';
+import type { EvaluationRunner } from './evaluations/runner.js';
+import { startEvaluationRunner } from './evaluations/index.js';
 import { loadServerConfig, type ServerConfig } from './config.js';
 import { createSttRegistry, sttHealthOf, type SttRegistry } from './engines/stt/registry.js';
 import type { AudioFetchHooks } from './services/audio-fetch.js';
@@ -38,6 +40,8 @@ export interface Runtime {
   sttHealth?: () => Record<string, 'ok' | 'unavailable' | 'not_configured'>;
   /** The batch-job runner over the SQLite queue (wake it after queueing a job). */
   jobs?: JobRunner;
+  /** The evaluation runner over its SQLite queue (wake it after creating an evaluation). */
+  evaluations?: EvaluationRunner;
   /** The validated server config file (STT provider bindings). */
   config?: ServerConfig;
   /** STT providers: the nine spec tokens as bound by the config, plus local-sphinx. */
@@ -92,5 +96,7 @@ export async function createRuntime(options: ServerOptions, deps: { clock?: Cloc
   runtime.onClose(() => tts.close());
   // Last, so its closer runs first: the runner drains its items while the pool is still up.
   runtime.jobs = startJobRunner(runtime);
+  // After the job runner: its start-up recovery clears audio debris before evaluations resume.
+  runtime.evaluations = startEvaluationRunner(runtime);
   return runtime;
 }

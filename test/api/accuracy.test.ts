@@ -26,7 +26,26 @@ describe('POST /v1/stt/calculate-accuracy', () => {
       deletions: 0,
       reference_words: 4,
       hypothesis_words: 4,
+      normalizer: { name: 'basic', version: 1 },
     });
+  });
+
+  it('takes "normalizer": whisper-en and reports its name and version', async () => {
+    const body = { reference: "Mr. Smith won't pay twenty one percent of the colour bill.", hypothesis: 'mister smith will not pay 21% of the color bill' };
+    const whisper = await post({ ...body, normalizer: 'whisper-en' });
+    expect(whisper.status).toBe(200);
+    expect(await whisper.json()).toMatchObject({ wer: 0, cer: 0, reference_words: 10, normalizer: { name: 'whisper-en', version: 1 } });
+    const basic = await post({ ...body, normalizer: 'basic' });
+    expect(await basic.json()).toMatchObject({ normalizer: { name: 'basic', version: 1 } });
+    const raw = (await (await post({ ...body, normalize: false, normalizer: 'whisper-en' })).json()) as Record<string, unknown>;
+    expect(raw).not.toHaveProperty('normalizer');
+    expect(raw.wer).toBeGreaterThan(0);
+  });
+
+  it.each(['whisper', 'BASIC', '', 'whisper-en '])('400 for the unknown normalizer %j', async (normalizer) => {
+    const res = await post({ reference: 'a', hypothesis: 'a', normalizer });
+    expect(res.status).toBe(400);
+    expect(((await res.json()) as { detail: string }).detail).toBe(`Unknown normalizer: ${normalizer}`);
   });
 
   it('adds the alignment on request and honours normalize:false', async () => {
@@ -62,6 +81,8 @@ describe('POST /v1/stt/calculate-accuracy', () => {
     [{ reference: 'x', hypothesis: null }],
     [{ reference: 'x', hypothesis: 'y', normalize: 'yes' }],
     [{ reference: 'x', hypothesis: 'y', alignment: 1 }],
+    [{ reference: 'x', hypothesis: 'y', normalizer: 1 }],
+    [{ reference: 'x', hypothesis: 'y', normalizer: null }],
     ['{"reference": "x", '],
     ['[]'],
   ])('rejects malformed body %j with 400', async (body) => {

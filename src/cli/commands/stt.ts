@@ -3,6 +3,7 @@ import type { Command } from 'commander';
 import type { VoxClient } from '../../client/index.js';
 import type { SttResult, TranscribeResponse } from '../../shared/schemas/stt.js';
 import { AccuracyInputError, calculateAccuracy, type AccuracyReport } from '../../shared/accuracy.js';
+import { NORMALIZER_NAMES, UnknownNormalizerError, type NormalizerName } from '../../shared/normalizers/index.js';
 import { ALL_PROVIDERS } from '../stt-providers.js';
 import type { HandlerContext } from '../context.js';
 import { CliError, usageError } from '../errors.js';
@@ -38,10 +39,11 @@ export async function transcribeAll(client: VoxClient, audioUrl: string, provide
   return { results: Object.assign({}, ...answers.map((a) => a.results)) as Record<string, SttResult> };
 }
 
-function accuracy(reference: string, hypothesis: string, options: { normalize?: boolean; alignment?: boolean } = {}): AccuracyReport {
+function accuracy(reference: string, hypothesis: string, options: { normalize?: boolean; normalizer?: string; alignment?: boolean } = {}): AccuracyReport {
   try {
-    return calculateAccuracy(reference, hypothesis, options);
+    return calculateAccuracy(reference, hypothesis, { ...options, normalizer: options.normalizer as NormalizerName | undefined });
   } catch (e) {
+    if (e instanceof UnknownNormalizerError) throw usageError(e.message, `known: ${NORMALIZER_NAMES.join(', ')}`);
     if (e instanceof AccuracyInputError) throw usageError(e.message);
     throw e;
   }
@@ -119,20 +121,22 @@ export function registerStt(program: Command, ctx: HandlerContext): void {
       .option('--reference-file <file>', 'read the true transcript from a file')
       .option('--language <code>', 'language hint, e.g. en')
       .option('--no-normalize', 'compare raw whitespace tokens')
+      .option('--normalizer <name>', `text normaliser: ${NORMALIZER_NAMES.join(' or ')}`, 'basic')
       .option('--csv', 'CSV output')
       .description('Rank providers by word error rate against a reference transcript'),
     ['voxctl stt compare talk.wav --providers all --reference-file talk.txt', 'voxctl stt compare talk.wav -p local-sphinx,stt-b -r "hello world" --csv'],
   ).action(async (source: string, _o, cmd: Command) => {
-    const flags = flagsOf<{ providers: string; reference?: string; referenceFile?: string; language?: string; normalize: boolean; csv?: boolean }>(cmd);
+    const flags = flagsOf<{ providers: string; reference?: string; referenceFile?: string; language?: string; normalize: boolean; normalizer: string; csv?: boolean }>(cmd);
     const reference = await textArg(flags.reference, flags.referenceFile, 'reference');
     if (reference === undefined) throw usageError('stt compare needs --reference TEXT or --reference-file FILE');
-    accuracy(reference, '', { normalize: flags.normalize });
+    const scoring = { normalize: flags.normalize, normalizer: flags.normalizer };
+    accuracy(reference, '', scoring);
     const providers = parseProviders(flags.providers);
     const { client, out, target } = await connect(ctx, flags);
     const audioUrl = await audioUrlFor(client, out, source);
     const res = await withSpinner(out, `Transcribing with ${providers.length} provider(s)`, () => transcribeAll(client, audioUrl, providers, flags.language));
     const ranked = Object.entries(res.results)
-      .map(([provider, r]) => ({ provider, ...r, accuracy: r.transcript !== null ? accuracy(reference, r.transcript, { normalize: flags.normalize }) : null }))
+      .map(([provider, r]) => ({ provider, ...r, accuracy: r.transcript !== null ? accuracy(reference, r.transcript, scoring) : null }))
       .sort((a, b) => (a.accuracy?.wer ?? Infinity) - (b.accuracy?.wer ?? Infinity) || a.latency_ms - b.latency_ms)
       .map((r, i) => ({ rank: r.accuracy ? i + 1 : null, ...r }));
     if (out.json) {
@@ -161,15 +165,20 @@ export function registerStt(program: Command, ctx: HandlerContext): void {
       .option('--hypothesis-file <file>', 'read the hypothesis from a file')
       .option('--alignment', 'print the word alignment')
       .option('--no-normalize', 'compare raw whitespace tokens')
+      .option('--normalizer <name>', `text normaliser: ${NORMALIZER_NAMES.join(' or ')}`, 'basic')
       .description('Compute WER/CER offline (same rules as the service)'),
-    ['voxctl stt accuracy --reference "the cat sat" --hypothesis "the cat sad"', 'voxctl stt accuracy --reference-file ref.txt --hypothesis-file hyp.txt --alignment'],
+    [
+      'voxctl stt accuracy --reference "the cat sat" --hypothesis "the cat sad"',
+      'voxctl stt accuracy --reference-file ref.txt --hypothesis-file hyp.txt --alignment',
+      'voxctl stt accuracy -r "twenty one percent" -H "21%" --normalizer whisper-en',
+    ],
   ).action(async (_o, cmd: Command) => {
-    const flags = flagsOf<{ reference?: string; referenceFile?: string; hypothesis?: string; hypothesisFile?: string; alignment?: boolean; normalize: boolean }>(cmd);
+    const flags = flagsOf<{ reference?: string; referenceFile?: string; hypothesis?: string; hypothesisFile?: string; alignment?: boolean; normalize: boolean; normalizer: string }>(cmd);
     const reference = await textArg(flags.reference, flags.referenceFile, 'reference');
     const hypothesis = await textArg(flags.hypothesis, flags.hypothesisFile, 'hypothesis');
     if (reference === undefined || hypothesis === undefined) throw usageError('stt accuracy needs --reference and --hypothesis (or their -file forms)');
     const out = outputFor(ctx, flags);
-    const result = accuracy(reference, hypothesis, { normalize: flags.normalize, alignment: flags.alignment });
+    const result = accuracy(reference, hypothesis, { normalize: flags.normalize, normalizer: flags.normalizer, alignment: flags.alignment });
     if (out.json) return out.printJson(result);
     out.fields([
       ['wer', result.wer],
@@ -179,6 +188,7 @@ export function registerStt(program: Command, ctx: HandlerContext): void {
       ['deletions', result.deletions],
       ['reference_words', result.reference_words],
       ['hypothesis_words', result.hypothesis_words],
+      ...(result.normalizer ? [['normalizer', `${result.normalizer.name} (version ${result.normalizer.version})`] as [string, string]] : []),
     ]);
     if (result.alignment) out.write('\n' + renderAlignment(out, result.alignment) + '\n');
   });

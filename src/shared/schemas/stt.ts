@@ -49,6 +49,8 @@ export const AccuracyRequest = Type.Object({
   reference: Type.String(),
   hypothesis: Type.String(),
   normalize: Type.Optional(Type.Boolean({ default: true })),
+  // Checked against NORMALIZER_NAMES by the route (`Unknown normalizer: {name}`), like provider names.
+  normalizer: Type.Optional(Type.String({ default: 'basic', description: '`basic` (rule 12) or `whisper-en` (DESIGN §8.6); unknown → 400' })),
   alignment: Type.Optional(Type.Boolean({ default: false })),
 });
 export type AccuracyRequest = Static<typeof AccuracyRequest>;
@@ -68,6 +70,7 @@ export const AccuracyResult = Type.Object({
   deletions: Type.Integer(),
   reference_words: Type.Integer(),
   hypothesis_words: Type.Integer(),
+  normalizer: Type.Optional(Type.Object({ name: Type.String(), version: Type.Integer() })),
   alignment: Type.Optional(Type.Array(AlignmentOp)),
 });
 export type AccuracyResult = Static<typeof AccuracyResult>;

@@ -25,7 +25,7 @@ function naiveDistance(a: readonly string[], b: readonly string[]): number {
 }
 
 /**
- * The unbanded textbook alignment DP (score cost·K − substitutions, back-pointers preferring diagonal,
+ * The unbanded textbook alignment DP (score cost·K + substitutions, back-pointers preferring diagonal,
  * then up, then left on ties): the oracle that the banded, cut-off implementation must reproduce exactly.
  */
 function naiveAlignment(a: readonly string[], b: readonly string[]): AlignmentStep[] {
@@ -41,7 +41,7 @@ function naiveAlignment(a: readonly string[], b: readonly string[]): AlignmentSt
         dir[i]![j] = i === 0 ? 3 : 2;
         continue;
       }
-      let best = score[i - 1]![j - 1]! + (a[i - 1] === b[j - 1] ? 0 : K - 1);
+      let best = score[i - 1]![j - 1]! + (a[i - 1] === b[j - 1] ? 0 : K + 1);
       let d = 1;
       if (score[i - 1]![j]! + K < best) [best, d] = [score[i - 1]![j]! + K, 2];
       if (score[i]![j - 1]! + K < best) [best, d] = [score[i]![j - 1]! + K, 3];
@@ -65,7 +65,7 @@ function naiveAlignment(a: readonly string[], b: readonly string[]): AlignmentSt
 /** The regex tokenizer `whitespaceTokens` replaced (Unicode White_Space). */
 const regexTokens = (text: string): string[] => text.split(/\p{White_Space}+/gu).filter((t) => t.length > 0);
 
-/** Brute force over every alignment: the (cost, -substitutions) minimum, to check the tie-break. */
+/** Brute force over every alignment: the (cost, substitutions) minimum, to check the tie-break. */
 function bestCounts(a: readonly string[], b: readonly string[]): { cost: number; subs: number } {
   const memo = new Map<string, { cost: number; subs: number }>();
   const go = (i: number, j: number): { cost: number; subs: number } => {
@@ -79,7 +79,7 @@ function bestCounts(a: readonly string[], b: readonly string[]): { cost: number;
     const del = go(i + 1, j);
     const ins = go(i, j + 1);
     const options = [diag, { cost: del.cost + 1, subs: del.subs }, { cost: ins.cost + 1, subs: ins.subs }];
-    const best = options.reduce((x, y) => (y.cost < x.cost || (y.cost === x.cost && y.subs > x.subs) ? y : x));
+    const best = options.reduce((x, y) => (y.cost < x.cost || (y.cost === x.cost && y.subs < x.subs) ? y : x));
     memo.set(key, best);
     return best;
   };
@@ -110,7 +110,16 @@ describe('normalizeText', () => {
 describe('calculateAccuracy: worked examples', () => {
   it('is zero for texts equal after normalisation', () => {
     const r = calculateAccuracy('The cat sat on the mat.', 'the CAT sat, on the mat');
-    expect(r).toEqual({ wer: 0, cer: 0, substitutions: 0, insertions: 0, deletions: 0, reference_words: 6, hypothesis_words: 6 });
+    expect(r).toEqual({
+      wer: 0,
+      cer: 0,
+      substitutions: 0,
+      insertions: 0,
+      deletions: 0,
+      reference_words: 6,
+      hypothesis_words: 6,
+      normalizer: { name: 'basic', version: 1 },
+    });
   });
 
   it('counts one substitution, one deletion and one insertion', () => {
@@ -130,13 +139,23 @@ describe('calculateAccuracy: worked examples', () => {
     ]);
   });
 
-  it('prefers substitutions among equal-cost alignments', () => {
-    // "fox jumps" → "jumps high": delete + match + insert costs 2, and so do two substitutions: subs win.
-    expect(calculateAccuracy('fox jumps', 'jumps high')).toMatchObject({ substitutions: 2, insertions: 0, deletions: 0 });
-    // "a x" → "y a": two substitutions or insert+delete around a match; both cost 2.
+  it('prefers the most matches among equal-cost alignments (DESIGN §4.12, as NIST sclite)', () => {
+    // "fox jumps" → "jumps high": delete + match + insert costs 2, and so do two substitutions: the match wins.
+    expect(calculateAccuracy('fox jumps', 'jumps high')).toMatchObject({ substitutions: 0, insertions: 1, deletions: 1 });
+    // "a x" → "y a": insert + match + delete, not two substitutions; both cost 2.
     const r = calculateAccuracy('a x', 'y a', { alignment: true });
-    expect(r).toMatchObject({ substitutions: 2, insertions: 0, deletions: 0, wer: 1 });
-    expect(r.alignment?.map((s) => s.op)).toEqual(['substitute', 'substitute']);
+    expect(r).toMatchObject({ substitutions: 0, insertions: 1, deletions: 1, wer: 1 });
+    expect(r.alignment?.map((s) => s.op)).toEqual(['insert', 'equal', 'delete']);
+    // DESIGN's own example: S1 D1 I1, not S3.
+    const mat = calculateAccuracy('sat on the mat', 'sad on mat today', { alignment: true });
+    expect(mat).toMatchObject({ substitutions: 1, deletions: 1, insertions: 1, wer: 0.75 });
+    expect(mat.alignment).toEqual([
+      { op: 'substitute', ref: 'sat', hyp: 'sad' },
+      { op: 'equal', ref: 'on', hyp: 'on' },
+      { op: 'delete', ref: 'the', hyp: null },
+      { op: 'equal', ref: 'mat', hyp: 'mat' },
+      { op: 'insert', ref: null, hyp: 'today' },
+    ]);
   });
 
   it('reports WER above 1 when insertions are many (not clipped)', () => {
@@ -243,7 +262,7 @@ describe('calculateAccuracy: properties', () => {
     );
   });
 
-  it('the alignment has minimum cost and, among those, the most substitutions', () => {
+  it('the alignment has minimum cost and, among those, the fewest substitutions (most matches)', () => {
     fc.assert(
       fc.property(smallWords, smallWords, (a, b) => {
         const steps = alignWords(a, b);

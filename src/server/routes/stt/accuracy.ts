@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { AccuracyRequest, AccuracyResult } from '../../../shared/schemas/stt.js';
 import { errorResponses } from '../../../shared/schemas/common.js';
 import { AccuracyInputError, calculateAccuracy } from '../../../shared/accuracy.js';
+import { getNormalizer, UnknownNormalizerError } from '../../../shared/normalizers/index.js';
 import { badRequest } from '../../errors.js';
 
 /** POST /v1/stt/calculate-accuracy (public): WER/CER of a hypothesis against a reference (DESIGN §4.12). */
@@ -18,11 +19,12 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) => {
-      const { reference, hypothesis, normalize, alignment } = request.body;
+      const { reference, hypothesis, normalize, normalizer, alignment } = request.body;
       try {
-        return calculateAccuracy(reference, hypothesis, { normalize: normalize ?? true, alignment: alignment ?? false });
+        const { name } = getNormalizer(normalizer ?? 'basic'); // checked even with normalize:false
+        return calculateAccuracy(reference, hypothesis, { normalize: normalize ?? true, normalizer: name, alignment: alignment ?? false });
       } catch (err) {
-        if (err instanceof AccuracyInputError) throw badRequest(err.message);
+        if (err instanceof AccuracyInputError || err instanceof UnknownNormalizerError) throw badRequest(err.message);
         throw err;
       }
     },

@@ -3,6 +3,7 @@ import { m001Core } from './001-core.js';
 import { m002Speakers } from './002-speakers.js';
 import { m003Audio } from './003-audio-jobs.js';
 import { m004SessionsReservations } from './004-sessions-reservations.js';
+import { m005Evaluations } from './005-evaluations.js';
 
 /** One schema step; `up` runs inside a transaction and must be deterministic. */
 export interface Migration {
@@ -12,7 +13,7 @@ export interface Migration {
 }
 
 /** Every migration in order; the position + 1 is its version (tracked by PRAGMA user_version). */
-export const migrations: Migration[] = [m001Core, m002Speakers, m003Audio, m004SessionsReservations];
+export const migrations: Migration[] = [m001Core, m002Speakers, m003Audio, m004SessionsReservations, m005Evaluations];
 
 /** Applies the migrations newer than the database's `user_version`, each in its own transaction. */
 export function migrate(db: Database.Database): void {

@@ -1,0 +1,175 @@
+#!/usr/bin/env node
+// Evaluation benchmark (issue 12). Run `npm run build` first; spawns the built `voxctl serve`.
+// An evaluation of 20 texts × 8 speakers (4 Flite, 4 eSpeak) × 3 conditions on local-sphinx, against
+// its two parts measured in the same run on the same server:
+//   synthesis alone   — the same 160 text × speaker pairs as batch jobs (the same TTS pool), run first;
+//   recognition alone — the evaluation's 480 conditioned audios sent to /v1/stt/transcribe, as many at
+//                       once as the machine has cores (local-sphinx's own limit).
+// Goal: evaluation wall ≤ 1.15 × max(synthesis alone, recognition alone) — the pipeline overlaps them.
+// Also the server's resident memory (sampled during the evaluation, and its peak): goal < 300 MB.
+// BENCH_RUNS (default 3), BENCH_TEXTS (default 20) and BENCH_PER_GROUP (default 4) scale it.
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { availableParallelism, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { spawn } from 'node:child_process';
+import { performance } from 'node:perf_hooks';
+
+const RUNS = Number(process.env.BENCH_RUNS ?? 3);
+const TEXTS = Number(process.env.BENCH_TEXTS ?? 20);
+const PER_GROUP = Number(process.env.BENCH_PER_GROUP ?? 4);
+const CONDITIONS = ['clean', 'telephone', 'noise:5'];
+const KEY = 'vox_' + 'B'.repeat(40);
+const BIN = new URL('../bin/voxctl.js', import.meta.url).pathname;
+// The SQLite driver of this Node, through the same seam the service uses (run `npm run build` first).
+const Database = (await import(new URL('../dist/server/storage/sqlite-driver.js', import.meta.url).href)).loadSqliteDriver();
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const seconds = (ms) => `${(ms / 1000).toFixed(1)} s`;
+
+const SENTENCES = [
+  'The quick brown fox jumps over the lazy dog.',
+  'Please call me back after the meeting tomorrow morning.',
+  'It is raining in the city today.',
+  'She sells sea shells by the sea shore.',
+  'The train to the airport leaves at seven.',
+  'We need more paper for the printer upstairs.',
+  'My brother bought a new car last week.',
+  'Turn left at the second traffic light.',
+  'The children played in the park all afternoon.',
+  'Could you send me the report by Friday?',
+];
+const texts = Array.from({ length: TEXTS }, (_, i) => (i < SENTENCES.length ? SENTENCES[i] : `${SENTENCES[i % SENTENCES.length]} Number ${i}.`));
+
+/** Starts `voxctl serve` on a fresh data dir and waits until it answers. */
+async function serve() {
+  const dataDir = mkdtempSync(join(tmpdir(), 'voxctl-bench-eval-'));
+  const proc = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--data-dir', dataDir, '--log-level', 'warn'], {
+    env: { ...process.env, VOXCTL_BOOTSTRAP_KEY: KEY },
+    stdio: 'ignore',
+  });
+  for (let i = 0; i < 600; i++) {
+    const file = join(dataDir, 'server.json');
+    if (existsSync(file)) {
+      try {
+        const { port } = JSON.parse(readFileSync(file, 'utf8'));
+        const url = `http://127.0.0.1:${port}`;
+        if ((await fetch(`${url}/health`)).ok) {
+          // Enterprise: the recognition-alone phase sends hundreds of requests a minute.
+          const db = new Database(join(dataDir, 'voxctl.db'));
+          db.prepare(`UPDATE users SET subscription_tier = 'enterprise'`).run();
+          db.close();
+          return { url, pid: proc.pid, dataDir, proc };
+        }
+      } catch {
+        // not ready yet
+      }
+    }
+    await sleep(100);
+  }
+  throw new Error('voxctl serve did not start');
+}
+
+async function api(server, method, path, json) {
+  const res = await fetch(server.url + path, {
+    method,
+    headers: { authorization: `Bearer ${KEY}`, ...(json ? { 'content-type': 'application/json' } : {}) },
+    body: json ? JSON.stringify(json) : undefined,
+  });
+  const body = await res.json();
+  if (res.status >= 400) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(body)}`);
+  return body;
+}
+
+/** Resident memory of a process in MB (current, and the peak so far). */
+function memory(pid) {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = (name) => Number(new RegExp(`${name}:\\s+(\\d+)`).exec(status)?.[1] ?? 0);
+  return { rss: kb('VmRSS') / 1024, peak: kb('VmHWM') / 1024 };
+}
+
+async function runOnce(run) {
+  const server = await serve();
+  try {
+    // The same voices for all three phases: PER_GROUP Flite and PER_GROUP eSpeak speakers of the catalogue.
+    const catalogue = new Database(join(server.dataDir, 'voxctl.db'), { readonly: true });
+    const pick = (engine) =>
+      catalogue.prepare(`SELECT id FROM speakers WHERE engine = ? AND (engine = 'flite' OR voice LIKE 'en%') ORDER BY seq LIMIT ? OFFSET ?`).pluck().all(engine, PER_GROUP, run * 3);
+    const speakers = [...pick('flite'), ...pick('espeak')];
+    catalogue.close();
+
+    // --- synthesis alone: every text × speaker pair as batch jobs (this also loads both engines in
+    // every TTS worker, so the memory measured next is the evaluation's on top of a warm server) --------
+    const pairs = texts.flatMap((text) => speakers.map((speaker_id) => ({ speaker_id, text })));
+    const t1 = performance.now();
+    const jobs = [];
+    for (let i = 0; i < pairs.length; i += 100) jobs.push((await api(server, 'POST', '/v1/tts/batch', { items: pairs.slice(i, i + 100) })).job_id);
+    for (const id of jobs) {
+      for (;;) {
+        const job = await api(server, 'GET', `/v1/jobs/${id}`);
+        if (!['pending', 'processing'].includes(job.status)) break;
+        await sleep(100);
+      }
+    }
+    const synthesis = performance.now() - t1;
+    const warm = memory(server.pid).rss;
+
+    // --- the evaluation -------------------------------------------------------------------------------
+    let maxRss = 0;
+    const sampler = setInterval(() => {
+      maxRss = Math.max(maxRss, memory(server.pid).rss);
+    }, 200);
+    const t0 = performance.now();
+    const created = await api(server, 'POST', '/v1/evaluations', {
+      name: `bench ${run}`,
+      texts,
+      speakers: { ids: speakers, group_by: 'engine', seed: run },
+      providers: ['local-sphinx'],
+      conditions: CONDITIONS,
+    });
+    let detail;
+    for (;;) {
+      detail = await api(server, 'GET', `/v1/evaluations/${created.evaluation_id}`);
+      if (!['pending', 'processing'].includes(detail.status)) break;
+      await sleep(250);
+    }
+    const wall = performance.now() - t0;
+    clearInterval(sampler);
+    if (detail.status !== 'completed') throw new Error(`evaluation ended ${detail.status}`);
+    const utterances = [];
+    for (let offset = 0; ; offset += 100) {
+      const page = await api(server, 'GET', `/v1/evaluations/${created.evaluation_id}/utterances?limit=100&offset=${offset}`);
+      utterances.push(...page.items);
+      if (!page.has_more) break;
+    }
+
+    // --- recognition alone: the conditioned audio the evaluation made ------------------------------------
+    const queue = utterances.map((u) => u.audio_url);
+    const t2 = performance.now();
+    await Promise.all(
+      Array.from({ length: availableParallelism() }, async () => {
+        for (let url = queue.shift(); url; url = queue.shift()) {
+          await api(server, 'POST', '/v1/stt/transcribe', { audio_url: url, providers: ['local-sphinx'] });
+        }
+      }),
+    );
+    const recognition = performance.now() - t2;
+    const mem = memory(server.pid);
+    const all = detail.summary.filter((r) => r.group === 'all').map((r) => `${r.condition} ${r.wer}`).join(', ');
+    return { wall, synthesis, recognition, warm, maxRss, peak: mem.peak, utterances: utterances.length, all };
+  } finally {
+    server.proc.kill('SIGTERM');
+    await new Promise((r) => server.proc.once('exit', r));
+    rmSync(server.dataDir, { recursive: true, force: true });
+  }
+}
+
+console.log(`evaluation of ${TEXTS} texts × ${PER_GROUP * 2} speakers × ${CONDITIONS.length} conditions on local-sphinx, ${availableParallelism()} cores`);
+for (let run = 1; run <= RUNS; run++) {
+  const r = await runOnce(run);
+  const ratio = r.wall / Math.max(r.synthesis, r.recognition);
+  console.log(
+    `run ${run}: ${r.utterances} utterances; evaluation ${seconds(r.wall)}, synthesis alone ${seconds(r.synthesis)}, ` +
+      `recognition alone ${seconds(r.recognition)} → ${ratio.toFixed(2)}× the larger (goal ≤ 1.15); ` +
+      `server RSS ${r.warm.toFixed(0)} MB warm (both engines in every TTS worker), max ${r.maxRss.toFixed(0)} MB during the evaluation, ` +
+      `peak ${r.peak.toFixed(0)} MB (goal < 300); WER ${r.all}`,
+  );
+}

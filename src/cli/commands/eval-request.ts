@@ -1,0 +1,121 @@
+import { ConditionError, formatCondition, parseCondition } from '../../shared/conditions.js';
+import type { CreateEvaluationRequest, EvaluationSpeakers } from '../../shared/schemas/evaluations.js';
+import { ALL_PROVIDERS } from '../stt-providers.js';
+import type { HandlerContext } from '../context.js';
+import { usageError } from '../errors.js';
+import { readInputFile, readStdin } from '../util.js';
+import { parseProviders } from './stt.js';
+
+// The request of `voxctl eval run`, built from its flags and checked as far as the CLI can without the
+// service: the same rules (shared parsers, the schema's names) and exit 2, before anything is created.
+
+/** Reads `--texts FILE` (or `-` for stdin): one text per line, blank lines skipped. */
+export function parseTextLines(content: string): string[] {
+  return content
+    .replace(/^\uFEFF/, '')
+    .split(/\r?\n/)
+    .filter((line) => line.trim() !== '');
+}
+
+/** `--conditions a,b`: each checked with the service's own parser (same message, exit 2), in canonical form. */
+export function parseConditions(value: string): string[] {
+  return value
+    .split(',')
+    .map((c) => c.trim())
+    .filter(Boolean)
+    .map((c) => {
+      try {
+        return formatCondition(parseCondition(c));
+      } catch (e) {
+        if (e instanceof ConditionError) throw usageError(e.message, 'conditions: clean, telephone, noise:{snr dB -10..40}, speed:{factor 0.5..2}');
+        throw e;
+      }
+    });
+}
+
+/** The flags of `eval run`. */
+export interface RunFlags {
+  texts?: string;
+  dataset?: string;
+  speaker?: string[];
+  filter?: string[];
+  groupBy?: string;
+  perGroup?: number;
+  seed?: number;
+  providers: string;
+  conditions?: string;
+  normalizer?: string;
+  name?: string;
+  watch?: boolean;
+  report?: string;
+  force?: boolean;
+  maxWer?: number;
+}
+
+/**
+ * The speaker selection of `eval run`: `--speaker` ids, or `--filter key=value…` with `--group-by` and
+ * `--per-group`. Keys and groupings come from the shared schema (loaded here, not at CLI start-up).
+ */
+export async function speakerSelection(flags: Pick<RunFlags, 'speaker' | 'filter' | 'groupBy' | 'perGroup' | 'seed'>): Promise<EvaluationSpeakers> {
+  const { EVALUATION_GROUP_BY, EvaluationSpeakerFilter } = await import('../../shared/schemas/evaluations.js');
+  if (flags.groupBy !== undefined && !(EVALUATION_GROUP_BY as readonly string[]).includes(flags.groupBy)) {
+    throw usageError(`--group-by must be one of ${EVALUATION_GROUP_BY.join(', ')}, got '${flags.groupBy}'`);
+  }
+  const groupBy = flags.groupBy as EvaluationSpeakers['group_by'];
+  const seed = flags.seed === undefined ? {} : { seed: flags.seed };
+  const ids = (flags.speaker ?? []).flatMap((s) => s.split(',')).map((s) => s.trim()).filter(Boolean);
+  if (ids.length > 0) {
+    if (flags.filter?.length) throw usageError('Give either --speaker or --filter, not both');
+    if (flags.perGroup !== undefined) throw usageError('--per-group applies to --filter; with --speaker every named speaker is used');
+    return { ids, ...(groupBy ? { group_by: groupBy } : {}), ...seed };
+  }
+  if (!flags.filter?.length && groupBy === undefined && flags.perGroup === undefined) {
+    throw usageError('Choose speakers with --speaker ID… or --filter key=value… --group-by G --per-group K', 'see `voxctl speakers facets` for the values');
+  }
+  const keys = Object.keys(EvaluationSpeakerFilter.properties);
+  const filter: Record<string, string> = {};
+  for (const kv of flags.filter ?? []) {
+    const eq = kv.indexOf('=');
+    const key = eq > 0 ? kv.slice(0, eq).trim().replace(/-/g, '_') : '';
+    if (!keys.includes(key) || eq === kv.length - 1) throw usageError(`--filter takes key=value with key one of ${keys.join(', ')}, got '${kv}'`);
+    filter[key] = kv.slice(eq + 1).trim();
+  }
+  if (groupBy === undefined || flags.perGroup === undefined) throw usageError('--filter needs --group-by G and --per-group K', 'e.g. --group-by accent --per-group 2');
+  return { filter, group_by: groupBy, per_group: flags.perGroup, ...seed };
+}
+
+/** The request body of `eval run`, validated as far as the CLI can without the service. */
+export async function runRequest(ctx: HandlerContext, flags: RunFlags): Promise<CreateEvaluationRequest> {
+  if ((flags.texts === undefined) === (flags.dataset === undefined)) throw usageError('Give exactly one of --texts FILE or --dataset ID');
+  let texts: string[] | undefined;
+  if (flags.texts !== undefined) {
+    texts = parseTextLines(flags.texts === '-' ? await readStdin(ctx) : (await readInputFile(flags.texts)).toString('utf8'));
+    if (texts.length === 0) throw usageError(`${flags.texts} has no texts (one per line)`);
+  }
+  const providers = parseProviders(flags.providers);
+  const unknown = providers.find((p) => !(ALL_PROVIDERS as readonly string[]).includes(p));
+  if (unknown) throw usageError(`Unknown provider: ${unknown}`, `known: ${ALL_PROVIDERS.join(', ')}`);
+  const conditions = flags.conditions === undefined ? undefined : parseConditions(flags.conditions);
+  if (conditions?.length === 0) throw usageError('--conditions needs at least one condition');
+  let normalizer: CreateEvaluationRequest['normalizer'];
+  if (flags.normalizer !== undefined) {
+    const { NORMALIZER_NAMES } = await import('../../shared/normalizers/index.js');
+    if (!(NORMALIZER_NAMES as readonly string[]).includes(flags.normalizer)) throw usageError(`--normalizer must be one of ${NORMALIZER_NAMES.join(', ')}, got '${flags.normalizer}'`);
+    normalizer = flags.normalizer as CreateEvaluationRequest['normalizer'];
+  }
+  return {
+    ...(flags.name !== undefined ? { name: flags.name } : {}),
+    ...(texts ? { texts } : { dataset_id: flags.dataset! }),
+    speakers: await speakerSelection(flags),
+    providers,
+    ...(conditions ? { conditions } : {}),
+    ...(normalizer ? { normalizer } : {}),
+  };
+}
+
+/** Parses `--max-wer X` (a WER, 0 or more: 0.25 means 25%). */
+export function werOption(value: string): number {
+  const x = Number(value);
+  if (value.trim() === '' || !Number.isFinite(x) || x < 0) throw usageError(`--max-wer must be a number ≥ 0 (0.25 = 25% WER), got '${value}'`);
+  return x;
+}

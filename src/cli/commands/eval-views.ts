@@ -1,0 +1,134 @@
+import { paginate, type PageOf, type Paging } from '../../client/index.js';
+import { verdict } from '../../shared/comparison-verdict.js';
+import type { EvaluationComparison, EvaluationDetail, EvaluationListItem, EvaluationSummaryRow, EvaluationUtterance } from '../../shared/schemas/evaluations.js';
+import type { Column, Output } from '../output.js';
+
+// How `voxctl eval` prints evaluations, summaries, comparisons and utterances (table, CSV); --json
+// prints the API object as-is.
+
+const fmt = (x: number | null) => (x === null ? null : x.toFixed(4));
+const ci = (c: readonly [number, number] | null) => (c ? `${c[0].toFixed(4)}–${c[1].toFixed(4)}` : null);
+
+export const summaryColumns: Column<EvaluationSummaryRow>[] = [
+  { header: 'provider', get: (r) => r.provider },
+  { header: 'condition', get: (r) => r.condition },
+  { header: 'group', get: (r) => r.group },
+  { header: 'utterances', get: (r) => r.utterances },
+  { header: 'speakers', get: (r) => r.speakers },
+  { header: 'wer', get: (r) => fmt(r.wer) },
+  { header: 'wer_ci95', get: (r) => ci(r.wer_ci95) },
+  { header: 'cer', get: (r) => fmt(r.cer) },
+  { header: 'p50_ms', get: (r) => r.latency_ms.p50 },
+  { header: 'p95_ms', get: (r) => r.latency_ms.p95 },
+  { header: 'failed', get: (r) => r.failed_requests },
+];
+
+/** CSV keeps every count and both interval ends in their own columns (for spreadsheets). */
+export const summaryCsvColumns: Column<EvaluationSummaryRow>[] = [
+  ...summaryColumns.slice(0, 5),
+  { header: 'reference_words', get: (r) => r.reference_words },
+  { header: 'substitutions', get: (r) => r.substitutions },
+  { header: 'deletions', get: (r) => r.deletions },
+  { header: 'insertions', get: (r) => r.insertions },
+  { header: 'wer', get: (r) => r.wer },
+  { header: 'wer_ci95_low', get: (r) => r.wer_ci95?.[0] },
+  { header: 'wer_ci95_high', get: (r) => r.wer_ci95?.[1] },
+  { header: 'cer', get: (r) => r.cer },
+  { header: 'latency_p50_ms', get: (r) => r.latency_ms.p50 },
+  { header: 'latency_p95_ms', get: (r) => r.latency_ms.p95 },
+  { header: 'failed_requests', get: (r) => r.failed_requests },
+];
+
+export const comparisonColumns: Column<EvaluationComparison>[] = [
+  { header: 'condition', get: (c) => c.condition },
+  { header: 'a', get: (c) => c.a },
+  { header: 'b', get: (c) => c.b },
+  { header: 'wer_a', get: (c) => fmt(c.wer_a) },
+  { header: 'wer_b', get: (c) => fmt(c.wer_b) },
+  { header: 'difference', get: (c) => fmt(c.difference) },
+  { header: 'ci95', get: (c) => ci(c.ci95) },
+  { header: 'p_a_better', get: (c) => c.p_a_better },
+  { header: 'verdict', get: (c) => verdict(c) },
+];
+
+export const listColumns: Column<EvaluationListItem>[] = [
+  { header: 'evaluation_id', get: (e) => e.evaluation_id },
+  { header: 'name', get: (e) => e.name },
+  { header: 'status', get: (e) => e.status },
+  { header: 'progress', get: (e) => e.progress },
+  { header: 'total_utterances', get: (e) => e.total_utterances },
+  { header: 'created_at', get: (e) => e.created_at },
+];
+
+const truncate = (s: string | null, n: number) => (s === null ? null : [...s].length > n ? [...s].slice(0, n - 1).join('') + '…' : s);
+
+export const utteranceColumns = (full: boolean): Column<EvaluationUtterance>[] => [
+  { header: 'text_index', get: (u) => u.text_index },
+  { header: 'speaker_id', get: (u) => u.speaker_id },
+  { header: 'group', get: (u) => u.group },
+  { header: 'condition', get: (u) => u.condition },
+  { header: 'provider', get: (u) => u.provider },
+  { header: 'wer', get: (u) => u.wer },
+  ...(full
+    ? [
+        { header: 'substitutions', get: (u: EvaluationUtterance) => u.substitutions },
+        { header: 'deletions', get: (u: EvaluationUtterance) => u.deletions },
+        { header: 'insertions', get: (u: EvaluationUtterance) => u.insertions },
+      ]
+    : []),
+  { header: 'latency_ms', get: (u) => u.latency_ms },
+  ...(full ? [{ header: 'confidence', get: (u: EvaluationUtterance) => u.confidence }] : []),
+  { header: 'determinable', get: (u) => u.determinable },
+  ...(full
+    ? [
+        { header: 'reference', get: (u: EvaluationUtterance) => u.reference },
+        { header: 'transcript', get: (u: EvaluationUtterance) => u.transcript },
+        { header: 'error_code', get: (u: EvaluationUtterance) => u.error?.code },
+        { header: 'error_message', get: (u: EvaluationUtterance) => u.error?.message },
+        { header: 'audio_url', get: (u: EvaluationUtterance) => u.audio_url },
+      ]
+    : [{ header: 'transcript / error', get: (u: EvaluationUtterance) => (u.error ? `[${u.error.code}] ${u.error.message}` : truncate(u.transcript, 48)) }]),
+];
+
+/** The human view of an evaluation: its fields, then the summary and comparisons when present. */
+export async function printEvaluation(out: Output, ev: EvaluationDetail): Promise<void> {
+  out.fields([
+    ['evaluation_id', ev.evaluation_id],
+    ['name', ev.name],
+    ['status', ev.status],
+    ['progress', `${ev.progress}% (${ev.completed_utterances}/${ev.total_utterances} utterances)`],
+    ['providers', ev.providers.join(', ')],
+    ['conditions', ev.conditions.join(', ')],
+    ['group_by', ev.group_by],
+    ['normalizer', `${ev.normalizer.name} v${ev.normalizer.version}`],
+    ['seed', ev.seed],
+    ['created_at', ev.created_at],
+    ['completed_at', ev.completed_at],
+  ]);
+  if (!ev.summary) {
+    out.info(`The summary appears when the evaluation is completed or partial (now ${ev.status}).`);
+    return;
+  }
+  out.write('\n');
+  await out.table(ev.summary, summaryColumns);
+  if (ev.comparisons?.length) {
+    out.write('\n');
+    await out.table(ev.comparisons, comparisonColumns);
+  }
+}
+
+/** Prints one page of a list (`--limit`/`--offset`), or every page from `--offset` on with `--all`. */
+export async function printPages<T>(
+  out: Output,
+  flags: { limit?: number; offset?: number; all?: boolean; csv?: boolean },
+  fetchPage: (paging: Paging) => Promise<PageOf<T>>,
+  columns: readonly Column<T>[],
+): Promise<void> {
+  if (!flags.all) {
+    const page = await fetchPage({ limit: flags.limit, offset: flags.offset });
+    return out.list(page, page.items, columns, flags);
+  }
+  const items: T[] = [];
+  for await (const item of paginate(fetchPage, flags.offset ?? 0)) items.push(item);
+  await out.list({ items, total: items.length, limit: items.length, offset: flags.offset ?? 0, has_more: false }, items, columns, flags);
+}

@@ -1,0 +1,168 @@
+import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import type { Command } from 'commander';
+import { Option } from 'commander';
+import type { VoxClient } from '../../client/index.js';
+import type { EvaluationDetail, EvaluationListItem } from '../../shared/schemas/evaluations.js';
+import type { HandlerContext } from '../context.js';
+import { CliError, ExitCode } from '../errors.js';
+import { connect } from '../session.js';
+import { assertWritable, examples, flagsOf, intOption, pagingOptions, writeOutputFile } from '../util.js';
+import { parseConditions, runRequest, werOption, type RunFlags } from './eval-request.js';
+import { listColumns, printEvaluation, printPages, summaryCsvColumns, utteranceColumns } from './eval-views.js';
+import { EvaluationProgress, finishRun, watchEvaluation } from './eval-watch.js';
+
+/** The states of `--status`: the schema's EvaluationStatus, copied so TypeBox is not loaded at start-up (a test checks they match). */
+export const STATUSES = ['pending', 'processing', 'completed', 'partial', 'failed', 'cancelled'];
+
+/** Saves the evaluation's HTML report to `file` (the signed `report_url` needs no key). */
+async function saveReport(client: VoxClient, ev: EvaluationDetail, file: string, force: boolean | undefined): Promise<void> {
+  writeOutputFile(file, await client.downloadReport(ev.report_url), force);
+}
+
+/** `voxctl eval run|list|show|utterances|report|cancel` (DESIGN §8.7). */
+export function registerEval(program: Command, ctx: HandlerContext): void {
+  const evaluation = program
+    .command('eval')
+    .description('Evaluate STT providers on synthesised speech across voices, groups and audio conditions')
+    .addHelpText('after', `\nExit codes as the other commands, plus ${ExitCode.werGate} when --max-wer is exceeded (the CI gate).`);
+
+  examples(
+    evaluation
+      .command('run')
+      .description('Start an evaluation: synthesise texts with speakers, degrade, transcribe, score')
+      .option('--texts <file>', "texts, one per line ('-' reads stdin)")
+      .option('--dataset <id>', 'use the texts of an uploaded dataset')
+      .option('--speaker <id...>', 'speakers to use (repeat, or a comma-separated list)')
+      .option('--filter <key=value...>', 'choose speakers from the catalogue: gender, region, accent, age_range, native_language')
+      .option('--group-by <group>', 'group results by gender|region|accent|age_range|native_language|engine (default accent)')
+      .option('--per-group <k>', 'speakers per group value with --filter (1..20)', intOption('--per-group', 1, 20))
+      .option('--seed <n>', 'seed of the speaker choice, noise and bootstrap (default 0)', intOption('--seed', 0, Number.MAX_SAFE_INTEGER))
+      .requiredOption('-p, --providers <list>', "comma-separated STT providers, or 'all'")
+      .option('--conditions <list>', 'clean, telephone, noise:{snr}, speed:{factor}, comma-separated (default clean)')
+      .option('--normalizer <name>', 'basic (default) or whisper-en')
+      .option('--name <name>', 'a name for the evaluation')
+      .option('--watch', 'show progress until it ends (exit 6 if it fails)')
+      .option('--report <file>', 'save the HTML report when it ends (implies --watch)')
+      .option('--force', 'overwrite an existing --report file')
+      .option('--max-wer <x>', `CI gate: exit ${ExitCode.werGate} when a provider's overall WER under a condition exceeds x (implies --watch)`, werOption),
+    [
+      'voxctl eval run --texts prompts.txt --filter region=Europe --group-by accent --per-group 2 --providers local-sphinx --conditions clean,telephone,noise:5 --watch --report r.html',
+      'voxctl eval run --texts prompts.txt --speaker spk_a spk_b --providers stt-b,local-sphinx --max-wer 0.3',
+    ],
+  ).action(async (_o, cmd: Command) => {
+    const flags = flagsOf<RunFlags>(cmd);
+    const body = await runRequest(ctx, flags);
+    if (flags.report) assertWritable(flags.report, flags.force);
+    const { client, out } = await connect(ctx, flags, { announce: true });
+    const created = await client.createEvaluation(body);
+    const watch = flags.watch || flags.report !== undefined || flags.maxWer !== undefined;
+    if (!watch) {
+      if (out.json) return out.printJson(created);
+      out.write(created.evaluation_id + '\n');
+      out.info(`${created.total_utterances} utterances queued. Follow with: voxctl eval show ${created.evaluation_id}`);
+      return;
+    }
+    out.info(`${created.evaluation_id}: ${created.total_utterances} utterances`);
+    const ev = await watchEvaluation(() => client.getEvaluation(created.evaluation_id), {
+      out,
+      progress: new EvaluationProgress(out),
+      now: () => ctx.clock.now().getTime(),
+      sleep: ctx.clock.sleep,
+    });
+    if (out.json) out.printJson(ev);
+    else await printEvaluation(out, ev);
+    if (flags.report) {
+      await saveReport(client, ev, flags.report, flags.force);
+      out.success(`Saved the report of ${ev.evaluation_id} to ${flags.report}`);
+    }
+    finishRun(ev, flags.maxWer);
+  });
+
+  examples(
+    pagingOptions(evaluation.command('list').addOption(new Option('--status <status>', 'only evaluations in this state').choices(STATUSES))).description(
+      'List your evaluations, newest first',
+    ),
+    ['voxctl eval list', 'voxctl eval list --status completed --json | jq -r ".items[].evaluation_id"'],
+  ).action(async (_o, cmd: Command) => {
+    const flags = flagsOf<{ status?: EvaluationListItem['status']; limit?: number; offset?: number; all?: boolean; csv?: boolean }>(cmd);
+    const { client, out } = await connect(ctx, flags);
+    await printPages(out, flags, (p) => client.listEvaluations({ status: flags.status, ...p }), listColumns);
+  });
+
+  examples(
+    evaluation.command('show').argument('<id>', 'evaluation id').option('--csv', 'the summary rows as CSV').option('--watch', 'follow progress until it ends (exit 6 unless it completes)').description('Show an evaluation: progress, summary and comparisons'),
+    ['voxctl eval show ev_123', 'voxctl eval show ev_123 --csv > summary.csv', 'voxctl eval show ev_123 --json | jq ".summary[] | select(.group == \\"all\\")"'],
+  ).action(async (id: string, _o, cmd: Command) => {
+    const flags = flagsOf<{ csv?: boolean; watch?: boolean }>(cmd);
+    const { client, out } = await connect(ctx, flags);
+    const ev = flags.watch
+      ? await watchEvaluation(() => client.getEvaluation(id), { out, progress: new EvaluationProgress(out), now: () => ctx.clock.now().getTime(), sleep: ctx.clock.sleep })
+      : await client.getEvaluation(id);
+    if (out.json) out.printJson(ev);
+    else if (flags.csv) {
+      if (!ev.summary) throw new CliError(`${id} is ${ev.status}: the summary appears when it is completed or partial`, { hint: `voxctl eval show ${id} --watch` });
+      await out.csv(ev.summary, summaryCsvColumns);
+    } else await printEvaluation(out, ev);
+    if (flags.watch) finishRun(ev, undefined);
+  });
+
+  examples(
+    pagingOptions(
+      evaluation
+        .command('utterances')
+        .argument('<id>', 'evaluation id')
+        .option('--provider <name>', 'only this provider')
+        .option('--condition <c>', 'only this condition')
+        .option('--group <value>', 'only this group value')
+        .option('--errors-only', 'only utterances with errors')
+        .option('--determinable-only', 'only determinable failures (another provider got the same audio right)'),
+      'follow pages and list every utterance',
+    ).description("List an evaluation's utterances: reference, transcript, WER, latency"),
+    ['voxctl eval utterances ev_123 --determinable-only --provider stt-b', 'voxctl eval utterances ev_123 --all --csv > utterances.csv'],
+  ).action(async (id: string, _o, cmd: Command) => {
+    const flags = flagsOf<{ provider?: string; condition?: string; group?: string; errorsOnly?: boolean; determinableOnly?: boolean; limit?: number; offset?: number; all?: boolean; csv?: boolean }>(cmd);
+    const condition = flags.condition === undefined ? undefined : parseConditions(flags.condition)[0];
+    const query = {
+      provider: flags.provider,
+      condition,
+      group: flags.group,
+      ...(flags.errorsOnly ? { errors_only: true } : {}),
+      ...(flags.determinableOnly ? { determinable_only: true } : {}),
+    };
+    const { client, out } = await connect(ctx, flags);
+    const columns = utteranceColumns(Boolean(flags.csv));
+    await printPages(out, flags, (p) => client.listEvaluationUtterances(id, { ...query, ...p }), columns);
+  });
+
+  examples(
+    evaluation
+      .command('report')
+      .argument('<id>', 'evaluation id')
+      .requiredOption('-o, --out <file>', 'HTML file to write')
+      .option('--open', 'open the saved report in the browser')
+      .option('--force', 'overwrite an existing file')
+      .description('Save the self-contained HTML report of an evaluation'),
+    ['voxctl eval report ev_123 -o report.html --open'],
+  ).action(async (id: string, _o, cmd: Command) => {
+    const flags = flagsOf<{ out: string; open?: boolean; force?: boolean }>(cmd);
+    assertWritable(flags.out, flags.force);
+    const { client, out } = await connect(ctx, flags, { announce: true });
+    const ev = await client.getEvaluation(id);
+    await saveReport(client, ev, flags.out, flags.force);
+    if (out.json) out.printJson({ evaluation_id: id, file: flags.out, status: ev.status });
+    else out.success(`Saved the report of ${id} (${ev.status}) to ${flags.out}`);
+    if (flags.open && !(await ctx.openUrl(pathToFileURL(resolve(flags.out)).href))) out.warn(`No browser opener found; open ${flags.out} yourself.`);
+  });
+
+  examples(evaluation.command('cancel').argument('<id>', 'evaluation id').description('Cancel an evaluation; characters not yet synthesised are refunded'), [
+    'voxctl eval cancel ev_123',
+  ]).action(async (id: string, _o, cmd: Command) => {
+    const flags = flagsOf(cmd);
+    const { client, out } = await connect(ctx, flags, { announce: true });
+    const ev = await client.cancelEvaluation(id);
+    if (out.json) return out.printJson(ev);
+    out.write(`${ev.evaluation_id}\t${ev.status}\n`);
+    out.success(`Cancelled ${id} after ${ev.completed_utterances} of ${ev.total_utterances} utterances`);
+  });
+}

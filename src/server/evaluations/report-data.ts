@@ -1,0 +1,99 @@
+/**
+ * What the evaluation report shows, derived from the stored evaluation and its utterances: pure
+ * functions, so each figure of the page can be tested without parsing HTML.
+ */
+import { calculateAccuracy, type AlignmentStep } from '../../shared/accuracy.js';
+import type { EvaluationDetail, EvaluationUtterance } from '../../shared/schemas/evaluations.js';
+import { latencyPercentiles } from '../../shared/stats.js';
+
+/** How many failures the report lists (DESIGN §8.5). */
+export const WORST_FAILURES = 20;
+/** At most this many dots per provider in the latency strip: the page stays light at 20,000 utterances. */
+export const MAX_LATENCY_DOTS = 400;
+
+/** The facts of the setup section that come from the utterances. */
+export interface SetupFacts {
+  texts: number;
+  speakers: number;
+  /** Group value → distinct speakers in it, in order of first appearance. */
+  groups: { group: string; speakers: number }[];
+}
+
+/** Counts texts, speakers and speakers per group among the utterances. */
+export function setupFacts(utterances: readonly EvaluationUtterance[]): SetupFacts {
+  const texts = new Set<number>();
+  const speakers = new Set<string>();
+  const byGroup = new Map<string, Set<string>>();
+  for (const u of utterances) {
+    texts.add(u.text_index);
+    speakers.add(u.speaker_id);
+    let set = byGroup.get(u.group);
+    if (!set) byGroup.set(u.group, (set = new Set()));
+    set.add(u.speaker_id);
+  }
+  const groups = [...byGroup].map(([group, set]) => ({ group, speakers: set.size })).sort((a, b) => a.group.localeCompare(b.group));
+  return { texts: texts.size, speakers: speakers.size, groups };
+}
+
+/** The groups of the summary in display order: `all` first, then the others alphabetically. */
+export function summaryGroups(summary: readonly { group: string }[]): string[] {
+  const others = [...new Set(summary.map((r) => r.group))].filter((g) => g !== 'all').sort((a, b) => a.localeCompare(b));
+  return summary.some((r) => r.group === 'all') ? ['all', ...others] : others;
+}
+
+/** Latencies of one provider: the percentiles of all of them and an evenly spaced sample to draw. */
+export interface ProviderLatency {
+  provider: string;
+  count: number;
+  p50: number;
+  p95: number;
+  sample: number[];
+}
+
+/** Latency per provider over the utterances that have one (failed requests included: they took time too). */
+export function providerLatencies(providers: readonly string[], utterances: readonly EvaluationUtterance[]): ProviderLatency[] {
+  return providers.flatMap((provider) => {
+    const values = utterances.filter((u) => u.provider === provider && u.latency_ms !== null).map((u) => u.latency_ms!);
+    if (values.length === 0) return [];
+    const { p50, p95 } = latencyPercentiles(values);
+    const stride = Math.max(1, values.length / MAX_LATENCY_DOTS);
+    const sample: number[] = [];
+    for (let i = 0; i < values.length && sample.length < MAX_LATENCY_DOTS; i += stride) sample.push(values[Math.floor(i)]!);
+    return [{ provider, count: values.length, p50, p95, sample }];
+  });
+}
+
+/** A failure shown in the report, with the word alignment of its transcript. */
+export interface ReportedFailure {
+  utterance: EvaluationUtterance;
+  /** Absent when the pair cannot be aligned (e.g. a transcript beyond the accuracy limits). */
+  alignment?: AlignmentStep[];
+}
+
+/**
+ * The worst determinable failures (errors on audio another provider got exactly right), by WER then by
+ * error count; ties keep a stable order (text, speaker, condition, provider) so a report is reproducible.
+ */
+export function worstFailures(evaluation: Pick<EvaluationDetail, 'normalizer'>, utterances: readonly EvaluationUtterance[], limit = WORST_FAILURES): ReportedFailure[] {
+  const errors = (u: EvaluationUtterance) => (u.substitutions ?? 0) + (u.deletions ?? 0) + (u.insertions ?? 0);
+  const chosen = utterances
+    .filter((u) => u.determinable && u.transcript !== null && (u.wer ?? 0) > 0)
+    .sort(
+      (x, y) =>
+        (y.wer ?? 0) - (x.wer ?? 0) ||
+        errors(y) - errors(x) ||
+        x.text_index - y.text_index ||
+        x.speaker_id.localeCompare(y.speaker_id) ||
+        x.condition.localeCompare(y.condition) ||
+        x.provider.localeCompare(y.provider),
+    )
+    .slice(0, limit);
+  return chosen.map((utterance) => {
+    try {
+      const report = calculateAccuracy(utterance.reference, utterance.transcript ?? '', { alignment: true, normalizer: evaluation.normalizer.name });
+      return { utterance, alignment: report.alignment };
+    } catch {
+      return { utterance };
+    }
+  });
+}

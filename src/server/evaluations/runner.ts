@@ -1,0 +1,298 @@
+/**
+ * Executes evaluations (DESIGN §8.2) over the SQLite queue of syntheses, as a pipeline: each text ×
+ * speaker is synthesised once, every condition is derived from that audio and written to a file with a
+ * fixed id, then each provider hears each conditioned audio under its own concurrency limit. A few
+ * syntheses run ahead of the recognisers (`lookahead`), so the CPU-bound recogniser never waits for
+ * speech. Every result is committed as it arrives; a crash loses only the requests in flight, and a
+ * restart reads the conditioned audio back and asks only for the utterances not yet stored.
+ */
+import { createHash } from 'node:crypto';
+import { setMaxListeners } from 'node:events';
+import { readFile } from 'node:fs/promises';
+import type { Clock } from '../clock.js';
+import type { Db } from '../storage/db.js';
+import { inTransaction } from '../storage/db.js';
+import { parseCondition, type AudioCondition } from '../../shared/conditions.js';
+import type { NormalizerName } from '../../shared/normalizers/index.js';
+import type { SttResult } from '../../shared/schemas/stt.js';
+import { applyCondition } from '../audio/conditions.js';
+import { decodeWavToPcm16 } from '../audio/wav.js';
+import type { SttAudio } from '../engines/stt/types.js';
+import type { ConcurrencyLimit } from '../engines/stt/limit.js';
+import { getAudio, insertAudio, type AudioRow } from '../storage/repositories/audio.js';
+import {
+  claimPendingSyntheses,
+  evaluationStatus,
+  evaluationsReadyToFinish,
+  finishSynthesis,
+  hasOpenSyntheses,
+  getEvaluation,
+  insertUtterance,
+  listEvaluationSpeakers,
+  listEvaluationTexts,
+  markSynthesized,
+  requeueProcessingSyntheses,
+  storedUtteranceSlots,
+  type ClaimedSynthesis,
+  type EvaluationSpeakerRow,
+  type UtteranceRecord,
+} from '../storage/repositories/evaluations.js';
+import { absoluteAudioPath, wavInput, writeAudioOnly } from '../services/audio-store.js';
+import type { RefundFn } from '../jobs/queue.js';
+import { conditionedAudioId, evaluationLists } from './views.js';
+import { failedResult, scoreResult, type UtteranceResult } from './scoring.js';
+import { finishEvaluationNow } from './finish.js';
+import { SYNTHESIS_FAILED } from './summary.js';
+
+/** Mono PCM16 at a rate. */
+export interface PcmAudio {
+  pcm: Int16Array;
+  sampleRate: number;
+}
+
+/** Everything the runner works with, passed in (tests and the benchmark give their own). */
+export interface EvaluationRunnerDeps {
+  db: Db;
+  dataDir: string;
+  clock: Clock;
+  /** Synthesises a text with a catalogue speaker's voice (the TTS pool in production). */
+  synthesize(speakerId: string, text: string): Promise<PcmAudio>;
+  /** Calls one provider under its timeout; never throws (failures are results with an `error`). */
+  transcribe(provider: string, audio: SttAudio, signal: AbortSignal): Promise<SttResult>;
+  /** The concurrency limit shared by every request to `provider`'s adapter. */
+  limitFor(provider: string): ConcurrencyLimit;
+  refund: RefundFn;
+  /** Syntheses in flight at once, each with its recognitions. */
+  lookahead: number;
+  /** Unexpected errors of the runner itself (database trouble); default: ignored. */
+  onError?(err: unknown): void;
+}
+
+/** The background worker of evaluations. */
+export interface EvaluationRunner {
+  /** Requeues what a crash left in flight, finishes evaluations that were complete, starts processing. */
+  start(): void;
+  /** New work was queued: claim it now. */
+  wake(): void;
+  /** Stops claiming, abandons queued requests and waits for those running; unfinished work stays queued. */
+  stop(): Promise<void>;
+  /** Resolves when nothing is in flight (tests, benchmarks). */
+  idle(): Promise<void>;
+}
+
+/** What the runner keeps of an evaluation while its syntheses are in flight. */
+interface EvaluationContext {
+  id: string;
+  userId: string;
+  texts: string[];
+  speakers: EvaluationSpeakerRow[];
+  providers: string[];
+  conditions: AudioCondition[];
+  normalizer: NormalizerName;
+  seed: number;
+  users: number;
+}
+
+/** The seed of one conditioned audio, derived from the evaluation's seed and the utterance's place. */
+export function utteranceSeed(seed: number, t: number, s: number, c: number): number {
+  return createHash('sha256').update(`${seed}:${t}:${s}:${c}`).digest().readUInt32LE(0);
+}
+
+/** Builds the runner (DESIGN §8.2); `start()` it once the database is migrated. */
+export function createEvaluationRunner(deps: EvaluationRunnerDeps): EvaluationRunner {
+  const { db } = deps;
+  const active = new Set<Promise<void>>();
+  const contexts = new Map<string, EvaluationContext>();
+  const abort = new AbortController();
+  // One stop signal is handed to every queued and running request: hundreds of listeners are expected.
+  setMaxListeners(0, abort.signal);
+  let stopped = false;
+  let started = false;
+  let idleWaiters: (() => void)[] = [];
+  const report = (err: unknown) => deps.onError?.(err);
+  const now = () => deps.clock.now();
+
+  function acquire(id: string): EvaluationContext | undefined {
+    let ctx = contexts.get(id);
+    if (!ctx) {
+      const row = getEvaluation(db, id);
+      if (!row) return undefined;
+      const lists = evaluationLists(row);
+      ctx = {
+        id,
+        userId: row.user_id,
+        texts: listEvaluationTexts(db, id),
+        speakers: listEvaluationSpeakers(db, id),
+        providers: lists.providers,
+        conditions: lists.conditions.map(parseCondition),
+        normalizer: row.normalizer as NormalizerName,
+        seed: row.seed,
+        users: 0,
+      };
+      contexts.set(id, ctx);
+    }
+    ctx.users++;
+    return ctx;
+  }
+
+  function release(ctx: EvaluationContext): void {
+    if (--ctx.users === 0) contexts.delete(ctx.id);
+  }
+
+  const running = (id: string) => !stopped && evaluationStatus(db, id) === 'processing';
+
+  /** The utterance row of a result: key, audio and the result columns. */
+  const record = (claim: ClaimedSynthesis, c: number, p: number, result: UtteranceResult, audioId: string | null): UtteranceRecord => ({
+    evaluation_id: claim.evaluationId,
+    text_index: claim.textIndex,
+    speaker_index: claim.speakerIndex,
+    condition_index: c,
+    provider_index: p,
+    audio_id: audioId,
+    ...result,
+  });
+
+  /** Synthesises once, derives and stores every condition's audio, then marks the synthesis synthesised. */
+  async function produce(ctx: EvaluationContext, claim: ClaimedSynthesis): Promise<Map<number, SttAudio>> {
+    const speech = await deps.synthesize(ctx.speakers[claim.speakerIndex]!.speaker_id, ctx.texts[claim.textIndex]!);
+    if (speech.pcm.length === 0) throw new Error('Synthesis produced no audio');
+    const audios = new Map<number, SttAudio>();
+    const rows: AudioRow[] = [];
+    for (let c = 0; c < ctx.conditions.length; c++) {
+      const seed = utteranceSeed(ctx.seed, claim.textIndex, claim.speakerIndex, c);
+      const out = await applyCondition(speech, ctx.conditions[c]!, { seed });
+      const id = conditionedAudioId(ctx.id, claim.textIndex, claim.speakerIndex, c);
+      const input = wavInput(out.pcm, out.sampleRate, { id, userId: ctx.userId, kind: 'tts', now: now() });
+      rows.push(await writeAudioOnly(deps.dataDir, input));
+      audios.set(c, { pcm: out.pcm, sampleRate: out.sampleRate, durationSeconds: input.durationSeconds, wav: Buffer.from(input.bytes) });
+    }
+    inTransaction(db, () => {
+      for (const row of rows) if (!getAudio(db, row.id)) insertAudio(db, row);
+      markSynthesized(db, claim);
+    });
+    return audios;
+  }
+
+  /** The stored conditioned audio of a resumed synthesis, or undefined when a file is missing. */
+  async function reload(ctx: EvaluationContext, claim: ClaimedSynthesis, conditions: Set<number>): Promise<Map<number, SttAudio> | undefined> {
+    const audios = new Map<number, SttAudio>();
+    for (const c of conditions) {
+      const row = getAudio(db, conditionedAudioId(ctx.id, claim.textIndex, claim.speakerIndex, c));
+      const bytes = row ? await readFile(absoluteAudioPath(deps.dataDir, row)).catch(() => undefined) : undefined;
+      if (!row || !bytes) return undefined;
+      let decoded;
+      try {
+        decoded = decodeWavToPcm16(bytes);
+      } catch {
+        return undefined; // damaged on disk: synthesise again (same ids, same files)
+      }
+      audios.set(c, { pcm: decoded.pcm, sampleRate: decoded.sampleRate, durationSeconds: row.duration_seconds, wav: bytes });
+    }
+    return audios;
+  }
+
+  /** One provider on one conditioned audio, scored and committed; nothing is stored once stopped or cancelled. */
+  async function recognise(ctx: EvaluationContext, claim: ClaimedSynthesis, c: number, p: number, audio: SttAudio): Promise<void> {
+    const provider = ctx.providers[p]!;
+    const result = await deps
+      .limitFor(provider)
+      .run(async () => (running(ctx.id) ? deps.transcribe(provider, audio, abort.signal) : undefined), abort.signal)
+      .catch(() => undefined);
+    if (!result || stopped) return;
+    let scored: UtteranceResult;
+    try {
+      scored = scoreResult(ctx.texts[claim.textIndex]!, result, ctx.normalizer);
+    } catch (err) {
+      scored = failedResult({ code: 'upstream_error', message: `Transcript could not be scored: ${(err as Error).message}` }, result.latency_ms);
+    }
+    const audioId = conditionedAudioId(ctx.id, claim.textIndex, claim.speakerIndex, c);
+    inTransaction(db, () => insertUtterance(db, record(claim, c, p, scored, audioId)));
+  }
+
+  /** A synthesis that failed: its utterances are recorded as such and its characters refunded, at once. */
+  function fail(ctx: EvaluationContext, claim: ClaimedSynthesis, missing: readonly { c: number; p: number }[], err: unknown): void {
+    const message = `Synthesis failed: ${(err instanceof Error ? err.message : String(err)).split('\n')[0]!.slice(0, 300)}`;
+    inTransaction(db, () => {
+      if (!finishSynthesis(db, claim, { error: message })) return;
+      for (const m of missing) insertUtterance(db, record(claim, m.c, m.p, failedResult({ code: SYNTHESIS_FAILED, message }, null), null));
+      if (!claim.synthesized) deps.refund(db, { userId: claim.userId, period: claim.period, characters: claim.characters });
+    });
+  }
+
+  async function process(claim: ClaimedSynthesis): Promise<void> {
+    const ctx = acquire(claim.evaluationId);
+    if (!ctx) return;
+    try {
+      if (!running(ctx.id)) return;
+      const stored = storedUtteranceSlots(db, claim, ctx.providers.length);
+      const missing: { c: number; p: number }[] = [];
+      for (let c = 0; c < ctx.conditions.length; c++) {
+        for (let p = 0; p < ctx.providers.length; p++) if (!stored.has(c * ctx.providers.length + p)) missing.push({ c, p });
+      }
+      let audios: Map<number, SttAudio> | undefined;
+      if (missing.length > 0) {
+        try {
+          if (claim.synthesized) audios = await reload(ctx, claim, new Set(missing.map((m) => m.c)));
+          audios ??= await produce(ctx, claim);
+        } catch (err) {
+          // Shutting down (the pool closes under us): leave it `processing`; the next start requeues it.
+          if (!stopped) fail(ctx, claim, missing, err);
+          return;
+        }
+        await Promise.all(missing.map((m) => recognise(ctx, claim, m.c, m.p, audios!.get(m.c)!)));
+      }
+      if (stopped) return;
+      inTransaction(db, () => finishSynthesis(db, claim, 'done'));
+    } finally {
+      release(ctx);
+      if (!stopped && !hasOpenSyntheses(db, ctx.id)) finishEvaluationNow(db, ctx.id, now());
+    }
+  }
+
+  function pump(): void {
+    const room = deps.lookahead - active.size;
+    if (stopped || !started || room <= 0) return;
+    let claimed: ClaimedSynthesis[];
+    try {
+      claimed = inTransaction(db, () => claimPendingSyntheses(db, room, now().toISOString()));
+    } catch (err) {
+      report(err);
+      return;
+    }
+    for (const claim of claimed) {
+      const task: Promise<void> = process(claim)
+        .catch(report)
+        .finally(() => {
+          active.delete(task);
+          pump();
+          if (active.size === 0) {
+            const waiters = idleWaiters;
+            idleWaiters = [];
+            for (const w of waiters) w();
+          }
+        });
+      active.add(task);
+    }
+  }
+
+  return {
+    start() {
+      if (started) return;
+      inTransaction(db, () => requeueProcessingSyntheses(db));
+      // A crash between the last result and the summary: summarise now.
+      for (const id of evaluationsReadyToFinish(db)) finishEvaluationNow(db, id, now());
+      started = true;
+      pump();
+    },
+    wake: pump,
+    async stop() {
+      stopped = true;
+      abort.abort(new Error('The server is stopping'));
+      await Promise.allSettled([...active]);
+    },
+    idle() {
+      if (active.size === 0) return Promise.resolve();
+      return new Promise((resolve) => idleWaiters.push(resolve));
+    },
+  };
+}

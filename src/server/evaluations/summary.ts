@@ -1,0 +1,127 @@
+/**
+ * The summary and comparisons of a finished evaluation (DESIGN §8.3), computed once from the stored
+ * utterance rows — so they are reproducible: the same rows and seed give the same numbers.
+ */
+import type { EvaluationComparison, EvaluationSummaryRow } from '../../shared/schemas/evaluations.js';
+import { corpusWer, latencyPercentiles, pairedSpeakerBootstrap, speakerBootstrapCi, type UtteranceScore } from '../../shared/stats.js';
+import { round4 } from '../../shared/accuracy.js';
+import type { UtteranceView } from '../storage/repositories/evaluations.js';
+
+/** The error code of utterances whose audio could not be synthesised (not a provider's failure). */
+export const SYNTHESIS_FAILED = 'synthesis_failed';
+/** The group that holds every speaker. */
+export const ALL_GROUPS = 'all';
+
+/** A stored row that has a transcript and its scores. */
+type Scored = UtteranceView & { substitutions: number; deletions: number; insertions: number; reference_words: number };
+
+const isScored = (u: UtteranceView): u is Scored => u.transcript !== null && u.reference_words !== null;
+const errorsOf = (u: Scored): number => u.substitutions + u.deletions + u.insertions;
+const scoreOf = (u: Scored): UtteranceScore => ({ speaker: u.speaker_id, errors: errorsOf(u), referenceWords: u.reference_words });
+
+/** One summary row over the utterances of a provider × condition × group. */
+function summaryRow(key: { provider: string; condition: string; group: string }, rows: readonly UtteranceView[], seed: number): EvaluationSummaryRow {
+  const scored = rows.filter(isScored);
+  const failedRequests = rows.filter((u) => u.transcript === null && u.error_code !== SYNTHESIS_FAILED).length;
+  let substitutions = 0;
+  let deletions = 0;
+  let insertions = 0;
+  let words = 0;
+  let chars = 0;
+  let charErrors = 0;
+  for (const u of scored) {
+    substitutions += u.substitutions;
+    deletions += u.deletions;
+    insertions += u.insertions;
+    words += u.reference_words;
+    chars += u.reference_chars ?? 0;
+    charErrors += u.char_errors ?? 0;
+  }
+  const any = scored.length > 0;
+  const latency = any ? latencyPercentiles(scored.map((u) => u.latency_ms ?? 0)) : { p50: null, p95: null };
+  return {
+    ...key,
+    utterances: scored.length,
+    speakers: new Set(scored.map((u) => u.speaker_id)).size,
+    reference_words: words,
+    substitutions,
+    deletions,
+    insertions,
+    wer: any ? round4((substitutions + deletions + insertions) / words) : null,
+    wer_ci95: any ? speakerBootstrapCi(scored.map(scoreOf), { seed }) : null,
+    cer: any && chars > 0 ? round4(charErrors / chars) : null,
+    latency_ms: latency,
+    failed_requests: failedRequests,
+  };
+}
+
+/** Rows of `rows` keyed by provider index then condition index. */
+function byProviderCondition(rows: readonly UtteranceView[]): Map<string, UtteranceView[]> {
+  const out = new Map<string, UtteranceView[]>();
+  for (const u of rows) {
+    const k = `${u.provider_index}:${u.condition_index}`;
+    let list = out.get(k);
+    if (!list) out.set(k, (list = []));
+    list.push(u);
+  }
+  return out;
+}
+
+/**
+ * `summary`: per provider × condition, the group `all` then each group value (sorted);
+ * `comparisons`: per condition, each pair of providers in request order, paired on the utterances both
+ * transcribed, with the same speaker draws for both (seeded by the evaluation's seed).
+ */
+export function summarise(input: {
+  rows: readonly UtteranceView[];
+  providers: readonly string[];
+  conditions: readonly string[];
+  groups: readonly string[];
+  seed: number;
+}): { summary: EvaluationSummaryRow[]; comparisons: EvaluationComparison[] } {
+  const cells = byProviderCondition(input.rows);
+  const groups = [...new Set(input.groups)].sort();
+  const summary: EvaluationSummaryRow[] = [];
+  input.providers.forEach((provider, p) => {
+    input.conditions.forEach((condition, c) => {
+      const rows = cells.get(`${p}:${c}`) ?? [];
+      summary.push(summaryRow({ provider, condition, group: ALL_GROUPS }, rows, input.seed));
+      for (const group of groups) {
+        summary.push(summaryRow({ provider, condition, group }, rows.filter((u) => u.grp === group), input.seed));
+      }
+    });
+  });
+  const comparisons: EvaluationComparison[] = [];
+  input.conditions.forEach((condition, c) => {
+    for (let a = 0; a < input.providers.length; a++) {
+      for (let b = a + 1; b < input.providers.length; b++) {
+        comparisons.push(compare({ condition, a: input.providers[a]!, b: input.providers[b]! }, cells.get(`${a}:${c}`) ?? [], cells.get(`${b}:${c}`) ?? [], input.seed));
+      }
+    }
+  });
+  return { summary, comparisons };
+}
+
+/** One paired comparison; null figures when the two providers share no transcribed utterance. */
+function compare(key: { condition: string; a: string; b: string }, rowsA: readonly UtteranceView[], rowsB: readonly UtteranceView[], seed: number): EvaluationComparison {
+  const bySlot = new Map<string, Scored>();
+  for (const u of rowsB) if (isScored(u)) bySlot.set(`${u.text_index}:${u.speaker_index}`, u);
+  const a: UtteranceScore[] = [];
+  const b: UtteranceScore[] = [];
+  for (const u of rowsA) {
+    const other = isScored(u) ? bySlot.get(`${u.text_index}:${u.speaker_index}`) : undefined;
+    if (!other || !isScored(u)) continue;
+    a.push(scoreOf(u));
+    b.push(scoreOf(other));
+  }
+  if (a.length === 0) return { ...key, wer_a: null, wer_b: null, difference: null, ci95: null, p_a_better: null };
+  const paired = pairedSpeakerBootstrap(a, b, { seed });
+  return {
+    ...key,
+    wer_a: round4(corpusWer(a)),
+    wer_b: round4(corpusWer(b)),
+    difference: paired.difference,
+    ci95: paired.ci95,
+    p_a_better: paired.pABetter,
+  };
+}

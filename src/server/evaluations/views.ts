@@ -1,0 +1,87 @@
+import type {
+  EvaluationComparison,
+  EvaluationDetail,
+  EvaluationGroupBy,
+  EvaluationListItem,
+  EvaluationSummaryRow,
+  EvaluationUtterance,
+} from '../../shared/schemas/evaluations.js';
+import type { NormalizerName } from '../../shared/normalizers/index.js';
+import type { EvaluationRow, UtteranceView } from '../storage/repositories/evaluations.js';
+
+/** Signs URLs of this server for the views (report and conditioned audio). */
+export interface UrlSigners {
+  report(evaluationId: string): string;
+  audio(audioId: string): string;
+}
+
+/** The audio id of one conditioned utterance audio: fixed by its place, so a retry rewrites the same file. */
+export const conditionedAudioId = (evaluationId: string, t: number, s: number, c: number): string =>
+  `aud_${evaluationId.replace(/^ev_/, 'ev')}_${t}_${s}_${c}`;
+
+/** floor(100 × done / total). */
+export const evaluationProgress = (row: Pick<EvaluationRow, 'total_utterances' | 'completed_utterances'>): number =>
+  row.total_utterances === 0 ? 100 : Math.floor((100 * row.completed_utterances) / row.total_utterances);
+
+/** Provider ids and condition texts of a row, in request order. */
+export function evaluationLists(row: Pick<EvaluationRow, 'providers' | 'conditions'>): { providers: string[]; conditions: string[] } {
+  return { providers: JSON.parse(row.providers) as string[], conditions: JSON.parse(row.conditions) as string[] };
+}
+
+/** The list view of an evaluation. */
+export function toEvaluationListItem(row: EvaluationRow, urls: Pick<UrlSigners, 'report'>): EvaluationListItem {
+  const { providers, conditions } = evaluationLists(row);
+  return {
+    evaluation_id: row.id,
+    name: row.name,
+    status: row.status,
+    progress: evaluationProgress(row),
+    total_utterances: row.total_utterances,
+    completed_utterances: row.completed_utterances,
+    created_at: row.created_at,
+    started_at: row.started_at,
+    completed_at: row.completed_at,
+    providers,
+    conditions,
+    group_by: row.group_by as EvaluationGroupBy,
+    normalizer: { name: row.normalizer as NormalizerName, version: row.normalizer_version },
+    seed: row.seed,
+    report_url: urls.report(row.id),
+  };
+}
+
+/** The single view: the list fields plus `summary` and `comparisons` once `completed` or `partial`. */
+export function toEvaluationDetail(row: EvaluationRow, urls: Pick<UrlSigners, 'report'>): EvaluationDetail {
+  const view: EvaluationDetail = toEvaluationListItem(row, urls);
+  if ((row.status === 'completed' || row.status === 'partial') && row.summary !== null) {
+    view.summary = JSON.parse(row.summary) as EvaluationSummaryRow[];
+    view.comparisons = JSON.parse(row.comparisons ?? '[]') as EvaluationComparison[];
+  }
+  return view;
+}
+
+/** The API shape of a stored utterance. */
+export function toEvaluationUtterance(
+  u: UtteranceView,
+  lists: { providers: string[]; conditions: string[] },
+  urls: Pick<UrlSigners, 'audio'>,
+): EvaluationUtterance {
+  return {
+    text_index: u.text_index,
+    speaker_id: u.speaker_id,
+    group: u.grp,
+    condition: lists.conditions[u.condition_index] ?? String(u.condition_index),
+    provider: lists.providers[u.provider_index] ?? String(u.provider_index),
+    reference: u.reference,
+    transcript: u.transcript,
+    wer: u.wer,
+    substitutions: u.substitutions,
+    deletions: u.deletions,
+    insertions: u.insertions,
+    latency_ms: u.latency_ms,
+    confidence: u.confidence,
+    error: u.error_code === null ? null : { code: u.error_code, message: u.error_message ?? '' },
+    determinable: u.determinable === 1,
+    audio_url: u.audio_id === null ? null : urls.audio(u.audio_id),
+  };
+}

@@ -1,0 +1,178 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyRequest } from 'fastify';
+import { Type } from '@sinclair/typebox';
+import { errorResponses } from '../../../shared/schemas/common.js';
+import {
+  CreateEvaluationRequest,
+  EvaluationCreated,
+  EvaluationDetail,
+  EvaluationListQuery,
+  EvaluationPage,
+  EvaluationUtterancePage,
+  EvaluationUtteranceQuery,
+} from '../../../shared/schemas/evaluations.js';
+import { requireAuth } from '../../plugins/auth.js';
+import { ApiError, notFound } from '../../errors.js';
+import { requestBase } from '../../services/audio-urls.js';
+import { audioUrl } from '../../services/audio-store.js';
+import { refundCharacters } from '../../services/quota.js';
+import { getEvaluation, listEvaluations } from '../../storage/repositories/evaluations.js';
+import { createEvaluation } from '../../evaluations/create.js';
+import { allUtterances, cancelEvaluationFor, EVALUATION_NOT_FOUND, evaluationOf, utterancePage } from '../../evaluations/service.js';
+import { signReportUrl, verifyReportSignature } from '../../evaluations/report-url.js';
+import { evaluationLists, toEvaluationDetail, toEvaluationListItem, toEvaluationUtterance, type UrlSigners } from '../../evaluations/views.js';
+import { renderEvaluationReport, REPORT_CSP } from '../../evaluations/report-html.js';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** false: not counted in the per-IP bucket (signed URLs are already authorised, DESIGN §7). */
+    rateLimit?: boolean;
+  }
+}
+
+const EvaluationParams = Type.Object({ evaluation_id: Type.String() });
+
+/** The evaluation endpoints of DESIGN §8: create, list, show, utterances, cancel, and the signed report. */
+const routes: FastifyPluginAsyncTypebox = async (app) => {
+  const { runtime } = app;
+  const signers = (request: FastifyRequest): UrlSigners => {
+    const base = requestBase(runtime.options.publicUrl, request);
+    const now = runtime.clock.now();
+    return {
+      report: (evaluationId) => signReportUrl({ base, evaluationId, secret: runtime.secret, now }),
+      audio: (id) => audioUrl({ id, base, secret: runtime.secret, now }),
+    };
+  };
+
+  app.post(
+    '/v1/evaluations',
+    {
+      schema: {
+        summary: 'Start an evaluation: synthesise texts with speakers, degrade, transcribe, score',
+        security: [{ bearer: [] }],
+        body: CreateEvaluationRequest,
+        response: { 201: EvaluationCreated, ...errorResponses(400, 401, 403, 404, 413, 429) },
+      },
+    },
+    async (request, reply) => {
+      const auth = requireAuth(request);
+      const created = createEvaluation({ db: runtime.db, now: runtime.clock.now() }, { userId: auth.userId, body: request.body });
+      runtime.evaluations?.wake();
+      return reply.code(201).send(created);
+    },
+  );
+
+  app.get(
+    '/v1/evaluations',
+    {
+      schema: {
+        summary: "List the caller's evaluations, newest first",
+        security: [{ bearer: [] }],
+        querystring: EvaluationListQuery,
+        response: { 200: EvaluationPage, ...errorResponses(400, 401) },
+      },
+    },
+    async (request) => {
+      const auth = requireAuth(request);
+      const limit = request.query.limit ?? 20;
+      const offset = request.query.offset ?? 0;
+      const { rows, total } = listEvaluations(runtime.db, { userId: auth.userId, status: request.query.status, limit, offset });
+      const urls = signers(request);
+      return { items: rows.map((r) => toEvaluationListItem(r, urls)), total, limit, offset, has_more: offset + rows.length < total };
+    },
+  );
+
+  app.get(
+    '/v1/evaluations/:evaluation_id',
+    {
+      schema: {
+        summary: 'Progress, summary and comparisons of one evaluation',
+        security: [{ bearer: [] }],
+        params: EvaluationParams,
+        response: { 200: EvaluationDetail, ...errorResponses(401, 404) },
+      },
+    },
+    async (request) => {
+      const auth = requireAuth(request);
+      return toEvaluationDetail(evaluationOf(runtime.db, request.params.evaluation_id, auth.userId), signers(request));
+    },
+  );
+
+  app.get(
+    '/v1/evaluations/:evaluation_id/utterances',
+    {
+      schema: {
+        summary: "An evaluation's utterance results, filtered",
+        security: [{ bearer: [] }],
+        params: EvaluationParams,
+        querystring: EvaluationUtteranceQuery,
+        response: { 200: EvaluationUtterancePage, ...errorResponses(400, 401, 404) },
+      },
+    },
+    async (request) => {
+      const auth = requireAuth(request);
+      const row = evaluationOf(runtime.db, request.params.evaluation_id, auth.userId);
+      const limit = request.query.limit ?? 20;
+      const offset = request.query.offset ?? 0;
+      const { rows, total } = utterancePage(runtime.db, row, request.query, { limit, offset });
+      const lists = evaluationLists(row);
+      const urls = signers(request);
+      return { items: rows.map((u) => toEvaluationUtterance(u, lists, urls)), total, limit, offset, has_more: offset + rows.length < total };
+    },
+  );
+
+  app.post(
+    '/v1/evaluations/:evaluation_id/cancel',
+    {
+      schema: {
+        summary: 'Cancel an evaluation; characters not yet synthesised are refunded',
+        security: [{ bearer: [] }],
+        params: EvaluationParams,
+        response: { 200: EvaluationDetail, ...errorResponses(401, 403, 404, 409) },
+      },
+    },
+    async (request) => {
+      const auth = requireAuth(request);
+      const row = cancelEvaluationFor(
+        { db: runtime.db, now: runtime.clock.now(), refund: refundCharacters },
+        { id: request.params.evaluation_id, userId: auth.userId },
+      );
+      return toEvaluationDetail(row, signers(request));
+    },
+  );
+
+  app.get(
+    '/v1/evaluations/:evaluation_id/report.html',
+    {
+      config: { public: true, rateLimit: false },
+      schema: {
+        summary: 'The HTML report of an evaluation through a signed URL',
+        params: EvaluationParams,
+        querystring: Type.Object({ expires: Type.Optional(Type.String()), sig: Type.Optional(Type.String()) }),
+        response: { 200: Type.String({ description: 'A self-contained HTML page' }), ...errorResponses(403, 404, 410) },
+      },
+    },
+    async (request, reply) => {
+      // As audio URLs: existence first (404), then a valid (403), unexpired (410) signature.
+      const row = getEvaluation(runtime.db, request.params.evaluation_id);
+      if (!row) throw notFound(EVALUATION_NOT_FOUND);
+      const now = runtime.clock.now();
+      const check = verifyReportSignature({ evaluationId: row.id, expires: request.query.expires, sig: request.query.sig, secret: runtime.secret, now });
+      if (check === 'tampered') throw new ApiError(403, 'Invalid report URL signature');
+      if (check === 'expired') throw new ApiError(410, 'Report URL has expired');
+      const urls = signers(request);
+      const lists = evaluationLists(row);
+      const html = renderEvaluationReport({
+        evaluation: toEvaluationDetail(row, urls),
+        utterances: allUtterances(runtime.db, row.id).map((u) => toEvaluationUtterance(u, lists, urls)),
+        generatedAt: now,
+      });
+      return reply
+        .header('Content-Type', 'text/html; charset=utf-8')
+        .header('Content-Security-Policy', REPORT_CSP)
+        .header('Cache-Control', 'private, no-store')
+        .send(html);
+    },
+  );
+};
+export default routes;

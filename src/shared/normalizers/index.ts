@@ -1,0 +1,42 @@
+/**
+ * The text normalisers of the accuracy metrics, by name and version (DESIGN §4.12 rule 12, §8.6). A
+ * result that used one reports `{name, version}`: a changed normaliser moves scores, so it gets a new version.
+ */
+import { normalizeText } from '../normalize.js';
+import { normalizeWhisperEn } from './whisper-en.js';
+
+export type NormalizerName = 'basic' | 'whisper-en';
+
+/** Every normaliser the API and CLI accept, the default first. */
+export const NORMALIZER_NAMES: readonly NormalizerName[] = ['basic', 'whisper-en'];
+
+/** A pure text → text function with the name and version reported beside results that used it. */
+export interface Normalizer {
+  name: NormalizerName;
+  version: number;
+  normalize(text: string): string;
+}
+
+const NORMALIZERS: Record<NormalizerName, Normalizer> = {
+  basic: { name: 'basic', version: 1, normalize: normalizeText },
+  'whisper-en': { name: 'whisper-en', version: 1, normalize: normalizeWhisperEn },
+};
+
+/** A normaliser name that is not one of `NORMALIZER_NAMES`; the message is the API's 400 detail. */
+export class UnknownNormalizerError extends Error {
+  constructor(readonly normalizer: string) {
+    super(`Unknown normalizer: ${normalizer}`);
+    this.name = 'UnknownNormalizerError';
+  }
+}
+
+/** Whether `name` is one of `NORMALIZER_NAMES` (for validating user input before `getNormalizer`). */
+export function isNormalizerName(name: string): name is NormalizerName {
+  return Object.hasOwn(NORMALIZERS, name);
+}
+
+/** The normaliser called `name`; throws `UnknownNormalizerError` for any other string (user input). */
+export function getNormalizer(name: NormalizerName | (string & {})): Normalizer {
+  if (!isNormalizerName(name)) throw new UnknownNormalizerError(name);
+  return NORMALIZERS[name];
+}

@@ -1,0 +1,197 @@
+/**
+ * Evaluations (DESIGN §8): request and response bodies of `/v1/evaluations*`, shared by the server's
+ * routes, the client and the CLI. Counts, lengths and names are checked in the service, which answers
+ * the design's exact messages; the schemas here only fix the shapes.
+ */
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import { Page, PagingQuery, Timestamp } from './common.js';
+import { JobStatus } from './tts.js';
+
+/** Job statuses plus `cancelled`, which only evaluations have (DESIGN §8.2). */
+export const EvaluationStatus = Type.Union([...JobStatus.anyOf, Type.Literal('cancelled')]);
+export type EvaluationStatus = Static<typeof EvaluationStatus>;
+
+/** The statuses after which an evaluation never changes again. */
+export const FINAL_EVALUATION_STATUSES: readonly EvaluationStatus[] = ['completed', 'failed', 'partial', 'cancelled'];
+
+/** What utterances are grouped by: a speaker attribute, or the engine that voices it. */
+export const EVALUATION_GROUP_BY = ['gender', 'region', 'accent', 'age_range', 'native_language', 'engine'] as const;
+export const EvaluationGroupBy = Type.Union(EVALUATION_GROUP_BY.map((g) => Type.Literal(g)));
+export type EvaluationGroupBy = (typeof EVALUATION_GROUP_BY)[number];
+
+export const EvaluationNormalizerName = Type.Union([Type.Literal('basic'), Type.Literal('whisper-en')]);
+
+/** The catalogue filter of a speaker selection (exact match, case-insensitive, as `/v1/speakers`). */
+export const EvaluationSpeakerFilter = Type.Object(
+  {
+    gender: Type.Optional(Type.String()),
+    region: Type.Optional(Type.String()),
+    accent: Type.Optional(Type.String()),
+    age_range: Type.Optional(Type.String()),
+    native_language: Type.Optional(Type.String()),
+  },
+  // A misspelt key (`regoin`) would otherwise widen the selection to the whole catalogue unnoticed.
+  { additionalProperties: false },
+);
+export type EvaluationSpeakerFilter = Static<typeof EvaluationSpeakerFilter>;
+
+/**
+ * Either `{ids, group_by?}` or `{filter, group_by, per_group, seed?}`; one object with optional fields so
+ * a wrong combination gets the service's plain message rather than a union's validation noise.
+ */
+export const EvaluationSpeakers = Type.Object({
+  ids: Type.Optional(Type.Array(Type.String())),
+  filter: Type.Optional(EvaluationSpeakerFilter),
+  group_by: Type.Optional(EvaluationGroupBy),
+  per_group: Type.Optional(Type.Integer({ minimum: 1, maximum: 20 })),
+  seed: Type.Optional(Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER })),
+});
+export type EvaluationSpeakers = Static<typeof EvaluationSpeakers>;
+
+/** POST /v1/evaluations. */
+export const CreateEvaluationRequest = Type.Object({
+  name: Type.Optional(Type.String()),
+  texts: Type.Optional(Type.Array(Type.String())),
+  dataset_id: Type.Optional(Type.String()),
+  speakers: EvaluationSpeakers,
+  providers: Type.Array(Type.String()),
+  conditions: Type.Optional(Type.Array(Type.String())),
+  normalizer: Type.Optional(EvaluationNormalizerName),
+});
+export type CreateEvaluationRequest = Static<typeof CreateEvaluationRequest>;
+
+/** POST /v1/evaluations → 201. */
+export const EvaluationCreated = Type.Object({
+  evaluation_id: Type.String(),
+  status: EvaluationStatus,
+  total_utterances: Type.Integer(),
+  created_at: Timestamp,
+});
+export type EvaluationCreated = Static<typeof EvaluationCreated>;
+
+const Nullable = <T extends TSchema>(t: T) => Type.Union([t, Type.Null()]);
+const Interval = Type.Tuple([Type.Number(), Type.Number()]);
+
+/** One row of `summary`: a provider × condition × group value (or `all`). */
+export const EvaluationSummaryRow = Type.Object({
+  provider: Type.String(),
+  condition: Type.String(),
+  group: Type.String(),
+  /** Utterances with a transcript (scored); failed requests are counted apart. */
+  utterances: Type.Integer(),
+  speakers: Type.Integer(),
+  reference_words: Type.Integer(),
+  substitutions: Type.Integer(),
+  deletions: Type.Integer(),
+  insertions: Type.Integer(),
+  /** Corpus WER, Σ errors / Σ reference words; null when no utterance was scored. */
+  wer: Nullable(Type.Number()),
+  wer_ci95: Nullable(Interval),
+  cer: Nullable(Type.Number()),
+  latency_ms: Type.Object({ p50: Nullable(Type.Number()), p95: Nullable(Type.Number()) }),
+  failed_requests: Type.Integer(),
+});
+export type EvaluationSummaryRow = Static<typeof EvaluationSummaryRow>;
+
+/** One paired comparison of two providers under a condition (group `all`). */
+export const EvaluationComparison = Type.Object({
+  condition: Type.String(),
+  a: Type.String(),
+  b: Type.String(),
+  wer_a: Nullable(Type.Number()),
+  wer_b: Nullable(Type.Number()),
+  difference: Nullable(Type.Number()),
+  ci95: Nullable(Interval),
+  p_a_better: Nullable(Type.Number()),
+});
+export type EvaluationComparison = Static<typeof EvaluationComparison>;
+
+/** The fields of an evaluation shown in lists and in detail. */
+const evaluationFields = {
+  evaluation_id: Type.String(),
+  name: Nullable(Type.String()),
+  status: EvaluationStatus,
+  progress: Type.Integer({ minimum: 0, maximum: 100 }),
+  total_utterances: Type.Integer(),
+  completed_utterances: Type.Integer(),
+  created_at: Timestamp,
+  started_at: Nullable(Timestamp),
+  completed_at: Nullable(Timestamp),
+  providers: Type.Array(Type.String()),
+  /** Canonical condition texts (`clean`, `telephone`, `noise:5`, `speed:1.5`). */
+  conditions: Type.Array(Type.String()),
+  group_by: EvaluationGroupBy,
+  normalizer: Type.Object({ name: EvaluationNormalizerName, version: Type.Integer() }),
+  /** `speakers.seed` (default 0): speaker choice, noise and bootstrap draws all derive from it (extension). */
+  seed: Type.Integer(),
+  /** Signed URL of the HTML report (24 h, no auth header). */
+  report_url: Type.String(),
+};
+
+/** An item of `GET /v1/evaluations`. */
+export const EvaluationListItem = Type.Object(evaluationFields);
+export type EvaluationListItem = Static<typeof EvaluationListItem>;
+
+/** GET /v1/evaluations/{id}; `summary` and `comparisons` once `completed` or `partial`. */
+export const EvaluationDetail = Type.Object({
+  ...evaluationFields,
+  summary: Type.Optional(Type.Array(EvaluationSummaryRow)),
+  comparisons: Type.Optional(Type.Array(EvaluationComparison)),
+});
+export type EvaluationDetail = Static<typeof EvaluationDetail>;
+
+export const EvaluationPage = Page(EvaluationListItem);
+export type EvaluationPage = Static<typeof EvaluationPage>;
+
+export const EvaluationListQuery = Type.Composite([Type.Object({ status: Type.Optional(EvaluationStatus) }), PagingQuery]);
+export type EvaluationListQuery = Static<typeof EvaluationListQuery>;
+
+/** Why an utterance has no transcript: a provider error code (DESIGN §4.11) or `synthesis_failed`. */
+export const EvaluationUtteranceError = Type.Object({ code: Type.String(), message: Type.String() });
+export type EvaluationUtteranceError = Static<typeof EvaluationUtteranceError>;
+
+/** One text × speaker × condition × provider result. */
+export const EvaluationUtterance = Type.Object({
+  text_index: Type.Integer(),
+  speaker_id: Type.String(),
+  group: Type.String(),
+  condition: Type.String(),
+  provider: Type.String(),
+  reference: Type.String(),
+  transcript: Nullable(Type.String()),
+  wer: Nullable(Type.Number()),
+  substitutions: Nullable(Type.Integer()),
+  deletions: Nullable(Type.Integer()),
+  insertions: Nullable(Type.Integer()),
+  latency_ms: Nullable(Type.Integer()),
+  confidence: Nullable(Type.Number()),
+  error: Nullable(EvaluationUtteranceError),
+  /** Errors here while another provider transcribed the same audio exactly (DESIGN §8.4). */
+  determinable: Type.Boolean(),
+  /** Signed URL of the conditioned audio the providers heard; null when synthesis failed. */
+  audio_url: Nullable(Type.String()),
+});
+export type EvaluationUtterance = Static<typeof EvaluationUtterance>;
+
+export const EvaluationUtterancePage = Page(EvaluationUtterance);
+export type EvaluationUtterancePage = Static<typeof EvaluationUtterancePage>;
+
+/** Filters of `GET /v1/evaluations/{id}/utterances` (DESIGN §8.4). */
+export const EvaluationUtteranceQuery = Type.Composite([
+  Type.Object({
+    provider: Type.Optional(Type.String()),
+    condition: Type.Optional(Type.String()),
+    group: Type.Optional(Type.String()),
+    errors_only: Type.Optional(Type.Boolean()),
+    determinable_only: Type.Optional(Type.Boolean()),
+  }),
+  PagingQuery,
+]);
+export type EvaluationUtteranceQuery = Static<typeof EvaluationUtteranceQuery>;
+
+/** Input of E2's report renderer: the evaluation and every utterance, at a time. */
+export interface EvaluationReportInput {
+  evaluation: EvaluationDetail;
+  utterances: EvaluationUtterance[];
+  generatedAt: Date;
+}

@@ -1,0 +1,100 @@
+/**
+ * Crash safety of evaluations (DESIGN §8.2): a real `voxctl serve` (the built CLI) is SIGKILLed in the
+ * middle of an evaluation and started again on the same data dir. The evaluation must finish with one
+ * row per utterance, one file per conditioned audio, one charge, and the same results as a run that was
+ * never interrupted.
+ */
+import { readdirSync, readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { loadSqliteDriver } from '../../src/server/storage/sqlite-driver.js';
+import { afterAll, describe, expect, it } from 'vitest';
+import { createSandbox, serveDetached, type ServedCli } from '../helpers/cli.js';
+import { call } from '../helpers/core-http.js';
+import { pollEvaluation } from '../helpers/evaluations.js';
+
+const Database = loadSqliteDriver();
+
+type Row = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+const sandbox = createSandbox();
+let server: ServedCli | undefined;
+
+const serverPid = (): number => (JSON.parse(readFileSync(join(sandbox.dataDir, 'server.json'), 'utf8')) as { pid: number }).pid;
+const used = async (srv: ServedCli): Promise<number> =>
+  (await call(srv, 'GET', '/v1/users/usage', { key: srv.key })).body.characters_used as number;
+
+/** Every utterance of an evaluation without the timing, which no two runs share. */
+async function results(srv: ServedCli, id: string): Promise<Row[]> {
+  const page = (await call(srv, 'GET', `/v1/evaluations/${id}/utterances?limit=100`, { key: srv.key })).body;
+  return page.items.map(({ latency_ms: _l, audio_url: _a, ...rest }: Row) => rest);
+}
+const withoutLatency = (summary: Row[]) => summary.map(({ latency_ms: _l, ...rest }) => rest);
+
+afterAll(async () => {
+  await server?.stop();
+  sandbox.cleanup();
+});
+
+describe('an evaluation survives SIGKILL of its server', () => {
+  it('resumes after a restart: no duplicate row or file, one charge, the summary of an uninterrupted run', async () => {
+    server = await serveDetached(sandbox);
+    const db = () => new Database(join(sandbox.dataDir, 'voxctl.db'), { readonly: true });
+    const catalogue = db();
+    const ids = catalogue.prepare(`SELECT id FROM speakers WHERE engine = 'flite' AND voice IN ('slt', 'rms') AND abs(pitch) < 2 LIMIT 2`).pluck().all() as string[];
+    catalogue.close();
+    // Enterprise (1,000 requests a minute): polling stays clear of the rate limit.
+    const admin = new Database(join(sandbox.dataDir, 'voxctl.db'));
+    admin.prepare(`UPDATE users SET subscription_tier = 'enterprise'`).run();
+    admin.close();
+    const texts = ['The quick brown fox jumps over the lazy dog.', 'Please call me back after the meeting tomorrow morning.', 'It is raining in the city today.'];
+    const request = { texts, speakers: { ids, group_by: 'engine', seed: 3 }, providers: ['local-sphinx'], conditions: ['clean', 'noise:5'] };
+    const total = texts.length * ids.length * 2;
+    const chars = texts.reduce((n, t) => n + [...t].length, 0) * ids.length;
+    const before = await used(server);
+
+    const created = await call(server, 'POST', '/v1/evaluations', { key: server.key, json: request });
+    expect(created.status, created.text).toBe(201);
+    const id = created.body.evaluation_id as string;
+    // Kill once some results are stored and most are not.
+    const mid = await pollEvaluation(server, id, { intervalMs: 100, until: (b) => b.completed_utterances >= 2 || !['pending', 'processing'].includes(b.status) });
+    process.kill(serverPid(), 'SIGKILL');
+    expect(mid.status).toBe('processing');
+    expect(mid.completed_utterances).toBeLessThan(total);
+
+    // The kill left work in flight: the restart has something to recover.
+    const dead = db();
+    const left = dead.prepare(`SELECT status, COUNT(*) AS n FROM evaluation_syntheses WHERE evaluation_id = ? GROUP BY status`).all(id) as { status: string; n: number }[];
+    const storedAtKill = dead.prepare('SELECT COUNT(*) FROM evaluation_utterances WHERE evaluation_id = ?').pluck().get(id) as number;
+    dead.close();
+    expect(left.find((r) => r.status === 'processing')?.n ?? 0).toBeGreaterThan(0);
+    expect(storedAtKill).toBeGreaterThanOrEqual(2);
+    expect(storedAtKill).toBeLessThan(total);
+
+    // A killed server leaves its server.json behind (and may linger as a zombie no one reaps here).
+    rmSync(join(sandbox.dataDir, 'server.json'));
+    server = await serveDetached(sandbox);
+    const resumed = await pollEvaluation(server, id, { timeoutMs: 240_000, intervalMs: 250 });
+    expect(resumed).toMatchObject({ status: 'completed', progress: 100, completed_utterances: total });
+
+    const after = db();
+    const rows = after
+      .prepare(
+        `SELECT COUNT(*) AS n, COUNT(DISTINCT text_index || ':' || speaker_index || ':' || condition_index || ':' || provider_index) AS d
+         FROM evaluation_utterances WHERE evaluation_id = ?`,
+      )
+      .get(id) as { n: number; d: number };
+    after.close();
+    expect(rows).toEqual({ n: total, d: total });
+    const audioFiles = readdirSync(join(sandbox.dataDir, 'audio'));
+    expect(audioFiles.filter((f) => f.startsWith('.tmp'))).toEqual([]);
+    expect(audioFiles.filter((f) => f.startsWith(`aud_${id.replace(/^ev_/, 'ev')}_`))).toHaveLength(texts.length * ids.length * 2);
+    expect((await used(server)) - before).toBe(chars);
+
+    // The same request, never interrupted: the same transcripts, scores and summary (timings aside).
+    const control = await call(server, 'POST', '/v1/evaluations', { key: server.key, json: request });
+    const uninterrupted = await pollEvaluation(server, control.body.evaluation_id, { timeoutMs: 240_000, intervalMs: 250 });
+    expect(uninterrupted.status).toBe('completed');
+    expect(withoutLatency(resumed.summary)).toEqual(withoutLatency(uninterrupted.summary));
+    expect(await results(server, id)).toEqual(await results(server, control.body.evaluation_id));
+  }, 600_000);
+});
