@@ -51,8 +51,11 @@ describe('POST /v1/evaluations (DESIGN §8.1)', () => {
   it('checks every text by rule 6, prefixed with its index', async () => {
     await expect400(body({ texts: ['Fine.', '   '] }), 'Text 1: Text must not be empty');
     await expect400(body({ texts: ['x'.repeat(2001)] }), 'Text 0: Text exceeds maximum length of 2000 characters');
-    // 2,000 code points of astral characters are 4,000 UTF-16 units and still allowed.
-    expect((await post(body({ texts: ['😀'.repeat(2000)] }))).status).toBe(201);
+    // 2,000 code points of astral letters (CJK Extension B) are 4,000 UTF-16 units and still allowed.
+    expect((await post(body({ texts: ['\u{20000}'.repeat(2000)] }))).status).toBe(201);
+    await expect400(body({ texts: ['Fine.', '😀😀'] }), 'Text 1: Text has nothing to speak');
+    const lone = await post(body({ texts: ['\ud800 lone'] }));
+    expect([lone.status, lone.body.detail]).toEqual([400, 'Invalid body.texts.0: must not contain a lone surrogate']);
     await expect400(body({ texts: [] }), 'Evaluation must contain at least one text');
     await expect400(body({ texts: Array.from({ length: 501 }, () => 'Hi.') }), 'Evaluation exceeds maximum of 500 texts');
     await expect400(body({ texts: ['(laughs)'], normalizer: 'whisper-en' }), 'Text 0: Reference must contain at least one word');
