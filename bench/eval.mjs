@@ -79,6 +79,16 @@ async function api(server, method, path, json) {
   return body;
 }
 
+/**
+ * CPU seconds of the server and its reaped children (PocketSphinx runs as child processes): a measure
+ * other tenants of a shared machine do not move, unlike wall time.
+ */
+function cpuSeconds(pid) {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  // utime, stime, cutime, cstime are fields 14..17 of stat(5); `fields` starts at field 3.
+  return fields.slice(11, 15).reduce((n, v) => n + Number(v), 0) / 100;
+}
+
 /** Resident memory of a process in MB (current, and the peak so far). */
 function memory(pid) {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
@@ -100,6 +110,7 @@ async function runOnce(run) {
     // every TTS worker, so the memory measured next is the evaluation's on top of a warm server) --------
     const pairs = texts.flatMap((text) => speakers.map((speaker_id) => ({ speaker_id, text })));
     const t1 = performance.now();
+    const c1 = cpuSeconds(server.pid);
     const jobs = [];
     for (let i = 0; i < pairs.length; i += 100) jobs.push((await api(server, 'POST', '/v1/tts/batch', { items: pairs.slice(i, i + 100) })).job_id);
     for (const id of jobs) {
@@ -110,6 +121,7 @@ async function runOnce(run) {
       }
     }
     const synthesis = performance.now() - t1;
+    const synthesisCpu = cpuSeconds(server.pid) - c1;
     const warm = memory(server.pid).rss;
 
     // --- the evaluation -------------------------------------------------------------------------------
@@ -118,6 +130,7 @@ async function runOnce(run) {
       maxRss = Math.max(maxRss, memory(server.pid).rss);
     }, 200);
     const t0 = performance.now();
+    const c0 = cpuSeconds(server.pid);
     const created = await api(server, 'POST', '/v1/evaluations', {
       name: `bench ${run}`,
       texts,
@@ -132,6 +145,7 @@ async function runOnce(run) {
       await sleep(250);
     }
     const wall = performance.now() - t0;
+    const wallCpu = cpuSeconds(server.pid) - c0;
     clearInterval(sampler);
     if (detail.status !== 'completed') throw new Error(`evaluation ended ${detail.status}`);
     const utterances = [];
@@ -144,6 +158,7 @@ async function runOnce(run) {
     // --- recognition alone: the conditioned audio the evaluation made ------------------------------------
     const queue = utterances.map((u) => u.audio_url);
     const t2 = performance.now();
+    const c2 = cpuSeconds(server.pid);
     await Promise.all(
       Array.from({ length: availableParallelism() }, async () => {
         for (let url = queue.shift(); url; url = queue.shift()) {
@@ -152,9 +167,10 @@ async function runOnce(run) {
       }),
     );
     const recognition = performance.now() - t2;
+    const recognitionCpu = cpuSeconds(server.pid) - c2;
     const mem = memory(server.pid);
     const all = detail.summary.filter((r) => r.group === 'all').map((r) => `${r.condition} ${r.wer}`).join(', ');
-    return { wall, synthesis, recognition, warm, maxRss, peak: mem.peak, utterances: utterances.length, all };
+    return { wall, synthesis, recognition, wallCpu, synthesisCpu, recognitionCpu, warm, maxRss, peak: mem.peak, utterances: utterances.length, all };
   } finally {
     server.proc.kill('SIGTERM');
     await new Promise((r) => server.proc.once('exit', r));
@@ -169,6 +185,7 @@ for (let run = 1; run <= RUNS; run++) {
   console.log(
     `run ${run}: ${r.utterances} utterances; evaluation ${seconds(r.wall)}, synthesis alone ${seconds(r.synthesis)}, ` +
       `recognition alone ${seconds(r.recognition)} → ${ratio.toFixed(2)}× the larger (goal ≤ 1.15); ` +
+      `CPU ${r.wallCpu.toFixed(0)} s vs ${r.synthesisCpu.toFixed(0)} + ${r.recognitionCpu.toFixed(0)} s for the parts (${(r.wallCpu / (r.synthesisCpu + r.recognitionCpu)).toFixed(2)}×); ` +
       `server RSS ${r.warm.toFixed(0)} MB warm (both engines in every TTS worker), max ${r.maxRss.toFixed(0)} MB during the evaluation, ` +
       `peak ${r.peak.toFixed(0)} MB (goal < 300); WER ${r.all}`,
   );
