@@ -23,6 +23,7 @@ import keysRoutes from './routes/keys/index.js';
 import billingRoutes from './routes/billing/index.js';
 import audioRoutes from './routes/audio/index.js';
 import evaluationsRoutes from './routes/evaluations/index.js';
+import { MAX_UPLOAD_BYTES } from '../shared/constants.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -80,7 +81,7 @@ export async function buildApp(runtime: Runtime, options: AppOptions = {}): Prom
       components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
     },
   });
-  await app.register(multipart, { limits: { fileSize: 25 * 1024 * 1024, files: 1, fields: 10 } });
+  await app.register(multipart, { limits: { fileSize: MAX_UPLOAD_BYTES, files: 1, fields: 10 } });
 
   for (const routes of [
     healthRoutes,

@@ -1,11 +1,12 @@
 /**
  * The rules every text to be spoken follows (DESIGN §4.6), written once for the service (synthesize,
  * batch items, dataset rows, evaluation texts) and the CLI, which checks them before sending. Plain
- * TypeScript with no imports, so the CLI loads it cheaply.
+ * TypeScript importing only the constants, so the CLI loads it cheaply.
  */
 
-/** Longest text one synthesis accepts, in Unicode code points (DESIGN §4.6). */
-export const MAX_TEXT_CODE_POINTS = 2000;
+import { MAX_TEXT_CODE_POINTS } from './constants.js';
+
+export { MAX_TEXT_CODE_POINTS };
 
 /** Characters as the API counts them: Unicode code points, not UTF-16 units. */
 export function codePoints(text: string): number {

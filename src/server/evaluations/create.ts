@@ -15,8 +15,9 @@ import { assertValidText, codePoints } from '../../shared/text-rules.js';
 import { assertActiveSubscription } from '../services/users.js';
 import { checkSpeakerSpec, selectSpeakers } from './speakers.js';
 
-/** Limits of DESIGN §8.1. */
-export const EVALUATION_LIMITS = { texts: 500, providers: 10, conditions: 8, utterances: 20_000, name: 200 } as const;
+import { EVALUATION_LIMITS } from '../../shared/constants.js';
+
+export { EVALUATION_LIMITS };
 
 /** A fresh evaluation id (`ev_` + 20 url-safe chars). */
 export const newEvaluationId = (): string => `ev_${randomBytes(15).toString('base64url')}`;

@@ -4,8 +4,10 @@ import type { EvaluationGroupBy, EvaluationSpeakers } from '../../shared/schemas
 import { getSpeaker, listSpeakers, type SpeakerRow } from '../storage/repositories/speakers.js';
 import { badRequest, notFound } from '../errors.js';
 
+import { EVALUATION_LIMITS } from '../../shared/constants.js';
+
 /** Most explicit speaker ids of one evaluation (DESIGN §8.1). */
-export const MAX_SPEAKER_IDS = 100;
+export const MAX_SPEAKER_IDS = EVALUATION_LIMITS.speakerIds;
 /** Group of an evaluation when `ids` are given without `group_by`. */
 export const DEFAULT_GROUP_BY: EvaluationGroupBy = 'accent';
 

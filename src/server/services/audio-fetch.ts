@@ -16,9 +16,10 @@ import { getAudio } from '../storage/repositories/audio.js';
 import { absoluteAudioPath } from './audio-store.js';
 import { AUDIO_ID_PATTERN, verifyAudioSignature } from './audio-urls.js';
 import { blockedReason } from './address-policy.js';
+import { MAX_UPLOAD_BYTES } from '../../shared/constants.js';
 
-/** Largest audio fetched (DESIGN §4.11). */
-export const MAX_AUDIO_BYTES = 25 * 1024 * 1024;
+/** Largest audio fetched (DESIGN §4.11): the upload limit. */
+export const MAX_AUDIO_BYTES = MAX_UPLOAD_BYTES;
 /** Redirects followed at most. */
 export const MAX_REDIRECTS = 3;
 /** Whole-fetch deadline (all hops, body included). */

@@ -8,8 +8,9 @@ import { assertActiveSubscription } from './users.js';
 import { enqueueJob } from './jobs.js';
 import { rememberIdempotent, replayIdempotent, requestHash } from './idempotency.js';
 
-/** Largest batch (spec). */
-export const MAX_BATCH_ITEMS = 100;
+import { MAX_BATCH_ITEMS } from '../../shared/constants.js';
+
+export { MAX_BATCH_ITEMS };
 
 /** Every rule of DESIGN §4.8 checked before anything is stored: count, each text, each speaker. */
 export function validateBatchItems(db: Db, items: BatchItem[]): void {

@@ -9,9 +9,10 @@ import { assertActiveSubscription } from './users.js';
 import { enqueueJob } from './jobs.js';
 import type { CsvDatasetRow } from './csv-dataset.js';
 import { codePoints } from '../../shared/text-rules.js';
+import { DATASET_LIMITS } from '../../shared/constants.js';
 
 /** Longest dataset name, in characters. */
-export const MAX_DATASET_NAME = 200;
+export const MAX_DATASET_NAME = DATASET_LIMITS.nameCodePoints;
 
 /** A fresh dataset id (`dst_` + 20 url-safe chars). */
 export const newDatasetId = (): string => `dst_${randomBytes(15).toString('base64url')}`;

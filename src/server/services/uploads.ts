@@ -6,8 +6,7 @@ import { roundedDuration } from '../audio/wav.js';
 import { badRequest } from '../errors.js';
 import { storeAudio } from './audio-store.js';
 
-/** Largest upload accepted by POST /v1/audio (DESIGN §4.7). */
-export const MAX_UPLOAD_BYTES = 25 * 1024 * 1024;
+export { MAX_UPLOAD_BYTES } from '../../shared/constants.js';
 
 /**
  * Stores an uploaded WAV/MP3/M4A as it came (vendors then see the real file). The format is sniffed

@@ -1,4 +1,5 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import { PAGING } from '../constants.js';
 
 /** One validation problem: where (`loc`), what (`msg`) and its kind (`type`). */
 export const ValidationErrorItem = Type.Object({
@@ -21,7 +22,7 @@ export type ErrorBody = Static<typeof ErrorBody>;
 
 /** `limit`/`offset` query of every list endpoint (DESIGN §4.3). */
 export const PagingQuery = Type.Object({
-  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 })),
+  limit: Type.Optional(Type.Integer({ minimum: PAGING.minLimit, maximum: PAGING.maxLimit, default: PAGING.defaultLimit })),
   // The maximum keeps offsets bindable as SQLite integers (1e20 would be a 500 "datatype mismatch").
   offset: Type.Optional(Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, default: 0 })),
 });

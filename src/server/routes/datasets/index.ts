@@ -9,9 +9,10 @@ import { audioUrl } from '../../services/audio-store.js';
 import { parseDatasetCsv, type CsvDatasetRow } from '../../services/csv-dataset.js';
 import { createDataset, datasetPage, datasetView, parseDatasetLanguage, parseDatasetName, parseGenerateAudio } from '../../services/datasets.js';
 import { findSpeaker } from '../../services/speakers.js';
+import { DATASET_LIMITS } from '../../../shared/constants.js';
 
 /** Largest CSV upload (DESIGN §4.10). */
-const MAX_CSV_BYTES = 10 * 1024 * 1024;
+const MAX_CSV_BYTES = DATASET_LIMITS.bytes;
 
 /** @fastify/multipart's signal that the file part passed `fileSize`. */
 const isFileTooLarge = (err: unknown): boolean => (err as { code?: string } | undefined)?.code === 'FST_REQ_FILE_TOO_LARGE';
