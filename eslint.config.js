@@ -1,7 +1,60 @@
-// Flat ESLint config: typescript-eslint's recommended rules over src, test and bench.
+// Flat ESLint config: typescript-eslint's recommended rules over src, test and bench, and the layers of src.
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import globals from 'globals';
+
+// Layers (issue 10): each block says what a folder may not import, so a wrong arrow fails `npm run lint`.
+// test/unit/lint-layers.test.ts proves each zone catches its wrong arrow. ESLint replaces (does not merge)
+// a rule's options when blocks overlap, so every zone also carries the rules of the zones around it.
+const SQLITE_VALUE = {
+  name: 'better-sqlite3',
+  allowTypeImports: true,
+  message: 'Only src/server/storage/sqlite-driver.ts loads better-sqlite3 (a missing driver gets a clear message there); import the type, or use loadSqliteDriver().',
+};
+const forbid = (folders, message) => ({ group: folders.flatMap((f) => [`**/${f}`, `**/${f}/**`]), message });
+const zone = (files, { patterns = [], sqlite = true, allowTypeImports = false, ignores = [] } = {}) => ({
+  files,
+  ignores,
+  rules: {
+    '@typescript-eslint/no-restricted-imports': [
+      'error',
+      { paths: sqlite ? [SQLITE_VALUE] : [], patterns: patterns.map((p) => ({ ...p, allowTypeImports })) },
+    ],
+  },
+});
+// The CLI reaches the server only by these lazy imports: `serve` starts it, `admin` writes to a data dir.
+const CLI_SERVER_ENTRIES = {
+  'src/cli/commands/serve.ts': ['../../server/start.js'],
+  'src/cli/commands/admin.ts': ['../../server/services/users.js', '../../server/storage/db.js'],
+};
+const escape = (s) => s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+const lazyServerImport = (allowed = []) => ({
+  'no-restricted-syntax': [
+    'error',
+    {
+      selector: `ImportExpression[source.value=/(^|\\/)server\\//]${allowed.map((a) => `:not([source.value=/^${escape(a)}$/])`).join('')}`,
+      message: 'The CLI reaches src/server only through the lazy entry points of `serve` and `admin` (eslint.config.js).',
+    },
+  ],
+});
+const layers = [
+  zone(['src/**/*.ts']),
+  zone(['src/server/storage/sqlite-driver.ts'], { sqlite: false }),
+  zone(['src/shared/**/*.ts'], { patterns: [forbid(['cli', 'client', 'server'], 'src/shared is the bottom layer: it imports nothing from cli, client or server.')] }),
+  zone(['src/client/**/*.ts'], { patterns: [forbid(['cli', 'server'], 'The client depends only on src/shared.')] }),
+  zone(['src/cli/**/*.ts'], {
+    patterns: [forbid(['server'], 'The CLI depends on src/client and src/shared; it reaches the server only through `serve`/`admin` lazy imports.')],
+    allowTypeImports: true,
+  }),
+  { files: ['src/cli/**/*.ts'], rules: lazyServerImport() },
+  ...Object.entries(CLI_SERVER_ENTRIES).map(([file, allowed]) => ({ files: [file], rules: lazyServerImport(allowed) })),
+  zone(['src/server/routes/**/*.ts'], { patterns: [forbid(['storage'], 'Routes call services, not repositories or the database.')] }),
+  zone(['src/server/storage/**/*.ts'], {
+    patterns: [forbid(['engines', 'services', 'routes', 'plugins', 'jobs', 'billing', 'evaluations'], 'Storage is below engines, services and routes: it imports only storage, shared and drivers.')],
+    ignores: ['src/server/storage/sqlite-driver.ts'],
+  }),
+  zone(['src/server/services/**/*.ts'], { patterns: [forbid(['routes', 'plugins'], 'Services do not depend on routes or Fastify plugins.')] }),
+];
 
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', 'coverage/**', '.tmp/**'] },
@@ -19,4 +72,5 @@ export default tseslint.config(
     files: ['bench/**', 'scripts/**', 'bin/**', 'src/cli/**', 'test/**'],
     rules: { 'no-console': 'off' },
   },
+  ...layers,
 );

@@ -7,6 +7,7 @@ import {
   allUtterances,
   cancelEvaluation,
   getEvaluation,
+  listEvaluations,
   listUtterances,
   type EvaluationRow,
   type UtteranceFilter,
@@ -72,4 +73,4 @@ export function utterancePage(db: Db, row: EvaluationRow, q: EvaluationUtterance
   return filter ? listUtterances(db, row.id, filter, page) : { rows: [], total: 0 };
 }
 
-export { allUtterances };
+export { allUtterances, getEvaluation, listEvaluations };

@@ -7,6 +7,8 @@ import { getAudio, insertAudio, listAudioPaths, type AudioFormat, type AudioKind
 import { encodeWav, roundedDuration } from '../audio/wav.js';
 import { AUDIO_ID_PATTERN, signAudioUrl } from './audio-urls.js';
 
+export type { AudioFormat };
+
 /** Prefix of files being written; anything with it left in the folder is debris of a crash. */
 const TEMP_PREFIX = '.tmp-';
 

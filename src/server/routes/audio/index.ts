@@ -7,10 +7,9 @@ import { AudioUploaded } from '../../../shared/schemas/tts.js';
 import { requireAuth } from '../../plugins/auth.js';
 import { ApiError, notFound } from '../../errors.js';
 import { AUDIO_ID_PATTERN, requestBase, verifyAudioSignature } from '../../services/audio-urls.js';
-import { absoluteAudioPath, audioUrl, getAudio } from '../../services/audio-store.js';
+import { absoluteAudioPath, audioUrl, getAudio, type AudioFormat } from '../../services/audio-store.js';
 import { createSampleProvider, SAMPLE_PREFIX } from '../../services/samples.js';
 import { storeUpload, MAX_UPLOAD_BYTES } from '../../services/uploads.js';
-import type { AudioFormat } from '../../storage/repositories/audio.js';
 
 const CONTENT_TYPES: Record<AudioFormat, string> = { wav: 'audio/wav', mp3: 'audio/mpeg', m4a: 'audio/mp4' };
 

@@ -16,9 +16,16 @@ import { ApiError, notFound } from '../../errors.js';
 import { requestBase } from '../../services/audio-urls.js';
 import { audioUrl } from '../../services/audio-store.js';
 import { refundCharacters } from '../../services/quota.js';
-import { getEvaluation, listEvaluations } from '../../storage/repositories/evaluations.js';
 import { createEvaluation } from '../../evaluations/create.js';
-import { allUtterances, cancelEvaluationFor, EVALUATION_NOT_FOUND, evaluationOf, utterancePage } from '../../evaluations/service.js';
+import {
+  allUtterances,
+  cancelEvaluationFor,
+  EVALUATION_NOT_FOUND,
+  evaluationOf,
+  getEvaluation,
+  listEvaluations,
+  utterancePage,
+} from '../../evaluations/service.js';
 import { signReportUrl, verifyReportSignature } from '../../evaluations/report-url.js';
 import { evaluationLists, toEvaluationDetail, toEvaluationListItem, toEvaluationUtterance, type UrlSigners } from '../../evaluations/views.js';
 import { renderEvaluationReport, REPORT_CSP } from '../../evaluations/report-html.js';

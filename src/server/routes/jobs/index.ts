@@ -4,10 +4,9 @@ import { errorResponses } from '../../../shared/schemas/common.js';
 import { Job, JobPage, JobQuery } from '../../../shared/schemas/tts.js';
 import { requireAuth } from '../../plugins/auth.js';
 import { notFound } from '../../errors.js';
-import { getJob, listJobs } from '../../storage/repositories/jobs.js';
 import { audioUrl } from '../../services/audio-store.js';
 import { requestBase } from '../../services/audio-urls.js';
-import { toJobSummary, toJobView } from '../../services/jobs.js';
+import { getJob, listJobs, toJobSummary, toJobView } from '../../services/jobs.js';
 
 /** GET /v1/jobs (newest first, status filter) and GET /v1/jobs/{job_id} (DESIGN §4.8, §4.9). */
 const routes: FastifyPluginAsyncTypebox = async (app) => {
