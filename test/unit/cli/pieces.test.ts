@@ -103,7 +103,7 @@ describe('dataset CSV validation', () => {
   });
 
   it('accepts exactly 2000 code points (not UTF-16 units) and rejects header or row problems', async () => {
-    expect((await validateDatasetCsv(Buffer.from(`text\n${'😀'.repeat(2000)}\n`))).problems).toEqual([]);
+    expect((await validateDatasetCsv(Buffer.from(`text\n${'𝐀'.repeat(2000)}\n`))).problems).toEqual([]);
     expect((await validateDatasetCsv(Buffer.from('speaker_id\nx\n'))).problems).toEqual(["CSV is missing required column 'text'"]);
     expect((await validateDatasetCsv(Buffer.from('text\n'))).problems).toEqual(['CSV has no data rows']);
   });
