@@ -53,7 +53,9 @@ const layers = [
     patterns: [forbid(['engines', 'services', 'routes', 'plugins', 'jobs', 'billing', 'evaluations'], 'Storage is below engines, services and routes: it imports only storage, shared and drivers.')],
     ignores: ['src/server/storage/sqlite-driver.ts'],
   }),
-  zone(['src/server/services/**/*.ts'], { patterns: [forbid(['routes', 'plugins'], 'Services do not depend on routes or Fastify plugins.')] }),
+  zone(['src/server/services/**/*.ts'], {
+    patterns: [forbid(['routes', 'plugins', 'billing'], 'Services do not depend on routes, Fastify plugins or the billing feature (billing builds on services, not the reverse).')],
+  }),
 ];
 
 export default tseslint.config(

@@ -16,6 +16,7 @@ const wrong: [string, string, string][] = [
   ['routes → storage', 'src/server/routes/jobs/index.ts', "import { x } from '../../storage/repositories/jobs.js';"],
   ['services → routes', 'src/server/services/jobs.ts', "import { x } from '../routes/jobs/index.js';"],
   ['services → plugins', 'src/server/services/jobs.ts', "import { x } from '../plugins/auth.js';"],
+  ['services → billing (no services ↔ billing cycle)', 'src/server/services/quota.ts', "import { x } from '../billing/service.js';"],
   ['shared → server', 'src/shared/normalize.ts', "import { x } from '../server/errors.js';"],
   ['shared → cli', 'src/shared/schemas/common.ts', "import { x } from '../../cli/errors.js';"],
   ['client → cli', 'src/client/client.ts', "import { x } from '../cli/errors.js';"],

@@ -1,7 +1,7 @@
 import type { Db } from '../storage/db.js';
 import { TIERS } from '../../shared/schemas/users.js';
 import { findUserById } from '../storage/repositories/users.js';
-import { currentUsage, getSubscription, listInvoices, paymentMethod, TIER_PRICES_CENTS } from '../services/billing.js';
+import { currentUsage, getSubscription, listInvoices, paymentMethod, TIER_PRICES_CENTS } from './service.js';
 import { TIER_LIMITS } from '../services/tiers.js';
 import { notFound } from '../errors.js';
 import type { PortalView } from './page.js';

@@ -12,10 +12,10 @@ import {
   upsertPaymentMethod,
   type SubscriptionChangeRow,
 } from '../storage/repositories/billing.js';
-import { summarizeCard, type CardSummary } from '../billing/card.js';
+import { summarizeCard, type CardSummary } from './card.js';
 import { notFound } from '../errors.js';
-import { billingPeriod } from './quota.js';
-import { TIER_LIMITS } from './tiers.js';
+import { billingPeriod } from '../services/quota.js';
+import { TIER_LIMITS } from '../services/tiers.js';
 
 /** Monthly price of each tier, in US cents (the invoices' price table). */
 export const TIER_PRICES_CENTS: Readonly<Record<Tier, number>> = {
