@@ -13,7 +13,7 @@ import {
   type SubscriptionChangeRow,
 } from '../storage/repositories/billing.js';
 import { summarizeCard, type CardSummary } from './card.js';
-import { notFound } from '../errors.js';
+import { DomainError } from '../../shared/errors.js';
 import { billingPeriod } from '../services/quota.js';
 import { TIER_LIMITS } from '../services/tiers.js';
 
@@ -29,7 +29,7 @@ export const CURRENCY = 'USD';
 /** The user or 404 (a portal session or key whose user vanished). */
 function user(db: Db, userId: string): UserRow {
   const row = findUserById(db, userId);
-  if (!row) throw notFound('User not found');
+  if (!row) throw new DomainError('user_not_found', 'User not found');
   return row;
 }
 
@@ -116,7 +116,7 @@ export function listInvoices(db: Db, userId: string, now: Date): Invoice[] {
 /** One of the user's invoices by id, or 404 `Invoice not found`. */
 export function getInvoice(db: Db, userId: string, invoiceId: string, now: Date): Invoice {
   const invoice = listInvoices(db, userId, now).find((i) => i.id === invoiceId);
-  if (!invoice) throw notFound('Invoice not found');
+  if (!invoice) throw new DomainError('invoice_not_found', 'Invoice not found');
   return invoice;
 }
 

@@ -13,7 +13,7 @@ import {
   type UtteranceFilter,
   type UtteranceView,
 } from '../storage/repositories/evaluations.js';
-import { ApiError, badRequest, notFound } from '../errors.js';
+import { DomainError, validationFailed } from '../../shared/errors.js';
 import type { RefundFn } from '../jobs/queue.js';
 import { evaluationLists } from './views.js';
 
@@ -23,7 +23,7 @@ export const EVALUATION_NOT_FOUND = 'Evaluation not found';
 /** The caller's evaluation `id`, or 404. */
 export function evaluationOf(db: Db, id: string, userId: string): EvaluationRow {
   const row = getEvaluation(db, id, userId);
-  if (!row) throw notFound(EVALUATION_NOT_FOUND);
+  if (!row) throw new DomainError('evaluation_not_found', EVALUATION_NOT_FOUND);
   return row;
 }
 
@@ -38,7 +38,7 @@ export function cancelEvaluationFor(deps: { db: Db; now: Date; refund: RefundFn 
     const row = evaluationOf(db, input.id, input.userId);
     if (row.status === 'cancelled') return row;
     const cancelled = cancelEvaluation(db, row.id, deps.now.toISOString());
-    if (!cancelled) throw new ApiError(409, `Evaluation is already ${row.status}`);
+    if (!cancelled) throw new DomainError('conflict', `Evaluation is already ${row.status}`);
     deps.refund(db, { userId: row.user_id, period: row.period, characters: cancelled.unusedCharacters });
     return evaluationOf(db, input.id, input.userId);
   });
@@ -49,7 +49,7 @@ export function utteranceFilter(row: EvaluationRow, q: EvaluationUtteranceQuery)
   const { providers, conditions } = evaluationLists(row);
   const filter: UtteranceFilter = { group: q.group, errorsOnly: q.errors_only, determinableOnly: q.determinable_only };
   if (q.provider !== undefined) {
-    if (!ALL_PROVIDERS.includes(q.provider)) throw badRequest(`Unknown provider: ${q.provider}`);
+    if (!ALL_PROVIDERS.includes(q.provider)) throw validationFailed(`Unknown provider: ${q.provider}`);
     filter.providerIndex = providers.indexOf(q.provider);
     if (filter.providerIndex < 0) return undefined;
   }
@@ -58,7 +58,7 @@ export function utteranceFilter(row: EvaluationRow, q: EvaluationUtteranceQuery)
     try {
       canonical = formatCondition(parseCondition(q.condition));
     } catch (err) {
-      if (err instanceof ConditionError) throw badRequest(err.message);
+      if (err instanceof ConditionError) throw validationFailed(err.message);
       throw err;
     }
     filter.conditionIndex = conditions.indexOf(canonical);

@@ -1,5 +1,5 @@
 import { parse, type CsvError, type Options } from 'csv-parse';
-import { badRequest, type ApiError } from '../errors.js';
+import { validationFailed, type DomainError } from '../../shared/errors.js';
 import { DATASET_LIMITS } from '../../shared/constants.js';
 import {
   countLineBreaks,
@@ -32,10 +32,10 @@ export interface CsvDatasetOptions {
 export async function parseDatasetCsv(source: AsyncIterable<Uint8Array>, opts: CsvDatasetOptions): Promise<CsvDatasetRow[]> {
   const maxRows = opts.maxRows ?? MAX_DATASET_ROWS;
   const rows: CsvDatasetRow[] = [];
-  let failure: ApiError | undefined;
+  let failure: DomainError | undefined;
   const reader = datasetRowReader({ speakerExists: opts.speakerExists, maxRows });
   const fail = (detail: string) => {
-    failure ??= badRequest(detail);
+    failure ??= validationFailed(detail);
   };
 
   const onRecord = (cells: string[], raw: string): void => {
@@ -103,7 +103,7 @@ export async function parseDatasetCsv(source: AsyncIterable<Uint8Array>, opts: C
   }
 
   if (failure) throw failure;
-  if (!reader.hasHeader) throw badRequest(DATASET_MESSAGES.missingText);
-  if (rows.length === 0) throw badRequest(DATASET_MESSAGES.noRows);
+  if (!reader.hasHeader) throw validationFailed(DATASET_MESSAGES.missingText);
+  if (rows.length === 0) throw validationFailed(DATASET_MESSAGES.noRows);
   return rows;
 }

@@ -14,6 +14,8 @@ export const ErrorBody = Type.Object(
     detail: Type.String(),
     status_code: Type.Integer(),
     request_id: Type.String(),
+    /** The stable machine code of the error (`src/shared/errors.ts`); scripts rely on it, not on `detail`. */
+    code: Type.String({ description: 'Stable machine-readable error code, e.g. speaker_not_found, quota_exceeded' }),
     errors: Type.Optional(Type.Array(ValidationErrorItem)),
   },
   { $id: 'ErrorBody' },

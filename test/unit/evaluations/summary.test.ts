@@ -4,7 +4,7 @@ import { migrate } from '../../../src/server/storage/migrations/index.js';
 import { utteranceQuery, type UtteranceView } from '../../../src/server/storage/repositories/evaluations.js';
 import { summarise } from '../../../src/server/evaluations/summary.js';
 import { selectSpeakers } from '../../../src/server/evaluations/speakers.js';
-import type { ApiError } from '../../../src/server/errors.js';
+import type { DomainError } from '../../../src/shared/errors.js';
 
 const Database = loadSqliteDriver();
 
@@ -103,7 +103,7 @@ describe('speaker selection and the evaluation tables', () => {
       try {
         f();
       } catch (err) {
-        return (err as ApiError).detail;
+        return (err as DomainError).message;
       }
       return undefined;
     };

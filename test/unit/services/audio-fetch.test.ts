@@ -7,7 +7,8 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { openDatabase, type Db } from '../../../src/server/storage/db.js';
 import { loadAudio, type AudioSourceDeps } from '../../../src/server/services/audio-fetch.js';
-import { ApiError } from '../../../src/server/errors.js';
+import { DomainError } from '../../../src/shared/errors.js';
+import { statusOf } from '../../../src/server/plugins/errors.js';
 import { signAudioUrl } from '../../../src/server/services/audio-urls.js';
 import { storeAudio } from '../../../src/server/services/audio-store.js';
 
@@ -70,8 +71,8 @@ const deps = (over: Partial<AudioSourceDeps> = {}): AudioSourceDeps => ({
 
 async function status(p: Promise<unknown>): Promise<[number, string]> {
   const err = await p.then(() => undefined, (e: unknown) => e);
-  expect(err).toBeInstanceOf(ApiError);
-  return [(err as ApiError).status, (err as ApiError).detail];
+  expect(err).toBeInstanceOf(DomainError);
+  return [statusOf((err as DomainError).code), (err as DomainError).message];
 }
 
 describe('loadAudio', () => {

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { parseDatasetCsv } from '../../../src/server/services/csv-dataset.js';
-import { ApiError } from '../../../src/server/errors.js';
+import { DomainError } from '../../../src/shared/errors.js';
+import { statusOf } from '../../../src/server/plugins/errors.js';
 
 const speakers = new Set(['spk_a', 'spk_b']);
 const opts = { speakerExists: (id: string) => speakers.has(id) };
@@ -16,9 +17,9 @@ async function errorOf(input: string | Uint8Array, maxRows?: number, chunkSize =
   try {
     await parseDatasetCsv(chunks(input, chunkSize), { ...opts, maxRows });
   } catch (err) {
-    expect(err).toBeInstanceOf(ApiError);
-    expect((err as ApiError).status).toBe(400);
-    return (err as ApiError).detail;
+    expect(err).toBeInstanceOf(DomainError);
+    expect(statusOf((err as DomainError).code)).toBe(400);
+    return (err as DomainError).message;
   }
   throw new Error('expected a 400');
 }
@@ -107,8 +108,8 @@ describe('parseDatasetCsv', () => {
           expect(rows.length).toBeGreaterThan(0);
           for (const r of rows) expect(r.text.trim()).not.toBe('');
         } catch (err) {
-          expect(err).toBeInstanceOf(ApiError);
-          expect((err as ApiError).status).toBe(400);
+          expect(err).toBeInstanceOf(DomainError);
+          expect(statusOf((err as DomainError).code)).toBe(400);
         }
       }),
       { numRuns: 300 },

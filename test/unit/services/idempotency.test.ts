@@ -2,7 +2,8 @@ import { loadSqliteDriver } from '../../../src/server/storage/sqlite-driver.js';
 import { describe, expect, it } from 'vitest';
 import { migrate } from '../../../src/server/storage/migrations/index.js';
 import { parseIdempotencyKey, rememberIdempotent, replayIdempotent, requestHash } from '../../../src/server/services/idempotency.js';
-import { ApiError } from '../../../src/server/errors.js';
+import { DomainError } from '../../../src/shared/errors.js';
+import { statusOf } from '../../../src/server/plugins/errors.js';
 
 const Database = loadSqliteDriver();
 
@@ -24,9 +25,9 @@ describe('idempotency keys', () => {
       replayIdempotent(db, { userId: 'u1', key: 'k', hash: other, now: t0 });
       expect.unreachable();
     } catch (err) {
-      expect(err).toBeInstanceOf(ApiError);
-      expect((err as ApiError).status).toBe(422);
-      expect((err as ApiError).detail).toBe('Idempotency-Key reused with a different request');
+      expect(err).toBeInstanceOf(DomainError);
+      expect(statusOf((err as DomainError).code)).toBe(422);
+      expect((err as DomainError).message).toBe('Idempotency-Key reused with a different request');
     }
     expect(replayIdempotent(db, { userId: 'u1', key: 'k', hash: other, now: new Date(t0.getTime() + 24 * 3600e3) })).toBeUndefined();
   });
@@ -34,7 +35,7 @@ describe('idempotency keys', () => {
   it('accepts header values of 1..255 characters', () => {
     expect(parseIdempotencyKey(undefined)).toBeUndefined();
     expect(parseIdempotencyKey('x'.repeat(255))).toHaveLength(255);
-    expect(() => parseIdempotencyKey('x'.repeat(256))).toThrow(ApiError);
-    expect(() => parseIdempotencyKey('')).toThrow(ApiError);
+    expect(() => parseIdempotencyKey('x'.repeat(256))).toThrow(DomainError);
+    expect(() => parseIdempotencyKey('')).toThrow(DomainError);
   });
 });

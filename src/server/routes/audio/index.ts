@@ -5,7 +5,7 @@ import { Type } from '@sinclair/typebox';
 import { errorResponses } from '../../../shared/schemas/common.js';
 import { AudioUploaded } from '../../../shared/schemas/tts.js';
 import { requireAuth } from '../../plugins/auth.js';
-import { ApiError, notFound } from '../../errors.js';
+import { DomainError } from '../../errors.js';
 import { AUDIO_ID_PATTERN, requestBase, verifyAudioSignature } from '../../services/audio-urls.js';
 import { absoluteAudioPath, audioUrl, getAudio, type AudioFormat } from '../../services/audio-store.js';
 import { createSampleProvider, SAMPLE_PREFIX } from '../../services/samples.js';
@@ -38,17 +38,17 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
       const audioId = request.params.audio_id;
       // Existence first: an unknown id is 404 whatever its signature; a known one then needs a valid,
       // unexpired signature (403 / 410). Samples are only synthesised behind a valid signature.
-      if (!AUDIO_ID_PATTERN.test(audioId)) throw notFound('Audio not found');
+      if (!AUDIO_ID_PATTERN.test(audioId)) throw new DomainError('audio_not_found', 'Audio not found');
       const isSample = audioId.startsWith(SAMPLE_PREFIX);
-      if (isSample ? !samples.exists(audioId) : !getAudio(runtime.db, audioId)) throw notFound('Audio not found');
+      if (isSample ? !samples.exists(audioId) : !getAudio(runtime.db, audioId)) throw new DomainError('audio_not_found', 'Audio not found');
       const check = verifyAudioSignature({ audioId, expires: request.query.expires, sig: request.query.sig, secret: runtime.secret, now: runtime.clock.now() });
-      if (check === 'tampered') throw new ApiError(403, 'Invalid audio URL signature');
-      if (check === 'expired') throw new ApiError(410, 'Audio URL has expired');
+      if (check === 'tampered') throw new DomainError('invalid_signature', 'Invalid audio URL signature');
+      if (check === 'expired') throw new DomainError('url_expired', 'Audio URL has expired');
       const row = isSample ? await samples.get(audioId) : getAudio(runtime.db, audioId);
-      if (!row) throw notFound('Audio not found');
+      if (!row) throw new DomainError('audio_not_found', 'Audio not found');
       const path = absoluteAudioPath(runtime.options.dataDir, row);
       const info = await stat(path).catch(() => undefined);
-      if (!info) throw notFound('Audio not found');
+      if (!info) throw new DomainError('audio_not_found', 'Audio not found');
       return reply
         .header('Content-Type', CONTENT_TYPES[row.format])
         .header('Content-Length', String(info.size))
@@ -69,7 +69,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       const auth = requireAuth(request);
-      if (!request.isMultipart()) throw new ApiError(415, "Expected multipart/form-data with a 'file' part");
+      if (!request.isMultipart()) throw new DomainError('unsupported_media_type', "Expected multipart/form-data with a 'file' part");
       let bytes: Buffer | undefined;
       for await (const part of request.parts({ limits: { fileSize: MAX_UPLOAD_BYTES, files: 1 } })) {
         if (part.type === 'file') {
@@ -80,12 +80,12 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
           try {
             bytes = await part.toBuffer();
           } catch (err) {
-            if ((err as { code?: string }).code === 'FST_REQ_FILE_TOO_LARGE') throw new ApiError(413, 'File exceeds 25 MB');
+            if ((err as { code?: string }).code === 'FST_REQ_FILE_TOO_LARGE') throw new DomainError('payload_too_large', 'File exceeds 25 MB');
             throw err;
           }
         }
       }
-      if (!bytes) throw new ApiError(400, "Missing required file part 'file'");
+      if (!bytes) throw new DomainError('validation_failed', "Missing required file part 'file'");
       const row = await storeUpload({ db: runtime.db, dataDir: runtime.options.dataDir, clock: runtime.clock }, { userId: auth.userId, bytes });
       return reply.code(201).send({
         audio_id: row.id,

@@ -3,7 +3,7 @@ import { Type } from '@sinclair/typebox';
 import { errorResponses, PagingQuery } from '../../../shared/schemas/common.js';
 import { Dataset, DatasetCreated, DatasetPage } from '../../../shared/schemas/datasets.js';
 import { requireAuth } from '../../plugins/auth.js';
-import { ApiError, badRequest } from '../../errors.js';
+import { DomainError, validationFailed } from '../../errors.js';
 import { requestBase } from '../../services/audio-urls.js';
 import { audioUrl } from '../../services/audio-store.js';
 import { parseDatasetCsv, type CsvDatasetRow } from '../../services/csv-dataset.js';
@@ -33,7 +33,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       const auth = requireAuth(request);
-      if (!request.isMultipart()) throw new ApiError(415, "Expected multipart/form-data with a 'file' part");
+      if (!request.isMultipart()) throw new DomainError('unsupported_media_type', "Expected multipart/form-data with a 'file' part");
       const fields: Record<string, string> = {};
       let parsed: { rows: CsvDatasetRow[] } | { error: unknown } | undefined;
       let tooLarge = false;
@@ -59,11 +59,11 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
         if (!isFileTooLarge(err)) throw err;
         tooLarge = true;
       }
-      if (tooLarge) throw badRequest('File exceeds 10 MB');
+      if (tooLarge) throw validationFailed('File exceeds 10 MB');
       const name = parseDatasetName(fields.name);
       const generateAudio = parseGenerateAudio(fields.generate_audio);
       const language = parseDatasetLanguage(runtime.db, fields.language);
-      if (!parsed) throw badRequest("Missing required file 'file'");
+      if (!parsed) throw validationFailed("Missing required file 'file'");
       if ('error' in parsed) throw parsed.error;
       const rows = parsed.rows;
       const created = createDataset({ db: runtime.db, now: runtime.clock.now() }, { userId: auth.userId, name, generateAudio, rows, language });

@@ -12,7 +12,7 @@ import {
   EvaluationUtteranceQuery,
 } from '../../../shared/schemas/evaluations.js';
 import { requireAuth } from '../../plugins/auth.js';
-import { ApiError, notFound } from '../../errors.js';
+import { DomainError } from '../../errors.js';
 import { requestBase } from '../../services/audio-urls.js';
 import { audioUrl } from '../../services/audio-store.js';
 import { refundCharacters } from '../../services/quota.js';
@@ -162,11 +162,11 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     async (request, reply) => {
       // As audio URLs: existence first (404), then a valid (403), unexpired (410) signature.
       const row = getEvaluation(runtime.db, request.params.evaluation_id);
-      if (!row) throw notFound(EVALUATION_NOT_FOUND);
+      if (!row) throw new DomainError('evaluation_not_found', EVALUATION_NOT_FOUND);
       const now = runtime.clock.now();
       const check = verifyReportSignature({ evaluationId: row.id, expires: request.query.expires, sig: request.query.sig, secret: runtime.secret, now });
-      if (check === 'tampered') throw new ApiError(403, 'Invalid report URL signature');
-      if (check === 'expired') throw new ApiError(410, 'Report URL has expired');
+      if (check === 'tampered') throw new DomainError('invalid_signature', 'Invalid report URL signature');
+      if (check === 'expired') throw new DomainError('url_expired', 'Report URL has expired');
       const urls = signers(request);
       const lists = evaluationLists(row);
       const html = renderEvaluationReport({

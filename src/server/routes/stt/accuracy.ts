@@ -3,7 +3,7 @@ import { AccuracyRequest, AccuracyResult } from '../../../shared/schemas/stt.js'
 import { errorResponses } from '../../../shared/schemas/common.js';
 import { AccuracyInputError, calculateAccuracy } from '../../../shared/accuracy.js';
 import { getNormalizer, UnknownNormalizerError } from '../../../shared/normalizers/index.js';
-import { badRequest } from '../../errors.js';
+import { validationFailed } from '../../errors.js';
 
 /** POST /v1/stt/calculate-accuracy (public): WER/CER of a hypothesis against a reference (DESIGN §4.12). */
 const routes: FastifyPluginAsyncTypebox = async (app) => {
@@ -24,7 +24,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
         const { name } = getNormalizer(normalizer ?? 'basic'); // checked even with normalize:false
         return calculateAccuracy(reference, hypothesis, { normalize: normalize ?? true, normalizer: name, alignment: alignment ?? false });
       } catch (err) {
-        if (err instanceof AccuracyInputError || err instanceof UnknownNormalizerError) throw badRequest(err.message);
+        if (err instanceof AccuracyInputError || err instanceof UnknownNormalizerError) throw validationFailed(err.message);
         throw err;
       }
     },

@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { errorResponses } from '../../../shared/schemas/common.js';
 import { ProviderList, TranscribeRequest, TranscribeResponse } from '../../../shared/schemas/stt.js';
 import { requireAuth } from '../../plugins/auth.js';
-import { ApiError } from '../../errors.js';
+import { DomainError } from '../../errors.js';
 import { loadAudio } from '../../services/audio-fetch.js';
 import { transcribe } from '../../services/transcription.js';
 import type { SttRegistry } from '../../engines/stt/registry.js';
@@ -11,7 +11,7 @@ import type { SttRegistry } from '../../engines/stt/registry.js';
 const routes: FastifyPluginAsyncTypebox = async (app) => {
   const { runtime } = app;
   const registry = (): SttRegistry => {
-    if (!runtime.stt) throw new ApiError(503, 'Speech-to-text is not available');
+    if (!runtime.stt) throw new DomainError('service_unavailable', 'Speech-to-text is not available');
     return runtime.stt;
   };
 
