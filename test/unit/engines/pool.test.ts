@@ -10,6 +10,7 @@ import { decodeWavToPcm16, encodeWav, parseWav } from '../../../src/server/audio
 import { resamplePcm16 } from '../../../src/server/audio/resample.js';
 import { calculateAccuracy } from '../../../src/shared/accuracy.js';
 import { audioDifference, meanPitch, rms, transcribe } from '../../helpers/speech-audio.js';
+import { loopFreedomDuring } from '../../helpers/event-loop.js';
 
 const slt: VoiceBinding = { engine: 'flite', voice: 'slt', pitch: 0, rate: 1 };
 const kal: VoiceBinding = { engine: 'flite', voice: 'kal16', pitch: 0, rate: 1 };
@@ -100,16 +101,10 @@ describe('TTS pool', () => {
 
   it('keeps the event loop free while synthesising', async () => {
     const long = Array.from({ length: 6 }, () => SENTENCE).join(' ');
-    let maxLag = 0;
-    let last = performance.now();
-    const timer = setInterval(() => {
-      const now = performance.now();
-      maxLag = Math.max(maxLag, now - last - 5);
-      last = now;
-    }, 5);
-    await pool.synthesize(long, slt);
-    clearInterval(timer);
-    expect(maxLag).toBeLessThan(100);
+    const { idle, busy } = await loopFreedomDuring(() => pool.synthesize(long, slt));
+    // Synthesis on this thread would leave a handful of ticks (one per sentence piece: ~0.06 against
+    // ~0.9 idle, measured by blocking the loop the same way); in workers it ticks about as when idle.
+    expect(busy).toBeGreaterThan(idle / 3);
   });
 
   it('serves many concurrent requests FIFO without mixing them up', async () => {
