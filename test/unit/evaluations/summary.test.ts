@@ -1,7 +1,7 @@
 import { loadSqliteDriver } from '../../../src/server/storage/sqlite-driver.js';
 import { describe, expect, it } from 'vitest';
 import { migrate } from '../../../src/server/storage/migrations/index.js';
-import { utteranceQuery, type UtteranceView } from '../../../src/server/storage/repositories/evaluations.js';
+import { EVALUATION_SQL, utteranceQuery, type UtteranceView } from '../../../src/server/storage/repositories/evaluations.js';
 import { summarise } from '../../../src/server/evaluations/summary.js';
 import { selectSpeakers } from '../../../src/server/evaluations/speakers.js';
 import type { DomainError } from '../../../src/shared/errors.js';
@@ -117,8 +117,9 @@ describe('speaker selection and the evaluation tables', () => {
     const q = utteranceQuery('ev_x', { determinableOnly: true, providerIndex: 0 });
     const listing = plan(`${q.sql} ORDER BY text_index LIMIT 20`, ...q.params);
     expect(listing).not.toMatch(/SCAN (u|o|evaluation_utterances)\b/);
-    expect(plan(`SELECT * FROM evaluation_syntheses WHERE status = 'pending' ORDER BY rowid LIMIT 4`)).toMatch(/INDEX evaluation_syntheses_status/);
-    expect(plan(`SELECT 1 FROM evaluation_syntheses WHERE evaluation_id = ? AND status IN ('pending', 'processing') LIMIT 1`, 'ev')).toMatch(/INDEX evaluation_syntheses_open/);
-    expect(plan('SELECT * FROM evaluations WHERE user_id = ? ORDER BY created_at DESC, rowid DESC LIMIT 20', 'u')).toMatch(/INDEX evaluations_user_created/);
+    // The repository's own SQL, not copies: a query edited there is checked here.
+    expect(plan(EVALUATION_SQL.claimPending, 4)).toMatch(/INDEX evaluation_syntheses_status/);
+    expect(plan(EVALUATION_SQL.hasOpen, 'ev')).toMatch(/INDEX evaluation_syntheses_open/);
+    expect(plan(EVALUATION_SQL.pageByUser, 'u', 20, 0)).toMatch(/INDEX evaluations_user_created/);
   });
 });

@@ -2,6 +2,8 @@ import { loadSqliteDriver } from '../../../src/server/storage/sqlite-driver.js';
 import { describe, expect, it } from 'vitest';
 import { migrate } from '../../../src/server/storage/migrations/index.js';
 import type { Db } from '../../../src/server/storage/db.js';
+import { JOB_ITEM_SQL, jobPageQuery } from '../../../src/server/storage/repositories/jobs.js';
+import { DATASET_PAGE_SQL } from '../../../src/server/storage/repositories/datasets.js';
 
 const Database = loadSqliteDriver();
 
@@ -14,13 +16,15 @@ describe('migration 003 (audio, jobs, queue, datasets, idempotency)', () => {
   migrate(db);
 
   it('lists jobs, datasets and claims queue items through indexes', () => {
-    expect(plan(db, 'SELECT * FROM jobs WHERE user_id = ? ORDER BY created_at DESC, rowid DESC LIMIT 20', 'u')).toMatch(/USING INDEX jobs_user_created/);
-    expect(plan(db, 'SELECT * FROM jobs WHERE user_id = ? AND status = ? ORDER BY created_at DESC LIMIT 20', 'u', 'pending')).toMatch(
-      /USING INDEX jobs_user_status_created/,
-    );
-    expect(plan(db, "SELECT * FROM job_items WHERE status = 'pending' ORDER BY rowid LIMIT 4")).toMatch(/USING (COVERING )?INDEX job_items_status/);
-    expect(plan(db, 'SELECT * FROM datasets WHERE user_id = ? ORDER BY created_at DESC LIMIT 20', 'u')).toMatch(/USING INDEX datasets_user_created/);
-    expect(plan(db, 'SELECT * FROM job_items WHERE job_id = ? ORDER BY idx', 'j')).toMatch(/USING INDEX sqlite_autoindex_job_items_1/);
+    // The repositories' own SQL, not copies: a query edited there is checked here.
+    const all = jobPageQuery({ userId: 'u', limit: 20, offset: 0 });
+    expect(plan(db, all.items.sql, ...all.items.params)).toMatch(/USING INDEX jobs_user_created/);
+    const pending = jobPageQuery({ userId: 'u', status: 'pending', limit: 20, offset: 0 });
+    expect(plan(db, pending.items.sql, ...pending.items.params)).toMatch(/USING INDEX jobs_user_status_created/);
+    expect(plan(db, pending.total.sql, ...pending.total.params)).toMatch(/USING (COVERING )?INDEX jobs_user_status_created/);
+    expect(plan(db, JOB_ITEM_SQL.claimPending, 4)).toMatch(/USING (COVERING )?INDEX job_items_status/);
+    expect(plan(db, DATASET_PAGE_SQL, 'u', 20, 0)).toMatch(/USING INDEX datasets_user_created/);
+    expect(plan(db, JOB_ITEM_SQL.ofJob, 'j')).toMatch(/USING INDEX sqlite_autoindex_job_items_1/);
   });
 
   it('enforces the allowed states', () => {

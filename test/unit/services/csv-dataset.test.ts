@@ -75,7 +75,8 @@ describe('parseDatasetCsv', () => {
 
   it('parses rows whose cell count differs from the header at full speed', async () => {
     // 10,000 rows of 3 cells under a 2-column header (a common export shape), against the same rows
-    // under a 3-column header, timed in the same run; the per-row CsvError made the first 16x slower.
+    // under a 3-column header, timed in the same run: equal with the fix (0.5-1.1x measured), 4.8-7.7x
+    // with a CsvError built per row.
     const body = 'hello there,spk_a,extra\n'.repeat(10_000);
     const timed = async (header: string) => {
       const t0 = performance.now();
@@ -87,7 +88,7 @@ describe('parseDatasetCsv', () => {
     const { rows, ms } = await timed('text,speaker_id\n');
     expect(rows).toHaveLength(10_000);
     expect(rows[9_999]).toEqual({ line: 10_001, text: 'hello there', speakerId: 'spk_a' });
-    expect(ms, `${ms.toFixed(0)} ms against ${matching.ms.toFixed(0)} ms with a matching header`).toBeLessThan(Math.max(matching.ms, 20) * 4);
+    expect(ms, `${ms.toFixed(0)} ms against ${matching.ms.toFixed(0)} ms with a matching header`).toBeLessThan(Math.max(matching.ms, 20) * 3);
   });
 
   it('counts code points, not UTF-16 units, for the 2000 limit', async () => {
