@@ -102,3 +102,9 @@ export function speakerFacets(db: Db): SpeakerFacets {
   facets.age_range.sort((a, b) => order(a.value) - order(b.value));
   return facets;
 }
+
+/** The facets, counted on first use and then kept: the catalogue is seeded by a migration and never changes. */
+export function createFacetsCache(db: Db): () => SpeakerFacets {
+  let facets: SpeakerFacets | undefined;
+  return () => (facets ??= speakerFacets(db));
+}

@@ -19,10 +19,9 @@ export function resolveVoice(db: Db, speakerId: string): VoiceBinding | undefine
 
 /** Runs the pool and resamples to `sampleRate` when asked (a proper resampler, never sample dropping). */
 export async function renderSpeech(
-  tts: TtsPool | undefined,
+  tts: TtsPool,
   input: { text: string; voice: VoiceBinding; sampleRate?: number | null },
 ): Promise<{ pcm: Int16Array; sampleRate: number }> {
-  if (!tts) throw new Error('The speech engines are not available');
   const out = await tts.synthesize(input.text, input.voice);
   if (out.pcm.length === 0) throw new Error('Synthesis produced no audio');
   if (!input.sampleRate || input.sampleRate === out.sampleRate) return out;
@@ -34,7 +33,7 @@ export interface SynthesisDeps {
   db: Db;
   dataDir: string;
   clock: Clock;
-  tts: TtsPool | undefined;
+  tts: TtsPool;
 }
 
 /**

@@ -8,7 +8,7 @@ import { requireAuth } from '../../plugins/auth.js';
 import { DomainError } from '../../errors.js';
 import { AUDIO_ID_PATTERN, requestBase, verifyAudioSignature } from '../../services/audio-urls.js';
 import { absoluteAudioPath, audioUrl, getAudio, type AudioFormat } from '../../services/audio-store.js';
-import { createSampleProvider, SAMPLE_PREFIX } from '../../services/samples.js';
+import { SAMPLE_PREFIX } from '../../services/samples.js';
 import { storeUpload, MAX_UPLOAD_BYTES } from '../../services/uploads.js';
 
 const CONTENT_TYPES: Record<AudioFormat, string> = { wav: 'audio/wav', mp3: 'audio/mpeg', m4a: 'audio/mp4' };
@@ -16,12 +16,7 @@ const CONTENT_TYPES: Record<AudioFormat, string> = { wav: 'audio/wav', mp3: 'aud
 /** GET /v1/audio/{id}.wav (signed, public) and POST /v1/audio (upload) — DESIGN §4.7. */
 const routes: FastifyPluginAsyncTypebox = async (app) => {
   const { runtime } = app;
-  const samples = createSampleProvider({
-    db: runtime.db,
-    dataDir: runtime.options.dataDir,
-    clock: runtime.clock,
-    tts: () => runtime.tts,
-  });
+  const { samples } = runtime;
 
   app.get(
     '/v1/audio/:audio_id.wav',

@@ -67,7 +67,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
       if ('error' in parsed) throw parsed.error;
       const rows = parsed.rows;
       const created = createDataset({ db: runtime.db, now: runtime.clock.now() }, { userId: auth.userId, name, generateAudio, rows, language });
-      if (created.job_id) runtime.jobs?.wake();
+      if (created.job_id) runtime.jobs.wake();
       return reply.code(201).send(created);
     },
   );

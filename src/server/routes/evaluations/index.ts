@@ -64,7 +64,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     async (request, reply) => {
       const auth = requireAuth(request);
       const created = createEvaluation({ db: runtime.db, now: runtime.clock.now() }, { userId: auth.userId, body: request.body });
-      runtime.evaluations?.wake();
+      runtime.evaluations.wake();
       return reply.code(201).send(created);
     },
   );

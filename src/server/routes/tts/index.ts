@@ -59,7 +59,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
           idempotencyKey: parseIdempotencyKey(request.headers['idempotency-key']),
         },
       );
-      runtime.jobs?.wake();
+      runtime.jobs.wake();
       return reply.code(201).send(created);
     },
   );
