@@ -51,6 +51,7 @@ export const usageError = (message: string, hint?: string) => new CliError(messa
  */
 export const EXIT_BY_ERROR_CODE: Readonly<Record<ErrorCode, ExitCode>> = Object.freeze({
   validation_failed: ExitCode.usage,
+  text_too_long: ExitCode.usage,
   malformed_request: ExitCode.usage,
   unsupported_audio: ExitCode.usage,
   authentication_failed: ExitCode.auth,

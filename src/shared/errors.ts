@@ -5,6 +5,7 @@
  */
 export const ERROR_CODES = Object.freeze([
   'validation_failed',
+  'text_too_long',
   'malformed_request',
   'unsupported_audio',
   'authentication_failed',

@@ -51,6 +51,7 @@ function fieldErrors(part: string, issues: AjvIssue[]): FieldError[] {
  */
 export const STATUS_BY_CODE: Readonly<Record<ErrorCode, number>> = Object.freeze({
   validation_failed: 400,
+  text_too_long: 400,
   malformed_request: 400,
   unsupported_audio: 400,
   authentication_failed: 401,
@@ -112,8 +113,9 @@ export function toErrorResponse(error: unknown, requestId: string): ErrorRespons
     const res = respond(error.code, error.message, requestId, { errors: error.errors });
     return error instanceof ApiError ? { ...res, headers: error.headers } : res;
   }
-  // The shared text rules throw their own error (the CLI maps the same one to a usage error).
-  if (error instanceof TextRuleError) return respond('validation_failed', error.message, requestId);
+  // The shared text rules throw their own error (the CLI maps the same one to a usage error); an
+  // over-long text has its own code, so the CLI can point to `batch submit` without reading the message.
+  if (error instanceof TextRuleError) return respond(error.problem === 'too_long' ? 'text_too_long' : 'validation_failed', error.message, requestId);
   const err = error as FastifyError & { validationContext?: string };
   if (err.validation) {
     const part = err.validationContext ?? 'body';

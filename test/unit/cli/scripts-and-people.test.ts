@@ -44,10 +44,10 @@ describe('errors: one shape for scripts, messages that say what to do', () => {
   });
 
   it('names the speaker and the text’s length', () => {
-    const nf = explainApiError(new ApiRequestError({ status: 404, detail: 'Speaker not found', requestId: 'r' }), { speakerId: 'spk_x' }) as ApiRequestError;
+    const nf = explainApiError(new ApiRequestError({ status: 404, code: 'speaker_not_found', detail: 'Speaker not found', requestId: 'r' }), { speakerId: 'spk_x' }) as ApiRequestError;
     expect(nf.detail).toBe('Speaker not found: spk_x');
     expect(nf.requestId).toBe('r');
-    const long = explainApiError(new ApiRequestError({ status: 400, detail: 'Text exceeds maximum length of 2000 characters' }), { text: '😀'.repeat(2001) }) as ApiRequestError;
+    const long = explainApiError(new ApiRequestError({ status: 400, code: 'text_too_long', detail: 'Text exceeds maximum length of 2000 characters' }), { text: '😀'.repeat(2001) }) as ApiRequestError;
     expect(long.detail).toContain('this text has 2001');
     expect(long.detail).toContain('voxctl batch submit');
   });
