@@ -1,11 +1,11 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { alignmentHtml, REPORT_CSP, renderEvaluationReport } from '../../../src/server/evaluations/report-html.js';
-import { providerLatencies, setupFacts, worstFailures } from '../../../src/server/evaluations/report-data.js';
-import { verdict } from '../../../src/shared/comparison-verdict.js';
-import { REPORT_STYLE } from '../../../src/server/evaluations/report-style.js';
-import { heatColour, ticks } from '../../../src/server/evaluations/report-svg.js';
-import type { EvaluationUtterance } from '../../../src/shared/schemas/evaluations.js';
+import { alignmentHtml, REPORT_CSP, renderEvaluationReport } from '../../../../src/server/evaluations/report-html.js';
+import { providerLatencies, setupFacts, worstFailures } from '../../../../src/server/evaluations/report-data.js';
+import { verdict } from '../../../../src/shared/comparison-verdict.js';
+import { REPORT_STYLE } from '../../../../src/server/evaluations/report-style.js';
+import { heatColour, ticks } from '../../../../src/server/evaluations/report-svg.js';
+import type { EvaluationUtterance } from '../../../../src/shared/schemas/evaluations.js';
 import { fixtureReport, HOSTILE_TRANSCRIPT } from './report-fixture.js';
 
 const generatedAt = new Date('2026-11-22T18:00:00Z');

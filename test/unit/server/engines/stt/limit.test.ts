@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { ConcurrencyLimit } from '../../../src/server/engines/stt/limit.js';
+import { ConcurrencyLimit } from '../../../../../src/server/engines/stt/limit.js';
 
 describe('ConcurrencyLimit', () => {
   test('never runs more than `max` tasks at once, and runs them all in FIFO order', async () => {

@@ -2,19 +2,19 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { openDatabase, inTransaction, type Db } from '../../../src/server/storage/db.js';
-import { createUserWithKey } from '../../../src/server/services/users.js';
-import { enqueueJob } from '../../../src/server/services/jobs.js';
-import { billingPeriod, refundCharacters } from '../../../src/server/services/quota.js';
-import { getCharactersUsed } from '../../../src/server/storage/repositories/usage.js';
-import { getJob, listJobItems } from '../../../src/server/storage/repositories/jobs.js';
-import { createJobRunner, type JobRunnerDeps } from '../../../src/server/jobs/runner.js';
-import { claimItems, itemAudioId } from '../../../src/server/jobs/queue.js';
-import { renderSpeech, resolveVoice } from '../../../src/server/services/synthesis.js';
-import { createTtsPool } from '../../../src/server/engines/tts/pool.js';
-import type { TtsPool } from '../../../src/server/engines/tts/types.js';
-import { systemClock } from '../../../src/server/clock.js';
-import { fliteSpeaker } from '../../helpers/audio-jobs.js';
+import { openDatabase, inTransaction, type Db } from '../../../../src/server/storage/db.js';
+import { createUserWithKey } from '../../../../src/server/services/users.js';
+import { enqueueJob } from '../../../../src/server/services/jobs.js';
+import { billingPeriod, refundCharacters } from '../../../../src/server/services/quota.js';
+import { getCharactersUsed } from '../../../../src/server/storage/repositories/usage.js';
+import { getJob, listJobItems } from '../../../../src/server/storage/repositories/jobs.js';
+import { createJobRunner, type JobRunnerDeps } from '../../../../src/server/jobs/runner.js';
+import { claimItems, itemAudioId } from '../../../../src/server/jobs/queue.js';
+import { renderSpeech, resolveVoice } from '../../../../src/server/services/synthesis.js';
+import { createTtsPool } from '../../../../src/server/engines/tts/pool.js';
+import type { TtsPool } from '../../../../src/server/engines/tts/types.js';
+import { systemClock } from '../../../../src/server/clock.js';
+import { fliteSpeaker } from '../../../helpers/audio-jobs.js';
 
 describe('job runner over the SQLite queue (real engines)', () => {
   let pool: TtsPool;

@@ -1,9 +1,9 @@
-import { loadSqliteDriver } from '../../../src/server/storage/sqlite-driver.js';
+import { loadSqliteDriver } from '../../../../src/server/storage/sqlite-driver.js';
 import { describe, expect, it } from 'vitest';
-import { migrate } from '../../../src/server/storage/migrations/index.js';
-import type { Db } from '../../../src/server/storage/db.js';
-import { JOB_ITEM_SQL, jobPageQuery } from '../../../src/server/storage/repositories/jobs.js';
-import { DATASET_PAGE_SQL } from '../../../src/server/storage/repositories/datasets.js';
+import { migrate } from '../../../../src/server/storage/migrations/index.js';
+import type { Db } from '../../../../src/server/storage/db.js';
+import { JOB_ITEM_SQL, jobPageQuery } from '../../../../src/server/storage/repositories/jobs.js';
+import { DATASET_PAGE_SQL } from '../../../../src/server/storage/repositories/datasets.js';
 
 const Database = loadSqliteDriver();
 

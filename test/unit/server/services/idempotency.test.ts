@@ -1,9 +1,9 @@
-import { loadSqliteDriver } from '../../../src/server/storage/sqlite-driver.js';
+import { loadSqliteDriver } from '../../../../src/server/storage/sqlite-driver.js';
 import { describe, expect, it } from 'vitest';
-import { migrate } from '../../../src/server/storage/migrations/index.js';
-import { parseIdempotencyKey, rememberIdempotent, replayIdempotent, requestHash } from '../../../src/server/services/idempotency.js';
-import { DomainError } from '../../../src/shared/errors.js';
-import { statusOf } from '../../../src/server/plugins/errors.js';
+import { migrate } from '../../../../src/server/storage/migrations/index.js';
+import { parseIdempotencyKey, rememberIdempotent, replayIdempotent, requestHash } from '../../../../src/server/services/idempotency.js';
+import { DomainError } from '../../../../src/shared/errors.js';
+import { statusOf } from '../../../../src/server/plugins/errors.js';
 
 const Database = loadSqliteDriver();
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { resamplePcm16 } from '../../../src/server/audio/resample.js';
+import { resamplePcm16 } from '../../../../src/server/audio/resample.js';
 
 function sine(freq: number, rate: number, seconds: number, amplitude = 16000): Int16Array {
   return Int16Array.from({ length: Math.round(rate * seconds) }, (_, i) => Math.round(amplitude * Math.sin((2 * Math.PI * freq * i) / rate)));

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { groupPieces, joinPcm, splitSentences } from '../../../src/server/engines/tts/sentences.js';
+import { groupPieces, joinPcm, splitSentences } from '../../../../../src/server/engines/tts/sentences.js';
 
 describe('splitSentences', () => {
   it.each([

@@ -2,15 +2,15 @@
 // loopback fake, which answers 400 in the vendor's own shape — and records a violation — on any drift.
 import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, test } from 'vitest';
-import { decodeWavToPcm16, encodeWav } from '../../../src/server/audio/wav.js';
-import { VENDOR_FACTORIES } from '../../../src/server/engines/stt/registry.js';
-import { speechmaticsTranscript } from '../../../src/server/engines/stt/speechmatics.js';
-import { vendorMessage } from '../../../src/server/engines/stt/http.js';
-import type { AdapterSettings } from '../../../src/server/engines/stt/settings.js';
-import { SttError, type SttAudio } from '../../../src/server/engines/stt/types.js';
-import { FAKE_TRANSCRIPT, startFakeVendor, VENDORS, type FakeVendor, type Vendor } from '../../helpers/fake-stt-vendors.js';
+import { decodeWavToPcm16, encodeWav } from '../../../../../src/server/audio/wav.js';
+import { VENDOR_FACTORIES } from '../../../../../src/server/engines/stt/registry.js';
+import { speechmaticsTranscript } from '../../../../../src/server/engines/stt/speechmatics.js';
+import { vendorMessage } from '../../../../../src/server/engines/stt/http.js';
+import type { AdapterSettings } from '../../../../../src/server/engines/stt/settings.js';
+import { SttError, type SttAudio } from '../../../../../src/server/engines/stt/types.js';
+import { FAKE_TRANSCRIPT, startFakeVendor, VENDORS, type FakeVendor, type Vendor } from '../../../../helpers/fake-stt-vendors.js';
 
-const fixture = decodeWavToPcm16(readFileSync(new URL('../../../fixtures/speech-slt.wav', import.meta.url)));
+const fixture = decodeWavToPcm16(readFileSync(new URL('../../../../../fixtures/speech-slt.wav', import.meta.url)));
 const audioOf = (pcm: Int16Array, rate = fixture.sampleRate): SttAudio => ({ pcm, sampleRate: rate, durationSeconds: pcm.length / rate, wav: encodeWav(pcm, rate) });
 const AUDIO = audioOf(fixture.pcm);
 /** The fixture followed by silence: `seconds` long in all. */

@@ -2,12 +2,12 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDatabase, type Db } from '../../../src/server/storage/db.js';
-import { createSampleProvider } from '../../../src/server/services/samples.js';
-import { createTtsPool } from '../../../src/server/engines/tts/pool.js';
-import type { TtsPool } from '../../../src/server/engines/tts/types.js';
-import { systemClock } from '../../../src/server/clock.js';
-import { decodeWavToPcm16 } from '../../../src/server/audio/wav.js';
+import { openDatabase, type Db } from '../../../../src/server/storage/db.js';
+import { createSampleProvider } from '../../../../src/server/services/samples.js';
+import { createTtsPool } from '../../../../src/server/engines/tts/pool.js';
+import type { TtsPool } from '../../../../src/server/engines/tts/types.js';
+import { systemClock } from '../../../../src/server/clock.js';
+import { decodeWavToPcm16 } from '../../../../src/server/audio/wav.js';
 
 describe('speaker samples in each catalogue language (real engines)', () => {
   let dir: string;

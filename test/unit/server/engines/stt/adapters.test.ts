@@ -2,13 +2,13 @@
 // with the failure matrix: 401, 429, 500, malformed JSON, a hang past the timeout, and a failed job.
 import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, test } from 'vitest';
-import { decodeWavToPcm16, encodeWav } from '../../../src/server/audio/wav.js';
-import type { AdapterSettings } from '../../../src/server/engines/stt/settings.js';
-import { SttError, type SttAdapter, type SttAudio } from '../../../src/server/engines/stt/types.js';
-import { createOpenAiAdapter } from '../../../src/server/engines/stt/openai.js';
-import { createDeepgramAdapter } from '../../../src/server/engines/stt/deepgram.js';
-import { VENDOR_FACTORIES } from '../../../src/server/engines/stt/registry.js';
-import { FAKE_TRANSCRIPT, POLLING_VENDORS, startFakeVendor, VENDORS, type FakeVendor, type Vendor } from '../../helpers/fake-stt-vendors.js';
+import { decodeWavToPcm16, encodeWav } from '../../../../../src/server/audio/wav.js';
+import type { AdapterSettings } from '../../../../../src/server/engines/stt/settings.js';
+import { SttError, type SttAdapter, type SttAudio } from '../../../../../src/server/engines/stt/types.js';
+import { createOpenAiAdapter } from '../../../../../src/server/engines/stt/openai.js';
+import { createDeepgramAdapter } from '../../../../../src/server/engines/stt/deepgram.js';
+import { VENDOR_FACTORIES } from '../../../../../src/server/engines/stt/registry.js';
+import { FAKE_TRANSCRIPT, POLLING_VENDORS, startFakeVendor, VENDORS, type FakeVendor, type Vendor } from '../../../../helpers/fake-stt-vendors.js';
 
 /** The confidence each fake's body implies, computed the way each adapter documents. */
 const EXPECTED_CONFIDENCE: Record<Vendor, number | null> = {
@@ -23,7 +23,7 @@ const EXPECTED_CONFIDENCE: Record<Vendor, number | null> = {
   gladia: (0.9 + 0.7) / 2,
 };
 
-const fixture = readFileSync(new URL('../../../fixtures/speech-slt.wav', import.meta.url));
+const fixture = readFileSync(new URL('../../../../../fixtures/speech-slt.wav', import.meta.url));
 const decoded = decodeWavToPcm16(fixture);
 const AUDIO: SttAudio = { pcm: decoded.pcm, sampleRate: decoded.sampleRate, durationSeconds: decoded.pcm.length / decoded.sampleRate, wav: encodeWav(decoded.pcm, decoded.sampleRate) };
 
@@ -184,7 +184,7 @@ describe('vendor specifics', () => {
   });
 
   test('google: an empty results list is an empty transcript (no speech)', async () => {
-    const { googleTranscript } = await import('../../../src/server/engines/stt/google.js');
+    const { googleTranscript } = await import('../../../../../src/server/engines/stt/google.js');
     expect(googleTranscript({})).toEqual({ transcript: '', confidence: null });
     expect(googleTranscript({ results: [{ alternatives: [{ transcript: 'hi', confidence: 0 }] }] })).toEqual({ transcript: 'hi', confidence: null });
   });

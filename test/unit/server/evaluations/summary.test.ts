@@ -1,10 +1,10 @@
-import { loadSqliteDriver } from '../../../src/server/storage/sqlite-driver.js';
+import { loadSqliteDriver } from '../../../../src/server/storage/sqlite-driver.js';
 import { describe, expect, it } from 'vitest';
-import { migrate } from '../../../src/server/storage/migrations/index.js';
-import { EVALUATION_SQL, utteranceQuery, type UtteranceView } from '../../../src/server/storage/repositories/evaluations.js';
-import { summarise } from '../../../src/server/evaluations/summary.js';
-import { selectSpeakers } from '../../../src/server/evaluations/speakers.js';
-import type { DomainError } from '../../../src/shared/errors.js';
+import { migrate } from '../../../../src/server/storage/migrations/index.js';
+import { EVALUATION_SQL, utteranceQuery, type UtteranceView } from '../../../../src/server/storage/repositories/evaluations.js';
+import { summarise } from '../../../../src/server/evaluations/summary.js';
+import { selectSpeakers } from '../../../../src/server/evaluations/speakers.js';
+import type { DomainError } from '../../../../src/shared/errors.js';
 
 const Database = loadSqliteDriver();
 

@@ -1,11 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, test } from 'vitest';
-import { AudioDecodeError, decodeAudio, sniffAudioFormat } from '../../../src/server/audio/decode.js';
-import { encodeWav } from '../../../src/server/audio/wav.js';
-import { id3v2Length } from '../../../src/server/audio/mpeg-frames.js';
-import { noiseAfter } from '../../helpers/noise.js';
+import { AudioDecodeError, decodeAudio, sniffAudioFormat } from '../../../../src/server/audio/decode.js';
+import { encodeWav } from '../../../../src/server/audio/wav.js';
+import { id3v2Length } from '../../../../src/server/audio/mpeg-frames.js';
+import { noiseAfter } from '../../../helpers/noise.js';
 
-const fixture = (ext: string) => readFileSync(new URL(`../../../fixtures/speech-slt.${ext}`, import.meta.url));
+const fixture = (ext: string) => readFileSync(new URL(`../../../../fixtures/speech-slt.${ext}`, import.meta.url));
 
 /** A WAV header + data for arbitrary formats (what other tools write). */
 function wavOf(opts: { tag: number; channels: number; rate: number; bits: number; data: Buffer }): Buffer {

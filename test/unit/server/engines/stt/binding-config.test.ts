@@ -4,10 +4,10 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { ConfigError, loadServerConfig, parseServerConfig, type ProviderBinding } from '../../../src/server/config.js';
-import { createSttRegistry, settingsOf } from '../../../src/server/engines/stt/registry.js';
-import { budgetMs } from '../../../src/server/engines/stt/settings.js';
-import type { SttAudio } from '../../../src/server/engines/stt/types.js';
+import { ConfigError, loadServerConfig, parseServerConfig, type ProviderBinding } from '../../../../../src/server/config.js';
+import { createSttRegistry, settingsOf } from '../../../../../src/server/engines/stt/registry.js';
+import { budgetMs } from '../../../../../src/server/engines/stt/settings.js';
+import type { SttAudio } from '../../../../../src/server/engines/stt/types.js';
 
 const one = (binding: Record<string, unknown>) => ({ stt: { providers: { 'stt-c': { api_key_env: 'KEY', ...binding } } } });
 const bindingOf = (binding: Record<string, unknown>) => parseServerConfig(one(binding)).stt.providers['stt-c'] as ProviderBinding;

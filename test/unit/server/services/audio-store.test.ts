@@ -1,12 +1,12 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadSqliteDriver } from '../../../src/server/storage/sqlite-driver.js';
+import { loadSqliteDriver } from '../../../../src/server/storage/sqlite-driver.js';
 import { afterEach, describe, expect, it } from 'vitest';
-import { migrate } from '../../../src/server/storage/migrations/index.js';
-import { audioPathFor, recoverAudioDir, storeAudio, wavInput } from '../../../src/server/services/audio-store.js';
-import { getAudio } from '../../../src/server/storage/repositories/audio.js';
-import { parseWav } from '../../../src/server/audio/wav.js';
+import { migrate } from '../../../../src/server/storage/migrations/index.js';
+import { audioPathFor, recoverAudioDir, storeAudio, wavInput } from '../../../../src/server/services/audio-store.js';
+import { getAudio } from '../../../../src/server/storage/repositories/audio.js';
+import { parseWav } from '../../../../src/server/audio/wav.js';
 
 const Database = loadSqliteDriver();
 

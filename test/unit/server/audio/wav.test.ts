@@ -7,7 +7,7 @@ import {
   parseWav,
   pcmToMonoFloat32,
   roundedDuration,
-} from '../../../src/server/audio/wav.js';
+} from '../../../../src/server/audio/wav.js';
 
 /** A RIFF chunk with its pad byte when the size is odd. */
 function chunk(id: string, body: Buffer): Buffer {

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { parseDatasetCsv } from '../../../src/server/services/csv-dataset.js';
-import { DomainError } from '../../../src/shared/errors.js';
-import { statusOf } from '../../../src/server/plugins/errors.js';
+import { parseDatasetCsv } from '../../../../src/server/services/csv-dataset.js';
+import { DomainError } from '../../../../src/shared/errors.js';
+import { statusOf } from '../../../../src/server/plugins/errors.js';
 
 const speakers = new Set(['spk_a', 'spk_b']);
 const opts = { speakerExists: (id: string) => speakers.has(id) };

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { createFliteEngine, toFliteText } from '../../../src/server/engines/tts/flite.js';
-import { TtsError } from '../../../src/server/engines/tts/errors.js';
-import type { VoiceBinding } from '../../../src/server/engines/tts/types.js';
-import { calculateAccuracy } from '../../../src/shared/accuracy.js';
-import { audioDifference, meanPitch, rms, transcribe } from '../../helpers/speech-audio.js';
+import { createFliteEngine, toFliteText } from '../../../../../src/server/engines/tts/flite.js';
+import { TtsError } from '../../../../../src/server/engines/tts/errors.js';
+import type { VoiceBinding } from '../../../../../src/server/engines/tts/types.js';
+import { calculateAccuracy } from '../../../../../src/shared/accuracy.js';
+import { audioDifference, meanPitch, rms, transcribe } from '../../../../helpers/speech-audio.js';
 
 const engine = createFliteEngine();
 const voice = (v: string, pitch = 0, rate = 1): VoiceBinding => ({ engine: 'flite', voice: v, pitch, rate });

@@ -2,15 +2,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { createTtsPool, resolveWorkerUrl, workerExecArgv, type TtsWorkerPool } from '../../../src/server/engines/tts/pool.js';
-import { TEST_CRASH, TEST_CRASH_FIRST, TEST_FAIL, TEST_HANG, TEST_HOOKS_ENV } from '../../../src/server/engines/tts/protocol.js';
-import { createFliteEngine } from '../../../src/server/engines/tts/flite.js';
-import type { VoiceBinding } from '../../../src/server/engines/tts/types.js';
-import { decodeWavToPcm16, encodeWav, parseWav } from '../../../src/server/audio/wav.js';
-import { resamplePcm16 } from '../../../src/server/audio/resample.js';
-import { calculateAccuracy } from '../../../src/shared/accuracy.js';
-import { audioDifference, meanPitch, rms, transcribe } from '../../helpers/speech-audio.js';
-import { loopFreedomDuring } from '../../helpers/event-loop.js';
+import { createTtsPool, resolveWorkerUrl, workerExecArgv, type TtsWorkerPool } from '../../../../../src/server/engines/tts/pool.js';
+import { TEST_CRASH, TEST_CRASH_FIRST, TEST_FAIL, TEST_HANG, TEST_HOOKS_ENV } from '../../../../../src/server/engines/tts/protocol.js';
+import { createFliteEngine } from '../../../../../src/server/engines/tts/flite.js';
+import type { VoiceBinding } from '../../../../../src/server/engines/tts/types.js';
+import { decodeWavToPcm16, encodeWav, parseWav } from '../../../../../src/server/audio/wav.js';
+import { resamplePcm16 } from '../../../../../src/server/audio/resample.js';
+import { calculateAccuracy } from '../../../../../src/shared/accuracy.js';
+import { audioDifference, meanPitch, rms, transcribe } from '../../../../helpers/speech-audio.js';
+import { loopFreedomDuring } from '../../../../helpers/event-loop.js';
 
 const slt: VoiceBinding = { engine: 'flite', voice: 'slt', pitch: 0, rate: 1 };
 const kal: VoiceBinding = { engine: 'flite', voice: 'kal16', pitch: 0, rate: 1 };
@@ -181,7 +181,7 @@ describe('TTS pool', () => {
 
 describe('warnings', () => {
   it("Node's experimental-WASI warning reaches no terminal: not from the pool's workers, not in-process", async () => {
-    const dist = new URL('../../../dist/server/engines/tts/', import.meta.url).href;
+    const dist = new URL('../../../../../dist/server/engines/tts/', import.meta.url).href;
     const script = `
       const { createTtsPool } = await import('${dist}pool.js');
       const { createFliteEngine } = await import('${dist}flite.js');
@@ -207,7 +207,7 @@ describe('workerExecArgv', () => {
 
 describe('resolveWorkerUrl', () => {
   it('maps a TypeScript source location to the built worker', () => {
-    const url = resolveWorkerUrl(new URL('../../../src/server/engines/tts/pool.ts', import.meta.url).href);
+    const url = resolveWorkerUrl(new URL('../../../../../src/server/engines/tts/pool.ts', import.meta.url).href);
     expect(url.pathname).toMatch(/\/dist\/server\/engines\/tts\/worker\.js$/);
     expect(readFileSync(url, 'utf8')).toContain('synthesize');
   });

@@ -2,14 +2,14 @@
 // determinism, and what the offline recogniser makes of a Flite sentence under each of them.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { applyCondition, TELEPHONE_RATE } from '../../../src/server/audio/conditions.js';
-import { decodeAudio } from '../../../src/server/audio/decode.js';
-import { linearToMulaw, mulawRoundTrip, mulawToLinear } from '../../../src/server/audio/mulaw.js';
-import { encodeWav } from '../../../src/server/audio/wav.js';
-import { createLocalSphinxAdapter } from '../../../src/server/engines/stt/local-sphinx.js';
-import { calculateAccuracy } from '../../../src/shared/accuracy.js';
-import { parseCondition, type AudioCondition } from '../../../src/shared/conditions.js';
-import { createPrng } from '../../../src/shared/stats.js';
+import { applyCondition, TELEPHONE_RATE } from '../../../../src/server/audio/conditions.js';
+import { decodeAudio } from '../../../../src/server/audio/decode.js';
+import { linearToMulaw, mulawRoundTrip, mulawToLinear } from '../../../../src/server/audio/mulaw.js';
+import { encodeWav } from '../../../../src/server/audio/wav.js';
+import { createLocalSphinxAdapter } from '../../../../src/server/engines/stt/local-sphinx.js';
+import { calculateAccuracy } from '../../../../src/shared/accuracy.js';
+import { parseCondition, type AudioCondition } from '../../../../src/shared/conditions.js';
+import { createPrng } from '../../../../src/shared/stats.js';
 
 /** Seeded white noise, RMS about 3000 (no clipping). */
 function whiteNoise(samples: number, seed: number): Int16Array {
@@ -230,7 +230,7 @@ describe('a Flite sentence through local-sphinx under each condition', () => {
   const SENTENCE = 'Please call me back after the meeting tomorrow morning.';
 
   it('transcribes each condition; clean and speed:0.8 exactly, telephone not (the model is wideband)', async () => {
-    const d = await decodeAudio(readFileSync(new URL('../../../fixtures/speech-slt.wav', import.meta.url)));
+    const d = await decodeAudio(readFileSync(new URL('../../../../fixtures/speech-slt.wav', import.meta.url)));
     const adapter = createLocalSphinxAdapter();
     const wer: Record<string, number> = {};
     for (const c of ['clean', 'telephone', 'speed:0.8']) {

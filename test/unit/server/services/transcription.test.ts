@@ -2,12 +2,12 @@
 import { describe, expect, test } from 'vitest';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { readFileSync } from 'node:fs';
-import { runProvider, transcribe, validateProviders } from '../../../src/server/services/transcription.js';
-import type { BoundProvider, SttRegistry } from '../../../src/server/engines/stt/registry.js';
-import { SttError, type SttAdapter } from '../../../src/server/engines/stt/types.js';
-import { DomainError } from '../../../src/shared/errors.js';
+import { runProvider, transcribe, validateProviders } from '../../../../src/server/services/transcription.js';
+import type { BoundProvider, SttRegistry } from '../../../../src/server/engines/stt/registry.js';
+import { SttError, type SttAdapter } from '../../../../src/server/engines/stt/types.js';
+import { DomainError } from '../../../../src/shared/errors.js';
 
-const WAV = readFileSync(new URL('../../../fixtures/speech-slt.wav', import.meta.url));
+const WAV = readFileSync(new URL('../../../../fixtures/speech-slt.wav', import.meta.url));
 
 /** What the adapters did, in order: tells a concurrent fan-out from a sequential one without a clock. */
 const events: string[] = [];

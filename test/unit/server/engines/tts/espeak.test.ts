@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { createEspeakEngine, espeakPitchParam, espeakWordsPerMinute } from '../../../src/server/engines/tts/espeak.js';
-import { ESPEAK_LANGUAGES, ESPEAK_VARIANTS } from '../../../src/server/engines/tts/catalogue.js';
-import type { VoiceBinding } from '../../../src/server/engines/tts/types.js';
-import { audioDifference, meanPitch, rms } from '../../helpers/speech-audio.js';
+import { createEspeakEngine, espeakPitchParam, espeakWordsPerMinute } from '../../../../../src/server/engines/tts/espeak.js';
+import { ESPEAK_LANGUAGES, ESPEAK_VARIANTS } from '../../../../../src/server/engines/tts/catalogue.js';
+import type { VoiceBinding } from '../../../../../src/server/engines/tts/types.js';
+import { audioDifference, meanPitch, rms } from '../../../../helpers/speech-audio.js';
 
 const engine = createEspeakEngine();
 const voice = (v: string, variant?: string, pitch = 0, rate = 1): VoiceBinding => ({ engine: 'espeak', voice: v, variant, pitch, rate });

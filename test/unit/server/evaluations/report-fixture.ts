@@ -1,6 +1,6 @@
-import { calculateAccuracy } from '../../../src/shared/accuracy.js';
-import type { EvaluationComparison, EvaluationDetail, EvaluationSummaryRow, EvaluationUtterance } from '../../../src/shared/schemas/evaluations.js';
-import { corpusWer, createPrng, latencyPercentiles, pairedSpeakerBootstrap, speakerBootstrapCi, type UtteranceScore } from '../../../src/shared/stats.js';
+import { calculateAccuracy } from '../../../../src/shared/accuracy.js';
+import type { EvaluationComparison, EvaluationDetail, EvaluationSummaryRow, EvaluationUtterance } from '../../../../src/shared/schemas/evaluations.js';
+import { corpusWer, createPrng, latencyPercentiles, pairedSpeakerBootstrap, speakerBootstrapCi, type UtteranceScore } from '../../../../src/shared/stats.js';
 
 /** Texts of the fixture; the last carries markup, as user data may. */
 export const TEXTS = [

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { resampleFiltered } from '../../../src/server/audio/polyphase.js';
+import { resampleFiltered } from '../../../../src/server/audio/polyphase.js';
 
 const tone = (hz: number, rate: number, seconds: number, amplitude = 10_000) =>
   Float64Array.from({ length: Math.round(rate * seconds) }, (_, i) => amplitude * Math.sin((2 * Math.PI * hz * i) / rate));

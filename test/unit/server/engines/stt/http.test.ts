@@ -1,8 +1,8 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { scrub, vendorJson, vendorMessage } from '../../../src/server/engines/stt/http.js';
-import { SttError } from '../../../src/server/engines/stt/types.js';
+import { scrub, vendorJson, vendorMessage } from '../../../../../src/server/engines/stt/http.js';
+import { SttError } from '../../../../../src/server/engines/stt/types.js';
 
 let server: Server;
 let base: string;

@@ -2,14 +2,14 @@
 // confidence from PocketSphinx's word posteriors, and a clear `provider_unavailable` when it is missing.
 import { readFileSync } from 'node:fs';
 import { describe, expect, test } from 'vitest';
-import { decodeAudio } from '../../../src/server/audio/decode.js';
-import { encodeWav } from '../../../src/server/audio/wav.js';
-import { createLocalSphinxAdapter, parseSphinxOutput, resolveSphinx } from '../../../src/server/engines/stt/local-sphinx.js';
-import { SttError, type SttAudio } from '../../../src/server/engines/stt/types.js';
-import { calculateAccuracy } from '../../../src/shared/accuracy.js';
+import { decodeAudio } from '../../../../../src/server/audio/decode.js';
+import { encodeWav } from '../../../../../src/server/audio/wav.js';
+import { createLocalSphinxAdapter, parseSphinxOutput, resolveSphinx } from '../../../../../src/server/engines/stt/local-sphinx.js';
+import { SttError, type SttAudio } from '../../../../../src/server/engines/stt/types.js';
+import { calculateAccuracy } from '../../../../../src/shared/accuracy.js';
 
 const SENTENCE = 'Please call me back after the meeting tomorrow morning.';
-const fixture = (ext: string) => readFileSync(new URL(`../../../fixtures/speech-slt.${ext}`, import.meta.url));
+const fixture = (ext: string) => readFileSync(new URL(`../../../../../fixtures/speech-slt.${ext}`, import.meta.url));
 
 async function audioOf(ext: string): Promise<SttAudio> {
   const d = await decodeAudio(fixture(ext));
@@ -36,7 +36,7 @@ describe('local-sphinx on the fixture', () => {
 
   // (8 kHz telephone audio upsampled still lacks the upper band the 16 kHz model was trained on.)
   test('resamples other rates to 16 kHz first (22.05 kHz and 44.1 kHz input)', async () => {
-    const { resamplePcm16 } = await import('../../../src/server/audio/resample.js');
+    const { resamplePcm16 } = await import('../../../../../src/server/audio/resample.js');
     const base = await audioOf('wav');
     const adapter = createLocalSphinxAdapter();
     for (const rate of [22050, 44100]) {
