@@ -21,6 +21,7 @@ import type { SpeakerFacets } from '../shared/schemas/speakers.js';
 import { loadServerConfig, type ServerConfig } from './config.js';
 import { createSttRegistry, sttHealthOf, type SttRegistry } from './engines/stt/registry.js';
 import type { AudioFetchHooks } from './services/audio-fetch.js';
+import { createUrlSigner, type UrlSigner } from './services/audio-urls.js';
 
 /**
  * The composition root: every long-lived collaborator of the service, built once per server.
@@ -32,8 +33,10 @@ export interface Runtime {
   clock: Clock;
   /** The server's one logger (pino, Authorization and keys redacted): Fastify's and the runners'. */
   logger: Logger;
-  /** HMAC key of signed audio URLs (`{dataDir}/secret`, 0600). */
+  /** HMAC key of the server (`{dataDir}/secret`, 0600): URL signatures, billing portal CSRF tokens. */
   secret: Buffer;
+  /** The one signer of keyless URLs (audio files, evaluation reports) under `secret`. */
+  urls: UrlSigner;
   /** The TTS worker pool (a test may swap it: the runners read it per item). */
   tts: TtsPool;
   /** Speaker samples, made on first request (concurrent first requests share one synthesis). */
@@ -67,6 +70,7 @@ export interface Runtime {
 /** Builds the runtime for `options` (creates the data dir and migrates the database). */
 export async function createRuntime(options: ServerOptions, deps: { clock?: Clock } = {}): Promise<Runtime> {
   const logger = createLogger(options.logLevel);
+  const secret = loadOrCreateSecret(options.dataDir);
   mkdirSync(options.dataDir, { recursive: true, mode: 0o700 });
   // Validated before anything else starts: a bad config file stops the server with the offending key.
   const config = loadServerConfig({ dataDir: options.dataDir, configPath: options.configPath });
@@ -95,7 +99,8 @@ export async function createRuntime(options: ServerOptions, deps: { clock?: Cloc
     speakerFacets: createFacetsCache(db),
     jobs: createBatchRunner(wiring),
     evaluations: createEvaluationRunnerFor({ ...wiring, stt, sphinxMax: config.stt.localSphinx.max_concurrent }),
-    secret: loadOrCreateSecret(options.dataDir),
+    secret,
+    urls: createUrlSigner(secret),
     startedAt: clock.now(),
     rateLimiter,
     ...(bootstrap ? { bootstrap } : {}),

@@ -14,7 +14,7 @@ import type { Db } from '../storage/db.js';
 import { DomainError, validationFailed } from '../../shared/errors.js';
 import { getAudio } from '../storage/repositories/audio.js';
 import { absoluteAudioPath } from './audio-store.js';
-import { AUDIO_ID_PATTERN, verifyAudioSignature } from './audio-urls.js';
+import { AUDIO_ID_PATTERN, type UrlSigner } from './audio-urls.js';
 import { blockedReason } from './address-policy.js';
 import { MAX_UPLOAD_BYTES } from '../../shared/constants.js';
 
@@ -45,7 +45,8 @@ export interface AudioFetchHooks {
 export interface AudioSourceDeps {
   db: Db;
   dataDir: string;
-  secret: Buffer;
+  /** Checks the server's own audio URLs (the runtime's signer). */
+  urls: Pick<UrlSigner, 'verifyAudio'>;
   clock: Clock;
   /** `--allow-private-audio-urls`: skip the address check (the pinning still applies). */
   allowPrivate: boolean;
@@ -83,11 +84,10 @@ async function readOwnAudio(deps: AudioSourceDeps, url: URL): Promise<Buffer | u
   const m = /\/v1\/audio\/([^/]+)\.wav$/.exec(url.pathname);
   const id = m?.[1];
   if (!id || !AUDIO_ID_PATTERN.test(id)) return undefined;
-  const check = verifyAudioSignature({
+  const check = deps.urls.verifyAudio({
     audioId: id,
     expires: url.searchParams.get('expires') ?? undefined,
     sig: url.searchParams.get('sig') ?? undefined,
-    secret: deps.secret,
     now: deps.clock.now(),
   });
   if (check === 'tampered') return undefined;

@@ -9,14 +9,14 @@ import { openDatabase, type Db } from '../../../src/server/storage/db.js';
 import { loadAudio, type AudioSourceDeps } from '../../../src/server/services/audio-fetch.js';
 import { DomainError } from '../../../src/shared/errors.js';
 import { statusOf } from '../../../src/server/plugins/errors.js';
-import { signAudioUrl } from '../../../src/server/services/audio-urls.js';
+import { createUrlSigner } from '../../../src/server/services/audio-urls.js';
 import { storeAudio } from '../../../src/server/services/audio-store.js';
 
 let server: Server;
 let port: number;
 let db: Db;
 const dataDir = mkdtempSync(join(tmpdir(), 'voxctl-fetch-'));
-const secret = Buffer.alloc(32, 7);
+const urls = createUrlSigner(Buffer.alloc(32, 7));
 const now = new Date('2030-01-01T00:00:00Z');
 const resolved: string[] = [];
 
@@ -54,7 +54,7 @@ afterAll(async () => {
 const deps = (over: Partial<AudioSourceDeps> = {}): AudioSourceDeps => ({
   db,
   dataDir,
-  secret,
+  urls,
   clock: { now: () => now },
   allowPrivate: false,
   hooks: {
@@ -105,11 +105,11 @@ describe('loadAudio', () => {
 
   test('reads our own signed URL from storage, 410 when expired, 404 when the row is gone', async () => {
     const row = await storeAudio(db, dataDir, { userId: null, kind: 'upload', format: 'wav', bytes: Buffer.from('RIFF....WAVE'), durationSeconds: 0, sampleRate: 16000, now });
-    const url = signAudioUrl({ base: 'https://somewhere.invalid', audioId: row.id, secret, now });
+    const url = urls.audio({ base: 'https://somewhere.invalid', audioId: row.id, now });
     expect((await loadAudio(deps(), url)).toString()).toBe('RIFF....WAVE');
     const later = { now: () => new Date(now.getTime() + 25 * 3600 * 1000) };
     expect(await status(loadAudio(deps({ clock: later }), url))).toEqual([410, 'Audio URL has expired']);
-    const ghost = signAudioUrl({ base: 'https://somewhere.invalid', audioId: 'aud_ghostghostghost', secret, now });
+    const ghost = urls.audio({ base: 'https://somewhere.invalid', audioId: 'aud_ghostghostghost', now });
     expect(await status(loadAudio(deps(), ghost))).toEqual([404, 'Audio not found']);
   });
 

@@ -6,8 +6,8 @@ import { errorResponses } from '../../../shared/schemas/common.js';
 import { AudioUploaded } from '../../../shared/schemas/tts.js';
 import { requireAuth } from '../../plugins/auth.js';
 import { DomainError } from '../../errors.js';
-import { AUDIO_ID_PATTERN, requestBase, verifyAudioSignature } from '../../services/audio-urls.js';
-import { absoluteAudioPath, audioUrl, getAudio, type AudioFormat } from '../../services/audio-store.js';
+import { AUDIO_ID_PATTERN, requestBase } from '../../services/audio-urls.js';
+import { absoluteAudioPath, getAudio, type AudioFormat } from '../../services/audio-store.js';
 import { SAMPLE_PREFIX } from '../../services/samples.js';
 import { storeUpload, MAX_UPLOAD_BYTES } from '../../services/uploads.js';
 
@@ -36,7 +36,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
       if (!AUDIO_ID_PATTERN.test(audioId)) throw new DomainError('audio_not_found', 'Audio not found');
       const isSample = audioId.startsWith(SAMPLE_PREFIX);
       if (isSample ? !samples.exists(audioId) : !getAudio(runtime.db, audioId)) throw new DomainError('audio_not_found', 'Audio not found');
-      const check = verifyAudioSignature({ audioId, expires: request.query.expires, sig: request.query.sig, secret: runtime.secret, now: runtime.clock.now() });
+      const check = runtime.urls.verifyAudio({ audioId, expires: request.query.expires, sig: request.query.sig, now: runtime.clock.now() });
       if (check === 'tampered') throw new DomainError('invalid_signature', 'Invalid audio URL signature');
       if (check === 'expired') throw new DomainError('url_expired', 'Audio URL has expired');
       const row = isSample ? await samples.get(audioId) : getAudio(runtime.db, audioId);
@@ -84,7 +84,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
       const row = await storeUpload({ db: runtime.db, dataDir: runtime.options.dataDir, clock: runtime.clock }, { userId: auth.userId, bytes });
       return reply.code(201).send({
         audio_id: row.id,
-        audio_url: audioUrl({ id: row.id, base: requestBase(runtime.options.publicUrl, request), secret: runtime.secret, now: runtime.clock.now() }),
+        audio_url: runtime.urls.audio({ base: requestBase(runtime.options.publicUrl, request), audioId: row.id, now: runtime.clock.now() }),
         duration_seconds: row.duration_seconds,
       });
     },

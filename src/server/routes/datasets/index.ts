@@ -5,7 +5,6 @@ import { Dataset, DatasetCreated, DatasetPage } from '../../../shared/schemas/da
 import { requireAuth } from '../../plugins/auth.js';
 import { DomainError, validationFailed } from '../../errors.js';
 import { requestBase } from '../../services/audio-urls.js';
-import { audioUrl } from '../../services/audio-store.js';
 import { parseDatasetCsv, type CsvDatasetRow } from '../../services/csv-dataset.js';
 import { createDataset, datasetPage, datasetView, parseDatasetLanguage, parseDatasetName, parseGenerateAudio } from '../../services/datasets.js';
 import { findSpeaker } from '../../services/speakers.js';
@@ -105,7 +104,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
       return datasetView(runtime.db, {
         userId: auth.userId,
         id: request.params.dataset_id,
-        urlFor: (id) => audioUrl({ id, base, secret: runtime.secret, now }),
+        urlFor: (audioId) => runtime.urls.audio({ base, audioId, now }),
       });
     },
   );

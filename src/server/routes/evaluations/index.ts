@@ -14,7 +14,6 @@ import {
 import { requireAuth } from '../../plugins/auth.js';
 import { DomainError } from '../../errors.js';
 import { requestBase } from '../../services/audio-urls.js';
-import { audioUrl } from '../../services/audio-store.js';
 import { refundCharacters } from '../../services/quota.js';
 import { createEvaluation } from '../../evaluations/create.js';
 import {
@@ -26,7 +25,6 @@ import {
   listEvaluations,
   utterancePage,
 } from '../../evaluations/service.js';
-import { signReportUrl, verifyReportSignature } from '../../evaluations/report-url.js';
 import { evaluationLists, toEvaluationDetail, toEvaluationListItem, toEvaluationUtterance, type UrlSigners } from '../../evaluations/views.js';
 import { renderEvaluationReport, REPORT_CSP } from '../../evaluations/report-html.js';
 
@@ -46,8 +44,8 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     const base = requestBase(runtime.options.publicUrl, request);
     const now = runtime.clock.now();
     return {
-      report: (evaluationId) => signReportUrl({ base, evaluationId, secret: runtime.secret, now }),
-      audio: (id) => audioUrl({ id, base, secret: runtime.secret, now }),
+      report: (evaluationId) => runtime.urls.report({ base, evaluationId, now }),
+      audio: (audioId) => runtime.urls.audio({ base, audioId, now }),
     };
   };
 
@@ -164,7 +162,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
       const row = getEvaluation(runtime.db, request.params.evaluation_id);
       if (!row) throw new DomainError('evaluation_not_found', EVALUATION_NOT_FOUND);
       const now = runtime.clock.now();
-      const check = verifyReportSignature({ evaluationId: row.id, expires: request.query.expires, sig: request.query.sig, secret: runtime.secret, now });
+      const check = runtime.urls.verifyReport({ evaluationId: row.id, expires: request.query.expires, sig: request.query.sig, now });
       if (check === 'tampered') throw new DomainError('invalid_signature', 'Invalid report URL signature');
       if (check === 'expired') throw new DomainError('url_expired', 'Report URL has expired');
       const urls = signers(request);

@@ -4,7 +4,6 @@ import { errorResponses } from '../../../shared/schemas/common.js';
 import { Job, JobPage, JobQuery } from '../../../shared/schemas/tts.js';
 import { requireAuth } from '../../plugins/auth.js';
 import { DomainError } from '../../errors.js';
-import { audioUrl } from '../../services/audio-store.js';
 import { requestBase } from '../../services/audio-urls.js';
 import { getJob, listJobs, toJobSummary, toJobView } from '../../services/jobs.js';
 
@@ -47,7 +46,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
       if (!job) throw new DomainError('job_not_found', 'Job not found');
       const base = requestBase(runtime.options.publicUrl, request);
       const now = runtime.clock.now();
-      return toJobView(runtime.db, job, (id) => audioUrl({ id, base, secret: runtime.secret, now }));
+      return toJobView(runtime.db, job, (audioId) => runtime.urls.audio({ base, audioId, now }));
     },
   );
 };

@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { Speaker, SpeakerFacets, SpeakerPage, SpeakerQuery } from '../../../shared/schemas/speakers.js';
 import { errorResponses } from '../../../shared/schemas/common.js';
-import { createAudioUrlSigner, requestBase } from '../../services/audio-urls.js';
+import { requestBase } from '../../services/audio-urls.js';
 import { speakerById, speakerPage } from '../../services/speakers.js';
 
 /**
@@ -11,11 +11,10 @@ import { speakerById, speakerPage } from '../../services/speakers.js';
  */
 const routes: FastifyPluginAsyncTypebox = async (app) => {
   const { runtime } = app;
-  const sign = createAudioUrlSigner(runtime.secret);
   const signer = (request: { protocol: string; host: string }) => {
     const base = requestBase(runtime.options.publicUrl, request);
     const now = runtime.clock.now();
-    return (audioId: string) => sign({ base, audioId, now });
+    return (audioId: string) => runtime.urls.audio({ base, audioId, now });
   };
 
   app.get(

@@ -36,7 +36,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
                 {
                   db: runtime.db,
                   dataDir: runtime.options.dataDir,
-                  secret: runtime.secret,
+                  urls: runtime.urls,
                   clock: runtime.clock,
                   allowPrivate: runtime.options.allowPrivateAudioUrls,
                   hooks: runtime.audioFetch,
