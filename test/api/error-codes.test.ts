@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { createClient } from '../../src/client/client.js';
-import { ApiRequestError } from '../../src/client/errors.js';
+import { ApiRequestError, isErrorCode } from '../../src/client/index.js';
 import { exitCodeFor } from '../../src/cli/program.js';
 import { createUserWithKey } from '../../src/server/services/users.js';
 import { reserveCharacters } from '../../src/server/services/quota.js';
@@ -27,6 +27,7 @@ describe('error codes from the service to the CLI', () => {
     const client = createClient({ baseUrl: server.url, apiKey: server.key });
     const err = await failure(client.getSpeaker('spk_nope'));
     expect([err.status, err.code, err.detail]).toEqual([404, 'speaker_not_found', 'Speaker not found']);
+    expect(isErrorCode(err.code)).toBe(true);
     const mapped = exitCodeFor(err);
     expect(mapped.code).toBe(4);
     expect(mapped.error).toMatchObject({ code: 'speaker_not_found', status: 404, request_id: err.requestId });
