@@ -1,11 +1,8 @@
 import { availableParallelism } from 'node:os';
-import type { Clock } from '../clock.js';
 import { ConcurrencyLimit } from '../engines/stt/limit.js';
 import type { SttAdapter } from '../engines/stt/types.js';
 import type { SttRegistry } from '../engines/stt/registry.js';
-import type { TtsPool } from '../engines/tts/types.js';
-import type { Logger } from '../logger.js';
-import type { Db } from '../storage/db.js';
+import type { JobRunnerWiring } from '../jobs/index.js';
 import { refundCharacters } from '../services/quota.js';
 import { renderSpeech, resolveVoice } from '../services/synthesis.js';
 import { runProvider } from '../services/transcription.js';
@@ -33,19 +30,11 @@ export function adapterLimits(options: { cores: number; sphinxMax?: number }): (
   };
 }
 
-/** What the evaluation runner uses of the runtime, and nothing more. */
-export interface EvaluationRunnerWiring {
-  db: Db;
-  dataDir: string;
-  clock: Clock;
-  /** TTS workers (default: one per core): sets how far synthesis runs ahead. */
-  ttsWorkers: number | undefined;
-  /** The TTS pool, read per synthesis (a test may swap the runtime's pool). */
-  tts(): TtsPool;
+/** What the evaluation runner uses of the runtime: the batch runner's collaborators plus the STT providers. */
+export interface EvaluationRunnerWiring extends JobRunnerWiring {
   stt: SttRegistry;
   /** `max_concurrent` of local-sphinx in the server config. */
   sphinxMax: number | undefined;
-  logger: Logger;
 }
 
 /** Builds the evaluation runner over its SQLite queue; the composition root starts it and stops it on close. */

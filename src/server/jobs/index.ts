@@ -7,12 +7,12 @@ import { refundCharacters } from '../services/quota.js';
 import { renderSpeech, resolveVoice } from '../services/synthesis.js';
 import { createJobRunner, type JobRunner } from './runner.js';
 
-/** What the batch runner uses of the runtime, and nothing more. */
+/** What the batch runner uses of the runtime, and nothing more (the evaluation runner adds STT to it). */
 export interface JobRunnerWiring {
   db: Db;
   dataDir: string;
   clock: Clock;
-  /** TTS workers (default: one per core): items run two per worker. */
+  /** TTS workers (default: one per core): sets how many items run at once. */
   ttsWorkers: number | undefined;
   /** The TTS pool, read per item (a test may swap the runtime's pool). */
   tts(): TtsPool;
