@@ -5,6 +5,7 @@
  */
 
 import { MAX_TEXT_CODE_POINTS } from './constants.js';
+import { DomainError } from './errors.js';
 
 export { MAX_TEXT_CODE_POINTS };
 
@@ -55,12 +56,15 @@ export const TEXT_MESSAGES: Record<TextProblem, string> = {
   nothing_to_speak: 'Text has nothing to speak',
 };
 
-/** A text that breaks a rule: mapped to 400 by the service and to a usage error (exit 2) by the CLI. */
-export class TextRuleError extends Error {
+/**
+ * A text that breaks a rule: a domain error (`text_too_long`, or `validation_failed` for the others) the
+ * service answers with 400 and the CLI with a usage error (exit 2).
+ */
+export class TextRuleError extends DomainError {
   readonly problem: TextProblem;
 
   constructor(problem: TextProblem, message: string) {
-    super(message);
+    super(problem === 'too_long' ? 'text_too_long' : 'validation_failed', message);
     this.name = 'TextRuleError';
     this.problem = problem;
   }

@@ -3,7 +3,7 @@ import type { Db } from '../storage/db.js';
 import { inTransaction } from '../storage/db.js';
 import type { CreateEvaluationRequest, EvaluationCreated } from '../../shared/schemas/evaluations.js';
 import { ALL_PROVIDERS } from '../../shared/schemas/stt.js';
-import { ConditionError, formatCondition, parseCondition } from '../../shared/conditions.js';
+import { formatCondition, parseCondition } from '../../shared/conditions.js';
 import { getNormalizer, type Normalizer } from '../../shared/normalizers/index.js';
 import { whitespaceTokens } from '../../shared/normalize.js';
 import { EMPTY_REFERENCE_MESSAGE } from '../../shared/accuracy.js';
@@ -75,14 +75,8 @@ export function checkConditions(conditions: string[] | undefined): string[] {
     noun: 'condition',
     plural: 'conditions',
     max: EVALUATION_LIMITS.conditions,
-    known: (c) => {
-      try {
-        return formatCondition(parseCondition(c));
-      } catch (err) {
-        if (err instanceof ConditionError) throw validationFailed(err.message);
-        throw err;
-      }
-    },
+    // An unknown condition throws a validation_failed domain error (400).
+    known: (c) => formatCondition(parseCondition(c)),
   });
 }
 

@@ -2,7 +2,7 @@ import type { Db } from '../storage/db.js';
 import { inTransaction } from '../storage/db.js';
 import type { EvaluationUtteranceQuery } from '../../shared/schemas/evaluations.js';
 import { ALL_PROVIDERS } from '../../shared/schemas/stt.js';
-import { ConditionError, formatCondition, parseCondition } from '../../shared/conditions.js';
+import { formatCondition, parseCondition } from '../../shared/conditions.js';
 import {
   allUtterances,
   cancelEvaluation,
@@ -54,13 +54,7 @@ export function utteranceFilter(row: EvaluationRow, q: EvaluationUtteranceQuery)
     if (filter.providerIndex < 0) return undefined;
   }
   if (q.condition !== undefined) {
-    let canonical: string;
-    try {
-      canonical = formatCondition(parseCondition(q.condition));
-    } catch (err) {
-      if (err instanceof ConditionError) throw validationFailed(err.message);
-      throw err;
-    }
+    const canonical = formatCondition(parseCondition(q.condition));
     filter.conditionIndex = conditions.indexOf(canonical);
     if (filter.conditionIndex < 0) return undefined;
   }

@@ -1,7 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError, DomainError, type ErrorCode, type FieldError } from '../errors.js';
 import { multipartFault } from './multipart-errors.js';
-import { TextRuleError } from '../../shared/text-rules.js';
 
 interface AjvIssue {
   instancePath?: string;
@@ -113,9 +112,6 @@ export function toErrorResponse(error: unknown, requestId: string): ErrorRespons
     const res = respond(error.code, error.message, requestId, { errors: error.errors });
     return error instanceof ApiError ? { ...res, headers: error.headers } : res;
   }
-  // The shared text rules throw their own error (the CLI maps the same one to a usage error); an
-  // over-long text has its own code, so the CLI can point to `batch submit` without reading the message.
-  if (error instanceof TextRuleError) return respond(error.problem === 'too_long' ? 'text_too_long' : 'validation_failed', error.message, requestId);
   const err = error as FastifyError & { validationContext?: string };
   if (err.validation) {
     const part = err.validationContext ?? 'body';

@@ -2,6 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { DomainError, ERROR_CODES } from '../../../src/shared/errors.js';
 import { STATUS_BY_CODE, statusOf, toErrorResponse } from '../../../src/server/plugins/errors.js';
 import { EXIT_BY_ERROR_CODE, ExitCode, exitCodeOfService } from '../../../src/cli/errors.js';
+import { assertValidText } from '../../../src/shared/text-rules.js';
+import { parseCondition } from '../../../src/shared/conditions.js';
+import { getNormalizer } from '../../../src/shared/normalizers/index.js';
+import { calculateAccuracy } from '../../../src/shared/accuracy.js';
 
 // The exit code DESIGN §7 gives each HTTP status: the CLI's table must agree with the server's.
 const exitOfStatus = (status: number): ExitCode =>
@@ -44,5 +48,21 @@ describe('error codes (issue 10 item 1)', () => {
       body: { detail: 'Speaker not found', status_code: 404, request_id: 'req_1', code: 'speaker_not_found' },
     });
     expect(toErrorResponse(new Error('boom'), 'req_2').body).toEqual({ detail: 'Internal server error', status_code: 500, request_id: 'req_2', code: 'internal_error' });
+  });
+
+  it('are what the shared rules throw, so the server and the CLI map them without translating', () => {
+    const thrown = (f: () => unknown) => {
+      try {
+        f();
+      } catch (err) {
+        return err instanceof DomainError ? [err.code, err.message] : err;
+      }
+      return undefined;
+    };
+    expect(thrown(() => assertValidText('x'.repeat(2001)))).toEqual(['text_too_long', 'Text exceeds maximum length of 2000 characters']);
+    expect(thrown(() => assertValidText(''))).toEqual(['validation_failed', 'Text must not be empty']);
+    expect(thrown(() => parseCondition('underwater'))).toEqual(['validation_failed', 'Unknown condition: underwater']);
+    expect(thrown(() => getNormalizer('klingon'))).toEqual(['validation_failed', 'Unknown normalizer: klingon']);
+    expect(thrown(() => calculateAccuracy('', 'hello'))).toEqual(['validation_failed', 'Reference must contain at least one word']);
   });
 });
