@@ -5,12 +5,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { openDatabase, type Db } from '../../../src/server/storage/db.js';
-import { loadAudio, type AudioSourceDeps } from '../../../src/server/services/audio-fetch.js';
-import { DomainError } from '../../../src/shared/errors.js';
-import { statusOf } from '../../../src/server/plugins/errors.js';
-import { createUrlSigner } from '../../../src/server/services/audio-urls.js';
-import { storeAudio } from '../../../src/server/services/audio-store.js';
+import { openDatabase, type Db } from '../../../../src/server/storage/db.js';
+import { loadAudio, type AudioSourceDeps } from '../../../../src/server/services/audio-fetch.js';
+import { DomainError } from '../../../../src/shared/errors.js';
+import { statusOf } from '../../../../src/server/plugins/errors.js';
+import { createUrlSigner } from '../../../../src/server/services/audio-urls.js';
+import { storeAudio } from '../../../../src/server/services/audio-store.js';
 
 let server: Server;
 let port: number;
