@@ -53,6 +53,9 @@ const layers = [
     patterns: [forbid(['engines', 'services', 'routes', 'plugins', 'jobs', 'billing', 'evaluations'], 'Storage is below engines, services and routes: it imports only storage, shared and drivers.')],
     ignores: ['src/server/storage/sqlite-driver.ts'],
   }),
+  zone(['src/server/engines/**/*.ts', 'src/server/audio/**/*.ts'], {
+    patterns: [forbid(['storage', 'services', 'routes', 'plugins', 'jobs', 'billing', 'evaluations'], 'Engines and audio code know nothing of storage, services or HTTP: they take audio and settings, and return results.')],
+  }),
   zone(['src/server/services/**/*.ts'], {
     patterns: [forbid(['routes', 'plugins', 'billing'], 'Services do not depend on routes, Fastify plugins or the billing feature (billing builds on services, not the reverse).')],
   }),

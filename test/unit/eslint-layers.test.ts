@@ -14,6 +14,8 @@ const wrong: [string, string, string][] = [
   ['storage → engines', 'src/server/storage/repositories/speakers.ts', "import { x } from '../../engines/tts/catalogue.js';"],
   ['storage → services', 'src/server/storage/db.ts', "import { x } from '../services/users.js';"],
   ['routes → storage', 'src/server/routes/jobs/index.ts', "import { x } from '../../storage/repositories/jobs.js';"],
+  ['engines → storage', 'src/server/engines/tts/catalogue.ts', "import { x } from '../../storage/db.js';"],
+  ['audio → services', 'src/server/audio/decode.ts', "import { x } from '../services/uploads.js';"],
   ['services → routes', 'src/server/services/jobs.ts', "import { x } from '../routes/jobs/index.js';"],
   ['services → plugins', 'src/server/services/jobs.ts', "import { x } from '../plugins/auth.js';"],
   ['services → billing (no services ↔ billing cycle)', 'src/server/services/quota.ts', "import { x } from '../billing/service.js';"],
