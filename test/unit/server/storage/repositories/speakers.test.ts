@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { loadSqliteDriver } from '../../../../src/server/storage/sqlite-driver.js';
-import { migrate } from '../../../../src/server/storage/migrations/index.js';
-import { listSpeakers, SPEAKER_FILTERS, speakerPageQuery } from '../../../../src/server/storage/repositories/speakers.js';
-import { randomSpeakerId, findSpeaker, speakerBinding } from '../../../../src/server/services/speakers.js';
+import { loadSqliteDriver } from '../../../../../src/server/storage/sqlite-driver.js';
+import { migrate } from '../../../../../src/server/storage/migrations/index.js';
+import { listSpeakers, SPEAKER_FILTERS, speakerPageQuery } from '../../../../../src/server/storage/repositories/speakers.js';
+import { randomSpeakerId, findSpeaker, speakerBinding } from '../../../../../src/server/services/speakers.js';
 
 const Database = loadSqliteDriver();
 
