@@ -9,6 +9,7 @@ import { parseDatasetCsv, type CsvDatasetRow } from '../../services/csv-dataset.
 import { createDataset, datasetPage, datasetView, parseDatasetLanguage, parseDatasetName, parseGenerateAudio } from '../../services/datasets.js';
 import { findSpeaker } from '../../services/speakers.js';
 import { DATASET_LIMITS } from '../../../shared/constants.js';
+import { DATASET_MESSAGES } from '../../../shared/dataset-rules.js';
 
 /** Largest CSV upload (DESIGN §4.10). */
 const MAX_CSV_BYTES = DATASET_LIMITS.bytes;
@@ -58,7 +59,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
         if (!isFileTooLarge(err)) throw err;
         tooLarge = true;
       }
-      if (tooLarge) throw validationFailed('File exceeds 10 MB');
+      if (tooLarge) throw validationFailed(DATASET_MESSAGES.tooBig);
       const name = parseDatasetName(fields.name);
       const generateAudio = parseGenerateAudio(fields.generate_audio);
       const language = parseDatasetLanguage(runtime.db, fields.language);
