@@ -1,6 +1,7 @@
 import type { Db } from '../db.js';
 import type { EvaluationStatus } from '../../../shared/schemas/evaluations.js';
 import { prepared } from './prepared.js';
+import { ownedPageQuery } from './owned-page.js';
 
 /** A row of `evaluations`; list columns are JSON text. */
 export interface EvaluationRow {
@@ -120,8 +121,6 @@ export function evaluationStatus(db: Db, id: string): EvaluationStatus | undefin
 
 /** SQL of the queue and listing reads, exported so the query-plan test checks what production runs. */
 export const EVALUATION_SQL = {
-  /** One page of a user's evaluations, newest first (`userId, limit, offset`). */
-  pageByUser: 'SELECT * FROM evaluations WHERE user_id = ? ORDER BY created_at DESC, rowid DESC LIMIT ? OFFSET ?',
   /** The worker's FIFO claim of syntheses (`limit`). */
   claimPending: `SELECT s.evaluation_id, s.text_index, s.speaker_index, s.characters, s.synthesized, e.user_id, e.period
      FROM evaluation_syntheses s JOIN evaluations e ON e.id = s.evaluation_id
@@ -135,12 +134,9 @@ export function listEvaluations(
   db: Db,
   q: { userId: string; status?: EvaluationStatus; limit: number; offset: number },
 ): { rows: EvaluationRow[]; total: number } {
-  const where = q.status ? 'user_id = ? AND status = ?' : 'user_id = ?';
-  const args: unknown[] = q.status ? [q.userId, q.status] : [q.userId];
-  const total = db.prepare(`SELECT COUNT(*) FROM evaluations WHERE ${where}`).pluck().get(...args) as number;
-  const rows = db
-    .prepare(q.status ? `SELECT * FROM evaluations WHERE ${where} ORDER BY created_at DESC, rowid DESC LIMIT ? OFFSET ?` : EVALUATION_SQL.pageByUser)
-    .all(...args, q.limit, q.offset) as EvaluationRow[];
+  const page = ownedPageQuery('evaluations', q);
+  const total = db.prepare(page.total.sql).pluck().get(...page.total.params) as number;
+  const rows = db.prepare(page.items.sql).all(...page.items.params) as EvaluationRow[];
   return { rows, total };
 }
 

@@ -1,4 +1,5 @@
 import type { Db } from '../db.js';
+import { ownedPageQuery } from './owned-page.js';
 
 /** Job lifecycle states (DESIGN §4.8). */
 export type JobStatus = 'pending' | 'processing' | 'completed' | 'failed' | 'partial';
@@ -60,25 +61,12 @@ export function getJob(db: Db, id: string, userId?: string): JobRow | undefined 
   return row && (userId === undefined || row.user_id === userId) ? row : undefined;
 }
 
-/** The SQL and parameters of one page of jobs and of its total: exported for the query-plan test. */
-export function jobPageQuery(q: { userId: string; status?: JobStatus; limit: number; offset: number }): {
-  items: { sql: string; params: unknown[] };
-  total: { sql: string; params: unknown[] };
-} {
-  const where = q.status ? 'user_id = ? AND status = ?' : 'user_id = ?';
-  const args: unknown[] = q.status ? [q.userId, q.status] : [q.userId];
-  return {
-    items: { sql: `SELECT * FROM jobs WHERE ${where} ORDER BY created_at DESC, rowid DESC LIMIT ? OFFSET ?`, params: [...args, q.limit, q.offset] },
-    total: { sql: `SELECT COUNT(*) FROM jobs WHERE ${where}`, params: args },
-  };
-}
-
 /** A page of `userId`'s jobs, newest first, optionally of one status. */
 export function listJobs(
   db: Db,
   q: { userId: string; status?: JobStatus; limit: number; offset: number },
 ): { rows: JobRow[]; total: number } {
-  const page = jobPageQuery(q);
+  const page = ownedPageQuery('jobs', q);
   const total = db.prepare(page.total.sql).pluck().get(...page.total.params) as number;
   const rows = db.prepare(page.items.sql).all(...page.items.params) as JobRow[];
   return { rows, total };

@@ -2,6 +2,7 @@ import { loadSqliteDriver } from '../../../../src/server/storage/sqlite-driver.j
 import { describe, expect, it } from 'vitest';
 import { migrate } from '../../../../src/server/storage/migrations/index.js';
 import { EVALUATION_SQL, utteranceQuery, type UtteranceView } from '../../../../src/server/storage/repositories/evaluations.js';
+import { ownedPageQuery } from '../../../../src/server/storage/repositories/owned-page.js';
 import { summarise } from '../../../../src/server/evaluations/summary.js';
 import { selectSpeakers } from '../../../../src/server/evaluations/speakers.js';
 import type { DomainError } from '../../../../src/shared/errors.js';
@@ -120,6 +121,7 @@ describe('speaker selection and the evaluation tables', () => {
     // The repository's own SQL, not copies: a query edited there is checked here.
     expect(plan(EVALUATION_SQL.claimPending, 4)).toMatch(/INDEX evaluation_syntheses_status/);
     expect(plan(EVALUATION_SQL.hasOpen, 'ev')).toMatch(/INDEX evaluation_syntheses_open/);
-    expect(plan(EVALUATION_SQL.pageByUser, 'u', 20, 0)).toMatch(/INDEX evaluations_user_created/);
+    const page = ownedPageQuery('evaluations', { userId: 'u', limit: 20, offset: 0 }).items;
+    expect(plan(page.sql, ...page.params)).toMatch(/INDEX evaluations_user_created/);
   });
 });

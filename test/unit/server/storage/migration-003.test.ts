@@ -2,7 +2,8 @@ import { loadSqliteDriver } from '../../../../src/server/storage/sqlite-driver.j
 import { describe, expect, it } from 'vitest';
 import { migrate } from '../../../../src/server/storage/migrations/index.js';
 import type { Db } from '../../../../src/server/storage/db.js';
-import { JOB_ITEM_SQL, jobPageQuery } from '../../../../src/server/storage/repositories/jobs.js';
+import { JOB_ITEM_SQL } from '../../../../src/server/storage/repositories/jobs.js';
+import { ownedPageQuery } from '../../../../src/server/storage/repositories/owned-page.js';
 import { DATASET_PAGE_SQL } from '../../../../src/server/storage/repositories/datasets.js';
 
 const Database = loadSqliteDriver();
@@ -17,9 +18,9 @@ describe('migration 003 (audio, jobs, queue, datasets, idempotency)', () => {
 
   it('lists jobs, datasets and claims queue items through indexes', () => {
     // The repositories' own SQL, not copies: a query edited there is checked here.
-    const all = jobPageQuery({ userId: 'u', limit: 20, offset: 0 });
+    const all = ownedPageQuery('jobs', { userId: 'u', limit: 20, offset: 0 });
     expect(plan(db, all.items.sql, ...all.items.params)).toMatch(/USING INDEX jobs_user_created/);
-    const pending = jobPageQuery({ userId: 'u', status: 'pending', limit: 20, offset: 0 });
+    const pending = ownedPageQuery('jobs', { userId: 'u', status: 'pending', limit: 20, offset: 0 });
     expect(plan(db, pending.items.sql, ...pending.items.params)).toMatch(/USING INDEX jobs_user_status_created/);
     expect(plan(db, pending.total.sql, ...pending.total.params)).toMatch(/USING (COVERING )?INDEX jobs_user_status_created/);
     expect(plan(db, JOB_ITEM_SQL.claimPending, 4)).toMatch(/USING (COVERING )?INDEX job_items_status/);
