@@ -56,6 +56,8 @@ const layers = [
   zone(['src/server/engines/**/*.ts', 'src/server/audio/**/*.ts'], {
     patterns: [forbid(['storage', 'services', 'routes', 'plugins', 'jobs', 'billing', 'evaluations'], 'Engines and audio code know nothing of storage, services or HTTP: they take audio and settings, and return results.')],
   }),
+  zone(['src/server/billing/**/*.ts'], { patterns: [forbid(['evaluations', 'routes'], 'Features stand side by side: billing imports neither evaluations nor routes.')] }),
+  zone(['src/server/evaluations/**/*.ts'], { patterns: [forbid(['billing', 'routes'], 'Features stand side by side: evaluations import neither billing nor routes.')] }),
   zone(['src/server/services/**/*.ts'], {
     patterns: [forbid(['routes', 'plugins', 'billing'], 'Services do not depend on routes, Fastify plugins or the billing feature (billing builds on services, not the reverse).')],
   }),

@@ -16,6 +16,8 @@ const wrong: [string, string, string][] = [
   ['routes → storage', 'src/server/routes/jobs/index.ts', "import { x } from '../../storage/repositories/jobs.js';"],
   ['engines → storage', 'src/server/engines/tts/catalogue.ts', "import { x } from '../../storage/db.js';"],
   ['audio → services', 'src/server/audio/decode.ts', "import { x } from '../services/uploads.js';"],
+  ['evaluations → billing', 'src/server/evaluations/report-html.ts', "import { x } from '../billing/page.js';"],
+  ['billing → evaluations', 'src/server/billing/page.ts', "import { x } from '../evaluations/views.js';"],
   ['services → routes', 'src/server/services/jobs.ts', "import { x } from '../routes/jobs/index.js';"],
   ['services → plugins', 'src/server/services/jobs.ts', "import { x } from '../plugins/auth.js';"],
   ['services → billing (no services ↔ billing cycle)', 'src/server/services/quota.ts', "import { x } from '../billing/service.js';"],

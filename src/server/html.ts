@@ -1,4 +1,4 @@
-/** Escapes text for HTML element content and double-quoted attribute values. */
+/** Escapes text for HTML element content and double-quoted attribute values (the billing portal and evaluation reports). */
 export function escapeHtml(value: string | number): string {
   return String(value).replace(/[&<>"'`]/g, (ch) => `&#${ch.charCodeAt(0)};`);
 }
