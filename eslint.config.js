@@ -79,5 +79,10 @@ export default tseslint.config(
     files: ['bench/**', 'scripts/**', 'bin/**', 'src/cli/**', 'test/**'],
     rules: { 'no-console': 'off' },
   },
+  // The server logs through the runtime's pino logger (redacted, leveled), never straight to the console.
+  {
+    files: ['src/server/**/*.ts'],
+    rules: { 'no-restricted-properties': ['error', { object: 'console', message: 'Log through runtime.logger (pino, secrets redacted).' }] },
+  },
   ...layers,
 );

@@ -49,4 +49,11 @@ describe('layer rules (eslint.config.js)', () => {
   it.each(allowed)('%s passes', async (_name, filePath, code) => {
     expect(await layerErrors(filePath, code)).toEqual([]);
   });
+
+  it('the server never writes to the console (it logs through runtime.logger)', async () => {
+    const lint = async (filePath: string) =>
+      (await eslint.lintText("export const f = (): void => console.error('x');\n", { filePath }))[0]!.messages.filter((m) => m.ruleId === 'no-restricted-properties');
+    expect(await lint('src/server/jobs/index.ts')).toHaveLength(1);
+    expect(await lint('src/cli/main.ts')).toEqual([]);
+  });
 });
