@@ -25,7 +25,7 @@ const zone = (files, { patterns = [], sqlite = true, allowTypeImports = false, i
 // The CLI reaches the server only by these lazy imports: `serve` starts it, `admin` writes to a data dir.
 const CLI_SERVER_ENTRIES = {
   'src/cli/commands/serve.ts': ['../../server/start.js'],
-  'src/cli/commands/admin.ts': ['../../server/services/users.js', '../../server/storage/db.js'],
+  'src/cli/commands/admin.ts': ['../../server/admin.js'],
 };
 const escape = (s) => s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
 const lazyServerImport = (allowed = []) => ({

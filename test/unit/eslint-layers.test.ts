@@ -27,6 +27,7 @@ const wrong: [string, string, string][] = [
   ['cli → server (static)', 'src/cli/commands/tts.ts', "import { x } from '../../server/errors.js';"],
   ['cli → server (lazy, not an entry point)', 'src/cli/commands/tts.ts', "const { x } = await import('../../server/start.js');"],
   ['serve → a server module other than start', 'src/cli/commands/serve.ts', "const { x } = await import('../../server/app.js');"],
+  ['admin → a server module other than its entry', 'src/cli/commands/admin.ts', "const { x } = await import('../../server/storage/db.js');"],
   ['better-sqlite3 value import outside the driver seam', 'src/server/storage/db.ts', "import x from 'better-sqlite3';"],
 ];
 
@@ -36,7 +37,7 @@ const allowed: [string, string, string][] = [
   ['cli → client', 'src/cli/commands/tts.ts', "import { x } from '../../client/index.js';"],
   ['cli → server types', 'src/cli/commands/serve.ts', "import type { x } from '../../server/options.js';"],
   ['serve starts the server lazily', 'src/cli/commands/serve.ts', "const { x } = await import('../../server/start.js');"],
-  ['admin opens the database lazily', 'src/cli/commands/admin.ts', "const { x } = await import('../../server/storage/db.js');"],
+  ['admin loads its server entry lazily', 'src/cli/commands/admin.ts', "const { x } = await import('../../server/admin.js');"],
   ['the driver seam loads better-sqlite3', 'src/server/storage/sqlite-driver.ts', "import x from 'better-sqlite3';"],
   ['a type import of better-sqlite3', 'src/server/storage/db.ts', "import type x from 'better-sqlite3';"],
 ];

@@ -26,7 +26,7 @@ interface CreateFlags {
  */
 export async function createUserCommand(flags: CreateFlags, ctx: AdminContext): Promise<void> {
   // Loaded lazily: the client commands should not pay for SQLite.
-  const { validateNewUser, createUserWithKey } = await import('../../server/services/users.js');
+  const { validateNewUser, createUserWithKey, openDatabase } = await import('../../server/admin.js');
   try {
     validateNewUser(flags);
   } catch (err) {
@@ -35,7 +35,6 @@ export async function createUserCommand(flags: CreateFlags, ctx: AdminContext): 
   }
   const dataDir = resolveDataDir(flags.dataDir, ctx.env.raw());
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
-  const { openDatabase } = await import('../../server/storage/db.js');
   const db = openDatabase(join(dataDir, 'voxctl.db'));
   try {
     const { key } = createUserWithKey(db, { email: flags.email, name: flags.name, tier: flags.tier, now: new Date() });
