@@ -27,8 +27,9 @@ export function withDetail(e: ApiRequestError, detail: string): ApiRequestError 
  */
 export function explainApiError(e: unknown, context: RequestContext): unknown {
   if (!(e instanceof ApiRequestError)) return e;
-  if (e.status === 404 && e.detail === 'Speaker not found' && context.speakerId) return withDetail(e, `Speaker not found: ${context.speakerId}`);
-  if (e.status === 400 && /^Text exceeds maximum length/.test(e.detail) && context.text !== undefined) {
+  // The bare detail only: a batch line's detail already names its speaker.
+  if (e.code === 'speaker_not_found' && e.detail === 'Speaker not found' && context.speakerId) return withDetail(e, `Speaker not found: ${context.speakerId}`);
+  if (e.code === 'text_too_long' && context.text !== undefined) {
     const length = [...context.text].length;
     return withDetail(e, `${e.detail} (this text has ${length}); split it into several texts and use \`voxctl batch submit FILE\``);
   }

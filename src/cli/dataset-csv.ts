@@ -1,42 +1,43 @@
-/** Limits the service applies to dataset CSVs (DESIGN §4.10), checked locally before uploading. */
-export const DATASET_LIMITS = { bytes: 10 * 1024 * 1024, rows: 10_000, textCodePoints: 2000 } as const;
+import { DATASET_LIMITS } from '../shared/constants.js';
+import type { Options } from 'csv-parse/sync';
+import { DATASET_CSV_OPTIONS, DATASET_MESSAGES, datasetRowReader, invalidUtf8Line, malformedReason } from '../shared/dataset-rules.js';
 
-/** Checks a dataset CSV the way the service will, returning every problem (empty when valid). */
+/**
+ * Checks a dataset CSV with the service's own row rules (shared/dataset-rules), returning every problem
+ * found before the first fatal one (empty when valid). Speakers are left to the service, which knows
+ * the catalogue.
+ */
 export async function validateDatasetCsv(data: Buffer): Promise<{ problems: string[]; rows: number }> {
-  const problems: string[] = [];
-  if (data.length > DATASET_LIMITS.bytes) return { problems: ['File exceeds 10 MB'], rows: 0 };
-  const { parse } = await import('csv-parse/sync');
-  let header: string[] | undefined;
-  let rows = 0;
-  let records: { record: string[]; info: { lines: number } }[];
+  if (data.length > DATASET_LIMITS.bytes) return { problems: [DATASET_MESSAGES.tooBig], rows: 0 };
+  let text: string;
   try {
-    records = parse(data, {
-      bom: true,
-      info: true,
-      relax_column_count: true,
-      skip_records_with_error: true,
-      on_skip: (err: { lines?: number; message: string } | undefined) => {
-        if (err) problems.push(`Malformed CSV at line ${err.lines ?? '?'}: ${err.message.replace(/^Invalid [^:]*: /, '')}`);
+    text = new TextDecoder('utf-8', { fatal: true }).decode(data);
+  } catch {
+    return { problems: [DATASET_MESSAGES.malformed(invalidUtf8Line(data.toString('utf8')), 'invalid UTF-8')], rows: 0 };
+  }
+  const { parse } = await import('csv-parse/sync');
+  const reader = datasetRowReader();
+  const problems: string[] = [];
+  let stopped = false;
+  try {
+    parse(text, {
+      ...DATASET_CSV_OPTIONS,
+      // Records are checked as they are parsed, so the lines before a malformed one are still reported.
+      on_record: (rec: { record: string[]; raw: string }) => {
+        if (stopped) return undefined;
+        const outcome = reader.read(rec.record, rec.raw);
+        if (outcome.kind === 'problem') {
+          problems.push(outcome.message);
+          stopped = outcome.fatal;
+        }
+        return undefined;
       },
-    }) as unknown as { record: string[]; info: { lines: number } }[];
+    } as unknown as Options);
   } catch (e) {
-    const err = e as { lines?: number; message: string };
-    return { problems: [`Malformed CSV at line ${err.lines ?? 1}: ${err.message}`], rows: 0 };
+    if (!stopped) problems.push(DATASET_MESSAGES.malformed(reader.nextLine, malformedReason((e as { code?: string }).code)));
+    stopped = true;
   }
-  for (const { record, info } of records) {
-    if (!header) {
-      header = record.map((c) => c.trim().toLowerCase());
-      if (!header.includes('text')) return { problems: ["CSV is missing required column 'text'"], rows: 0 };
-      continue;
-    }
-    if (record.length === 1 && record[0] === '') continue;
-    rows++;
-    const text = record[header.indexOf('text')] ?? '';
-    if (text.trim() === '') problems.push(`Line ${info.lines}: text must not be empty`);
-    else if ([...text].length > DATASET_LIMITS.textCodePoints) problems.push(`Line ${info.lines}: Text exceeds maximum length of 2000 characters`);
-  }
-  if (!header) return { problems: ["CSV is missing required column 'text'"], rows: 0 };
-  if (rows === 0 && problems.length === 0) problems.push('CSV has no data rows');
-  if (rows > DATASET_LIMITS.rows) problems.push('CSV exceeds 10000 rows');
-  return { problems, rows };
+  if (!stopped && !reader.hasHeader) problems.push(DATASET_MESSAGES.missingText);
+  else if (!stopped && reader.rows === 0) problems.push(DATASET_MESSAGES.noRows);
+  return { problems, rows: reader.rows };
 }

@@ -2,9 +2,10 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, openSync, closeSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { DEFAULT_HOST, DEFAULT_PORT } from '../shared/constants.js';
 
 /** Base URL of the embedded default service (DESIGN §1). */
-export const EMBEDDED_BASE_URL = 'http://127.0.0.1:7723';
+export const EMBEDDED_BASE_URL = `http://${DEFAULT_HOST}:${DEFAULT_PORT}`;
 /** How long to wait for a freshly started service to answer /health. */
 export const START_TIMEOUT_MS = 15_000;
 

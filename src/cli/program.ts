@@ -1,7 +1,7 @@
 import { Command, CommanderError, Option } from 'commander';
 import { VERSION } from '../shared/version.js';
 import { ApiRequestError, NetworkError } from '../client/errors.js';
-import { CliError, ExitCode } from './errors.js';
+import { CliError, ExitCode, exitCodeOfService, serviceErrorCode } from './errors.js';
 import { createDefaultContext, type HandlerContext } from './context.js';
 import { registerServe } from './commands/serve.js';
 import type { registerAdmin } from './commands/admin.js';
@@ -101,18 +101,6 @@ export interface MappedError {
   error?: JsonError;
 }
 
-/** A stable snake_case code for an HTTP error the service answered without a `code` of its own. */
-export function codeForStatus(status: number, detail: string): string {
-  if (status === 400 || status === 422) return 'validation_failed';
-  if (status === 401) return 'authentication_failed';
-  if (status === 403) return 'forbidden';
-  if (status === 404) return 'not_found';
-  if (status === 413) return 'payload_too_large';
-  if (status === 429) return /quota/i.test(detail) ? 'quota_exceeded' : 'rate_limited';
-  if (status === 503) return 'service_unavailable';
-  return status >= 500 ? 'server_error' : 'http_error';
-}
-
 /** The one error handler of the CLI: maps any error to the message (+ hint) and exit code of DESIGN §7. */
 export function exitCodeFor(error: unknown, now: Date = new Date()): MappedError {
   const withHint = (message: string, hint?: string) => (hint ? `${message}\nHint: ${hint}` : message);
@@ -129,7 +117,7 @@ export function exitCodeFor(error: unknown, now: Date = new Date()): MappedError
     const rid = error.requestId ? ` (request ${error.requestId})` : '';
     const detail = `${error.detail}${rid}`;
     const json: JsonError = {
-      code: error.code ?? codeForStatus(error.status, error.detail),
+      code: serviceErrorCode(error),
       message: error.detail,
       status: error.status,
       ...(error.requestId ? { request_id: error.requestId } : {}),
@@ -139,27 +127,28 @@ export function exitCodeFor(error: unknown, now: Date = new Date()): MappedError
       const hint = message.split('\nHint: ')[1];
       return { code, message, error: { ...json, ...hintOf(hint) } };
     };
-    switch (error.status) {
-      case 400:
+    const errorCode = json.code;
+    const exit = exitCodeOfService(error);
+    switch (exit) {
+      case ExitCode.usage:
         // The service's validation and the CLI's own give the same exit code (DESIGN §7).
-        return mapped(ExitCode.usage, detail + fields);
-      case 401:
-        return mapped(ExitCode.auth, withHint(detail, 'run voxctl auth login'));
-      case 403:
-        if (/^Insufficient permissions/.test(error.detail)) {
-          return mapped(ExitCode.auth, withHint(`${detail}: this key is read-only`, 'use a full-scope key (`voxctl keys create`, then `voxctl auth login`)'));
+        return mapped(exit, detail + fields);
+      case ExitCode.auth:
+        if (errorCode === 'authentication_failed') return mapped(exit, withHint(detail, 'run voxctl auth login'));
+        if (errorCode === 'forbidden') {
+          return mapped(exit, withHint(`${detail}: this key is read-only`, 'use a full-scope key (`voxctl keys create`, then `voxctl auth login`)'));
         }
-        return mapped(ExitCode.auth, withHint(detail, 'this key or subscription may not do that; check `voxctl auth status` and `voxctl billing subscription`'));
-      case 404:
-        return mapped(ExitCode.notFound, detail);
-      case 429: {
-        const quota = /quota/i.test(error.detail);
-        const hint = quota
-          ? `the character quota renews on ${nextPeriod(now)}; see \`voxctl usage\` or upgrade with \`voxctl billing portal\``
-          : error.retryAfter !== undefined
-            ? `retry in ${error.retryAfter} s; ${resetHint(error.rateLimitReset, now) ?? ''}`.replace(/; $/, '')
-            : resetHint(error.rateLimitReset, now);
-        return mapped(ExitCode.rateLimited, withHint(detail, hint));
+        return mapped(exit, withHint(detail, 'this key or subscription may not do that; check `voxctl auth status` and `voxctl billing subscription`'));
+      case ExitCode.notFound:
+        return mapped(exit, detail);
+      case ExitCode.rateLimited: {
+        const hint =
+          errorCode === 'quota_exceeded'
+            ? `the character quota renews on ${nextPeriod(now)}; see \`voxctl usage\` or upgrade with \`voxctl billing portal\``
+            : error.retryAfter !== undefined
+              ? `retry in ${error.retryAfter} s; ${resetHint(error.rateLimitReset, now) ?? ''}`.replace(/; $/, '')
+              : resetHint(error.rateLimitReset, now);
+        return mapped(exit, withHint(detail, hint));
       }
       default:
         return mapped(ExitCode.error, detail + fields);

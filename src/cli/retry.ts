@@ -16,7 +16,7 @@ export async function retryAfter429<T>(ctx: HandlerContext, out: Output, fn: () 
     try {
       return await fn();
     } catch (e) {
-      if (!(e instanceof ApiRequestError) || e.status !== 429 || /quota/i.test(e.detail)) throw e;
+      if (!(e instanceof ApiRequestError) || e.status !== 429 || e.code === 'quota_exceeded') throw e;
       const seconds = Math.max(1, e.retryAfter ?? 1);
       if (waited + seconds * 1000 > maxWaitMs) throw e;
       out.info(`Rate limited by the service; waiting ${seconds} s (Retry-After) before trying again...`);

@@ -7,6 +7,7 @@ import { createClient, type VoxClient } from '../client/index.js';
 import type { HandlerContext } from './context.js';
 import { CliError, ExitCode, usageError } from './errors.js';
 import { Output } from './output.js';
+import { DEFAULT_PORT } from '../shared/constants.js';
 import {
   EMBEDDED_BASE_URL,
   isAlive,
@@ -216,7 +217,7 @@ export async function ensureEmbedded(
 }
 
 /** The embedded port (DESIGN §1). */
-const EMBEDDED_PORT = 7723;
+const EMBEDDED_PORT = DEFAULT_PORT;
 
 /** Starts the embedded service; true when it began on an empty data dir (so it has a new bootstrap key). */
 async function startEmbedded(ctx: HandlerContext, flags: GlobalFlags, out: Output, target: Target, dataDir: string): Promise<boolean> {

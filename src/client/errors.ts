@@ -1,3 +1,5 @@
+export { ERROR_CODES, isErrorCode, type ErrorCode } from '../shared/errors.js';
+
 /** An HTTP error answer of the service: its status, `detail`, request id and rate-limit hints. */
 export class ApiRequestError extends Error {
   readonly status: number;
@@ -9,7 +11,10 @@ export class ApiRequestError extends Error {
   readonly rateLimitReset: number | undefined;
   /** Field-level validation problems of a 400, when the server listed them. */
   readonly errors: { loc: (string | number)[]; msg: string; type: string }[] | undefined;
-  /** The service's machine-readable error code, when its body carries one. */
+  /**
+   * The service's stable machine code (`speaker_not_found`, `quota_exceeded`, ... — `ERROR_CODES`), when
+   * its body carries one; scripts rely on it rather than on `detail`. A newer service may add codes.
+   */
   readonly code: string | undefined;
 
   constructor(init: {

@@ -1,7 +1,7 @@
 // The public library entry of voxctl: the typed client and its error types.
 export { createClient, paginate } from './client.js';
 export type { ClientOptions, Paging, RateLimitHeaders, UploadFile, VoxClient } from './client.js';
-export { ApiRequestError, NetworkError } from './errors.js';
+export { ApiRequestError, ERROR_CODES, isErrorCode, NetworkError, type ErrorCode } from './errors.js';
 export type * from '../shared/schemas/speakers.js';
 export type * from '../shared/schemas/tts.js';
 export type * from '../shared/schemas/stt.js';

@@ -23,6 +23,7 @@ import keysRoutes from './routes/keys/index.js';
 import billingRoutes from './routes/billing/index.js';
 import audioRoutes from './routes/audio/index.js';
 import evaluationsRoutes from './routes/evaluations/index.js';
+import { MAX_UPLOAD_BYTES } from '../shared/constants.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -38,14 +39,14 @@ declare module 'fastify' {
 export const JSON_BODY_LIMIT = 1024 * 1024;
 
 export interface AppOptions {
-  /** Pino logger options, or false (tests). */
-  logger?: boolean | Record<string, unknown>;
+  /** Pino logger options instead of the runtime's logger (a test that reads the log lines). */
+  logger?: Record<string, unknown>;
 }
 
 /** Builds the whole HTTP app over `runtime` without listening (tests call `inject` or `listen(0)`). */
 export async function buildApp(runtime: Runtime, options: AppOptions = {}): Promise<FastifyInstance> {
   const app = Fastify({
-    logger: options.logger ?? false,
+    ...(options.logger ? { logger: options.logger } : { loggerInstance: runtime.logger }),
     genReqId: genRequestId,
     bodyLimit: JSON_BODY_LIMIT,
     trustProxy: false,
@@ -80,7 +81,7 @@ export async function buildApp(runtime: Runtime, options: AppOptions = {}): Prom
       components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
     },
   });
-  await app.register(multipart, { limits: { fileSize: 25 * 1024 * 1024, files: 1, fields: 10 } });
+  await app.register(multipart, { limits: { fileSize: MAX_UPLOAD_BYTES, files: 1, fields: 10 } });
 
   for (const routes of [
     healthRoutes,

@@ -1,36 +1,23 @@
-/** A validation problem attached to a 400 (DESIGN §4.2). */
-export interface FieldError {
-  loc: (string | number)[];
-  msg: string;
-  type: string;
-}
+import { DomainError, type ErrorCode } from '../shared/errors.js';
 
-/** The one error type of the server: an HTTP status and the `detail` the client sees. */
-export class ApiError extends Error {
-  readonly status: number;
-  readonly detail: string;
-  readonly errors: FieldError[] | undefined;
+export { DomainError, validationFailed, type ErrorCode, type FieldError } from '../shared/errors.js';
+
+/**
+ * An error raised by the HTTP layer itself (plugins), which may need response headers (`Retry-After` of a
+ * 429). Its status, like every error's, comes from its code (`plugins/errors.ts`).
+ */
+export class ApiError extends DomainError {
   readonly headers: Record<string, string> | undefined;
 
-  constructor(
-    status: number,
-    detail: string,
-    options: { errors?: FieldError[]; headers?: Record<string, string>; cause?: unknown } = {},
-  ) {
-    super(detail, { cause: options.cause });
+  constructor(code: ErrorCode, detail: string, options: { headers?: Record<string, string>; cause?: unknown } = {}) {
+    super(code, detail, { cause: options.cause });
     this.name = 'ApiError';
-    this.status = status;
-    this.detail = detail;
-    this.errors = options.errors;
     this.headers = options.headers;
   }
 }
 
-/** 400 with the given detail. */
-export const badRequest = (detail: string, errors?: FieldError[]) => new ApiError(400, detail, { errors });
-/** 401 with the spec's message. */
-export const unauthorized = () => new ApiError(401, 'Invalid or expired API key');
-/** 403 with the given detail. */
-export const forbidden = (detail = 'Insufficient permissions') => new ApiError(403, detail);
-/** 404 with the given detail (`Job not found`, `Speaker not found`, ...). */
-export const notFound = (detail: string) => new ApiError(404, detail);
+/** `authentication_failed` with the spec's message. */
+export const unauthorized = () => new DomainError('authentication_failed', 'Invalid or expired API key');
+/** `forbidden` with the given detail. */
+export const forbidden = (detail = 'Insufficient permissions') => new DomainError('forbidden', detail);
+

@@ -20,7 +20,5 @@ export interface ServerOptions {
   logLevel: string;
 }
 
-/** Default port of the local service (DESIGN §1). */
-export const DEFAULT_PORT = 7723;
-/** Default bind address. */
-export const DEFAULT_HOST = '127.0.0.1';
+// Written once in shared/constants so the CLI reads them without loading the server.
+export { DEFAULT_HOST, DEFAULT_PORT } from '../shared/constants.js';

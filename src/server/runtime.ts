@@ -11,12 +11,17 @@ import { createRateLimiter, type RateLimiter } from './services/rate-limiter.js'
 import { bootstrapIfEmpty, type BootstrapResult } from './services/bootstrap.js';
 import { refundStaleReservations } from './services/reservations.js';
 import type { JobRunner } from './jobs/runner.js';
-import { startJobRunner } from './jobs/index.js';
+import { createBatchRunner } from './jobs/index.js';
 import type { EvaluationRunner } from './evaluations/runner.js';
-import { startEvaluationRunner } from './evaluations/index.js';
+import { createEvaluationRunnerFor } from './evaluations/index.js';
+import { createLogger, type Logger } from './logger.js';
+import { createSampleProvider, type SampleProvider } from './services/samples.js';
+import { createFacetsCache } from './services/speakers.js';
+import type { SpeakerFacets } from '../shared/schemas/speakers.js';
 import { loadServerConfig, type ServerConfig } from './config.js';
 import { createSttRegistry, sttHealthOf, type SttRegistry } from './engines/stt/registry.js';
 import type { AudioFetchHooks } from './services/audio-fetch.js';
+import { createUrlSigner, type UrlSigner } from './services/audio-urls.js';
 
 /**
  * The composition root: every long-lived collaborator of the service, built once per server.
@@ -26,10 +31,18 @@ export interface Runtime {
   options: ServerOptions;
   db: Db;
   clock: Clock;
-  /** HMAC key of signed audio URLs (`{dataDir}/secret`, 0600). */
+  /** The server's one logger (pino, Authorization and keys redacted): Fastify's and the runners'. */
+  logger: Logger;
+  /** HMAC key of the server (`{dataDir}/secret`, 0600): URL signatures, billing portal CSRF tokens. */
   secret: Buffer;
-  /** The TTS worker pool (optional so tests can build a runtime around their own pool). */
-  tts?: TtsPool;
+  /** The one signer of keyless URLs (audio files, evaluation reports) under `secret`. */
+  urls: UrlSigner;
+  /** The TTS worker pool (a test may swap it: the runners read it per item). */
+  tts: TtsPool;
+  /** Speaker samples, made on first request (concurrent first requests share one synthesis). */
+  samples: SampleProvider;
+  /** The catalogue's facets, counted once. */
+  speakerFacets: () => SpeakerFacets;
   /** When the runtime was built (health's uptime). */
   startedAt: Date;
   /** Request counters: per-key/IP windows and requests today (day counts persisted; flushed on close). */
@@ -37,17 +50,17 @@ export interface Runtime {
   /** Set on the first start of an empty data dir: the admin key, for `voxctl serve` to print once. */
   bootstrap?: BootstrapResult;
   /** State of each STT provider for /health. */
-  sttHealth?: () => Record<string, 'ok' | 'unavailable' | 'not_configured'>;
+  sttHealth: () => Record<string, 'ok' | 'unavailable' | 'not_configured'>;
   /** The batch-job runner over the SQLite queue (wake it after queueing a job). */
-  jobs?: JobRunner;
+  jobs: JobRunner;
   /** The evaluation runner over its SQLite queue (wake it after creating an evaluation). */
-  evaluations?: EvaluationRunner;
+  evaluations: EvaluationRunner;
   /** The validated server config file (STT provider bindings). */
-  config?: ServerConfig;
+  config: ServerConfig;
   /** STT providers: the nine spec tokens as bound by the config, plus local-sphinx. */
-  stt?: SttRegistry;
+  stt: SttRegistry;
   /** Test seams of the audio_url fetcher (fake DNS, connect redirection); empty in production. */
-  audioFetch?: AudioFetchHooks;
+  audioFetch: AudioFetchHooks;
   /** Registers a cleanup to run on `close()` (in reverse order of registration, before the db closes). */
   onClose(fn: () => Promise<void> | void): void;
   /** Closes workers, timers and the database; idempotent. */
@@ -56,6 +69,8 @@ export interface Runtime {
 
 /** Builds the runtime for `options` (creates the data dir and migrates the database). */
 export async function createRuntime(options: ServerOptions, deps: { clock?: Clock } = {}): Promise<Runtime> {
+  const logger = createLogger(options.logLevel);
+  const secret = loadOrCreateSecret(options.dataDir);
   mkdirSync(options.dataDir, { recursive: true, mode: 0o700 });
   // Validated before anything else starts: a bad config file stops the server with the offending key.
   const config = loadServerConfig({ dataDir: options.dataDir, configPath: options.configPath });
@@ -68,11 +83,24 @@ export async function createRuntime(options: ServerOptions, deps: { clock?: Cloc
   // The limiter's last flush must run after every other closer (workers still count), right before the db closes.
   const closers: (() => Promise<void> | void)[] = [() => rateLimiter.close()];
   let closed = false;
+  // Workers spawn now (cheap); each loads its engines on first use, so start-up stays fast.
+  const tts = createTtsPool({ size: options.ttsWorkers });
+  closers.push(() => tts.close());
+  // The runners read the pool through the runtime, so a test that swaps `runtime.tts` reaches them too.
+  const pool = (): TtsPool => runtime.tts;
+  const wiring = { db, dataDir: options.dataDir, clock, ttsWorkers: options.ttsWorkers, tts: pool, logger };
   const runtime: Runtime = {
     options,
     db,
     clock,
-    secret: loadOrCreateSecret(options.dataDir),
+    logger,
+    tts,
+    samples: createSampleProvider(wiring),
+    speakerFacets: createFacetsCache(db),
+    jobs: createBatchRunner(wiring),
+    evaluations: createEvaluationRunnerFor({ ...wiring, stt, sphinxMax: config.stt.localSphinx.max_concurrent }),
+    secret,
+    urls: createUrlSigner(secret),
     startedAt: clock.now(),
     rateLimiter,
     ...(bootstrap ? { bootstrap } : {}),
@@ -90,13 +118,11 @@ export async function createRuntime(options: ServerOptions, deps: { clock?: Cloc
       db.close();
     },
   };
-  // Workers spawn now (cheap); each loads its engines on first use, so start-up stays fast.
-  const tts = createTtsPool({ size: options.ttsWorkers });
-  runtime.tts = tts;
-  runtime.onClose(() => tts.close());
-  // Last, so its closer runs first: the runner drains its items while the pool is still up.
-  runtime.jobs = startJobRunner(runtime);
+  // Closers run in reverse: the runners stop (draining their items) while the pool is still up.
+  runtime.onClose(() => runtime.jobs.stop());
+  runtime.jobs.start();
   // After the job runner: its start-up recovery clears audio debris before evaluations resume.
-  runtime.evaluations = startEvaluationRunner(runtime);
+  runtime.onClose(() => runtime.evaluations.stop());
+  runtime.evaluations.start();
   return runtime;
 }

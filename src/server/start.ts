@@ -15,16 +15,12 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-/** Pino options: never log the Authorization header or API keys (DESIGN §4.2, guide: no secret logged). */
-export const loggerOptions = (level: string) => ({
-  level,
-  redact: { paths: ['req.headers.authorization', 'req.headers["x-api-key"]', 'key', '*.key'], censor: '[redacted]' },
-});
+export { loggerOptions } from './logger.js';
 
 /** Starts the service on `options.host:options.port` and records pid/port/version in `server.json`. */
 export async function startServer(options: ServerOptions): Promise<RunningServer> {
   const runtime = await createRuntime(options);
-  const app = await buildApp(runtime, { logger: options.logLevel === 'silent' ? false : loggerOptions(options.logLevel) });
+  const app = await buildApp(runtime);
   try {
     await app.listen({ host: options.host, port: options.port });
   } catch (err) {

@@ -10,6 +10,7 @@ import { alignIds, DELETE, INSERT, SUBSTITUTE, toSteps, type AlignmentStep } fro
 import { charBound, CodePointIds } from './accuracy/chars.js';
 import { editDistanceIds } from './accuracy/distance.js';
 import { internTokens } from './accuracy/tokens.js';
+import { DomainError } from './errors.js';
 
 export { alignWords, type AlignmentStep } from './accuracy/align.js';
 export { editDistance } from './accuracy/distance.js';
@@ -37,10 +38,10 @@ export interface AccuracyOptions {
   alignment?: boolean;
 }
 
-/** Thrown for inputs the metric is undefined on; the server maps it to a 400 with this message. */
-export class AccuracyInputError extends Error {
+/** Thrown for inputs the metric is undefined on: a `validation_failed` domain error (400 over HTTP). */
+export class AccuracyInputError extends DomainError {
   constructor(message: string) {
-    super(message);
+    super('validation_failed', message);
     this.name = 'AccuracyInputError';
   }
 }

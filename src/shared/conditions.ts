@@ -3,6 +3,8 @@
  * written back. Pure and free of TypeBox so the CLI can check `--conditions` before any request.
  */
 
+import { DomainError } from './errors.js';
+
 /** A degradation applied to synthesised audio before it is transcribed. */
 export type AudioCondition = { kind: 'clean' } | { kind: 'telephone' } | { kind: 'noise'; snrDb: number } | { kind: 'speed'; factor: number };
 
@@ -11,9 +13,9 @@ export const NOISE_SNR_RANGE = { min: -10, max: 40 } as const;
 export const SPEED_FACTOR_RANGE = { min: 0.5, max: 2 } as const;
 
 /** A condition string that is not one of DESIGN §8.1's forms; the message is the API's 400 detail. */
-export class ConditionError extends Error {
+export class ConditionError extends DomainError {
   constructor(readonly condition: string) {
-    super(`Unknown condition: ${condition}`);
+    super('validation_failed', `Unknown condition: ${condition}`);
     this.name = 'ConditionError';
   }
 }

@@ -1,11 +1,13 @@
 /**
  * The rules every text to be spoken follows (DESIGN §4.6), written once for the service (synthesize,
  * batch items, dataset rows, evaluation texts) and the CLI, which checks them before sending. Plain
- * TypeScript with no imports, so the CLI loads it cheaply.
+ * TypeScript importing only the constants, so the CLI loads it cheaply.
  */
 
-/** Longest text one synthesis accepts, in Unicode code points (DESIGN §4.6). */
-export const MAX_TEXT_CODE_POINTS = 2000;
+import { MAX_TEXT_CODE_POINTS } from './constants.js';
+import { DomainError } from './errors.js';
+
+export { MAX_TEXT_CODE_POINTS };
 
 /** Characters as the API counts them: Unicode code points, not UTF-16 units. */
 export function codePoints(text: string): number {
@@ -54,12 +56,15 @@ export const TEXT_MESSAGES: Record<TextProblem, string> = {
   nothing_to_speak: 'Text has nothing to speak',
 };
 
-/** A text that breaks a rule: mapped to 400 by the service and to a usage error (exit 2) by the CLI. */
-export class TextRuleError extends Error {
+/**
+ * A text that breaks a rule: a domain error (`text_too_long`, or `validation_failed` for the others) the
+ * service answers with 400 and the CLI with a usage error (exit 2).
+ */
+export class TextRuleError extends DomainError {
   readonly problem: TextProblem;
 
   constructor(problem: TextProblem, message: string) {
-    super(message);
+    super(problem === 'too_long' ? 'text_too_long' : 'validation_failed', message);
     this.name = 'TextRuleError';
     this.problem = problem;
   }

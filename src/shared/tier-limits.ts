@@ -9,3 +9,9 @@ export const TIER_LIMITS = {
   pro: { characters: 1_000_000, perMinute: 300, perDay: 10_000 },
   enterprise: { characters: 10_000_000, perMinute: 1_000, perDay: null },
 } as const satisfies Record<string, { characters: number; perMinute: number; perDay: number | null }>;
+
+/** The tiers, cheapest first: the keys of the table (the schemas' `Tier` derives from them). */
+export const TIER_NAMES = Object.keys(TIER_LIMITS) as (keyof typeof TIER_LIMITS)[];
+
+/** Requests per minute allowed to one client IP without a key (DESIGN §4.14). */
+export const ANONYMOUS_PER_MINUTE = 60;

@@ -4,7 +4,7 @@ import { startTestServer, type TestServer } from '../helpers/server.js';
 import { call } from '../helpers/core-http.js';
 import { fetchAudio, fliteSpeaker, postMultipart, rms, promoteToEnterprise } from '../helpers/audio-jobs.js';
 import { decodeWavToPcm16, parseWav } from '../../src/server/audio/wav.js';
-import { signAudioUrl } from '../../src/server/services/audio-urls.js';
+import { createUrlSigner } from '../../src/server/services/audio-urls.js';
 import { noiseAfter } from '../helpers/noise.js';
 
 const fixture = (name: string) => readFileSync(new URL(`../../fixtures/${name}`, import.meta.url));
@@ -25,7 +25,7 @@ describe('/v1/audio', () => {
   });
   afterAll(async () => server.close());
 
-  const sign = (id: string, now = new Date()) => signAudioUrl({ base: server.url, audioId: id, secret: server.runtime.secret, now });
+  const sign = (id: string, now = new Date()) => createUrlSigner(server.runtime.secret).audio({ base: server.url, audioId: id, now });
 
   it('serves a signed URL without a key, and refuses tampered (403), expired (410) and unknown (404) ones', async () => {
     const ok = await fetchAudio(audioUrl);

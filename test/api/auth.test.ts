@@ -21,7 +21,7 @@ describe('authentication and permissions', () => {
   it('answers 401 with the exact envelope without a key', async () => {
     const res = await call(server, 'GET', '/v1/users/me');
     expect(res.status).toBe(401);
-    expect(res.body).toEqual({ detail: UNAUTHORIZED, status_code: 401, request_id: res.headers.get('x-request-id') });
+    expect(res.body).toEqual({ detail: UNAUTHORIZED, status_code: 401, request_id: res.headers.get('x-request-id'), code: 'authentication_failed' });
   });
 
   it.each([
@@ -65,7 +65,7 @@ describe('authentication and permissions', () => {
 
   it('refuses the billing portal to a read key: the portal changes the account (403)', async () => {
     const res = await call(server, 'GET', '/v1/billing/portal', { key: readKey });
-    expect(res.body).toEqual({ detail: 'Insufficient permissions', status_code: 403, request_id: res.headers.get('x-request-id') });
+    expect(res.body).toEqual({ detail: 'Insufficient permissions', status_code: 403, request_id: res.headers.get('x-request-id'), code: 'forbidden' });
     expect((await call(server, 'GET', '/v1/billing/subscription', { key: readKey })).status).toBe(200);
     expect((await call(server, 'GET', '/v1/billing/portal', { key: server.key })).status).toBe(200);
   });

@@ -50,6 +50,23 @@ describe('error envelope', () => {
     expect((await call(server, 'GET', '/health')).status).toBe(200);
   });
 
+  it('gives every error body a stable machine code beside detail, status_code and request_id (issue 10)', async () => {
+    for (const [method, path, opts, status, code] of [
+      ['GET', '/v1/users/me', {}, 401, 'authentication_failed'],
+      ['GET', '/v1/keys?limit=101', { key: TEST_KEY }, 400, 'validation_failed'],
+      ['DELETE', '/v1/keys/key_x', { key: TEST_KEY }, 404, 'key_not_found'],
+      ['GET', '/v1/speakers/spk_nope', { key: TEST_KEY }, 404, 'speaker_not_found'],
+      ['GET', '/v1/jobs/job_nope', { key: TEST_KEY }, 404, 'job_not_found'],
+      ['GET', '/v2/anything', {}, 404, 'not_found'],
+      ['POST', '/v1/keys', { key: TEST_KEY, body: '{"name":', headers: { 'content-type': 'application/json' } }, 400, 'malformed_request'],
+      ['POST', '/v1/keys', { key: TEST_KEY, body: `{"name":"${'a'.repeat(1024 * 1024)}"}`, headers: { 'content-type': 'application/json' } }, 413, 'payload_too_large'],
+    ] as const) {
+      const res = await call(server, method, path, opts);
+      expect([path, res.status, res.body.code]).toEqual([path, status, code]);
+      expect(res.body).toMatchObject({ status_code: status, request_id: res.headers.get('x-request-id'), detail: expect.any(String) });
+    }
+  });
+
   it('gives each response its own request id', async () => {
     const ids = new Set<string | null>();
     for (let i = 0; i < 5; i++) ids.add((await call(server, 'GET', '/health')).headers.get('x-request-id'));

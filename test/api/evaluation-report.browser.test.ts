@@ -8,7 +8,7 @@ import { startTestServer, type TestServer } from '../helpers/server.js';
 import { call } from '../helpers/core-http.js';
 import { espeakSpeaker, fliteSpeaker } from '../helpers/audio-jobs.js';
 import { pollEvaluation } from '../helpers/evaluations.js';
-import { fixtureReport, HOSTILE_TRANSCRIPT } from '../unit/evaluations/report-fixture.js';
+import { fixtureReport, HOSTILE_TRANSCRIPT } from '../unit/server/evaluations/report-fixture.js';
 
 /**
  * The evaluation report in Debian's Chromium: it must load with no console error (a CSP violation is

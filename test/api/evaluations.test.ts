@@ -3,7 +3,6 @@ import { startTestServer, type TestServer } from '../helpers/server.js';
 import { call } from '../helpers/core-http.js';
 import { charactersUsed, espeakSpeaker, fliteSpeaker, postMultipart, promoteToEnterprise } from '../helpers/audio-jobs.js';
 import { createUserWithKey } from '../../src/server/services/users.js';
-import { signReportUrl } from '../../src/server/evaluations/report-url.js';
 import { pollEvaluation } from '../helpers/evaluations.js';
 
 // `stt-b` is not bound by any config here: every request answers provider_not_configured at once, so
@@ -358,7 +357,7 @@ describe('utterances and the report', () => {
     tampered.searchParams.set('sig', 'A'.repeat(43));
     expect((await fetch(tampered)).status).toBe(403);
     expect((await fetch(`${url.origin}${url.pathname}`)).status).toBe(403);
-    const expired = signReportUrl({ base: url.origin, evaluationId: id, secret: s.runtime.secret, now: new Date(Date.now() - 25 * 3600_000) });
+    const expired = s.runtime.urls.report({ base: url.origin, evaluationId: id, now: new Date(Date.now() - 25 * 3600_000) });
     const gone = await fetch(expired);
     expect(gone.status).toBe(410);
     expect(((await gone.json()) as { detail: string }).detail).toBe('Report URL has expired');

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { call } from '../helpers/core-http.js';
 import { fliteSpeaker, pollJob, promoteToEnterprise } from '../helpers/audio-jobs.js';
+import { loopFreedomDuring } from '../helpers/event-loop.js';
 
 describe('the event loop stays free while a batch runs', () => {
   let server: TestServer;
@@ -11,31 +12,33 @@ describe('the event loop stays free while a batch runs', () => {
   });
   afterAll(async () => server.close());
 
-  it('/health answers in < 100 ms p99 during a 100-item batch', async () => {
+  // The latency figure itself belongs to bench/ (bench/server.mjs); here: the loop is not held by synthesis.
+  it('/health answers and the event loop ticks freely during a 100-item batch', async () => {
     const speaker = fliteSpeaker(server.runtime.db);
     const items = Array.from({ length: 100 }, (_, i) => ({ speaker_id: speaker, text: `Health check under load, sentence ${i}. It has two parts.` }));
     const created = await call(server, 'POST', '/v1/tts/batch', { key: server.key, json: { items } });
     expect(created.status).toBe(201);
     const jobId = created.body.job_id as string;
-    const latencies: number[] = [];
-    let status = 'pending';
-    while (status === 'pending' || status === 'processing') {
-      for (let i = 0; i < 10; i++) {
-        const t0 = performance.now();
-        // With the key, the probes count under the enterprise limit, not the 60/min anonymous one.
-        const res = await fetch(`${server.url}/health`, { headers: { authorization: `Bearer ${server.key}` } });
-        await res.arrayBuffer();
-        latencies.push(performance.now() - t0);
-        expect(res.status).toBe(200);
-        await new Promise((r) => setTimeout(r, 40));
+    let probes = 0;
+    // The server runs in this process, so this thread's timers starve if it synthesises on the loop.
+    const { idle, busy, result: status } = await loopFreedomDuring(async () => {
+      let status = 'pending';
+      while (status === 'pending' || status === 'processing') {
+        for (let i = 0; i < 10; i++) {
+          // With the key, the probes count under the enterprise limit, not the 60/min anonymous one.
+          const res = await fetch(`${server.url}/health`, { headers: { authorization: `Bearer ${server.key}` } });
+          await res.arrayBuffer();
+          expect(res.status).toBe(200);
+          probes++;
+          await new Promise((r) => setTimeout(r, 40));
+        }
+        status = (await call(server, 'GET', `/v1/jobs/${jobId}`, { key: server.key })).body.status;
       }
-      status = (await call(server, 'GET', `/v1/jobs/${jobId}`, { key: server.key })).body.status;
-    }
+      return status;
+    });
     expect(status).toBe('completed');
-    expect(latencies.length).toBeGreaterThan(50);
-    latencies.sort((a, b) => a - b);
-    const p99 = latencies[Math.floor(latencies.length * 0.99)]!;
-    expect(p99, `p99 ${p99.toFixed(1)} ms over ${latencies.length} requests`).toBeLessThan(100);
+    expect(probes).toBeGreaterThan(50);
+    expect(busy, `timers ran ${(100 * busy).toFixed(0)}% of the time (idle: ${(100 * idle).toFixed(0)}%)`).toBeGreaterThan(idle / 3);
     await pollJob(server, jobId);
   }, 180_000);
 });

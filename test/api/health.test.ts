@@ -44,7 +44,7 @@ describe('GET /health with a broken database', () => {
       // A Bearer route now fails inside the key lookup: a plain 500 without SQL or stack.
       const broken = await call(server, 'GET', '/v1/users/me', { key: server.key });
       expect(broken.status).toBe(500);
-      expect(broken.body).toEqual({ detail: 'Internal server error', status_code: 500, request_id: broken.headers.get('x-request-id') });
+      expect(broken.body).toEqual({ detail: 'Internal server error', status_code: 500, request_id: broken.headers.get('x-request-id'), code: 'internal_error' });
       expect(broken.headers.get('x-ratelimit-limit')).toBe('60');
     } finally {
       await server.close();

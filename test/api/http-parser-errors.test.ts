@@ -44,7 +44,7 @@ describe("errors of Node's HTTP parser, over a raw socket", () => {
   ])('answers %s in the error envelope with X-Request-Id and rate-limit headers', async (_name, request, status, detail) => {
     const res = await raw(server, request);
     expect(res.status).toBe(status);
-    expect(res.body).toEqual({ detail: expect.any(String), status_code: status, request_id: res.headers['x-request-id'] });
+    expect(res.body).toEqual({ detail: expect.any(String), status_code: status, request_id: res.headers['x-request-id'], code: status === 431 ? 'headers_too_large' : 'malformed_request' });
     expect(res.body.detail).toMatch(detail);
     expect(res.headers['x-request-id']).toMatch(/^req_[0-9a-f]{32}$/);
     expect(res.headers['content-type']).toBe('application/json; charset=utf-8');

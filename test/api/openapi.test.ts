@@ -22,5 +22,15 @@ describe('GET /openapi.json', () => {
     const body = (await res.json()) as Record<string, unknown>;
     expect(body).toMatchObject({ status_code: 404, request_id: res.headers.get('x-request-id') });
     expect(typeof body.detail).toBe('string');
+    expect(body.code).toBe('not_found');
+  });
+
+  it('documents the machine code of every error body (issue 10)', async () => {
+    const doc = (await (await fetch(`${server.url}/openapi.json`)).json()) as {
+      components: { schemas: Record<string, { required?: string[]; properties: Record<string, { type?: string }> }> };
+    };
+    const errorBody = Object.values(doc.components.schemas).find((s) => s.properties?.status_code && s.properties?.request_id);
+    expect(errorBody?.properties.code?.type).toBe('string');
+    expect(errorBody?.required).toContain('code');
   });
 });

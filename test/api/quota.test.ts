@@ -28,7 +28,7 @@ describe('character quota over HTTP', () => {
     const { key } = userWithUsage('nearly@example.com', 9_995);
     const res = await call(server, 'POST', '/v1/tts/synthesize', { key: key.key, json: { speaker_id: speakerId, text: 'Hello there' } });
     expect(res.status).toBe(429);
-    expect(res.body).toEqual({ detail: QUOTA, status_code: 429, request_id: res.headers.get('x-request-id') });
+    expect(res.body).toEqual({ detail: QUOTA, status_code: 429, request_id: res.headers.get('x-request-id'), code: 'quota_exceeded' });
     expect(await used(key.key)).toBe(9_995);
     const fits = await call(server, 'POST', '/v1/tts/synthesize', { key: key.key, json: { speaker_id: speakerId, text: 'Hi ✓🎙' } });
     expect(fits.status).toBe(200);

@@ -29,7 +29,7 @@ describe('rate limits', () => {
     expect(limited).toHaveLength(30);
     expect(ok.map((r) => Number(r.headers.get('x-ratelimit-remaining'))).sort((a, b) => a - b)).toEqual(Array.from({ length: 20 }, (_, i) => i));
     for (const r of limited) {
-      expect(r.body).toEqual({ detail: 'Rate limit exceeded', status_code: 429, request_id: r.headers.get('x-request-id') });
+      expect(r.body).toEqual({ detail: 'Rate limit exceeded', status_code: 429, request_id: r.headers.get('x-request-id'), code: 'rate_limited' });
       expect(r.headers.get('retry-after')).toBe('45');
       expect(r.headers.get('x-ratelimit-limit')).toBe('20');
       expect(r.headers.get('x-ratelimit-remaining')).toBe('0');

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { call } from '../helpers/core-http.js';
 import { createUserWithKey } from '../../src/server/services/users.js';
-import { changeTier, setCancelled } from '../../src/server/services/billing.js';
+import { changeTier, setCancelled } from '../../src/server/billing/service.js';
 
 const Database = loadSqliteDriver();
 

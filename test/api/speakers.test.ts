@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';
-import { verifyAudioSignature } from '../../src/server/services/audio-urls.js';
+import { createUrlSigner } from '../../src/server/services/audio-urls.js';
 import type { SpeakerFacets, SpeakerPage, Speaker } from '../../src/shared/schemas/speakers.js';
 
 describe('/v1/speakers', () => {
@@ -113,11 +113,10 @@ describe('/v1/speakers', () => {
     const url = new URL(items[0]!.sample_audio_url!);
     expect(`${url.protocol}//${url.host}`).toBe(server.url);
     expect(url.pathname).toBe(`/v1/audio/smp_${items[0]!.id}.wav`);
-    const check = verifyAudioSignature({
+    const check = createUrlSigner(server.runtime.secret).verifyAudio({
       audioId: `smp_${items[0]!.id}`,
       expires: url.searchParams.get('expires') ?? undefined,
       sig: url.searchParams.get('sig') ?? undefined,
-      secret: server.runtime.secret,
       now: new Date(),
     });
     expect(check).toBe('ok');

@@ -7,6 +7,7 @@ import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer } from '../helpers/server.js';
 import { call } from '../helpers/core-http.js';
+import { startServe } from '../helpers/serve-process.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const bin = join(root, 'bin', 'voxctl.js');
@@ -70,44 +71,16 @@ describe('voxctl admin users create', () => {
   });
 });
 
-/** Starts `voxctl serve` on a free port; resolves once it listens, with everything it wrote to stderr so far. */
-async function serve(dataDir: string, env: Record<string, string> = {}) {
-  const child = execa('node', [bin, 'serve', '--port', '0', '--data-dir', dataDir, '--log-level', 'warn'], {
-    cwd: root,
-    reject: false,
-    env: { FORCE_COLOR: '0', VOXCTL_BOOTSTRAP_KEY: '', ...env },
-  });
-  let stderr = '';
-  const url = await new Promise<string>((resolve, reject) => {
-    child.stderr!.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString();
-      const m = /listening on (http:\/\/\S+)/.exec(stderr);
-      // The bootstrap line follows the listening line in the same tick: wait for the line end.
-      if (m && stderr.endsWith('\n')) setTimeout(() => resolve(m[1]!), 200);
-    });
-    void child.then((r) => reject(new Error(`serve exited early (${r.exitCode}): ${stderr}`)));
-  });
-  return {
-    url,
-    stderr: () => stderr,
-    async stop() {
-      child.kill('SIGTERM');
-      await child;
-    },
-  };
-}
-
 describe('voxctl serve on an empty data dir', () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'voxctl-serve-'));
   afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
   it('creates the pro admin once, prints its key on stderr and writes bootstrap-key 0600', async () => {
-    const first = await serve(dataDir);
+    const first = await startServe(dataDir, { env: { VOXCTL_BOOTSTRAP_KEY: '' }, logLevel: 'warn' });
     let key: string;
     try {
-      const m = /API key \(shown once, also in .*bootstrap-key\): (vox_[A-Za-z0-9_-]{40})/.exec(first.stderr());
-      expect(m, first.stderr()).not.toBeNull();
-      key = m![1]!;
+      const m = await first.waitForOutput(/API key \(shown once, also in .*bootstrap-key\): (vox_[A-Za-z0-9_-]{40})\n/);
+      key = m[1]!;
       const file = join(dataDir, 'bootstrap-key');
       expect(readFileSync(file, 'utf8').trim()).toBe(key);
       expect(statSync(file).mode & 0o777).toBe(0o600);
@@ -116,10 +89,11 @@ describe('voxctl serve on an empty data dir', () => {
     } finally {
       await first.stop();
     }
-    const second = await serve(dataDir);
+    const second = await startServe(dataDir, { env: { VOXCTL_BOOTSTRAP_KEY: '' }, logLevel: 'warn' });
     try {
-      expect(second.stderr()).not.toMatch(/API key/);
       expect((await call({ url: second.url }, 'GET', '/v1/users/me', { key })).status).toBe(200);
+      // Written in the same tick as the listening line, so it would be here by now.
+      expect(second.output()).not.toMatch(/API key/);
     } finally {
       await second.stop();
     }
@@ -128,9 +102,9 @@ describe('voxctl serve on an empty data dir', () => {
   it('uses VOXCTL_BOOTSTRAP_KEY as the admin key', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'voxctl-serve-'));
     const key = `vox_${'ci'.repeat(20)}`;
-    const server = await serve(dir, { VOXCTL_BOOTSTRAP_KEY: key });
+    const server = await startServe(dir, { env: { VOXCTL_BOOTSTRAP_KEY: key }, logLevel: 'warn' });
     try {
-      expect(server.stderr()).toContain(key);
+      expect((await server.waitForOutput(new RegExp(key)))[0]).toBe(key);
       expect((await call({ url: server.url }, 'GET', '/v1/users/me', { key })).status).toBe(200);
     } finally {
       await server.stop();

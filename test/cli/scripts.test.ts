@@ -121,7 +121,7 @@ describe('errors scripts can read (issue 9 item 7)', () => {
     expect(r.exitCode).toBe(4);
     expect(r.stdout).toBe('');
     const e = jsonError(r.stderr);
-    expect(e).toMatchObject({ code: 'not_found', message: 'Speaker not found: spk_nope', status: 404 });
+    expect(e).toMatchObject({ code: 'speaker_not_found', message: 'Speaker not found: spk_nope', status: 404 });
     expect(e.request_id).toBeTruthy();
     const usage = await cli(sb, ['speakers', 'list', '--bogus', '--json'], { env });
     expect(usage.exitCode).toBe(2);

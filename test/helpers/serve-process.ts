@@ -1,38 +1,78 @@
-import { existsSync, readFileSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { execa, type ResultPromise } from 'execa';
 import { TEST_KEY } from './server.js';
 
-const BIN = new URL('../../bin/voxctl.js', import.meta.url).pathname;
+const BIN = fileURLToPath(new URL('../../bin/voxctl.js', import.meta.url));
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
-/** A `voxctl serve` child of the built CLI and the URL it listens on. */
+/** A foreground `voxctl serve` child of the built CLI, the URL it listens on and what it wrote to stderr. */
 export interface ServeProcess {
   proc: ResultPromise;
   url: string;
+  /** Everything the process wrote to stderr so far. */
+  output(): string;
+  /** Resolves with the first match of `pattern` in stderr (now or later); rejects if the process ends first. */
+  waitForOutput(pattern: RegExp): Promise<RegExpExecArray>;
+  /** Sends `signal` (default SIGTERM) and waits for the process to end. */
+  stop(signal?: NodeJS.Signals): Promise<void>;
 }
 
-/** Starts the built CLI's `serve` on `dataDir` (bootstrap key TEST_KEY) and waits for `server.json` and /health. */
-export async function startServe(dataDir: string): Promise<ServeProcess> {
-  rmSync(join(dataDir, 'server.json'), { force: true });
-  const proc = execa('node', [BIN, 'serve', '--port', '0', '--data-dir', dataDir, '--log-level', 'silent'], {
-    env: { VOXCTL_BOOTSTRAP_KEY: TEST_KEY, FORCE_COLOR: '0' },
+/** How to start it; every option has the default the crash tests rely on. */
+export interface ServeProcessOptions {
+  /** Extra environment (default: VOXCTL_BOOTSTRAP_KEY=TEST_KEY; pass `''` for a random bootstrap key). */
+  env?: Record<string, string>;
+  /** `--log-level` (default `silent`: the start-up lines go to stderr at every level). */
+  logLevel?: string;
+}
+
+/**
+ * The one way tests start `voxctl serve` as a process (the in-process app is `startTestServer`, the
+ * detached service `serveDetached`): the built CLI on port 0 of `dataDir`, read until it says where it
+ * listens, like an operator watching the console.
+ */
+export async function startServe(dataDir: string, opts: ServeProcessOptions = {}): Promise<ServeProcess> {
+  const proc = execa('node', [BIN, 'serve', '--port', '0', '--data-dir', dataDir, '--log-level', opts.logLevel ?? 'silent'], {
+    cwd: ROOT,
+    env: { FORCE_COLOR: '0', VOXCTL_BOOTSTRAP_KEY: TEST_KEY, ...opts.env },
     reject: false,
-    stdio: 'ignore',
+    stdin: 'ignore',
+    stdout: 'ignore',
   });
-  const deadline = Date.now() + 20_000;
-  while (Date.now() < deadline) {
-    const file = join(dataDir, 'server.json');
-    if (existsSync(file)) {
-      try {
-        const { port } = JSON.parse(readFileSync(file, 'utf8')) as { port: number };
-        const url = `http://127.0.0.1:${port}`;
-        if ((await fetch(`${url}/health`)).ok) return { proc, url };
-      } catch {
-        // not written completely / not listening yet
-      }
-    }
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  proc.kill('SIGKILL');
-  throw new Error('voxctl serve did not start');
+  let stderr = '';
+  let ended = false;
+  const waiters = new Set<() => void>();
+  proc.stderr!.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString();
+    for (const w of waiters) w();
+  });
+  void proc.finally(() => {
+    ended = true;
+    for (const w of waiters) w();
+  });
+  const waitForOutput = (pattern: RegExp) =>
+    new Promise<RegExpExecArray>((resolve, reject) => {
+      const check = () => {
+        const m = pattern.exec(stderr);
+        if (m) {
+          waiters.delete(check);
+          resolve(m);
+        } else if (ended) {
+          waiters.delete(check);
+          reject(new Error(`voxctl serve ended without writing ${pattern}: ${stderr}`));
+        }
+      };
+      waiters.add(check);
+      check();
+    });
+  const [, url] = await waitForOutput(/listening on (http:\/\/\S+)/);
+  return {
+    proc,
+    url: url!,
+    output: () => stderr,
+    waitForOutput,
+    async stop(signal = 'SIGTERM') {
+      proc.kill(signal);
+      await proc;
+    },
+  };
 }

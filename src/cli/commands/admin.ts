@@ -4,6 +4,7 @@ import { Option, type Command } from 'commander';
 import { resolveDataDir } from '../../shared/paths.js';
 import { TIERS } from '../../shared/schemas/users.js';
 import { CliError, usageError } from '../errors.js';
+import { DomainError } from '../../shared/errors.js';
 import { createEnv, type CliEnv } from '../env.js';
 
 /** What the admin commands use of the handler context. */
@@ -25,23 +26,21 @@ interface CreateFlags {
  */
 export async function createUserCommand(flags: CreateFlags, ctx: AdminContext): Promise<void> {
   // Loaded lazily: the client commands should not pay for SQLite.
-  const { ApiError } = await import('../../server/errors.js');
-  const { validateNewUser, createUserWithKey } = await import('../../server/services/users.js');
+  const { validateNewUser, createUserWithKey, openDatabase } = await import('../../server/admin.js');
   try {
     validateNewUser(flags);
   } catch (err) {
-    if (err instanceof ApiError) throw usageError(err.detail, 'voxctl admin users create --email you@example.com [--tier pro]');
+    if (err instanceof DomainError) throw usageError(err.message, 'voxctl admin users create --email you@example.com [--tier pro]');
     throw err;
   }
   const dataDir = resolveDataDir(flags.dataDir, ctx.env.raw());
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
-  const { openDatabase } = await import('../../server/storage/db.js');
   const db = openDatabase(join(dataDir, 'voxctl.db'));
   try {
     const { key } = createUserWithKey(db, { email: flags.email, name: flags.name, tier: flags.tier, now: new Date() });
     ctx.stdout.write(`${key.key}\n`);
   } catch (err) {
-    if (err instanceof ApiError) throw new CliError(err.detail, { cause: err });
+    if (err instanceof DomainError) throw new CliError(err.message, { cause: err });
     throw err;
   } finally {
     db.close();

@@ -12,10 +12,11 @@ import { connect } from '../session.js';
 import { examples, flagsOf, pagingOptions, readInputFile, readStdin } from '../util.js';
 import { downloadAll, type DownloadItem, type DownloadSummary } from '../downloads.js';
 import { chooseSpeaker } from './tts.js';
+import { JOB_STATUSES, MAX_BATCH_ITEMS, SAMPLE_RATES, type SampleRateHz } from '../../shared/constants.js';
 
 /** The service's batch limit: bigger inputs are split into several jobs. */
-export const MAX_BATCH = 100;
-const STATUSES = ['pending', 'processing', 'completed', 'failed', 'partial'];
+export const MAX_BATCH = MAX_BATCH_ITEMS;
+const STATUSES: readonly string[] = JOB_STATUSES;
 
 /** An input row: text and an optional speaker (filled from --speaker / the default). */
 export interface InputItem {
@@ -134,7 +135,7 @@ export function registerBatch(program: Command, ctx: HandlerContext): void {
       .option('--download <dir>', 'save the WAVs as zero-padded {index}.wav plus manifest.csv in this folder (implies --watch)')
       .option('--force', 'overwrite existing WAVs in the download folder')
       .option('--skip-existing', 'keep WAVs already complete in the download folder (resume)')
-      .addOption(new Option('--sample-rate <hz>', 'resample the output').choices(['8000', '16000', '22050', '24000']))
+      .addOption(new Option('--sample-rate <hz>', 'resample the output').choices(SAMPLE_RATES.map(String)))
       .description('Submit texts for synthesis; more than 100 items become several jobs'),
     ['voxctl batch submit lines.csv --speaker spk_en-gb-scotland_003 --watch', 'voxctl batch submit items.jsonl --download out/', 'JOB=$(voxctl batch submit items.json -q)'],
   ).action(async (file: string, _o, cmd: Command) => {
@@ -150,7 +151,7 @@ export function registerBatch(program: Command, ctx: HandlerContext): void {
     const created: (BatchCreated & { start: number })[] = [];
     for (const c of chunks) {
       const job = await client.submitBatch(
-        { items: c.items, ...(flags.sampleRate ? { sample_rate: Number(flags.sampleRate) as 8000 } : {}) },
+        { items: c.items, ...(flags.sampleRate ? { sample_rate: Number(flags.sampleRate) as SampleRateHz } : {}) },
         { idempotencyKey: randomUUID() },
       );
       created.push({ ...job, start: c.start });

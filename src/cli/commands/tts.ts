@@ -12,6 +12,7 @@ import { deliverAudio } from '../audio-out.js';
 import { explained } from '../api-errors.js';
 import { retryAfter429 } from '../retry.js';
 import { assertWritable, examples, flagsOf, readInputFile, readStdin } from '../util.js';
+import { SAMPLE_RATES, type SampleRateHz } from '../../shared/constants.js';
 
 /** How long the catalogue's first speaker is remembered per service (a loop of `tts say` asks once). */
 export const FIRST_SPEAKER_TTL_MS = 60 * 60 * 1000;
@@ -65,7 +66,7 @@ export function registerTts(program: Command, ctx: HandlerContext): void {
       .option('-o, --out <file>', 'save the WAV to this file')
       .option('--force', 'overwrite an existing output file')
       .option('--play', 'play the audio as well as saving it')
-      .addOption(new Option('--sample-rate <hz>', 'resample the output').choices(['8000', '16000', '22050', '24000']))
+      .addOption(new Option('--sample-rate <hz>', 'resample the output').choices(SAMPLE_RATES.map(String)))
       .description('Synthesise speech; plays it on a terminal, writes the WAV to stdout when piped'),
     [
       'voxctl tts say "Hello there"',
@@ -89,7 +90,7 @@ export function registerTts(program: Command, ctx: HandlerContext): void {
           client.synthesize({
             speaker_id: speaker,
             text: input,
-            ...(flags.sampleRate ? { sample_rate: Number(flags.sampleRate) as 8000 | 16000 | 22050 | 24000 } : {}),
+            ...(flags.sampleRate ? { sample_rate: Number(flags.sampleRate) as SampleRateHz } : {}),
           }),
         ),
       );

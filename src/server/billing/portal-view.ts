@@ -1,9 +1,9 @@
 import type { Db } from '../storage/db.js';
 import { TIERS } from '../../shared/schemas/users.js';
 import { findUserById } from '../storage/repositories/users.js';
-import { currentUsage, getSubscription, listInvoices, paymentMethod, TIER_PRICES_CENTS } from '../services/billing.js';
+import { currentUsage, getSubscription, listInvoices, paymentMethod, TIER_PRICES_CENTS } from './service.js';
 import { TIER_LIMITS } from '../services/tiers.js';
-import { notFound } from '../errors.js';
+import { DomainError } from '../../shared/errors.js';
 import type { PortalView } from './page.js';
 
 /** Fixed notices after a successful form (`?done=`); the page never echoes query text. */
@@ -17,7 +17,7 @@ export const NOTICES: Readonly<Record<string, string>> = {
 /** Gathers what the portal page of `userId` shows. */
 export function buildPortalView(db: Db, opts: { userId: string; csrf: string; now: Date; notice?: string; error?: string }): PortalView {
   const user = findUserById(db, opts.userId);
-  if (!user) throw notFound('User not found');
+  if (!user) throw new DomainError('user_not_found', 'User not found');
   const card = paymentMethod(db, opts.userId);
   return {
     email: user.email,

@@ -3,53 +3,54 @@ import type { Db } from '../storage/db.js';
 import { inTransaction } from '../storage/db.js';
 import type { CreateEvaluationRequest, EvaluationCreated } from '../../shared/schemas/evaluations.js';
 import { ALL_PROVIDERS } from '../../shared/schemas/stt.js';
-import { ConditionError, formatCondition, parseCondition } from '../../shared/conditions.js';
+import { formatCondition, parseCondition } from '../../shared/conditions.js';
 import { getNormalizer, type Normalizer } from '../../shared/normalizers/index.js';
 import { whitespaceTokens } from '../../shared/normalize.js';
 import { EMPTY_REFERENCE_MESSAGE } from '../../shared/accuracy.js';
 import { getDataset, listDatasetRows } from '../storage/repositories/datasets.js';
 import { insertEvaluation } from '../storage/repositories/evaluations.js';
-import { badRequest, notFound } from '../errors.js';
+import { DomainError, validationFailed } from '../../shared/errors.js';
 import { reserveCharacters } from '../services/quota.js';
 import { assertValidText, codePoints } from '../../shared/text-rules.js';
 import { assertActiveSubscription } from '../services/users.js';
 import { checkSpeakerSpec, selectSpeakers } from './speakers.js';
 
-/** Limits of DESIGN §8.1. */
-export const EVALUATION_LIMITS = { texts: 500, providers: 10, conditions: 8, utterances: 20_000, name: 200 } as const;
+import { EVALUATION_LIMITS } from '../../shared/constants.js';
+
+export { EVALUATION_LIMITS };
 
 /** A fresh evaluation id (`ev_` + 20 url-safe chars). */
 export const newEvaluationId = (): string => `ev_${randomBytes(15).toString('base64url')}`;
 
 /** The texts of the request: `texts` (rule 6 each, `Text {i}: `) or the rows of `dataset_id`. */
 function resolveTexts(db: Db, userId: string, body: CreateEvaluationRequest, normalizer: Normalizer): string[] {
-  if ((body.texts === undefined) === (body.dataset_id === undefined)) throw badRequest('Provide exactly one of texts or dataset_id');
+  if ((body.texts === undefined) === (body.dataset_id === undefined)) throw validationFailed('Provide exactly one of texts or dataset_id');
   let texts: string[];
   if (body.texts) {
     texts = body.texts;
-    if (texts.length === 0) throw badRequest('Evaluation must contain at least one text');
-    if (texts.length > EVALUATION_LIMITS.texts) throw badRequest(`Evaluation exceeds maximum of ${EVALUATION_LIMITS.texts} texts`);
+    if (texts.length === 0) throw validationFailed('Evaluation must contain at least one text');
+    if (texts.length > EVALUATION_LIMITS.texts) throw validationFailed(`Evaluation exceeds maximum of ${EVALUATION_LIMITS.texts} texts`);
     texts.forEach((t, i) => assertValidText(t, `Text ${i}: `));
   } else {
     const dataset = getDataset(db, body.dataset_id!, userId);
-    if (!dataset) throw notFound('Dataset not found');
+    if (!dataset) throw new DomainError('dataset_not_found', 'Dataset not found');
     texts = listDatasetRows(db, dataset).map((r) => r.text);
   }
   // A text with no word left after normalisation (e.g. only "(laughs)" under whisper-en) cannot be scored.
   texts.forEach((t, i) => {
-    if (whitespaceTokens(normalizer.normalize(t)).length === 0) throw badRequest(`Text ${i}: ${EMPTY_REFERENCE_MESSAGE}`);
+    if (whitespaceTokens(normalizer.normalize(t)).length === 0) throw validationFailed(`Text ${i}: ${EMPTY_REFERENCE_MESSAGE}`);
   });
   return texts;
 }
 
 /** Checks a list of names: 1..max, distinct, each known; returns them in request order. */
 function checkList(values: string[], what: { noun: string; plural: string; max: number; known: (v: string) => string }): string[] {
-  if (values.length === 0) throw badRequest(`At least one ${what.noun} is required`);
-  if (values.length > what.max) throw badRequest(`At most ${what.max} ${what.plural} can be evaluated at once`);
+  if (values.length === 0) throw validationFailed(`At least one ${what.noun} is required`);
+  if (values.length > what.max) throw validationFailed(`At most ${what.max} ${what.plural} can be evaluated at once`);
   const seen = new Set<string>();
   return values.map((v) => {
     const canonical = what.known(v);
-    if (seen.has(canonical)) throw badRequest(`Duplicate ${what.noun}: ${v}`);
+    if (seen.has(canonical)) throw validationFailed(`Duplicate ${what.noun}: ${v}`);
     seen.add(canonical);
     return canonical;
   });
@@ -62,7 +63,7 @@ export function checkProviders(providers: string[]): string[] {
     plural: 'providers',
     max: EVALUATION_LIMITS.providers,
     known: (p) => {
-      if (!ALL_PROVIDERS.includes(p)) throw badRequest(`Unknown provider: ${p}`);
+      if (!ALL_PROVIDERS.includes(p)) throw validationFailed(`Unknown provider: ${p}`);
       return p;
     },
   });
@@ -74,14 +75,8 @@ export function checkConditions(conditions: string[] | undefined): string[] {
     noun: 'condition',
     plural: 'conditions',
     max: EVALUATION_LIMITS.conditions,
-    known: (c) => {
-      try {
-        return formatCondition(parseCondition(c));
-      } catch (err) {
-        if (err instanceof ConditionError) throw badRequest(err.message);
-        throw err;
-      }
-    },
+    // An unknown condition throws a validation_failed domain error (400).
+    known: (c) => formatCondition(parseCondition(c)),
   });
 }
 
@@ -94,7 +89,7 @@ export function createEvaluation(deps: { db: Db; now: Date }, input: { userId: s
   const { db, now } = deps;
   const { body, userId } = input;
   if (body.name !== undefined && (codePoints(body.name) < 1 || codePoints(body.name) > EVALUATION_LIMITS.name)) {
-    throw badRequest(`Name must be 1 to ${EVALUATION_LIMITS.name} characters`);
+    throw validationFailed(`Name must be 1 to ${EVALUATION_LIMITS.name} characters`);
   }
   const normalizer = getNormalizer(body.normalizer ?? 'basic');
   const texts = resolveTexts(db, userId, body, normalizer);
@@ -105,9 +100,9 @@ export function createEvaluation(deps: { db: Db; now: Date }, input: { userId: s
   const overLimit = (speakers: number) => speakers * perSpeaker > EVALUATION_LIMITS.utterances;
   const limitMessage = `Evaluation exceeds ${EVALUATION_LIMITS.utterances} utterances`;
   // Named ids are counted before they are looked up: an oversized request is refused on its size alone.
-  if (body.speakers.ids && overLimit(body.speakers.ids.length)) throw badRequest(limitMessage);
+  if (body.speakers.ids && overLimit(body.speakers.ids.length)) throw validationFailed(limitMessage);
   const selection = selectSpeakers(db, body.speakers);
-  if (overLimit(selection.speakers.length)) throw badRequest(limitMessage);
+  if (overLimit(selection.speakers.length)) throw validationFailed(limitMessage);
   assertActiveSubscription(db, userId);
 
   const charactersOfText = texts.map(codePoints);

@@ -1,8 +1,8 @@
 import { availableParallelism } from 'node:os';
-import type { Runtime } from '../runtime.js';
 import { ConcurrencyLimit } from '../engines/stt/limit.js';
 import type { SttAdapter } from '../engines/stt/types.js';
-import { createSttRegistry } from '../engines/stt/registry.js';
+import type { SttRegistry } from '../engines/stt/registry.js';
+import type { JobRunnerWiring } from '../jobs/index.js';
 import { refundCharacters } from '../services/quota.js';
 import { renderSpeech, resolveVoice } from '../services/synthesis.js';
 import { runProvider } from '../services/transcription.js';
@@ -30,32 +30,32 @@ export function adapterLimits(options: { cores: number; sphinxMax?: number }): (
   };
 }
 
-/**
- * Wires the evaluation runner to the runtime's database, TTS pool and STT registry, starts it (crash
- * recovery first) and stops it on close — before the pool closes, since closers run in reverse order.
- */
-export function startEvaluationRunner(runtime: Runtime): EvaluationRunner {
-  const workers = runtime.options.ttsWorkers ?? availableParallelism();
-  const registry = runtime.stt ?? createSttRegistry({ stt: { providers: {}, localSphinx: {} } });
-  const limitOf = adapterLimits({ cores: availableParallelism(), sphinxMax: runtime.config?.stt.localSphinx.max_concurrent });
-  const runner = createEvaluationRunner({
-    db: runtime.db,
-    dataDir: runtime.options.dataDir,
-    clock: runtime.clock,
+/** What the evaluation runner uses of the runtime: the batch runner's collaborators plus the STT providers. */
+export interface EvaluationRunnerWiring extends JobRunnerWiring {
+  stt: SttRegistry;
+  /** `max_concurrent` of local-sphinx in the server config. */
+  sphinxMax: number | undefined;
+}
+
+/** Builds the evaluation runner over its SQLite queue; the composition root starts it and stops it on close. */
+export function createEvaluationRunnerFor(w: EvaluationRunnerWiring): EvaluationRunner {
+  const workers = w.ttsWorkers ?? availableParallelism();
+  const limitOf = adapterLimits({ cores: availableParallelism(), sphinxMax: w.sphinxMax });
+  return createEvaluationRunner({
+    db: w.db,
+    dataDir: w.dataDir,
+    clock: w.clock,
     // A few syntheses ahead of the recognisers keep them busy while the next speech is made.
     lookahead: Math.max(4, workers * 3),
     async synthesize(speakerId, text) {
-      const voice = resolveVoice(runtime.db, speakerId);
+      const voice = resolveVoice(w.db, speakerId);
       if (!voice) throw new Error(`Speaker not found: ${speakerId}`);
-      return renderSpeech(runtime.tts, { text, voice });
+      return renderSpeech(w.tts(), { text, voice });
     },
     transcribe: (provider, audio, signal) =>
-      runProvider({ registry, signal, logError: (err) => console.error(`voxctl evaluation (${provider}):`, err) }, provider, audio, undefined),
-    limitFor: (provider) => limitOf(registry.get(provider)?.adapter),
+      runProvider({ registry: w.stt, signal, logError: (err) => w.logger.error({ err, provider }, 'voxctl evaluation') }, provider, audio, undefined),
+    limitFor: (provider) => limitOf(w.stt.get(provider)?.adapter),
     refund: refundCharacters,
-    onError: (err) => console.error('voxctl evaluation runner:', err),
+    onError: (err) => w.logger.error({ err }, 'voxctl evaluation runner'),
   });
-  runtime.onClose(() => runner.stop());
-  runner.start();
-  return runner;
 }

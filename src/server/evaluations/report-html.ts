@@ -5,7 +5,7 @@
  */
 import type { AlignmentStep } from '../../shared/accuracy.js';
 import type { EvaluationComparison, EvaluationDetail, EvaluationReportInput, EvaluationSummaryRow } from '../../shared/schemas/evaluations.js';
-import { html, SafeHtml } from '../billing/html.js';
+import { html, SafeHtml } from '../html.js';
 import { verdict } from '../../shared/comparison-verdict.js';
 import { providerLatencies, setupFacts, summaryGroups, worstFailures, WORST_FAILURES, type ReportedFailure } from './report-data.js';
 import { REPORT_STYLE } from './report-style.js';

@@ -2,17 +2,18 @@ import type { Db } from '../storage/db.js';
 import { inTransaction } from '../storage/db.js';
 import type { EvaluationUtteranceQuery } from '../../shared/schemas/evaluations.js';
 import { ALL_PROVIDERS } from '../../shared/schemas/stt.js';
-import { ConditionError, formatCondition, parseCondition } from '../../shared/conditions.js';
+import { formatCondition, parseCondition } from '../../shared/conditions.js';
 import {
   allUtterances,
   cancelEvaluation,
   getEvaluation,
+  listEvaluations,
   listUtterances,
   type EvaluationRow,
   type UtteranceFilter,
   type UtteranceView,
 } from '../storage/repositories/evaluations.js';
-import { ApiError, badRequest, notFound } from '../errors.js';
+import { DomainError, validationFailed } from '../../shared/errors.js';
 import type { RefundFn } from '../jobs/queue.js';
 import { evaluationLists } from './views.js';
 
@@ -22,7 +23,7 @@ export const EVALUATION_NOT_FOUND = 'Evaluation not found';
 /** The caller's evaluation `id`, or 404. */
 export function evaluationOf(db: Db, id: string, userId: string): EvaluationRow {
   const row = getEvaluation(db, id, userId);
-  if (!row) throw notFound(EVALUATION_NOT_FOUND);
+  if (!row) throw new DomainError('evaluation_not_found', EVALUATION_NOT_FOUND);
   return row;
 }
 
@@ -37,7 +38,7 @@ export function cancelEvaluationFor(deps: { db: Db; now: Date; refund: RefundFn 
     const row = evaluationOf(db, input.id, input.userId);
     if (row.status === 'cancelled') return row;
     const cancelled = cancelEvaluation(db, row.id, deps.now.toISOString());
-    if (!cancelled) throw new ApiError(409, `Evaluation is already ${row.status}`);
+    if (!cancelled) throw new DomainError('conflict', `Evaluation is already ${row.status}`);
     deps.refund(db, { userId: row.user_id, period: row.period, characters: cancelled.unusedCharacters });
     return evaluationOf(db, input.id, input.userId);
   });
@@ -48,18 +49,12 @@ export function utteranceFilter(row: EvaluationRow, q: EvaluationUtteranceQuery)
   const { providers, conditions } = evaluationLists(row);
   const filter: UtteranceFilter = { group: q.group, errorsOnly: q.errors_only, determinableOnly: q.determinable_only };
   if (q.provider !== undefined) {
-    if (!ALL_PROVIDERS.includes(q.provider)) throw badRequest(`Unknown provider: ${q.provider}`);
+    if (!ALL_PROVIDERS.includes(q.provider)) throw validationFailed(`Unknown provider: ${q.provider}`);
     filter.providerIndex = providers.indexOf(q.provider);
     if (filter.providerIndex < 0) return undefined;
   }
   if (q.condition !== undefined) {
-    let canonical: string;
-    try {
-      canonical = formatCondition(parseCondition(q.condition));
-    } catch (err) {
-      if (err instanceof ConditionError) throw badRequest(err.message);
-      throw err;
-    }
+    const canonical = formatCondition(parseCondition(q.condition));
     filter.conditionIndex = conditions.indexOf(canonical);
     if (filter.conditionIndex < 0) return undefined;
   }
@@ -72,4 +67,4 @@ export function utterancePage(db: Db, row: EvaluationRow, q: EvaluationUtterance
   return filter ? listUtterances(db, row.id, filter, page) : { rows: [], total: 0 };
 }
 
-export { allUtterances };
+export { allUtterances, getEvaluation, listEvaluations };

@@ -2,10 +2,12 @@ import { createHash } from 'node:crypto';
 import type { Db } from '../storage/db.js';
 import type { EvaluationGroupBy, EvaluationSpeakers } from '../../shared/schemas/evaluations.js';
 import { getSpeaker, listSpeakers, type SpeakerRow } from '../storage/repositories/speakers.js';
-import { badRequest, notFound } from '../errors.js';
+import { DomainError, validationFailed } from '../../shared/errors.js';
+
+import { EVALUATION_LIMITS } from '../../shared/constants.js';
 
 /** Most explicit speaker ids of one evaluation (DESIGN §8.1). */
-export const MAX_SPEAKER_IDS = 100;
+export const MAX_SPEAKER_IDS = EVALUATION_LIMITS.speakerIds;
 /** Group of an evaluation when `ids` are given without `group_by`. */
 export const DEFAULT_GROUP_BY: EvaluationGroupBy = 'accent';
 
@@ -26,17 +28,17 @@ const WHOLE_CATALOGUE = { limit: 1_000_000, offset: 0 };
 
 /** Checks the shape of `speakers` (exactly one of `ids` / `filter`, counts, duplicates) without lookups. */
 export function checkSpeakerSpec(spec: EvaluationSpeakers): void {
-  if ((spec.ids === undefined) === (spec.filter === undefined)) throw badRequest('Provide exactly one of speakers.ids or speakers.filter');
+  if ((spec.ids === undefined) === (spec.filter === undefined)) throw validationFailed('Provide exactly one of speakers.ids or speakers.filter');
   if (spec.ids) {
-    if (spec.ids.length === 0) throw badRequest('Speakers must contain at least one id');
-    if (spec.ids.length > MAX_SPEAKER_IDS) throw badRequest(`Speakers exceed maximum of ${MAX_SPEAKER_IDS} ids`);
+    if (spec.ids.length === 0) throw validationFailed('Speakers must contain at least one id');
+    if (spec.ids.length > MAX_SPEAKER_IDS) throw validationFailed(`Speakers exceed maximum of ${MAX_SPEAKER_IDS} ids`);
     const seen = new Set<string>();
     for (const id of spec.ids) {
-      if (seen.has(id)) throw badRequest(`Duplicate speaker: ${id}`);
+      if (seen.has(id)) throw validationFailed(`Duplicate speaker: ${id}`);
       seen.add(id);
     }
   } else if (spec.group_by === undefined || spec.per_group === undefined) {
-    throw badRequest('speakers.group_by and speakers.per_group are required with speakers.filter');
+    throw validationFailed('speakers.group_by and speakers.per_group are required with speakers.filter');
   }
 }
 
@@ -51,13 +53,13 @@ export function selectSpeakers(db: Db, spec: EvaluationSpeakers): SpeakerSelecti
   if (spec.ids) {
     const speakers = spec.ids.map((id) => {
       const row = getSpeaker(db, id);
-      if (!row) throw notFound(`Speaker not found: ${id}`);
+      if (!row) throw new DomainError('speaker_not_found', `Speaker not found: ${id}`);
       return { speakerId: row.id, group: groupValue(row, groupBy) };
     });
     return { groupBy, speakers };
   }
   const { rows } = listSpeakers(db, spec.filter ?? {}, WHOLE_CATALOGUE);
-  if (rows.length === 0) throw badRequest('No speakers match the filter');
+  if (rows.length === 0) throw validationFailed('No speakers match the filter');
   const seed = spec.seed ?? 0;
   const byGroup = new Map<string, { row: SpeakerRow; rank: string }[]>();
   for (const row of rows) {

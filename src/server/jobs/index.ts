@@ -1,29 +1,38 @@
 import { availableParallelism } from 'node:os';
-import type { Runtime } from '../runtime.js';
+import type { Clock } from '../clock.js';
+import type { TtsPool } from '../engines/tts/types.js';
+import type { Logger } from '../logger.js';
+import type { Db } from '../storage/db.js';
 import { refundCharacters } from '../services/quota.js';
 import { renderSpeech, resolveVoice } from '../services/synthesis.js';
 import { createJobRunner, type JobRunner } from './runner.js';
 
-/**
- * Wires the batch runner to the runtime's database, pool and quota, starts it (crash recovery first)
- * and stops it on close — before the pool closes, since closers run in reverse order.
- */
-export function startJobRunner(runtime: Runtime): JobRunner {
-  const workers = runtime.options.ttsWorkers ?? availableParallelism();
-  const runner = createJobRunner({
-    db: runtime.db,
-    dataDir: runtime.options.dataDir,
-    clock: runtime.clock,
+/** What the batch runner uses of the runtime, and nothing more (the evaluation runner adds STT to it). */
+export interface JobRunnerWiring {
+  db: Db;
+  dataDir: string;
+  clock: Clock;
+  /** TTS workers (default: one per core): sets how many items run at once. */
+  ttsWorkers: number | undefined;
+  /** The TTS pool, read per item (a test may swap the runtime's pool). */
+  tts(): TtsPool;
+  logger: Logger;
+}
+
+/** Builds the batch runner over the SQLite queue; the composition root starts it and stops it on close. */
+export function createBatchRunner(w: JobRunnerWiring): JobRunner {
+  const workers = w.ttsWorkers ?? availableParallelism();
+  return createJobRunner({
+    db: w.db,
+    dataDir: w.dataDir,
+    clock: w.clock,
     concurrency: Math.max(2, workers * 2),
     async render(item) {
-      const voice = resolveVoice(runtime.db, item.speakerId);
+      const voice = resolveVoice(w.db, item.speakerId);
       if (!voice) throw new Error(`Speaker not found: ${item.speakerId}`);
-      return renderSpeech(runtime.tts, { text: item.text, voice, sampleRate: item.sampleRate });
+      return renderSpeech(w.tts(), { text: item.text, voice, sampleRate: item.sampleRate });
     },
     refund: refundCharacters,
-    onError: (err) => console.error('voxctl job runner:', err),
+    onError: (err) => w.logger.error({ err }, 'voxctl job runner'),
   });
-  runtime.onClose(() => runner.stop());
-  runner.start();
-  return runner;
 }

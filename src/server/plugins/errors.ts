@@ -1,7 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { ApiError, type FieldError } from '../errors.js';
+import { ApiError, DomainError, type ErrorCode, type FieldError } from '../errors.js';
 import { multipartFault } from './multipart-errors.js';
-import { TextRuleError } from '../../shared/text-rules.js';
 
 interface AjvIssue {
   instancePath?: string;
@@ -45,50 +44,107 @@ function fieldErrors(part: string, issues: AjvIssue[]): FieldError[] {
   });
 }
 
-/** Maps any thrown error to `{detail, status_code, request_id[, errors]}` (DESIGN §4.2); the one place that does. */
-export function toErrorResponse(error: unknown, requestId: string) {
-  if (error instanceof ApiError) {
-    return { status: error.status, headers: error.headers, body: body(error.status, error.detail, requestId, error.errors) };
+/**
+ * The HTTP status of every error code: the one place the domain meets HTTP. A service throws
+ * `DomainError('speaker_not_found', ...)`; this table makes it a 404.
+ */
+export const STATUS_BY_CODE: Readonly<Record<ErrorCode, number>> = Object.freeze({
+  validation_failed: 400,
+  text_too_long: 400,
+  malformed_request: 400,
+  unsupported_audio: 400,
+  authentication_failed: 401,
+  forbidden: 403,
+  subscription_cancelled: 403,
+  invalid_signature: 403,
+  not_found: 404,
+  user_not_found: 404,
+  key_not_found: 404,
+  speaker_not_found: 404,
+  job_not_found: 404,
+  dataset_not_found: 404,
+  audio_not_found: 404,
+  evaluation_not_found: 404,
+  invoice_not_found: 404,
+  request_timeout: 408,
+  already_exists: 409,
+  conflict: 409,
+  url_expired: 410,
+  payload_too_large: 413,
+  uri_too_long: 414,
+  unsupported_media_type: 415,
+  idempotency_conflict: 422,
+  quota_exceeded: 429,
+  rate_limited: 429,
+  headers_too_large: 431,
+  internal_error: 500,
+  synthesis_failed: 500,
+  service_unavailable: 503,
+});
+
+/** The HTTP status of an error code. */
+export const statusOf = (code: ErrorCode): number => STATUS_BY_CODE[code];
+
+/** The envelope of every error response (DESIGN §4.2 plus the machine `code`). */
+export function errorBody(e: { code: ErrorCode; status: number; detail: string; requestId: string; errors?: FieldError[] | undefined }) {
+  const base = { detail: e.detail, status_code: e.status, request_id: e.requestId, code: e.code };
+  return e.errors ? { ...base, errors: e.errors } : base;
+}
+
+interface ErrorResponse {
+  status: number;
+  headers?: Record<string, string> | undefined;
+  body: ReturnType<typeof errorBody>;
+}
+
+function respond(code: ErrorCode, detail: string, requestId: string, extra: { errors?: FieldError[] | undefined; status?: number } = {}): ErrorResponse {
+  const status = extra.status ?? statusOf(code);
+  return { status, body: errorBody({ code, status, detail, requestId, errors: extra.errors }) };
+}
+
+// Fastify's own 4xx errors outside the cases below keep their status; their code is the first with it.
+const codeForStatus = (status: number): ErrorCode =>
+  (Object.keys(STATUS_BY_CODE) as ErrorCode[]).find((c) => STATUS_BY_CODE[c] === status) ?? 'malformed_request';
+
+/** Maps any thrown error to `{detail, status_code, request_id, code[, errors]}` (DESIGN §4.2); the one place that does. */
+export function toErrorResponse(error: unknown, requestId: string): ErrorResponse {
+  if (error instanceof DomainError) {
+    const res = respond(error.code, error.message, requestId, { errors: error.errors });
+    return error instanceof ApiError ? { ...res, headers: error.headers } : res;
   }
-  // The shared text rules throw a domain error (the CLI maps the same one to a usage error).
-  if (error instanceof TextRuleError) return { status: 400, body: body(400, error.message, requestId) };
   const err = error as FastifyError & { validationContext?: string };
   if (err.validation) {
     const part = err.validationContext ?? 'body';
     const errors = fieldErrors(part, err.validation as AjvIssue[]);
     const first = errors[0];
     const detail = first ? `Invalid ${first.loc.join('.')}: ${first.msg}` : 'Invalid request';
-    return { status: 400, body: body(400, detail, requestId, errors) };
+    return respond('validation_failed', detail, requestId, { errors });
   }
   switch (err.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return { status: 413, body: body(413, 'Request body exceeds the maximum size', requestId) };
+      return respond('payload_too_large', 'Request body exceeds the maximum size', requestId);
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      return { status: 415, body: body(415, 'Unsupported Content-Type', requestId) };
+      return respond('unsupported_media_type', 'Unsupported Content-Type', requestId);
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
-      return { status: 400, body: body(400, 'Malformed JSON body', requestId) };
+      return respond('malformed_request', 'Malformed JSON body', requestId);
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
-      return { status: 400, body: body(400, 'Invalid Content-Length', requestId) };
+      return respond('malformed_request', 'Invalid Content-Length', requestId);
     // Raised by the router before any hook runs (see `frameworkErrors` in app.ts).
     case 'FST_ERR_BAD_URL':
-      return { status: 400, body: body(400, 'Malformed URL', requestId) };
+      return respond('malformed_request', 'Malformed URL', requestId);
     case 'FST_ERR_MAX_PARAM_LENGTH':
-      return { status: 414, body: body(414, 'Path parameter too long', requestId) };
+      return respond('uri_too_long', 'Path parameter too long', requestId);
   }
   const multipart = multipartFault(error);
-  if (multipart) return { status: multipart.status, body: body(multipart.status, multipart.detail, requestId) };
-  if (err instanceof SyntaxError || err.statusCode === 400) {
-    return { status: 400, body: body(400, 'Malformed JSON body', requestId) };
+  if (multipart) return respond(multipart.code, multipart.detail, requestId);
+  if (err instanceof SyntaxError || err.statusCode === 400) return respond('malformed_request', 'Malformed JSON body', requestId);
+  if (typeof err.statusCode === 'number' && err.statusCode >= 400 && err.statusCode < 500) {
+    // A 4xx from Fastify itself carries a safe message.
+    return respond(codeForStatus(err.statusCode), err.message, requestId, { status: err.statusCode });
   }
-  const status = typeof err.statusCode === 'number' && err.statusCode >= 400 && err.statusCode < 500 ? err.statusCode : 500;
-  // Never echo internals (SQL, stack, paths) for a 5xx; a 4xx from Fastify itself carries a safe message.
-  const detail = status === 500 ? 'Internal server error' : err.message;
-  return { status, body: body(status, detail, requestId) };
-}
-
-function body(status: number, detail: string, requestId: string, errors?: FieldError[]) {
-  return errors ? { detail, status_code: status, request_id: requestId, errors } : { detail, status_code: status, request_id: requestId };
+  // Never echo internals (SQL, stack, paths) for a 5xx.
+  return respond('internal_error', 'Internal server error', requestId);
 }
 
 /**
@@ -115,6 +171,6 @@ export function registerErrorHandling(app: FastifyInstance): void {
   app.setNotFoundHandler(async (request, reply) => {
     return reply
       .code(404)
-      .send({ detail: `Not found: ${request.method} ${request.url.split('?')[0]}`, status_code: 404, request_id: request.id });
+      .send(errorBody({ code: 'not_found', status: 404, detail: `Not found: ${request.method} ${request.url.split('?')[0]}`, requestId: request.id }));
   });
 }

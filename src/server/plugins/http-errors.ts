@@ -1,31 +1,33 @@
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyInstance } from 'fastify';
-import { ApiError } from '../errors.js';
+import { DomainError, type ErrorCode } from '../errors.js';
+import { errorBody, statusOf } from './errors.js';
 
 /**
  * Requests Node's HTTP parser refuses never become requests: no route, no hook, only the socket. They are
  * answered here in the error envelope of DESIGN §4.2 with `X-Request-Id` and the caller's rate-limit
  * headers (peeked, not counted), like every other response — as far as a raw socket allows.
  */
-const PARSER_ERRORS: Record<string, [number, string]> = {
-  HPE_HEADER_OVERFLOW: [431, 'Request headers are too large'],
-  ERR_HTTP_REQUEST_TIMEOUT: [408, 'Request timed out'],
-  HPE_INVALID_CONTENT_LENGTH: [400, 'Invalid Content-Length'],
-  HPE_UNEXPECTED_CONTENT_LENGTH: [400, 'Invalid Content-Length'],
-  HPE_INVALID_TRANSFER_ENCODING: [400, 'Invalid Transfer-Encoding'],
-  HPE_INVALID_HEADER_TOKEN: [400, 'Invalid character in a header'],
-  HPE_CR_EXPECTED: [400, 'Invalid character in a header'],
-  HPE_LF_EXPECTED: [400, 'Invalid character in a header'],
-  HPE_INVALID_METHOD: [400, 'Invalid HTTP method'],
-  HPE_INVALID_URL: [400, 'Malformed URL'],
-  HPE_INVALID_VERSION: [400, 'Unsupported HTTP version'],
+const PARSER_ERRORS: Record<string, [ErrorCode, string]> = {
+  HPE_HEADER_OVERFLOW: ['headers_too_large', 'Request headers are too large'],
+  ERR_HTTP_REQUEST_TIMEOUT: ['request_timeout', 'Request timed out'],
+  HPE_INVALID_CONTENT_LENGTH: ['malformed_request', 'Invalid Content-Length'],
+  HPE_UNEXPECTED_CONTENT_LENGTH: ['malformed_request', 'Invalid Content-Length'],
+  HPE_INVALID_TRANSFER_ENCODING: ['malformed_request', 'Invalid Transfer-Encoding'],
+  HPE_INVALID_HEADER_TOKEN: ['malformed_request', 'Invalid character in a header'],
+  HPE_CR_EXPECTED: ['malformed_request', 'Invalid character in a header'],
+  HPE_LF_EXPECTED: ['malformed_request', 'Invalid character in a header'],
+  HPE_INVALID_METHOD: ['malformed_request', 'Invalid HTTP method'],
+  HPE_INVALID_URL: ['malformed_request', 'Malformed URL'],
+  HPE_INVALID_VERSION: ['malformed_request', 'Unsupported HTTP version'],
 };
 
 /** The raw HTTP/1.1 response to a request the parser refused (`Connection: close`: the stream is unusable). */
-export function clientErrorResponse(code: string | undefined, opts: { requestId: string; headers: Record<string, string> }): string {
-  const [status, detail] = PARSER_ERRORS[code ?? ''] ?? [400, 'Malformed HTTP request'];
-  const body = JSON.stringify({ detail, status_code: status, request_id: opts.requestId });
+export function clientErrorResponse(parserCode: string | undefined, opts: { requestId: string; headers: Record<string, string> }): string {
+  const [code, detail] = PARSER_ERRORS[parserCode ?? ''] ?? ['malformed_request', 'Malformed HTTP request'];
+  const status = statusOf(code);
+  const body = JSON.stringify(errorBody({ code, status, detail, requestId: opts.requestId }));
   const headers = {
     'Content-Type': 'application/json; charset=utf-8',
     'Content-Length': String(Buffer.byteLength(body)),
@@ -56,7 +58,7 @@ export function createClientErrorHandler(opts: { requestId: () => string; header
  */
 export function registerHostCheck(app: FastifyInstance): void {
   app.addHook('onRequest', (request, _reply, done) => {
-    if (request.headers.host === undefined && request.raw.httpVersion === '1.1') return done(new ApiError(400, 'Missing Host header'));
+    if (request.headers.host === undefined && request.raw.httpVersion === '1.1') return done(new DomainError('malformed_request', 'Missing Host header'));
     done();
   });
 }

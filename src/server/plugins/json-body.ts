@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { badRequest } from '../errors.js';
+import { validationFailed } from '../errors.js';
 import { hasLoneSurrogate } from '../../shared/text-rules.js';
 
 /** A `\uD800`–`\uDFFF` escape in the raw JSON: the only way a surrogate gets into a strictly decoded body. */
@@ -44,7 +44,7 @@ export function registerJsonBody(app: FastifyInstance): void {
     try {
       text = decoder.decode(body as Buffer);
     } catch {
-      done(badRequest('Request body is not valid UTF-8'), undefined);
+      done(validationFailed('Request body is not valid UTF-8'), undefined);
       return;
     }
     if (!SURROGATE_ESCAPE.test(text)) return parseJson(request, text, done);
@@ -52,7 +52,7 @@ export function registerJsonBody(app: FastifyInstance): void {
       const path = err ? undefined : loneSurrogatePath(value);
       if (!path) return done(err, value);
       const msg = 'must not contain a lone surrogate';
-      done(badRequest(`Invalid ${['body', ...path].join('.')}: ${msg}`, [{ loc: ['body', ...path], msg, type: 'unicode' }]), undefined);
+      done(validationFailed(`Invalid ${['body', ...path].join('.')}: ${msg}`, [{ loc: ['body', ...path], msg, type: 'unicode' }]), undefined);
     });
   });
 }

@@ -50,7 +50,7 @@ export function registerRateLimit(app: FastifyInstance): void {
     setHeaders(reply, d);
     // An exempt route shows the caller's spent IP bucket in its headers but is never refused for it.
     if (d.allowed || exempt) return done();
-    done(new ApiError(429, 'Rate limit exceeded', { headers: { 'Retry-After': String(d.retryAfter ?? 1) } }));
+    done(new ApiError('rate_limited', 'Rate limit exceeded', { headers: { 'Retry-After': String(d.retryAfter ?? 1) } }));
   });
   app.addHook('onSend', (request, reply, payload, done) => {
     if (request.rateLimit === undefined) setHeaders(reply, limiter.peekAnonymous(request.ip));

@@ -11,14 +11,15 @@ import { isIP } from 'node:net';
 import { Agent, buildConnector, request, type Dispatcher } from 'undici';
 import type { Clock } from '../clock.js';
 import type { Db } from '../storage/db.js';
-import { ApiError, badRequest, notFound } from '../errors.js';
+import { DomainError, validationFailed } from '../../shared/errors.js';
 import { getAudio } from '../storage/repositories/audio.js';
 import { absoluteAudioPath } from './audio-store.js';
-import { AUDIO_ID_PATTERN, verifyAudioSignature } from './audio-urls.js';
+import { AUDIO_ID_PATTERN, type UrlSigner } from './audio-urls.js';
 import { blockedReason } from './address-policy.js';
+import { MAX_UPLOAD_BYTES } from '../../shared/constants.js';
 
-/** Largest audio fetched (DESIGN §4.11). */
-export const MAX_AUDIO_BYTES = 25 * 1024 * 1024;
+/** Largest audio fetched (DESIGN §4.11): the upload limit. */
+export const MAX_AUDIO_BYTES = MAX_UPLOAD_BYTES;
 /** Redirects followed at most. */
 export const MAX_REDIRECTS = 3;
 /** Whole-fetch deadline (all hops, body included). */
@@ -44,7 +45,8 @@ export interface AudioFetchHooks {
 export interface AudioSourceDeps {
   db: Db;
   dataDir: string;
-  secret: Buffer;
+  /** Checks the server's own audio URLs (the runtime's signer). */
+  urls: Pick<UrlSigner, 'verifyAudio'>;
   clock: Clock;
   /** `--allow-private-audio-urls`: skip the address check (the pinning still applies). */
   allowPrivate: boolean;
@@ -65,9 +67,9 @@ export async function loadAudio(deps: AudioSourceDeps, audioUrl: string): Promis
   try {
     url = new URL(audioUrl);
   } catch {
-    throw badRequest('audio_url must be an absolute http(s) URL');
+    throw validationFailed('audio_url must be an absolute http(s) URL');
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw badRequest('audio_url must be an absolute http(s) URL');
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw validationFailed('audio_url must be an absolute http(s) URL');
   const own = await readOwnAudio(deps, url);
   if (own) return own;
   return fetchExternal(deps, url);
@@ -82,21 +84,20 @@ async function readOwnAudio(deps: AudioSourceDeps, url: URL): Promise<Buffer | u
   const m = /\/v1\/audio\/([^/]+)\.wav$/.exec(url.pathname);
   const id = m?.[1];
   if (!id || !AUDIO_ID_PATTERN.test(id)) return undefined;
-  const check = verifyAudioSignature({
+  const check = deps.urls.verifyAudio({
     audioId: id,
     expires: url.searchParams.get('expires') ?? undefined,
     sig: url.searchParams.get('sig') ?? undefined,
-    secret: deps.secret,
     now: deps.clock.now(),
   });
   if (check === 'tampered') return undefined;
-  if (check === 'expired') throw new ApiError(410, 'Audio URL has expired');
+  if (check === 'expired') throw new DomainError('url_expired', 'Audio URL has expired');
   const row = getAudio(deps.db, id);
-  if (!row) throw notFound('Audio not found');
+  if (!row) throw new DomainError('audio_not_found', 'Audio not found');
   try {
     return await readFile(absoluteAudioPath(deps.dataDir, row));
   } catch {
-    throw notFound('Audio not found');
+    throw new DomainError('audio_not_found', 'Audio not found');
   }
 }
 
@@ -113,14 +114,14 @@ async function checkedAddress(deps: AudioSourceDeps, url: URL): Promise<Resolved
     } catch {
       addresses = [];
     }
-    if (addresses.length === 0) throw badRequest(`Could not resolve the host of audio_url: ${host}`);
+    if (addresses.length === 0) throw validationFailed(`Could not resolve the host of audio_url: ${host}`);
   }
   if (!deps.allowPrivate) {
     // Every answer must be public: a resolver may rotate among them.
     for (const a of addresses) {
       const why = blockedReason(a.address);
       if (why) {
-        throw badRequest(`audio_url resolves to a ${why} address (${a.address}); this server does not fetch such URLs unless started with --allow-private-audio-urls`);
+        throw validationFailed(`audio_url resolves to a ${why} address (${a.address}); this server does not fetch such URLs unless started with --allow-private-audio-urls`);
       }
     }
   }
@@ -166,26 +167,26 @@ async function fetchExternal(deps: AudioSourceDeps, first: URL): Promise<Buffer>
       res.body.on('error', () => undefined);
       if (res.statusCode >= 300 && res.statusCode < 400 && res.headers.location) {
         await res.body.dump().catch(() => undefined);
-        if (hop >= MAX_REDIRECTS) throw badRequest(`audio_url redirected more than ${MAX_REDIRECTS} times`);
+        if (hop >= MAX_REDIRECTS) throw validationFailed(`audio_url redirected more than ${MAX_REDIRECTS} times`);
         const location = Array.isArray(res.headers.location) ? res.headers.location[0] : res.headers.location;
         let next: URL;
         try {
           next = new URL(location as string, url);
         } catch {
-          throw badRequest('audio_url redirected to an invalid URL');
+          throw validationFailed('audio_url redirected to an invalid URL');
         }
-        if (next.protocol !== 'http:' && next.protocol !== 'https:') throw badRequest('audio_url redirected to a non-http(s) URL');
+        if (next.protocol !== 'http:' && next.protocol !== 'https:') throw validationFailed('audio_url redirected to a non-http(s) URL');
         url = next;
         continue;
       }
       if (res.statusCode < 200 || res.statusCode > 299) {
         await res.body.dump().catch(() => undefined);
-        throw badRequest(`Could not fetch audio_url: HTTP ${res.statusCode}`);
+        throw validationFailed(`Could not fetch audio_url: HTTP ${res.statusCode}`);
       }
       const declared = Number(res.headers['content-length']);
       if (Number.isFinite(declared) && declared > maxBytes) {
         res.body.destroy();
-        throw badRequest(`Audio exceeds ${Math.round(maxBytes / 1048576)} MB`);
+        throw validationFailed(`Audio exceeds ${Math.round(maxBytes / 1048576)} MB`);
       }
       return await readCapped(res.body, maxBytes, signal, timeoutMs);
     } finally {
@@ -203,20 +204,20 @@ async function readCapped(body: Dispatcher.ResponseData['body'], maxBytes: numbe
       total += (chunk as Buffer).length;
       if (total > maxBytes) {
         body.destroy();
-        throw badRequest(`Audio exceeds ${Math.round(maxBytes / 1048576)} MB`);
+        throw validationFailed(`Audio exceeds ${Math.round(maxBytes / 1048576)} MB`);
       }
       chunks.push(chunk as Buffer);
     }
   } catch (err) {
-    if (err instanceof ApiError) throw err;
+    if (err instanceof DomainError) throw err;
     throw fetchFailure(err, signal, timeoutMs);
   }
   return Buffer.concat(chunks, total);
 }
 
-function fetchFailure(err: unknown, signal: AbortSignal, timeoutMs: number): ApiError {
-  if (err instanceof ApiError) return err;
-  if (signal.aborted) return badRequest(`Timed out fetching audio_url after ${Math.round(timeoutMs / 1000)} s`);
+function fetchFailure(err: unknown, signal: AbortSignal, timeoutMs: number): DomainError {
+  if (err instanceof DomainError) return err;
+  if (signal.aborted) return validationFailed(`Timed out fetching audio_url after ${Math.round(timeoutMs / 1000)} s`);
   const code = (err as { code?: string }).code ?? (err as { cause?: { code?: string } }).cause?.code;
-  return badRequest(`Could not fetch audio_url${code ? `: ${code}` : ''}`);
+  return validationFailed(`Could not fetch audio_url${code ? `: ${code}` : ''}`);
 }

@@ -5,7 +5,9 @@ import { join } from 'node:path';
 import type { Db } from '../storage/db.js';
 import { getAudio, insertAudio, listAudioPaths, type AudioFormat, type AudioKind, type AudioRow } from '../storage/repositories/audio.js';
 import { encodeWav, roundedDuration } from '../audio/wav.js';
-import { AUDIO_ID_PATTERN, signAudioUrl } from './audio-urls.js';
+import { AUDIO_ID_PATTERN } from './audio-urls.js';
+
+export type { AudioFormat };
 
 /** Prefix of files being written; anything with it left in the folder is debris of a crash. */
 const TEMP_PREFIX = '.tmp-';
@@ -98,11 +100,6 @@ export function wavInput(
   rest: { id?: string; userId: string | null; kind: AudioKind; now: Date },
 ): StoreAudioInput {
   return { ...rest, format: 'wav', bytes: encodeWav(pcm, sampleRate), durationSeconds: roundedDuration(pcm.length, sampleRate), sampleRate };
-}
-
-/** The signed, 24 h URL of audio `id` under `base`. */
-export function audioUrl(opts: { id: string; base: string; secret: Buffer; now: Date }): string {
-  return signAudioUrl({ base: opts.base, audioId: opts.id, secret: opts.secret, now: opts.now });
 }
 
 /** The audio row `id`, or undefined (re-exported for readers such as STT). */

@@ -1,23 +1,24 @@
 import type { Db } from '../storage/db.js';
 import { inTransaction } from '../storage/db.js';
 import type { BatchCreated, BatchItem } from '../../shared/schemas/tts.js';
-import { badRequest, notFound } from '../errors.js';
+import { DomainError, validationFailed } from '../../shared/errors.js';
 import { resolveVoice } from './synthesis.js';
 import { assertValidText } from '../../shared/text-rules.js';
 import { assertActiveSubscription } from './users.js';
 import { enqueueJob } from './jobs.js';
 import { rememberIdempotent, replayIdempotent, requestHash } from './idempotency.js';
 
-/** Largest batch (spec). */
-export const MAX_BATCH_ITEMS = 100;
+import { MAX_BATCH_ITEMS } from '../../shared/constants.js';
+
+export { MAX_BATCH_ITEMS };
 
 /** Every rule of DESIGN §4.8 checked before anything is stored: count, each text, each speaker. */
 export function validateBatchItems(db: Db, items: BatchItem[]): void {
-  if (items.length === 0) throw badRequest('Batch must contain at least one item');
-  if (items.length > MAX_BATCH_ITEMS) throw badRequest(`Batch exceeds maximum of ${MAX_BATCH_ITEMS} items`);
+  if (items.length === 0) throw validationFailed('Batch must contain at least one item');
+  if (items.length > MAX_BATCH_ITEMS) throw validationFailed(`Batch exceeds maximum of ${MAX_BATCH_ITEMS} items`);
   items.forEach((it, i) => assertValidText(it.text, `Item ${i}: `));
   for (const it of items) {
-    if (!resolveVoice(db, it.speaker_id)) throw notFound(`Speaker not found: ${it.speaker_id}`);
+    if (!resolveVoice(db, it.speaker_id)) throw new DomainError('speaker_not_found', `Speaker not found: ${it.speaker_id}`);
   }
 }
 

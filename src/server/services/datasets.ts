@@ -3,25 +3,26 @@ import type { Db } from '../storage/db.js';
 import { inTransaction } from '../storage/db.js';
 import { getDataset, insertDataset, listDatasetRows, listDatasets, type DatasetRecord } from '../storage/repositories/datasets.js';
 import type { Dataset, DatasetCreated, DatasetPage, DatasetSummary } from '../../shared/schemas/datasets.js';
-import { badRequest, notFound } from '../errors.js';
+import { DomainError, validationFailed } from '../../shared/errors.js';
 import { countSpeakers, listSpeakers, speakerValueCounts } from '../storage/repositories/speakers.js';
 import { assertActiveSubscription } from './users.js';
 import { enqueueJob } from './jobs.js';
 import type { CsvDatasetRow } from './csv-dataset.js';
 import { codePoints } from '../../shared/text-rules.js';
+import { DATASET_LIMITS } from '../../shared/constants.js';
 
 /** Longest dataset name, in characters. */
-export const MAX_DATASET_NAME = 200;
+export const MAX_DATASET_NAME = DATASET_LIMITS.nameCodePoints;
 
 /** A fresh dataset id (`dst_` + 20 url-safe chars). */
 export const newDatasetId = (): string => `dst_${randomBytes(15).toString('base64url')}`;
 
 /** `name` must be 1..200 characters after trimming; returns the trimmed name. */
 export function parseDatasetName(value: string | undefined): string {
-  if (value === undefined) throw badRequest("Missing required field 'name'");
+  if (value === undefined) throw validationFailed("Missing required field 'name'");
   const name = value.trim();
   const length = codePoints(name);
-  if (length < 1 || length > MAX_DATASET_NAME) throw badRequest(`name must be 1 to ${MAX_DATASET_NAME} characters`);
+  if (length < 1 || length > MAX_DATASET_NAME) throw validationFailed(`name must be 1 to ${MAX_DATASET_NAME} characters`);
   return name;
 }
 
@@ -31,7 +32,7 @@ export function parseGenerateAudio(value: string | undefined): boolean {
   const v = value.trim().toLowerCase();
   if (v === 'true' || v === '1') return true;
   if (v === 'false' || v === '0') return false;
-  throw badRequest('generate_audio must be one of true, false, 1, 0');
+  throw validationFailed('generate_audio must be one of true, false, 1, 0');
 }
 
 /** The native language random dataset speakers are drawn from when the upload names none (DESIGN §4.10). */
@@ -44,7 +45,7 @@ export const DEFAULT_DATASET_LANGUAGE = 'English';
 export function parseDatasetLanguage(db: Db, value: string | undefined): string {
   const wanted = (value ?? DEFAULT_DATASET_LANGUAGE).trim();
   const match = speakerValueCounts(db, 'native_language').find((v) => v.value.toLowerCase() === wanted.toLowerCase());
-  if (!match || wanted === '') throw badRequest(`Unknown language: ${value ?? DEFAULT_DATASET_LANGUAGE}`);
+  if (!match || wanted === '') throw validationFailed(`Unknown language: ${value ?? DEFAULT_DATASET_LANGUAGE}`);
   return match.value;
 }
 
@@ -109,7 +110,7 @@ export function datasetPage(db: Db, q: { userId: string; limit: number; offset: 
 /** One dataset with its rows; a row has `audio_url` once its job item succeeded. */
 export function datasetView(db: Db, q: { userId: string; id: string; urlFor: (audioId: string) => string }): Dataset {
   const ds = getDataset(db, q.id, q.userId);
-  if (!ds) throw notFound('Dataset not found');
+  if (!ds) throw new DomainError('dataset_not_found', 'Dataset not found');
   const view: Dataset = {
     ...toSummary(ds),
     rows: listDatasetRows(db, ds).map((r) =>

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Db } from '../storage/db.js';
 import { findIdempotencyKey, saveIdempotencyKey } from '../storage/repositories/idempotency.js';
-import { ApiError, badRequest } from '../errors.js';
+import { DomainError, validationFailed } from '../../shared/errors.js';
 
 /** Replays are honoured for 24 h (DESIGN §4.8). */
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
@@ -13,7 +13,7 @@ export function parseIdempotencyKey(header: string | string[] | undefined): stri
   if (header === undefined) return undefined;
   const key = Array.isArray(header) ? header.join(',') : header;
   if (key.length === 0 || key.length > MAX_IDEMPOTENCY_KEY) {
-    throw badRequest(`Idempotency-Key must be 1 to ${MAX_IDEMPOTENCY_KEY} characters`);
+    throw validationFailed(`Idempotency-Key must be 1 to ${MAX_IDEMPOTENCY_KEY} characters`);
   }
   return key;
 }
@@ -28,7 +28,7 @@ export const requestHash = (canonical: unknown): string => createHash('sha256').
 export function replayIdempotent<T>(db: Db, q: { userId: string; key: string; hash: string; now: Date }): T | undefined {
   const row = findIdempotencyKey(db, q.userId, q.key);
   if (!row || Date.parse(row.created_at) + IDEMPOTENCY_TTL_MS <= q.now.getTime()) return undefined;
-  if (row.request_hash !== q.hash) throw new ApiError(422, 'Idempotency-Key reused with a different request');
+  if (row.request_hash !== q.hash) throw new DomainError('idempotency_conflict', 'Idempotency-Key reused with a different request');
   return JSON.parse(row.response) as T;
 }
 

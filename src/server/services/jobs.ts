@@ -5,6 +5,9 @@ import type { Job, JobResultItem, JobSummary } from '../../shared/schemas/tts.js
 import { reserveCharacters } from './quota.js';
 import { codePoints } from '../../shared/text-rules.js';
 
+// Routes read jobs through this service, never the repository (the layer rule of eslint.config.js).
+export { getJob, listJobs } from '../storage/repositories/jobs.js';
+
 /** A fresh job id (`job_` + 20 url-safe chars). */
 export const newJobId = (): string => `job_${randomBytes(15).toString('base64url')}`;
 

@@ -11,7 +11,7 @@ import {
   type ApiKeyRow,
 } from '../storage/repositories/api-keys.js';
 import type { ApiKeyInfo, ApiKeyPage, CreatedKey, KeyScope, Tier } from '../../shared/schemas/users.js';
-import { ApiError, badRequest, notFound } from '../errors.js';
+import { DomainError, validationFailed } from '../../shared/errors.js';
 
 /** `vox_` + 40 url-safe characters (DESIGN §4.15). */
 export const API_KEY_PATTERN = /^vox_[A-Za-z0-9_-]{40}$/;
@@ -45,7 +45,7 @@ export function createApiKey(
   opts: { userId: string; name?: string; scope?: KeyScope; now: Date; key?: string },
 ): CreatedKey {
   const key = opts.key ?? generateApiKey();
-  if (!API_KEY_PATTERN.test(key)) throw badRequest('API key must be vox_ followed by 40 url-safe characters');
+  if (!API_KEY_PATTERN.test(key)) throw validationFailed('API key must be vox_ followed by 40 url-safe characters');
   const name = opts.name === undefined ? 'default' : validateKeyName(opts.name);
   const row = {
     id: newKeyId(),
@@ -59,7 +59,7 @@ export function createApiKey(
   try {
     insertApiKey(db, row);
   } catch (err) {
-    if ((err as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE') throw new ApiError(409, 'API key already exists', { cause: err });
+    if ((err as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE') throw new DomainError('already_exists', 'API key already exists', { cause: err });
     throw err;
   }
   return { id: row.id, name: row.name, scope: row.scope, key, created_at: row.created_at };
@@ -68,10 +68,10 @@ export function createApiKey(
 /** Key names are 1..100 characters of well-formed text without control characters. */
 function validateKeyName(name: string): string {
   const trimmed = name.trim();
-  if (trimmed.length === 0) throw badRequest('Key name must not be empty');
-  if ([...trimmed].length > 100) throw badRequest('Key name exceeds maximum length of 100 characters');
+  if (trimmed.length === 0) throw validationFailed('Key name must not be empty');
+  if ([...trimmed].length > 100) throw validationFailed('Key name exceeds maximum length of 100 characters');
   // Lone surrogates (\p{Cs} in u-mode) and control characters (NUL included) have no place in a label.
-  if (/[\p{Cs}\p{Cc}]/u.test(trimmed)) throw badRequest('Key name contains invalid characters');
+  if (/[\p{Cs}\p{Cc}]/u.test(trimmed)) throw validationFailed('Key name contains invalid characters');
   return trimmed;
 }
 
@@ -108,9 +108,9 @@ export function listApiKeys(db: Db, userId: string, page: { limit: number; offse
 export function deleteApiKey(db: Db, opts: { userId: string; keyId: string; callerKeyId: string; now: Date }): void {
   db.transaction(() => {
     const row = findActiveKey(db, opts.userId, opts.keyId);
-    if (!row) throw notFound('Key not found');
+    if (!row) throw new DomainError('key_not_found', 'Key not found');
     if (row.id === opts.callerKeyId && row.scope === 'full' && countActiveFullKeys(db, opts.userId) <= 1) {
-      throw badRequest('Cannot delete the last full-scope API key');
+      throw validationFailed('Cannot delete the last full-scope API key');
     }
     revokeApiKey(db, row.id, opts.now.toISOString());
   }).immediate();

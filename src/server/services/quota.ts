@@ -2,7 +2,7 @@ import type { Db } from '../storage/db.js';
 import { addCharactersUsed, getCharactersUsed, subtractCharactersUsed } from '../storage/repositories/usage.js';
 import { findUserById } from '../storage/repositories/users.js';
 import type { Usage } from '../../shared/schemas/users.js';
-import { ApiError, notFound } from '../errors.js';
+import { DomainError } from '../../shared/errors.js';
 import { TIER_LIMITS } from './tiers.js';
 
 /** The detail of a 429 for an exhausted quota (spec's exact message). */
@@ -30,9 +30,9 @@ export function reserveCharacters(db: Db, opts: { userId: string; characters: nu
   return db
     .transaction(() => {
       const user = findUserById(db, opts.userId);
-      if (!user) throw notFound('User not found');
+      if (!user) throw new DomainError('user_not_found', 'User not found');
       const used = getCharactersUsed(db, opts.userId, period);
-      if (used + opts.characters > TIER_LIMITS[user.subscription_tier].characters) throw new ApiError(429, QUOTA_EXCEEDED);
+      if (used + opts.characters > TIER_LIMITS[user.subscription_tier].characters) throw new DomainError('quota_exceeded', QUOTA_EXCEEDED);
       if (opts.characters > 0) addCharactersUsed(db, opts.userId, period, opts.characters);
       return { period, characters: opts.characters };
     })
@@ -47,7 +47,7 @@ export function refundCharacters(db: Db, opts: { userId: string; period: string;
 /** `/v1/users/usage`: the current period's characters against the tier's limit, and today's requests. */
 export function getUsage(db: Db, opts: { userId: string; now: Date; requestsToday: number }): Usage {
   const user = findUserById(db, opts.userId);
-  if (!user) throw notFound('User not found');
+  if (!user) throw new DomainError('user_not_found', 'User not found');
   const period = billingPeriod(opts.now);
   return {
     characters_used: getCharactersUsed(db, opts.userId, period.start),

@@ -45,14 +45,21 @@ export interface SampleDeps {
   db: Db;
   dataDir: string;
   clock: Clock;
-  tts(): TtsPool | undefined;
+  /** Read per sample: a test may swap the runtime's pool. */
+  tts(): TtsPool;
+}
+
+/** Speaker samples (`smp_{speaker id}`), one provider per runtime. */
+export interface SampleProvider {
+  exists(audioId: string): boolean;
+  get(audioId: string): Promise<AudioRow | undefined>;
 }
 
 /**
  * Speaker samples, synthesised on first request and stored as kind `sample`. Concurrent first
  * requests for one speaker share a single synthesis (the in-flight map lives in this instance).
  */
-export function createSampleProvider(deps: SampleDeps) {
+export function createSampleProvider(deps: SampleDeps): SampleProvider {
   const inFlight = new Map<string, Promise<AudioRow | undefined>>();
 
   async function create(audioId: string): Promise<AudioRow | undefined> {

@@ -12,7 +12,7 @@ import {
   type SpeakerFilters,
   type SpeakerRow,
 } from '../storage/repositories/speakers.js';
-import { badRequest, notFound } from '../errors.js';
+import { DomainError, validationFailed } from '../../shared/errors.js';
 
 export type { SpeakerRow, SpeakerFilters };
 
@@ -66,7 +66,7 @@ export function speakerPage(
   for (const name of SPEAKER_FILTERS) if (query[name] !== undefined) filters[name] = query[name];
   // Gender is the spec's one enumerated filter: an unknown value is a client error, not an empty page.
   if (filters.gender !== undefined && !GENDERS.some((g) => g.toLowerCase() === filters.gender!.toLowerCase())) {
-    throw badRequest(`Invalid gender: '${filters.gender}' (expected Male, Female or Non-binary)`);
+    throw validationFailed(`Invalid gender: '${filters.gender}' (expected Male, Female or Non-binary)`);
   }
   const { rows, total } = listSpeakers(db, filters, { limit: query.limit, offset: query.offset });
   return {
@@ -81,7 +81,7 @@ export function speakerPage(
 /** GET /v1/speakers/{id}: the speaker or 404 `Speaker not found`. */
 export function speakerById(db: Db, id: string, sampleUrl: (audioId: string) => string): Speaker {
   const row = getSpeaker(db, id);
-  if (!row) throw notFound(SPEAKER_NOT_FOUND);
+  if (!row) throw new DomainError('speaker_not_found', SPEAKER_NOT_FOUND);
   return toSpeaker(row, sampleUrl);
 }
 
@@ -101,4 +101,10 @@ export function speakerFacets(db: Db): SpeakerFacets {
   };
   facets.age_range.sort((a, b) => order(a.value) - order(b.value));
   return facets;
+}
+
+/** The facets, counted on first use and then kept: the catalogue is seeded by a migration and never changes. */
+export function createFacetsCache(db: Db): () => SpeakerFacets {
+  let facets: SpeakerFacets | undefined;
+  return () => (facets ??= speakerFacets(db));
 }

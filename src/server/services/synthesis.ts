@@ -3,7 +3,7 @@ import type { Db } from '../storage/db.js';
 import type { TtsPool, VoiceBinding } from '../engines/tts/types.js';
 import type { AudioRow } from '../storage/repositories/audio.js';
 import { resamplePcm16 } from '../audio/resample.js';
-import { ApiError, notFound } from '../errors.js';
+import { DomainError } from '../../shared/errors.js';
 import { assertValidText, codePoints } from '../../shared/text-rules.js';
 import { findSpeaker, speakerBinding } from './speakers.js';
 import { releaseReservation, reserveDurably, settleReservation } from './reservations.js';
@@ -19,10 +19,9 @@ export function resolveVoice(db: Db, speakerId: string): VoiceBinding | undefine
 
 /** Runs the pool and resamples to `sampleRate` when asked (a proper resampler, never sample dropping). */
 export async function renderSpeech(
-  tts: TtsPool | undefined,
+  tts: TtsPool,
   input: { text: string; voice: VoiceBinding; sampleRate?: number | null },
 ): Promise<{ pcm: Int16Array; sampleRate: number }> {
-  if (!tts) throw new Error('The speech engines are not available');
   const out = await tts.synthesize(input.text, input.voice);
   if (out.pcm.length === 0) throw new Error('Synthesis produced no audio');
   if (!input.sampleRate || input.sampleRate === out.sampleRate) return out;
@@ -34,7 +33,7 @@ export interface SynthesisDeps {
   db: Db;
   dataDir: string;
   clock: Clock;
-  tts: TtsPool | undefined;
+  tts: TtsPool;
 }
 
 /**
@@ -48,7 +47,7 @@ export async function synthesizeForUser(
 ): Promise<{ audio: AudioRow; characters: number }> {
   assertValidText(input.text);
   const voice = resolveVoice(deps.db, input.speakerId);
-  if (!voice) throw notFound('Speaker not found');
+  if (!voice) throw new DomainError('speaker_not_found', 'Speaker not found');
   assertActiveSubscription(deps.db, input.userId);
   const characters = codePoints(input.text);
   const reservation = reserveDurably(deps.db, { userId: input.userId, characters, now: deps.clock.now() });
@@ -63,7 +62,7 @@ export async function synthesizeForUser(
     return { audio: row, characters };
   } catch (err) {
     releaseReservation(deps.db, reservation);
-    if (err instanceof ApiError) throw err;
-    throw new ApiError(500, 'Speech synthesis failed', { cause: err });
+    if (err instanceof DomainError) throw err;
+    throw new DomainError('synthesis_failed', 'Speech synthesis failed', { cause: err });
   }
 }

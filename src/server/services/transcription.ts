@@ -7,7 +7,7 @@ import { performance } from 'node:perf_hooks';
 import { ALL_PROVIDERS, type SttResult, type TranscribeResponse } from '../../shared/schemas/stt.js';
 import { AudioDecodeError, decodeAudio } from '../audio/decode.js';
 import { encodeWav } from '../audio/wav.js';
-import { badRequest } from '../errors.js';
+import { DomainError, validationFailed } from '../../shared/errors.js';
 import type { SttRegistry } from '../engines/stt/registry.js';
 import { SttError, type SttAudio, type SttErrorCode } from '../engines/stt/types.js';
 
@@ -30,12 +30,12 @@ export interface TranscriptionInput {
 
 /** Checks the provider list: known names (`Unknown provider: {name}`), no duplicates, 1..9 of them. */
 export function validateProviders(providers: string[]): void {
-  if (providers.length === 0) throw badRequest('At least one provider is required');
-  if (providers.length > 9) throw badRequest('At most 9 providers can be compared at once');
+  if (providers.length === 0) throw validationFailed('At least one provider is required');
+  if (providers.length > 9) throw validationFailed('At most 9 providers can be compared at once');
   const seen = new Set<string>();
   for (const p of providers) {
-    if (!ALL_PROVIDERS.includes(p)) throw badRequest(`Unknown provider: ${p}`);
-    if (seen.has(p)) throw badRequest(`Duplicate provider: ${p}`);
+    if (!ALL_PROVIDERS.includes(p)) throw validationFailed(`Unknown provider: ${p}`);
+    if (seen.has(p)) throw validationFailed(`Duplicate provider: ${p}`);
     seen.add(p);
   }
 }
@@ -46,7 +46,7 @@ export async function prepareAudio(bytes: Uint8Array): Promise<SttAudio> {
     const d = await decodeAudio(bytes);
     return { pcm: d.pcm, sampleRate: d.sampleRate, durationSeconds: d.durationSeconds, wav: encodeWav(d.pcm, d.sampleRate) };
   } catch (err) {
-    if (err instanceof AudioDecodeError) throw badRequest(err.message);
+    if (err instanceof AudioDecodeError) throw new DomainError('unsupported_audio', err.message, { cause: err });
     throw err;
   }
 }

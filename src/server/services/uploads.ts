@@ -3,11 +3,10 @@ import type { Db } from '../storage/db.js';
 import type { AudioRow } from '../storage/repositories/audio.js';
 import { AudioDecodeError, decodeAudio, sniffAudioFormat } from '../audio/decode.js';
 import { roundedDuration } from '../audio/wav.js';
-import { badRequest } from '../errors.js';
+import { DomainError } from '../../shared/errors.js';
 import { storeAudio } from './audio-store.js';
 
-/** Largest upload accepted by POST /v1/audio (DESIGN §4.7). */
-export const MAX_UPLOAD_BYTES = 25 * 1024 * 1024;
+export { MAX_UPLOAD_BYTES } from '../../shared/constants.js';
 
 /**
  * Stores an uploaded WAV/MP3/M4A as it came (vendors then see the real file). The format is sniffed
@@ -15,12 +14,12 @@ export const MAX_UPLOAD_BYTES = 25 * 1024 * 1024;
  */
 export async function storeUpload(deps: { db: Db; dataDir: string; clock: Clock }, input: { userId: string; bytes: Buffer }): Promise<AudioRow> {
   const format = sniffAudioFormat(input.bytes);
-  if (!format) throw badRequest('Unsupported audio format');
+  if (!format) throw new DomainError('unsupported_audio', 'Unsupported audio format');
   let decoded;
   try {
     decoded = await decodeAudio(input.bytes);
   } catch (err) {
-    if (err instanceof AudioDecodeError) throw badRequest('Unsupported audio format');
+    if (err instanceof AudioDecodeError) throw new DomainError('unsupported_audio', 'Unsupported audio format');
     throw err;
   }
   return storeAudio(deps.db, deps.dataDir, {

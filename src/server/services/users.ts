@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Db } from '../storage/db.js';
 import { findUserByEmail, findUserById, insertUser, type UserRow } from '../storage/repositories/users.js';
 import type { CreatedKey, Tier, User } from '../../shared/schemas/users.js';
-import { ApiError, badRequest, forbidden, notFound } from '../errors.js';
+import { DomainError, validationFailed } from '../../shared/errors.js';
 import { isTier } from './tiers.js';
 import { createApiKey } from './keys.js';
 
@@ -13,13 +13,13 @@ const EMAIL_PATTERN = /^[^\s@]+@[^\s@]+$/;
 export function validateNewUser(input: { email: string; name?: string; tier?: string }): { email: string; name: string | null; tier: Tier } {
   const email = input.email.trim();
   if (!EMAIL_PATTERN.test(email) || email.length > 254 || /[\p{Cc}\p{Cs}]/u.test(email)) {
-    throw badRequest(`Invalid email: '${input.email}'`);
+    throw validationFailed(`Invalid email: '${input.email}'`);
   }
   const tier = input.tier ?? 'free';
-  if (!isTier(tier)) throw badRequest(`Invalid tier: '${tier}' (expected free, starter, pro or enterprise)`);
+  if (!isTier(tier)) throw validationFailed(`Invalid tier: '${tier}' (expected free, starter, pro or enterprise)`);
   const name = input.name?.trim() || null;
   if (name !== null && ([...name].length > 200 || /[\p{Cc}\p{Cs}]/u.test(name))) {
-    throw badRequest('Invalid name: at most 200 characters, no control characters');
+    throw validationFailed('Invalid name: at most 200 characters, no control characters');
   }
   return { email, name, tier };
 }
@@ -31,7 +31,7 @@ export function createUserWithKey(
 ): { user: User; key: CreatedKey } {
   const { email, name, tier } = validateNewUser(input);
   return db.transaction(() => {
-    if (findUserByEmail(db, email)) throw new ApiError(409, `A user with email '${email}' already exists`);
+    if (findUserByEmail(db, email)) throw new DomainError('already_exists', `A user with email '${email}' already exists`);
     const row = {
       id: `usr_${randomBytes(12).toString('hex')}`,
       email,
@@ -55,12 +55,12 @@ export function toUser(row: UserRow): User {
 /** The user `userId` or 404 (a key whose user vanished). */
 export function getUser(db: Db, userId: string): UserRow {
   const row = findUserById(db, userId);
-  if (!row) throw notFound('User not found');
+  if (!row) throw new DomainError('user_not_found', 'User not found');
   return row;
 }
 
 /** Throws 403 `Subscription is cancelled` unless the user's subscription is active (synthesis, batch, datasets). */
 export function assertActiveSubscription(db: Db, userId: string): void {
   const row = findUserById(db, userId);
-  if (!row || row.subscription_status !== 'active') throw forbidden('Subscription is cancelled');
+  if (!row || row.subscription_status !== 'active') throw new DomainError('subscription_cancelled', 'Subscription is cancelled');
 }

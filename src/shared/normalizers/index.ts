@@ -4,6 +4,7 @@
  */
 import { normalizeText } from '../normalize.js';
 import { normalizeWhisperEn } from './whisper-en.js';
+import { DomainError } from '../errors.js';
 
 export type NormalizerName = 'basic' | 'whisper-en';
 
@@ -23,9 +24,9 @@ const NORMALIZERS: Record<NormalizerName, Normalizer> = {
 };
 
 /** A normaliser name that is not one of `NORMALIZER_NAMES`; the message is the API's 400 detail. */
-export class UnknownNormalizerError extends Error {
+export class UnknownNormalizerError extends DomainError {
   constructor(readonly normalizer: string) {
-    super(`Unknown normalizer: ${normalizer}`);
+    super('validation_failed', `Unknown normalizer: ${normalizer}`);
     this.name = 'UnknownNormalizerError';
   }
 }

@@ -1,4 +1,5 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import { PAGING } from '../constants.js';
 
 /** One validation problem: where (`loc`), what (`msg`) and its kind (`type`). */
 export const ValidationErrorItem = Type.Object({
@@ -13,6 +14,8 @@ export const ErrorBody = Type.Object(
     detail: Type.String(),
     status_code: Type.Integer(),
     request_id: Type.String(),
+    /** The stable machine code of the error (`src/shared/errors.ts`); scripts rely on it, not on `detail`. */
+    code: Type.String({ description: 'Stable machine-readable error code, e.g. speaker_not_found, quota_exceeded' }),
     errors: Type.Optional(Type.Array(ValidationErrorItem)),
   },
   { $id: 'ErrorBody' },
@@ -21,7 +24,7 @@ export type ErrorBody = Static<typeof ErrorBody>;
 
 /** `limit`/`offset` query of every list endpoint (DESIGN §4.3). */
 export const PagingQuery = Type.Object({
-  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 })),
+  limit: Type.Optional(Type.Integer({ minimum: PAGING.minLimit, maximum: PAGING.maxLimit, default: PAGING.defaultLimit })),
   // The maximum keeps offsets bindable as SQLite integers (1e20 would be a 500 "datatype mismatch").
   offset: Type.Optional(Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, default: 0 })),
 });

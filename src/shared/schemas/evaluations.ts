@@ -6,6 +6,7 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { Page, PagingQuery, Timestamp } from './common.js';
 import { JobStatus } from './tts.js';
+import { EVALUATION_LIMITS } from '../constants.js';
 
 /** Job statuses plus `cancelled`, which only evaluations have (DESIGN §8.2). */
 export const EvaluationStatus = Type.Union([...JobStatus.anyOf, Type.Literal('cancelled')]);
@@ -43,7 +44,7 @@ export const EvaluationSpeakers = Type.Object({
   ids: Type.Optional(Type.Array(Type.String())),
   filter: Type.Optional(EvaluationSpeakerFilter),
   group_by: Type.Optional(EvaluationGroupBy),
-  per_group: Type.Optional(Type.Integer({ minimum: 1, maximum: 20 })),
+  per_group: Type.Optional(Type.Integer({ minimum: 1, maximum: EVALUATION_LIMITS.perGroup })),
   seed: Type.Optional(Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER })),
 });
 export type EvaluationSpeakers = Static<typeof EvaluationSpeakers>;

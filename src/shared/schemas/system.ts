@@ -1,4 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
+import { Tier } from './users.js';
 
 export const CheckState = Type.Union([Type.Literal('ok'), Type.Literal('unavailable'), Type.Literal('not_configured')]);
 
@@ -19,7 +20,7 @@ export const BillingPortal = Type.Object({ url: Type.String(), expires_at: Type.
 export type BillingPortal = Static<typeof BillingPortal>;
 
 export const Subscription = Type.Object({
-  tier: Type.Union([Type.Literal('free'), Type.Literal('starter'), Type.Literal('pro'), Type.Literal('enterprise')]),
+  tier: Tier,
   status: Type.Union([Type.Literal('active'), Type.Literal('cancelled')]),
   current_period_start: Type.String(),
   current_period_end: Type.String(),

@@ -1,9 +1,10 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Page, PagingQuery, Timestamp } from './common.js';
+import { JOB_STATUSES, SAMPLE_RATES } from '../constants.js';
 
-export const SampleRate = Type.Union([Type.Literal(8000), Type.Literal(16000), Type.Literal(22050), Type.Literal(24000)]);
+export const SampleRate = Type.Union(SAMPLE_RATES.map((r) => Type.Literal(r)));
 
-// Text length (2000 code points) and emptiness are checked in the service, with the spec's exact messages.
+// Text length (MAX_TEXT_CODE_POINTS) and emptiness are checked in the service, with the spec's exact messages.
 export const SynthesizeRequest = Type.Object({
   speaker_id: Type.String(),
   text: Type.String(),
@@ -20,17 +21,11 @@ export type SynthesizeResponse = Static<typeof SynthesizeResponse>;
 
 export const BatchItem = Type.Object({ speaker_id: Type.String(), text: Type.String() });
 export type BatchItem = Static<typeof BatchItem>;
-// The 0 / >100 item counts are checked in the service to give the spec's messages.
+// The 0 / >MAX_BATCH_ITEMS item counts are checked in the service to give the spec's messages.
 export const BatchRequest = Type.Object({ items: Type.Array(BatchItem), sample_rate: Type.Optional(SampleRate) });
 export type BatchRequest = Static<typeof BatchRequest>;
 
-export const JobStatus = Type.Union([
-  Type.Literal('pending'),
-  Type.Literal('processing'),
-  Type.Literal('completed'),
-  Type.Literal('failed'),
-  Type.Literal('partial'),
-]);
+export const JobStatus = Type.Union(JOB_STATUSES.map((s) => Type.Literal(s)));
 export type JobStatus = Static<typeof JobStatus>;
 
 export const BatchCreated = Type.Object({

@@ -1,9 +1,10 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Page, Timestamp } from './common.js';
+import { TIER_NAMES } from '../tier-limits.js';
 
-export const Tier = Type.Union([Type.Literal('free'), Type.Literal('starter'), Type.Literal('pro'), Type.Literal('enterprise')]);
+export const Tier = Type.Union(TIER_NAMES.map((t) => Type.Literal(t)));
 export type Tier = Static<typeof Tier>;
-export const TIERS: readonly Tier[] = ['free', 'starter', 'pro', 'enterprise'];
+export const TIERS: readonly Tier[] = TIER_NAMES;
 
 export const User = Type.Object({
   id: Type.String(),

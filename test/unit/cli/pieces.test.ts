@@ -35,7 +35,7 @@ describe('exitCodeFor: the one error handler', () => {
     );
     const rl = exitCodeFor(new ApiRequestError({ status: 429, detail: 'Rate limit exceeded', retryAfter: 30, rateLimitReset: now.getTime() / 1000 + 30 }), now);
     expect(rl.message).toContain('retry in 30 s; the limit resets at 2026-03-15T12:00:30Z (in 30 s)');
-    const q = exitCodeFor(new ApiRequestError({ status: 429, detail: 'Character quota exceeded for this billing period' }), now);
+    const q = exitCodeFor(new ApiRequestError({ status: 429, code: 'quota_exceeded', detail: 'Character quota exceeded for this billing period' }), now);
     expect(q.message).toContain('renews on 2026-04-01');
   });
 
@@ -103,7 +103,7 @@ describe('dataset CSV validation', () => {
   });
 
   it('accepts exactly 2000 code points (not UTF-16 units) and rejects header or row problems', async () => {
-    expect((await validateDatasetCsv(Buffer.from(`text\n${'😀'.repeat(2000)}\n`))).problems).toEqual([]);
+    expect((await validateDatasetCsv(Buffer.from(`text\n${'𝐀'.repeat(2000)}\n`))).problems).toEqual([]);
     expect((await validateDatasetCsv(Buffer.from('speaker_id\nx\n'))).problems).toEqual(["CSV is missing required column 'text'"]);
     expect((await validateDatasetCsv(Buffer.from('text\n'))).problems).toEqual(['CSV has no data rows']);
   });

@@ -30,7 +30,7 @@ describe('errors: one shape for scripts, messages that say what to do', () => {
     const codes = [401, 403, 404, 413, 500].map((status) => exitCodeFor(new ApiRequestError({ status, detail: 'x' })).error?.code);
     expect(codes).toEqual(['authentication_failed', 'forbidden', 'not_found', 'payload_too_large', 'server_error']);
     expect(exitCodeFor(new ApiRequestError({ status: 429, detail: 'Rate limit exceeded' })).error?.code).toBe('rate_limited');
-    expect(exitCodeFor(new ApiRequestError({ status: 429, detail: 'Character quota exceeded for this billing period' })).error?.code).toBe('quota_exceeded');
+    expect(exitCodeFor(new ApiRequestError({ status: 429, code: 'quota_exceeded', detail: 'Character quota exceeded for this billing period' })).error?.code).toBe('quota_exceeded');
     expect(exitCodeFor(new NetworkError('http://127.0.0.1:9', new Error('refused'))).error).toMatchObject({ code: 'network_error' });
     expect(exitCodeFor(new CommanderError(1, 'commander.unknownOption', "error: unknown option '--x'")).error).toEqual({ code: 'usage_error', message: "unknown option '--x'" });
     expect(exitCodeFor(new CliError('no', { exitCode: 3, hint: 'log in' })).error).toEqual({ code: 'authentication_failed', message: 'no', hint: 'log in' });
@@ -44,10 +44,10 @@ describe('errors: one shape for scripts, messages that say what to do', () => {
   });
 
   it('names the speaker and the text’s length', () => {
-    const nf = explainApiError(new ApiRequestError({ status: 404, detail: 'Speaker not found', requestId: 'r' }), { speakerId: 'spk_x' }) as ApiRequestError;
+    const nf = explainApiError(new ApiRequestError({ status: 404, code: 'speaker_not_found', detail: 'Speaker not found', requestId: 'r' }), { speakerId: 'spk_x' }) as ApiRequestError;
     expect(nf.detail).toBe('Speaker not found: spk_x');
     expect(nf.requestId).toBe('r');
-    const long = explainApiError(new ApiRequestError({ status: 400, detail: 'Text exceeds maximum length of 2000 characters' }), { text: '😀'.repeat(2001) }) as ApiRequestError;
+    const long = explainApiError(new ApiRequestError({ status: 400, code: 'text_too_long', detail: 'Text exceeds maximum length of 2000 characters' }), { text: '😀'.repeat(2001) }) as ApiRequestError;
     expect(long.detail).toContain('this text has 2001');
     expect(long.detail).toContain('voxctl batch submit');
   });
@@ -86,7 +86,7 @@ describe('downloads', () => {
     expect(value).toBe('ok');
     expect(slept).toEqual([2000, 2000]);
     expect(t.stderr.text).toContain('waiting 2 s');
-    const quota = new ApiRequestError({ status: 429, detail: 'Character quota exceeded for this billing period', retryAfter: 1 });
+    const quota = new ApiRequestError({ status: 429, code: 'quota_exceeded', detail: 'Character quota exceeded for this billing period', retryAfter: 1 });
     await expect(retryAfter429(t.ctx, out, () => Promise.reject(quota))).rejects.toBe(quota);
     const long = new ApiRequestError({ status: 429, detail: 'Rate limit exceeded', retryAfter: 50 });
     await expect(retryAfter429(t.ctx, out, () => Promise.reject(long), 60_000)).rejects.toBe(long);

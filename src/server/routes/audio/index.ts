@@ -5,24 +5,18 @@ import { Type } from '@sinclair/typebox';
 import { errorResponses } from '../../../shared/schemas/common.js';
 import { AudioUploaded } from '../../../shared/schemas/tts.js';
 import { requireAuth } from '../../plugins/auth.js';
-import { ApiError, notFound } from '../../errors.js';
-import { AUDIO_ID_PATTERN, requestBase, verifyAudioSignature } from '../../services/audio-urls.js';
-import { absoluteAudioPath, audioUrl, getAudio } from '../../services/audio-store.js';
-import { createSampleProvider, SAMPLE_PREFIX } from '../../services/samples.js';
+import { DomainError } from '../../errors.js';
+import { AUDIO_ID_PATTERN, requestBase } from '../../services/audio-urls.js';
+import { absoluteAudioPath, getAudio, type AudioFormat } from '../../services/audio-store.js';
+import { SAMPLE_PREFIX } from '../../services/samples.js';
 import { storeUpload, MAX_UPLOAD_BYTES } from '../../services/uploads.js';
-import type { AudioFormat } from '../../storage/repositories/audio.js';
 
 const CONTENT_TYPES: Record<AudioFormat, string> = { wav: 'audio/wav', mp3: 'audio/mpeg', m4a: 'audio/mp4' };
 
 /** GET /v1/audio/{id}.wav (signed, public) and POST /v1/audio (upload) — DESIGN §4.7. */
 const routes: FastifyPluginAsyncTypebox = async (app) => {
   const { runtime } = app;
-  const samples = createSampleProvider({
-    db: runtime.db,
-    dataDir: runtime.options.dataDir,
-    clock: runtime.clock,
-    tts: () => runtime.tts,
-  });
+  const { samples } = runtime;
 
   app.get(
     '/v1/audio/:audio_id.wav',
@@ -39,17 +33,17 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
       const audioId = request.params.audio_id;
       // Existence first: an unknown id is 404 whatever its signature; a known one then needs a valid,
       // unexpired signature (403 / 410). Samples are only synthesised behind a valid signature.
-      if (!AUDIO_ID_PATTERN.test(audioId)) throw notFound('Audio not found');
+      if (!AUDIO_ID_PATTERN.test(audioId)) throw new DomainError('audio_not_found', 'Audio not found');
       const isSample = audioId.startsWith(SAMPLE_PREFIX);
-      if (isSample ? !samples.exists(audioId) : !getAudio(runtime.db, audioId)) throw notFound('Audio not found');
-      const check = verifyAudioSignature({ audioId, expires: request.query.expires, sig: request.query.sig, secret: runtime.secret, now: runtime.clock.now() });
-      if (check === 'tampered') throw new ApiError(403, 'Invalid audio URL signature');
-      if (check === 'expired') throw new ApiError(410, 'Audio URL has expired');
+      if (isSample ? !samples.exists(audioId) : !getAudio(runtime.db, audioId)) throw new DomainError('audio_not_found', 'Audio not found');
+      const check = runtime.urls.verifyAudio({ audioId, expires: request.query.expires, sig: request.query.sig, now: runtime.clock.now() });
+      if (check === 'tampered') throw new DomainError('invalid_signature', 'Invalid audio URL signature');
+      if (check === 'expired') throw new DomainError('url_expired', 'Audio URL has expired');
       const row = isSample ? await samples.get(audioId) : getAudio(runtime.db, audioId);
-      if (!row) throw notFound('Audio not found');
+      if (!row) throw new DomainError('audio_not_found', 'Audio not found');
       const path = absoluteAudioPath(runtime.options.dataDir, row);
       const info = await stat(path).catch(() => undefined);
-      if (!info) throw notFound('Audio not found');
+      if (!info) throw new DomainError('audio_not_found', 'Audio not found');
       return reply
         .header('Content-Type', CONTENT_TYPES[row.format])
         .header('Content-Length', String(info.size))
@@ -70,7 +64,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       const auth = requireAuth(request);
-      if (!request.isMultipart()) throw new ApiError(415, "Expected multipart/form-data with a 'file' part");
+      if (!request.isMultipart()) throw new DomainError('unsupported_media_type', "Expected multipart/form-data with a 'file' part");
       let bytes: Buffer | undefined;
       for await (const part of request.parts({ limits: { fileSize: MAX_UPLOAD_BYTES, files: 1 } })) {
         if (part.type === 'file') {
@@ -81,16 +75,16 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
           try {
             bytes = await part.toBuffer();
           } catch (err) {
-            if ((err as { code?: string }).code === 'FST_REQ_FILE_TOO_LARGE') throw new ApiError(413, 'File exceeds 25 MB');
+            if ((err as { code?: string }).code === 'FST_REQ_FILE_TOO_LARGE') throw new DomainError('payload_too_large', 'File exceeds 25 MB');
             throw err;
           }
         }
       }
-      if (!bytes) throw new ApiError(400, "Missing required file part 'file'");
+      if (!bytes) throw new DomainError('validation_failed', "Missing required file part 'file'");
       const row = await storeUpload({ db: runtime.db, dataDir: runtime.options.dataDir, clock: runtime.clock }, { userId: auth.userId, bytes });
       return reply.code(201).send({
         audio_id: row.id,
-        audio_url: audioUrl({ id: row.id, base: requestBase(runtime.options.publicUrl, request), secret: runtime.secret, now: runtime.clock.now() }),
+        audio_url: runtime.urls.audio({ base: requestBase(runtime.options.publicUrl, request), audioId: row.id, now: runtime.clock.now() }),
         duration_seconds: row.duration_seconds,
       });
     },

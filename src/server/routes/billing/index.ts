@@ -6,13 +6,13 @@ import { errorResponses } from '../../../shared/schemas/common.js';
 import { isTier } from '../../services/tiers.js';
 import { requireAuth } from '../../plugins/auth.js';
 import { requestBase } from '../../services/audio-urls.js';
-import { changeTier, getInvoice, getSubscription, invoiceCsv, savePaymentMethod, setCancelled } from '../../services/billing.js';
-import { createPortalLink, csrfToken, csrfValid, openPortalLink, portalSession } from '../../services/billing-portal.js';
+import { changeTier, getInvoice, getSubscription, invoiceCsv, savePaymentMethod, setCancelled } from '../../billing/service.js';
+import { createPortalLink, csrfToken, csrfValid, openPortalLink, portalSession } from '../../billing/portal-sessions.js';
 import { CardError } from '../../billing/card.js';
 import { readCookie, SESSION_COOKIE, sessionCookie } from '../../billing/cookies.js';
 import { renderMessagePage, renderPortalPage } from '../../billing/page.js';
 import { buildPortalView, NOTICES } from '../../billing/portal-view.js';
-import { ApiError } from '../../errors.js';
+import { DomainError } from '../../errors.js';
 
 // The portal's pages are HTML for a browser, not API: kept out of the OpenAPI document.
 const PAGE = { hide: true } as const;
@@ -62,7 +62,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
       try {
         action(s.userId, request.body ?? {});
       } catch (err) {
-        if (err instanceof CardError || (err instanceof ApiError && err.status === 400)) {
+        if (err instanceof CardError || (err instanceof DomainError && err.code === 'validation_failed')) {
           const view = buildPortalView(runtime.db, { userId: s.userId, csrf: csrfToken(runtime.secret, s.sessionId), now: runtime.clock.now(), error: err.message });
           return page(reply, 400, renderPortalPage(view));
         }
@@ -134,7 +134,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     '/billing/portal/tier',
     { config: { public: true }, schema: { ...PAGE, body: FormBody } },
     formAction('tier', (userId, body) => {
-      if (!isTier(body.tier)) throw new ApiError(400, 'Choose one of the plans: free, starter, pro or enterprise.');
+      if (!isTier(body.tier)) throw new DomainError('validation_failed', 'Choose one of the plans: free, starter, pro or enterprise.');
       changeTier(runtime.db, { userId, tier: body.tier, now: runtime.clock.now() });
     }),
   );
@@ -174,10 +174,10 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
       const id = /^(inv_\d{6})\.csv$/.exec(request.params.file)?.[1];
       let csv: string;
       try {
-        if (!id) throw new ApiError(404, 'Invoice not found');
+        if (!id) throw new DomainError('invoice_not_found', 'Invoice not found');
         csv = invoiceCsv(getInvoice(runtime.db, s.userId, id, runtime.clock.now()));
       } catch (err) {
-        if (err instanceof ApiError && err.status === 404) return dead(reply, 404, 'Invoice not found', 'There is no such invoice.');
+        if (err instanceof DomainError && err.code === 'invoice_not_found') return dead(reply, 404, 'Invoice not found', 'There is no such invoice.');
         throw err;
       }
       return reply

@@ -3,15 +3,16 @@ import { Type } from '@sinclair/typebox';
 import { errorResponses, PagingQuery } from '../../../shared/schemas/common.js';
 import { Dataset, DatasetCreated, DatasetPage } from '../../../shared/schemas/datasets.js';
 import { requireAuth } from '../../plugins/auth.js';
-import { ApiError, badRequest } from '../../errors.js';
+import { DomainError, validationFailed } from '../../errors.js';
 import { requestBase } from '../../services/audio-urls.js';
-import { audioUrl } from '../../services/audio-store.js';
 import { parseDatasetCsv, type CsvDatasetRow } from '../../services/csv-dataset.js';
 import { createDataset, datasetPage, datasetView, parseDatasetLanguage, parseDatasetName, parseGenerateAudio } from '../../services/datasets.js';
 import { findSpeaker } from '../../services/speakers.js';
+import { DATASET_LIMITS } from '../../../shared/constants.js';
+import { DATASET_MESSAGES } from '../../../shared/dataset-rules.js';
 
 /** Largest CSV upload (DESIGN §4.10). */
-const MAX_CSV_BYTES = 10 * 1024 * 1024;
+const MAX_CSV_BYTES = DATASET_LIMITS.bytes;
 
 /** @fastify/multipart's signal that the file part passed `fileSize`. */
 const isFileTooLarge = (err: unknown): boolean => (err as { code?: string } | undefined)?.code === 'FST_REQ_FILE_TOO_LARGE';
@@ -32,7 +33,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       const auth = requireAuth(request);
-      if (!request.isMultipart()) throw new ApiError(415, "Expected multipart/form-data with a 'file' part");
+      if (!request.isMultipart()) throw new DomainError('unsupported_media_type', "Expected multipart/form-data with a 'file' part");
       const fields: Record<string, string> = {};
       let parsed: { rows: CsvDatasetRow[] } | { error: unknown } | undefined;
       let tooLarge = false;
@@ -58,15 +59,15 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
         if (!isFileTooLarge(err)) throw err;
         tooLarge = true;
       }
-      if (tooLarge) throw badRequest('File exceeds 10 MB');
+      if (tooLarge) throw validationFailed(DATASET_MESSAGES.tooBig);
       const name = parseDatasetName(fields.name);
       const generateAudio = parseGenerateAudio(fields.generate_audio);
       const language = parseDatasetLanguage(runtime.db, fields.language);
-      if (!parsed) throw badRequest("Missing required file 'file'");
+      if (!parsed) throw validationFailed("Missing required file 'file'");
       if ('error' in parsed) throw parsed.error;
       const rows = parsed.rows;
       const created = createDataset({ db: runtime.db, now: runtime.clock.now() }, { userId: auth.userId, name, generateAudio, rows, language });
-      if (created.job_id) runtime.jobs?.wake();
+      if (created.job_id) runtime.jobs.wake();
       return reply.code(201).send(created);
     },
   );
@@ -104,7 +105,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
       return datasetView(runtime.db, {
         userId: auth.userId,
         id: request.params.dataset_id,
-        urlFor: (id) => audioUrl({ id, base, secret: runtime.secret, now }),
+        urlFor: (audioId) => runtime.urls.audio({ base, audioId, now }),
       });
     },
   );

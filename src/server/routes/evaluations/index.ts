@@ -12,14 +12,19 @@ import {
   EvaluationUtteranceQuery,
 } from '../../../shared/schemas/evaluations.js';
 import { requireAuth } from '../../plugins/auth.js';
-import { ApiError, notFound } from '../../errors.js';
+import { DomainError } from '../../errors.js';
 import { requestBase } from '../../services/audio-urls.js';
-import { audioUrl } from '../../services/audio-store.js';
 import { refundCharacters } from '../../services/quota.js';
-import { getEvaluation, listEvaluations } from '../../storage/repositories/evaluations.js';
 import { createEvaluation } from '../../evaluations/create.js';
-import { allUtterances, cancelEvaluationFor, EVALUATION_NOT_FOUND, evaluationOf, utterancePage } from '../../evaluations/service.js';
-import { signReportUrl, verifyReportSignature } from '../../evaluations/report-url.js';
+import {
+  allUtterances,
+  cancelEvaluationFor,
+  EVALUATION_NOT_FOUND,
+  evaluationOf,
+  getEvaluation,
+  listEvaluations,
+  utterancePage,
+} from '../../evaluations/service.js';
 import { evaluationLists, toEvaluationDetail, toEvaluationListItem, toEvaluationUtterance, type UrlSigners } from '../../evaluations/views.js';
 import { renderEvaluationReport, REPORT_CSP } from '../../evaluations/report-html.js';
 
@@ -39,8 +44,8 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     const base = requestBase(runtime.options.publicUrl, request);
     const now = runtime.clock.now();
     return {
-      report: (evaluationId) => signReportUrl({ base, evaluationId, secret: runtime.secret, now }),
-      audio: (id) => audioUrl({ id, base, secret: runtime.secret, now }),
+      report: (evaluationId) => runtime.urls.report({ base, evaluationId, now }),
+      audio: (audioId) => runtime.urls.audio({ base, audioId, now }),
     };
   };
 
@@ -57,7 +62,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     async (request, reply) => {
       const auth = requireAuth(request);
       const created = createEvaluation({ db: runtime.db, now: runtime.clock.now() }, { userId: auth.userId, body: request.body });
-      runtime.evaluations?.wake();
+      runtime.evaluations.wake();
       return reply.code(201).send(created);
     },
   );
@@ -155,11 +160,11 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     async (request, reply) => {
       // As audio URLs: existence first (404), then a valid (403), unexpired (410) signature.
       const row = getEvaluation(runtime.db, request.params.evaluation_id);
-      if (!row) throw notFound(EVALUATION_NOT_FOUND);
+      if (!row) throw new DomainError('evaluation_not_found', EVALUATION_NOT_FOUND);
       const now = runtime.clock.now();
-      const check = verifyReportSignature({ evaluationId: row.id, expires: request.query.expires, sig: request.query.sig, secret: runtime.secret, now });
-      if (check === 'tampered') throw new ApiError(403, 'Invalid report URL signature');
-      if (check === 'expired') throw new ApiError(410, 'Report URL has expired');
+      const check = runtime.urls.verifyReport({ evaluationId: row.id, expires: request.query.expires, sig: request.query.sig, now });
+      if (check === 'tampered') throw new DomainError('invalid_signature', 'Invalid report URL signature');
+      if (check === 'expired') throw new DomainError('url_expired', 'Report URL has expired');
       const urls = signers(request);
       const lists = evaluationLists(row);
       const html = renderEvaluationReport({

@@ -3,11 +3,9 @@ import { Type } from '@sinclair/typebox';
 import { errorResponses } from '../../../shared/schemas/common.js';
 import { Job, JobPage, JobQuery } from '../../../shared/schemas/tts.js';
 import { requireAuth } from '../../plugins/auth.js';
-import { notFound } from '../../errors.js';
-import { getJob, listJobs } from '../../storage/repositories/jobs.js';
-import { audioUrl } from '../../services/audio-store.js';
+import { DomainError } from '../../errors.js';
 import { requestBase } from '../../services/audio-urls.js';
-import { toJobSummary, toJobView } from '../../services/jobs.js';
+import { getJob, listJobs, toJobSummary, toJobView } from '../../services/jobs.js';
 
 /** GET /v1/jobs (newest first, status filter) and GET /v1/jobs/{job_id} (DESIGN §4.8, §4.9). */
 const routes: FastifyPluginAsyncTypebox = async (app) => {
@@ -45,10 +43,10 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     async (request) => {
       const auth = requireAuth(request);
       const job = getJob(runtime.db, request.params.job_id, auth.userId);
-      if (!job) throw notFound('Job not found');
+      if (!job) throw new DomainError('job_not_found', 'Job not found');
       const base = requestBase(runtime.options.publicUrl, request);
       const now = runtime.clock.now();
-      return toJobView(runtime.db, job, (id) => audioUrl({ id, base, secret: runtime.secret, now }));
+      return toJobView(runtime.db, job, (audioId) => runtime.urls.audio({ base, audioId, now }));
     },
   );
 };

@@ -2,9 +2,8 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { Speaker, SpeakerFacets, SpeakerPage, SpeakerQuery } from '../../../shared/schemas/speakers.js';
 import { errorResponses } from '../../../shared/schemas/common.js';
-import type { SpeakerFacets as Facets } from '../../../shared/schemas/speakers.js';
-import { createAudioUrlSigner, requestBase } from '../../services/audio-urls.js';
-import { speakerById, speakerFacets, speakerPage } from '../../services/speakers.js';
+import { requestBase } from '../../services/audio-urls.js';
+import { speakerById, speakerPage } from '../../services/speakers.js';
 
 /**
  * /v1/speakers: the public catalogue with filters and facets, and one speaker (Bearer).
@@ -12,14 +11,11 @@ import { speakerById, speakerFacets, speakerPage } from '../../services/speakers
  */
 const routes: FastifyPluginAsyncTypebox = async (app) => {
   const { runtime } = app;
-  const sign = createAudioUrlSigner(runtime.secret);
   const signer = (request: { protocol: string; host: string }) => {
     const base = requestBase(runtime.options.publicUrl, request);
     const now = runtime.clock.now();
-    return (audioId: string) => sign({ base, audioId, now });
+    return (audioId: string) => runtime.urls.audio({ base, audioId, now });
   };
-  // The catalogue is seeded by a migration and never changes while the server runs.
-  let facets: Facets | undefined;
 
   app.get(
     '/v1/speakers',
@@ -48,7 +44,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: SpeakerFacets, ...errorResponses(401, 429) },
       },
     },
-    async () => (facets ??= speakerFacets(runtime.db)),
+    async () => runtime.speakerFacets(),
   );
 
   app.get(

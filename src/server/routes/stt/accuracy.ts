@@ -1,9 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { AccuracyRequest, AccuracyResult } from '../../../shared/schemas/stt.js';
 import { errorResponses } from '../../../shared/schemas/common.js';
-import { AccuracyInputError, calculateAccuracy } from '../../../shared/accuracy.js';
-import { getNormalizer, UnknownNormalizerError } from '../../../shared/normalizers/index.js';
-import { badRequest } from '../../errors.js';
+import { calculateAccuracy } from '../../../shared/accuracy.js';
+import { getNormalizer } from '../../../shared/normalizers/index.js';
 
 /** POST /v1/stt/calculate-accuracy (public): WER/CER of a hypothesis against a reference (DESIGN §4.12). */
 const routes: FastifyPluginAsyncTypebox = async (app) => {
@@ -20,13 +19,9 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => {
       const { reference, hypothesis, normalize, normalizer, alignment } = request.body;
-      try {
-        const { name } = getNormalizer(normalizer ?? 'basic'); // checked even with normalize:false
-        return calculateAccuracy(reference, hypothesis, { normalize: normalize ?? true, normalizer: name, alignment: alignment ?? false });
-      } catch (err) {
-        if (err instanceof AccuracyInputError || err instanceof UnknownNormalizerError) throw badRequest(err.message);
-        throw err;
-      }
+      // Unknown normalisers and undefined inputs throw validation_failed domain errors (400).
+      const { name } = getNormalizer(normalizer ?? 'basic'); // checked even with normalize:false
+      return calculateAccuracy(reference, hypothesis, { normalize: normalize ?? true, normalizer: name, alignment: alignment ?? false });
     },
   );
 };

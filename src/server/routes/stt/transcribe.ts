@@ -2,18 +2,12 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { errorResponses } from '../../../shared/schemas/common.js';
 import { ProviderList, TranscribeRequest, TranscribeResponse } from '../../../shared/schemas/stt.js';
 import { requireAuth } from '../../plugins/auth.js';
-import { ApiError } from '../../errors.js';
 import { loadAudio } from '../../services/audio-fetch.js';
 import { transcribe } from '../../services/transcription.js';
-import type { SttRegistry } from '../../engines/stt/registry.js';
 
 /** POST /v1/stt/transcribe (fan-out to recognizers, DESIGN §4.11) and GET /v1/stt/providers (extension). */
 const routes: FastifyPluginAsyncTypebox = async (app) => {
   const { runtime } = app;
-  const registry = (): SttRegistry => {
-    if (!runtime.stt) throw new ApiError(503, 'Speech-to-text is not available');
-    return runtime.stt;
-  };
 
   app.post(
     '/v1/stt/transcribe',
@@ -35,14 +29,14 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
       try {
         return await transcribe(
           {
-            registry: registry(),
+            registry: runtime.stt,
             signal: gone.signal,
             loadAudio: (url) =>
               loadAudio(
                 {
                   db: runtime.db,
                   dataDir: runtime.options.dataDir,
-                  secret: runtime.secret,
+                  urls: runtime.urls,
                   clock: runtime.clock,
                   allowPrivate: runtime.options.allowPrivateAudioUrls,
                   hooks: runtime.audioFetch,
@@ -71,7 +65,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => {
       requireAuth(request);
-      return { items: registry().states() };
+      return { items: runtime.stt.states() };
     },
   );
 };

@@ -3,7 +3,6 @@ import { Type } from '@sinclair/typebox';
 import { errorResponses } from '../../../shared/schemas/common.js';
 import { BatchCreated, BatchRequest, SynthesizeRequest, SynthesizeResponse } from '../../../shared/schemas/tts.js';
 import { requireAuth } from '../../plugins/auth.js';
-import { audioUrl } from '../../services/audio-store.js';
 import { requestBase } from '../../services/audio-urls.js';
 import { synthesizeForUser } from '../../services/synthesis.js';
 import { createBatch } from '../../services/batch.js';
@@ -30,7 +29,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
         { userId: auth.userId, speakerId: request.body.speaker_id, text: request.body.text, sampleRate: request.body.sample_rate },
       );
       return {
-        audio_url: audioUrl({ id: audio.id, base: requestBase(runtime.options.publicUrl, request), secret: runtime.secret, now: runtime.clock.now() }),
+        audio_url: runtime.urls.audio({ base: requestBase(runtime.options.publicUrl, request), audioId: audio.id, now: runtime.clock.now() }),
         duration_seconds: audio.duration_seconds,
         characters_used: characters,
       };
@@ -59,7 +58,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
           idempotencyKey: parseIdempotencyKey(request.headers['idempotency-key']),
         },
       );
-      runtime.jobs?.wake();
+      runtime.jobs.wake();
       return reply.code(201).send(created);
     },
   );

@@ -1,4 +1,4 @@
-import type { Migration } from './index.js';
+import type { Migration } from './types.js';
 
 /**
  * Users, API keys, per-period character usage and persisted request counters (DESIGN §4.13-4.15).

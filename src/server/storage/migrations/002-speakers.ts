@@ -1,8 +1,10 @@
-import type { Migration } from './index.js';
-import { filterKey, generateCatalogue } from '../../engines/tts/catalogue.js';
+import type { Migration } from './types.js';
+import { filterKey } from '../filter-key.js';
+import { SPEAKERS_002 } from './002-speakers-seed.js';
 
 /**
- * The speaker catalogue (seeded from the deterministic generator, DESIGN §4.5) and the billing tables
+ * The speaker catalogue (fixed rows written once from the deterministic generator, DESIGN §4.5: a later
+ * change to the generator must not give new databases a different catalogue) and the billing tables
  * (DESIGN §4.16). Filters compare lower-cased `*_key` columns, each with its own index, so every filter
  * is an index lookup whatever its Unicode case (NOCASE would only fold ASCII). `seq` is the listing order.
  */
@@ -72,15 +74,14 @@ export const m002Speakers: Migration = {
                             gender_key, region_key, accent_key, age_range_key, native_language_key)
       VALUES (@id, @gender, @region, @accent, @age_range, @native_language, @engine, @voice, @variant, @pitch, @rate,
               @gender_key, @region_key, @accent_key, @age_range_key, @native_language_key)`);
-    for (const s of generateCatalogue()) {
+    for (const [id, gender, region, accent, age_range, native_language, engine, voice, variant, pitch, rate] of SPEAKERS_002) {
       insert.run({
-        ...s,
-        variant: s.variant ?? null,
-        gender_key: filterKey(s.gender),
-        region_key: filterKey(s.region),
-        accent_key: filterKey(s.accent),
-        age_range_key: filterKey(s.age_range),
-        native_language_key: filterKey(s.native_language),
+        id, gender, region, accent, age_range, native_language, engine, voice, variant, pitch, rate,
+        gender_key: filterKey(gender),
+        region_key: filterKey(region),
+        accent_key: filterKey(accent),
+        age_range_key: filterKey(age_range),
+        native_language_key: filterKey(native_language),
       });
     }
   },

@@ -1,4 +1,4 @@
-import type { Migration } from './index.js';
+import type { Migration } from './types.js';
 
 /**
  * Audio files, batch jobs with their items (the persistent queue), datasets and idempotency keys.

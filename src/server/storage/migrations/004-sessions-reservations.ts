@@ -1,4 +1,4 @@
-import type { Migration } from './index.js';
+import type { Migration } from './types.js';
 
 /**
  * Billing portal links become reusable for their 24 h (DESIGN §4.16): each opening starts its own browser

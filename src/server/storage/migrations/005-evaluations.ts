@@ -1,4 +1,4 @@
-import type { Migration } from './index.js';
+import type { Migration } from './types.js';
 
 /**
  * Evaluations (DESIGN §8). The queue unit is a synthesis (text × speaker): its audio is made once and

@@ -1,16 +1,10 @@
 import type Database from 'better-sqlite3';
+import type { Migration } from './types.js';
 import { m001Core } from './001-core.js';
 import { m002Speakers } from './002-speakers.js';
 import { m003Audio } from './003-audio-jobs.js';
 import { m004SessionsReservations } from './004-sessions-reservations.js';
 import { m005Evaluations } from './005-evaluations.js';
-
-/** One schema step; `up` runs inside a transaction and must be deterministic. */
-export interface Migration {
-  version: number;
-  name: string;
-  up(db: Database.Database): void;
-}
 
 /** Every migration in order; the position + 1 is its version (tracked by PRAGMA user_version). */
 export const migrations: Migration[] = [m001Core, m002Speakers, m003Audio, m004SessionsReservations, m005Evaluations];

@@ -37,15 +37,20 @@ export function insertApiKey(db: Db, row: Omit<ApiKeyRow, 'last_used_at' | 'revo
   ).run(row);
 }
 
-/** The active (not revoked) key with `keyHash` and its owner's tier: the hot path of every request (cached). */
-export function findActiveKeyByHash(db: Db, keyHash: string): KeyOwnerRow | undefined {
-  const load = () =>
-    prepared(
-      db,
-      `SELECT k.id, k.user_id, k.scope, k.key_hash, k.last_used_at, u.subscription_tier
+/** SQL of the key lookups, exported so the query-plan tests check what production runs. */
+export const API_KEY_SQL = {
+  /** The hot path: one active key by hash, with its owner's tier. */
+  byHash: `SELECT k.id, k.user_id, k.scope, k.key_hash, k.last_used_at, u.subscription_tier
        FROM api_keys k JOIN users u ON u.id = k.user_id
        WHERE k.key_hash = ? AND k.revoked_at IS NULL`,
-    ).get(keyHash) as KeyOwnerRow | undefined;
+  /** One page of a user's active keys, newest first (`userId, limit, offset`). */
+  pageByUser: `SELECT * FROM api_keys WHERE user_id = ? AND revoked_at IS NULL
+     ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?`,
+} as const;
+
+/** The active (not revoked) key with `keyHash` and its owner's tier: the hot path of every request (cached). */
+export function findActiveKeyByHash(db: Db, keyHash: string): KeyOwnerRow | undefined {
+  const load = () => prepared(db, API_KEY_SQL.byHash).get(keyHash) as KeyOwnerRow | undefined;
   return cachedRow(db, KEY_OWNERS, keyHash, load);
 }
 
@@ -58,11 +63,7 @@ export function findActiveKey(db: Db, userId: string, id: string): ApiKeyRow | u
 
 /** One page of the user's active keys, newest first, and how many there are. */
 export function listActiveKeys(db: Db, userId: string, page: { limit: number; offset: number }): { rows: ApiKeyRow[]; total: number } {
-  const rows = prepared(
-    db,
-    `SELECT * FROM api_keys WHERE user_id = ? AND revoked_at IS NULL
-     ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?`,
-  ).all(userId, page.limit, page.offset) as ApiKeyRow[];
+  const rows = prepared(db, API_KEY_SQL.pageByUser).all(userId, page.limit, page.offset) as ApiKeyRow[];
   const total = (
     prepared(db, 'SELECT count(*) AS n FROM api_keys WHERE user_id = ? AND revoked_at IS NULL').get(userId) as { n: number }
   ).n;

@@ -36,12 +36,13 @@ export function getDataset(db: Db, id: string, userId: string): DatasetRecord | 
   return db.prepare('SELECT * FROM datasets WHERE id = ? AND user_id = ?').get(id, userId) as DatasetRecord | undefined;
 }
 
+/** One page of a user's datasets, newest first (`userId, limit, offset`): exported for the query-plan test. */
+export const DATASET_PAGE_SQL = 'SELECT * FROM datasets WHERE user_id = ? ORDER BY created_at DESC, rowid DESC LIMIT ? OFFSET ?';
+
 /** A page of `userId`'s datasets, newest first. */
 export function listDatasets(db: Db, q: { userId: string; limit: number; offset: number }): { rows: DatasetRecord[]; total: number } {
   const total = db.prepare('SELECT COUNT(*) FROM datasets WHERE user_id = ?').pluck().get(q.userId) as number;
-  const rows = db
-    .prepare('SELECT * FROM datasets WHERE user_id = ? ORDER BY created_at DESC, rowid DESC LIMIT ? OFFSET ?')
-    .all(q.userId, q.limit, q.offset) as DatasetRecord[];
+  const rows = db.prepare(DATASET_PAGE_SQL).all(q.userId, q.limit, q.offset) as DatasetRecord[];
   return { rows, total };
 }
 

@@ -1,6 +1,7 @@
 import type { Db } from '../db.js';
 import type { EvaluationStatus } from '../../../shared/schemas/evaluations.js';
 import { prepared } from './prepared.js';
+import { ownedPageQuery } from './owned-page.js';
 
 /** A row of `evaluations`; list columns are JSON text. */
 export interface EvaluationRow {
@@ -118,17 +119,24 @@ export function evaluationStatus(db: Db, id: string): EvaluationStatus | undefin
   return prepared(db, 'SELECT status FROM evaluations WHERE id = ?').pluck().get(id) as EvaluationStatus | undefined;
 }
 
+/** SQL of the queue and listing reads, exported so the query-plan test checks what production runs. */
+export const EVALUATION_SQL = {
+  /** The worker's FIFO claim of syntheses (`limit`). */
+  claimPending: `SELECT s.evaluation_id, s.text_index, s.speaker_index, s.characters, s.synthesized, e.user_id, e.period
+     FROM evaluation_syntheses s JOIN evaluations e ON e.id = s.evaluation_id
+     WHERE s.status = 'pending' ORDER BY s.rowid LIMIT ?`,
+  /** Whether an evaluation still has work (`evaluationId`). */
+  hasOpen: `SELECT 1 FROM evaluation_syntheses WHERE evaluation_id = ? AND status IN ('pending', 'processing') LIMIT 1`,
+} as const;
+
 /** A page of `userId`'s evaluations, newest first, optionally of one status. */
 export function listEvaluations(
   db: Db,
   q: { userId: string; status?: EvaluationStatus; limit: number; offset: number },
 ): { rows: EvaluationRow[]; total: number } {
-  const where = q.status ? 'user_id = ? AND status = ?' : 'user_id = ?';
-  const args: unknown[] = q.status ? [q.userId, q.status] : [q.userId];
-  const total = db.prepare(`SELECT COUNT(*) FROM evaluations WHERE ${where}`).pluck().get(...args) as number;
-  const rows = db
-    .prepare(`SELECT * FROM evaluations WHERE ${where} ORDER BY created_at DESC, rowid DESC LIMIT ? OFFSET ?`)
-    .all(...args, q.limit, q.offset) as EvaluationRow[];
+  const page = ownedPageQuery('evaluations', q);
+  const total = db.prepare(page.total.sql).pluck().get(...page.total.params) as number;
+  const rows = db.prepare(page.items.sql).all(...page.items.params) as EvaluationRow[];
   return { rows, total };
 }
 
@@ -151,12 +159,7 @@ export function requeueProcessingSyntheses(db: Db): number {
 
 /** Takes up to `limit` pending syntheses in FIFO order, marks them `processing` and starts their evaluations. */
 export function claimPendingSyntheses(db: Db, limit: number, now: string): ClaimedSynthesis[] {
-  const rows = prepared(
-    db,
-    `SELECT s.evaluation_id, s.text_index, s.speaker_index, s.characters, s.synthesized, e.user_id, e.period
-     FROM evaluation_syntheses s JOIN evaluations e ON e.id = s.evaluation_id
-     WHERE s.status = 'pending' ORDER BY s.rowid LIMIT ?`,
-  ).all(limit) as {
+  const rows = prepared(db, EVALUATION_SQL.claimPending).all(limit) as {
     evaluation_id: string;
     text_index: number;
     speaker_index: number;
@@ -244,7 +247,7 @@ export function finishSynthesis(db: Db, key: SynthesisKey, outcome: { error: str
 /** Whether a synthesis of the evaluation is still pending or processing. */
 export function hasOpenSyntheses(db: Db, evaluationId: string): boolean {
   return (
-    prepared(db, `SELECT 1 FROM evaluation_syntheses WHERE evaluation_id = ? AND status IN ('pending', 'processing') LIMIT 1`).get(evaluationId) !==
+    prepared(db, EVALUATION_SQL.hasOpen).get(evaluationId) !==
     undefined
   );
 }

@@ -1,4 +1,5 @@
 import type { Db } from '../db.js';
+import { ownedPageQuery } from './owned-page.js';
 
 /** Job lifecycle states (DESIGN §4.8). */
 export type JobStatus = 'pending' | 'processing' | 'completed' | 'failed' | 'partial';
@@ -65,23 +66,25 @@ export function listJobs(
   db: Db,
   q: { userId: string; status?: JobStatus; limit: number; offset: number },
 ): { rows: JobRow[]; total: number } {
-  const where = q.status ? 'user_id = ? AND status = ?' : 'user_id = ?';
-  const args: unknown[] = q.status ? [q.userId, q.status] : [q.userId];
-  const total = db.prepare(`SELECT COUNT(*) FROM jobs WHERE ${where}`).pluck().get(...args) as number;
-  const rows = db
-    .prepare(`SELECT * FROM jobs WHERE ${where} ORDER BY created_at DESC, rowid DESC LIMIT ? OFFSET ?`)
-    .all(...args, q.limit, q.offset) as JobRow[];
+  const page = ownedPageQuery('jobs', q);
+  const total = db.prepare(page.total.sql).pluck().get(...page.total.params) as number;
+  const rows = db.prepare(page.items.sql).all(...page.items.params) as JobRow[];
   return { rows, total };
 }
 
+/** SQL of the job-item reads, exported so the query-plan test checks what production runs. */
+export const JOB_ITEM_SQL = {
+  /** A job's items in index order (`jobId`). */
+  ofJob: `SELECT i.*, a.duration_seconds FROM job_items i LEFT JOIN audio a ON a.id = i.audio_id
+       WHERE i.job_id = ? ORDER BY i.idx`,
+  /** The worker's FIFO claim (`limit`). */
+  claimPending: `SELECT i.*, j.user_id, j.sample_rate FROM job_items i JOIN jobs j ON j.id = i.job_id
+       WHERE i.status = 'pending' ORDER BY i.rowid LIMIT ?`,
+} as const;
+
 /** Items of a job in index order, with the duration of their audio. */
 export function listJobItems(db: Db, jobId: string): JobItemWithAudio[] {
-  return db
-    .prepare(
-      `SELECT i.*, a.duration_seconds FROM job_items i LEFT JOIN audio a ON a.id = i.audio_id
-       WHERE i.job_id = ? ORDER BY i.idx`,
-    )
-    .all(jobId) as JobItemWithAudio[];
+  return db.prepare(JOB_ITEM_SQL.ofJob).all(jobId) as JobItemWithAudio[];
 }
 
 /** Items left `processing` by a crash go back to `pending`; returns how many. */
@@ -91,12 +94,7 @@ export function requeueProcessingItems(db: Db): number {
 
 /** Takes up to `limit` pending items in FIFO order, marks them `processing` and starts their jobs. */
 export function claimPendingItems(db: Db, limit: number, now: string): ClaimedItem[] {
-  const items = db
-    .prepare(
-      `SELECT i.*, j.user_id, j.sample_rate FROM job_items i JOIN jobs j ON j.id = i.job_id
-       WHERE i.status = 'pending' ORDER BY i.rowid LIMIT ?`,
-    )
-    .all(limit) as ClaimedItem[];
+  const items = db.prepare(JOB_ITEM_SQL.claimPending).all(limit) as ClaimedItem[];
   const mark = db.prepare(`UPDATE job_items SET status = 'processing' WHERE job_id = ? AND idx = ?`);
   const start = db.prepare(
     `UPDATE jobs SET status = 'processing', started_at = COALESCE(started_at, ?) WHERE id = ? AND status = 'pending'`,

@@ -8,9 +8,15 @@ export interface RequestCount {
   count: number;
 }
 
+/** SQL of the counter reads and pruning, exported so the query-plan test checks what production runs. */
+export const REQUEST_COUNTER_SQL = {
+  load: 'SELECT count FROM request_counters WHERE subject = ? AND day = ?',
+  pruneBefore: 'DELETE FROM request_counters WHERE day < ?',
+} as const;
+
 /** The persisted count of `subject` on `day` (0 when none). */
 export function loadRequestCount(db: Db, subject: string, day: string): number {
-  const row = prepared(db, 'SELECT count FROM request_counters WHERE subject = ? AND day = ?').get(subject, day) as
+  const row = prepared(db, REQUEST_COUNTER_SQL.load).get(subject, day) as
     | { count: number }
     | undefined;
   return row?.count ?? 0;
@@ -30,5 +36,5 @@ export function saveRequestCounts(db: Db, counts: RequestCount[]): void {
 
 /** Deletes the counts of days before `day` (they no longer limit anything). */
 export function deleteRequestCountsBefore(db: Db, day: string): void {
-  prepared(db, 'DELETE FROM request_counters WHERE day < ?').run(day);
+  prepared(db, REQUEST_COUNTER_SQL.pruneBefore).run(day);
 }

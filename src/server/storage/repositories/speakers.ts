@@ -1,5 +1,5 @@
 import type { Db } from '../db.js';
-import { filterKey } from '../../engines/tts/catalogue.js';
+import { filterKey } from '../filter-key.js';
 import { prepared } from './prepared.js';
 
 /** A row of `speakers` (without the `*_key` comparison columns). */

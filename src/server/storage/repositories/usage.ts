@@ -8,9 +8,12 @@ export interface UsagePeriodRow {
   characters_used: number;
 }
 
+/** The per-request usage read (`userId, periodStart`), exported for the query-plan test. */
+export const CHARACTERS_USED_SQL = 'SELECT characters_used FROM usage_periods WHERE user_id = ? AND period_start = ?';
+
 /** Characters the user used in the period starting `periodStart` (0 when nothing was recorded). */
 export function getCharactersUsed(db: Db, userId: string, periodStart: string): number {
-  const row = prepared(db, 'SELECT characters_used FROM usage_periods WHERE user_id = ? AND period_start = ?').get(
+  const row = prepared(db, CHARACTERS_USED_SQL).get(
     userId,
     periodStart,
   ) as { characters_used: number } | undefined;

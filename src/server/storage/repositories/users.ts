@@ -30,9 +30,12 @@ export function findUserById(db: Db, id: string): UserRow | undefined {
   return cachedRow(db, USERS, id, () => prepared(db, 'SELECT * FROM users WHERE id = ?').get(id) as UserRow | undefined);
 }
 
+/** The lookup by e-mail, exported for the query-plan test. */
+export const USER_BY_EMAIL_SQL = 'SELECT * FROM users WHERE email = ? COLLATE NOCASE';
+
 /** The user with `email` (case-insensitive), if any. */
 export function findUserByEmail(db: Db, email: string): UserRow | undefined {
-  return prepared(db, 'SELECT * FROM users WHERE email = ? COLLATE NOCASE').get(email) as UserRow | undefined;
+  return prepared(db, USER_BY_EMAIL_SQL).get(email) as UserRow | undefined;
 }
 
 /** Number of users (bootstrap runs only on an empty table). */

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { cardBrand, CardError, luhnValid, summarizeCard } from '../../../../src/server/billing/card.js';
-import { escapeHtml, html } from '../../../../src/server/billing/html.js';
+import { escapeHtml, html } from '../../../../src/server/html.js';
 
 const now = new Date('2025-03-15T00:00:00Z');
 

@@ -10,18 +10,19 @@ import {
   listApiKeys,
 } from '../../../../src/server/services/keys.js';
 import { createUserWithKey } from '../../../../src/server/services/users.js';
-import { ApiError } from '../../../../src/server/errors.js';
+import { DomainError } from '../../../../src/shared/errors.js';
+import { statusOf } from '../../../../src/server/plugins/errors.js';
 
 const now = new Date('2025-03-10T12:00:00Z');
 
-function errorOf(fn: () => unknown): ApiError {
+function errorOf(fn: () => unknown): DomainError {
   try {
     fn();
   } catch (err) {
-    if (err instanceof ApiError) return err;
+    if (err instanceof DomainError) return err;
     throw err;
   }
-  throw new Error('expected an ApiError');
+  throw new Error('expected a DomainError');
 }
 
 describe('API keys', () => {
@@ -83,20 +84,20 @@ describe('API keys', () => {
     const a = createUserWithKey(db, { email: 'a@b.c', now });
     const b = createUserWithKey(db, { email: 'b@b.c', now });
     const err = errorOf(() => deleteApiKey(db, { userId: a.user.id, keyId: a.key.id, callerKeyId: a.key.id, now }));
-    expect([err.status, err.detail]).toEqual([400, 'Cannot delete the last full-scope API key']);
+    expect([statusOf(err.code), err.message]).toEqual([400, 'Cannot delete the last full-scope API key']);
     const other = errorOf(() => deleteApiKey(db, { userId: a.user.id, keyId: b.key.id, callerKeyId: a.key.id, now }));
-    expect([other.status, other.detail]).toEqual([404, 'Key not found']);
+    expect([statusOf(other.code), other.message]).toEqual([404, 'Key not found']);
     createApiKey(db, { userId: a.user.id, now });
     deleteApiKey(db, { userId: a.user.id, keyId: a.key.id, callerKeyId: a.key.id, now });
     const again = errorOf(() => deleteApiKey(db, { userId: a.user.id, keyId: a.key.id, callerKeyId: a.key.id, now }));
-    expect(again.status).toBe(404);
+    expect(statusOf(again.code)).toBe(404);
   });
 
   it('validates key names', () => {
     const db = coreDb();
     const { user } = createUserWithKey(db, { email: 'a@b.c', now });
     for (const name of ['   ', 'x'.repeat(101), 'a\u0000b', 'lone \ud800 surrogate']) {
-      expect(errorOf(() => createApiKey(db, { userId: user.id, name, now })).status).toBe(400);
+      expect(statusOf(errorOf(() => createApiKey(db, { userId: user.id, name, now })).code)).toBe(400);
     }
     expect(createApiKey(db, { userId: user.id, name: ' 🎙️ studio ', now }).name).toBe('🎙️ studio');
   });

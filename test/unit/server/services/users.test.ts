@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { coreDb } from '../../../helpers/core-db.js';
 import { assertActiveSubscription, createUserWithKey, toUser, validateNewUser } from '../../../../src/server/services/users.js';
 import { findUserById, updateUserSubscription } from '../../../../src/server/storage/repositories/users.js';
-import { ApiError } from '../../../../src/server/errors.js';
+import { DomainError } from '../../../../src/shared/errors.js';
 
 const now = new Date('2025-03-10T12:00:00Z');
 
@@ -18,7 +18,7 @@ describe('users', () => {
   it('rejects duplicate emails (any case) with 409 and leaves no half-created user', () => {
     const db = coreDb();
     createUserWithKey(db, { email: 'dev@example.com', now });
-    expect(() => createUserWithKey(db, { email: 'DEV@example.com', now })).toThrow(ApiError);
+    expect(() => createUserWithKey(db, { email: 'DEV@example.com', now })).toThrow(DomainError);
     expect(db.prepare('SELECT count(*) AS n FROM users').get()).toEqual({ n: 1 });
     expect(db.prepare('SELECT count(*) AS n FROM api_keys').get()).toEqual({ n: 1 });
   });

@@ -2,7 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { coreDb } from '../../../helpers/core-db.js';
 import { openDatabase } from '../../../../src/server/storage/db.js';
 import { migrations } from '../../../../src/server/storage/migrations/index.js';
-import { insertUser } from '../../../../src/server/storage/repositories/users.js';
+import { insertUser, USER_BY_EMAIL_SQL } from '../../../../src/server/storage/repositories/users.js';
+import { API_KEY_SQL } from '../../../../src/server/storage/repositories/api-keys.js';
+import { CHARACTERS_USED_SQL } from '../../../../src/server/storage/repositories/usage.js';
+import { REQUEST_COUNTER_SQL } from '../../../../src/server/storage/repositories/request-counters.js';
 
 const plan = (db: ReturnType<typeof coreDb>, sql: string, ...args: unknown[]) =>
   (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...args) as { detail: string }[]).map((r) => r.detail).join(' | ');
@@ -18,12 +21,7 @@ describe('migration 001-core', () => {
 
   it('looks keys up by hash through the unique index, joined to the user by primary key', () => {
     const db = coreDb();
-    const p = plan(
-      db,
-      `SELECT k.id, k.user_id, k.scope, k.key_hash, k.last_used_at, u.subscription_tier
-       FROM api_keys k JOIN users u ON u.id = k.user_id WHERE k.key_hash = ? AND k.revoked_at IS NULL`,
-      'x',
-    );
+    const p = plan(db, API_KEY_SQL.byHash, 'x');
     expect(p).toContain('USING INDEX api_keys_key_hash');
     expect(p).toMatch(/SEARCH u USING INDEX sqlite_autoindex_users_1/);
     expect(p).not.toMatch(/\bSCAN\b/);
@@ -31,13 +29,12 @@ describe('migration 001-core', () => {
 
   it('uses indexes for users by email, keys by user, usage and counters', () => {
     const db = coreDb();
-    expect(plan(db, 'SELECT * FROM users WHERE email = ? COLLATE NOCASE', 'a')).toContain('USING INDEX users_email');
-    expect(plan(db, 'SELECT * FROM api_keys WHERE user_id = ? AND revoked_at IS NULL ORDER BY created_at DESC, id DESC', 'u')).toContain(
-      'USING INDEX api_keys_user',
-    );
-    expect(plan(db, 'SELECT characters_used FROM usage_periods WHERE user_id = ? AND period_start = ?', 'u', 'p')).toContain('PRIMARY KEY');
-    expect(plan(db, 'SELECT count FROM request_counters WHERE subject = ? AND day = ?', 's', 'd')).toContain('PRIMARY KEY');
-    expect(plan(db, 'DELETE FROM request_counters WHERE day < ?', 'd')).toContain('request_counters_day');
+    // The repositories' own SQL, not copies: a query edited there is checked here.
+    expect(plan(db, USER_BY_EMAIL_SQL, 'a')).toContain('USING INDEX users_email');
+    expect(plan(db, API_KEY_SQL.pageByUser, 'u', 20, 0)).toContain('USING INDEX api_keys_user');
+    expect(plan(db, CHARACTERS_USED_SQL, 'u', 'p')).toContain('PRIMARY KEY');
+    expect(plan(db, REQUEST_COUNTER_SQL.load, 's', 'd')).toContain('PRIMARY KEY');
+    expect(plan(db, REQUEST_COUNTER_SQL.pruneBefore, 'd')).toContain('request_counters_day');
   });
 
   it('enforces case-insensitive unique emails, tier and scope values, and foreign keys', () => {

@@ -1,0 +1,45 @@
+/**
+ * The numbers and names of the API that both the service and the CLI need, written once. Plain data
+ * with no imports (no TypeBox): the CLI reads them at start-up without loading the schemas, and the
+ * schemas in `schemas/` derive their literals and bounds from here.
+ */
+
+/** Port of `voxctl serve` and of the CLI's embedded local service (DESIGN §1). */
+export const DEFAULT_PORT = 7723;
+
+/** Address the service binds when none is given: loopback only. */
+export const DEFAULT_HOST = '127.0.0.1';
+
+/** Longest text one synthesis accepts, in Unicode code points (DESIGN §4.6). */
+export const MAX_TEXT_CODE_POINTS = 2000;
+
+/** Most items one batch request holds (DESIGN §4.2); the CLI splits bigger inputs into several jobs. */
+export const MAX_BATCH_ITEMS = 100;
+
+/** Dataset CSV limits (DESIGN §4.10): file size, data rows, name length in code points. */
+export const DATASET_LIMITS = { bytes: 10 * 1024 * 1024, rows: 10_000, nameCodePoints: 200 } as const;
+
+/** Largest audio file `POST /v1/audio` stores or an audio URL may fetch (DESIGN §4.7). */
+export const MAX_UPLOAD_BYTES = 25 * 1024 * 1024;
+
+/** `limit`/`offset` bounds of every list endpoint (DESIGN §4.3). */
+export const PAGING = { minLimit: 1, maxLimit: 100, defaultLimit: 20 } as const;
+
+/** Evaluation limits (DESIGN §8): counts per request, utterances in all, name length, speakers. */
+export const EVALUATION_LIMITS = {
+  texts: 500,
+  providers: 10,
+  conditions: 8,
+  utterances: 20_000,
+  name: 200,
+  speakerIds: 100,
+  perGroup: 20,
+} as const;
+
+/** Output sample rates a synthesis may ask for, in Hz. */
+export const SAMPLE_RATES = [8000, 16000, 22050, 24000] as const;
+export type SampleRateHz = (typeof SAMPLE_RATES)[number];
+
+/** The five statuses of a batch job (DESIGN §4.9); evaluations add `cancelled`. */
+export const JOB_STATUSES = ['pending', 'processing', 'completed', 'failed', 'partial'] as const;
+export type JobStatusName = (typeof JOB_STATUSES)[number];

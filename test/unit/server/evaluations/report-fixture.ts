@@ -1,0 +1,157 @@
+import { calculateAccuracy } from '../../../../src/shared/accuracy.js';
+import type { EvaluationComparison, EvaluationDetail, EvaluationSummaryRow, EvaluationUtterance } from '../../../../src/shared/schemas/evaluations.js';
+import { corpusWer, createPrng, latencyPercentiles, pairedSpeakerBootstrap, speakerBootstrapCi, type UtteranceScore } from '../../../../src/shared/stats.js';
+
+/** Texts of the fixture; the last carries markup, as user data may. */
+export const TEXTS = [
+  'the quick brown fox jumps over the lazy dog',
+  'please call stella and ask her to bring these things',
+  'she sells sea shells by the sea shore',
+  '<script>alert("ref")</script> & five "quoted" words',
+];
+export const HOSTILE_TRANSCRIPT = '"><img src=x onerror=alert(1)> <script>alert(2)</script>';
+
+const SPEAKERS = [
+  { id: 'spk_flite_a', group: 'flite' },
+  { id: 'spk_flite_b', group: 'flite' },
+  { id: 'spk_espeak_a', group: 'espeak' },
+  { id: 'spk_espeak_b', group: 'espeak' },
+];
+
+/** What a provider "hears": words dropped or swapped at a rate that depends on the voice and condition. */
+function transcribe(text: string, rate: number, rand: () => number): string {
+  return text
+    .split(' ')
+    .flatMap((w) => {
+      const r = rand();
+      if (r < rate / 3) return [];
+      if (r < (2 * rate) / 3) return ['uh'];
+      if (r < rate) return [w, 'extra'];
+      return [w];
+    })
+    .join(' ');
+}
+
+/**
+ * A realistic evaluation computed from synthetic utterances with the real statistics: two providers
+ * (one perfect on Flite, both poor on eSpeak), three conditions, two groups. `hostile` puts markup in
+ * the name and in one transcript.
+ */
+export function fixtureReport(options: { hostile?: boolean; status?: EvaluationDetail['status'] } = {}): { evaluation: EvaluationDetail; utterances: EvaluationUtterance[] } {
+  const providers = ['local-sphinx', 'stt-b'];
+  const conditions = ['clean', 'telephone', 'noise:5'];
+  const rand = createPrng(7);
+  const utterances: EvaluationUtterance[] = [];
+  TEXTS.forEach((reference, text_index) => {
+    for (const s of SPEAKERS) {
+      conditions.forEach((condition, c) => {
+        for (const provider of providers) {
+          const base = s.group === 'espeak' ? 0.5 : provider === 'stt-b' ? 0 : 0.1;
+          let transcript: string | null = transcribe(reference, Math.min(0.9, base + c * 0.08), rand);
+          if (options.hostile && text_index === 3 && provider === 'local-sphinx' && c === 0) transcript = HOSTILE_TRANSCRIPT;
+          const failed = provider === 'stt-b' && text_index === 1 && s.id === 'spk_espeak_b' && c === 2;
+          if (failed) transcript = null;
+          const acc = transcript === null ? null : calculateAccuracy(reference, transcript);
+          utterances.push({
+            text_index,
+            speaker_id: s.id,
+            group: s.group,
+            condition,
+            provider,
+            reference,
+            transcript,
+            wer: acc?.wer ?? null,
+            substitutions: acc?.substitutions ?? null,
+            deletions: acc?.deletions ?? null,
+            insertions: acc?.insertions ?? null,
+            latency_ms: Math.round((provider === 'stt-b' ? 300 : 900) + rand() * 400),
+            confidence: null,
+            error: failed ? { code: 'timeout', message: 'stt-b did not answer within 60 s' } : null,
+            determinable: false,
+            audio_url: `http://127.0.0.1/v1/audio/aud_${text_index}_${s.id}_${c}.wav?expires=1&sig=x`,
+          });
+        }
+      });
+    }
+  });
+  markDeterminable(utterances);
+  const summary = summarise(utterances, providers, conditions);
+  const evaluation: EvaluationDetail = {
+    evaluation_id: 'ev_fixture',
+    name: options.hostile ? '</title><script>alert("name")</script>' : 'Flite vs eSpeak',
+    status: options.status ?? 'completed',
+    progress: 100,
+    total_utterances: utterances.length,
+    completed_utterances: utterances.length,
+    created_at: '2026-11-22T17:00:00.000Z',
+    started_at: '2026-11-22T17:00:01.000Z',
+    completed_at: '2026-11-22T17:03:30.000Z',
+    providers,
+    conditions,
+    group_by: 'engine',
+    seed: 3,
+    normalizer: { name: 'basic', version: 1 },
+    report_url: 'http://127.0.0.1/v1/evaluations/ev_fixture/report?expires=1&sig=x',
+    summary,
+    comparisons: compare(utterances, conditions),
+  };
+  return { evaluation, utterances };
+}
+
+function markDeterminable(utterances: EvaluationUtterance[]): void {
+  const key = (u: EvaluationUtterance) => `${u.text_index}|${u.speaker_id}|${u.condition}`;
+  const exact = new Set(utterances.filter((u) => u.wer === 0).map(key));
+  for (const u of utterances) u.determinable = (u.wer ?? 0) > 0 && exact.has(key(u));
+}
+
+const score = (u: EvaluationUtterance): UtteranceScore => ({
+  speaker: u.speaker_id,
+  errors: (u.substitutions ?? 0) + (u.deletions ?? 0) + (u.insertions ?? 0),
+  referenceWords: u.reference.split(' ').length,
+});
+
+function summarise(utterances: EvaluationUtterance[], providers: string[], conditions: string[]): EvaluationSummaryRow[] {
+  const rows: EvaluationSummaryRow[] = [];
+  for (const provider of providers) {
+    for (const condition of conditions) {
+      const mine = utterances.filter((u) => u.provider === provider && u.condition === condition);
+      for (const group of ['all', ...new Set(mine.map((u) => u.group))]) {
+        const inGroup = mine.filter((u) => group === 'all' || u.group === group);
+        const scored = inGroup.filter((u) => u.transcript !== null);
+        const scores = scored.map(score);
+        const sum = (k: 'substitutions' | 'deletions' | 'insertions') => scored.reduce((t, u) => t + (u[k] ?? 0), 0);
+        const lat = latencyPercentiles(inGroup.map((u) => u.latency_ms ?? 0));
+        rows.push({
+          provider,
+          condition,
+          group,
+          utterances: scored.length,
+          speakers: new Set(scored.map((u) => u.speaker_id)).size,
+          reference_words: scores.reduce((t, s) => t + s.referenceWords, 0),
+          substitutions: sum('substitutions'),
+          deletions: sum('deletions'),
+          insertions: sum('insertions'),
+          wer: corpusWer(scores),
+          wer_ci95: speakerBootstrapCi(scores, { seed: 0 }),
+          cer: null,
+          latency_ms: lat,
+          failed_requests: inGroup.length - scored.length,
+        });
+      }
+    }
+  }
+  return rows;
+}
+
+function compare(utterances: EvaluationUtterance[], conditions: string[]): EvaluationComparison[] {
+  return conditions.map((condition) => {
+    // Paired rows: the utterances both providers transcribed.
+    const pairs = utterances.filter((u) => u.condition === condition && u.provider === 'local-sphinx' && u.transcript !== null);
+    const other = (u: EvaluationUtterance) => utterances.find((v) => v.provider === 'stt-b' && v.condition === condition && v.text_index === u.text_index && v.speaker_id === u.speaker_id)!;
+    const both = pairs.filter((u) => other(u).transcript !== null);
+    const a = both.map(score);
+    const b = both.map((u) => score(other(u)));
+    const r = pairedSpeakerBootstrap(a, b, { seed: 0 });
+    return { condition, a: 'local-sphinx', b: 'stt-b', wer_a: corpusWer(a), wer_b: corpusWer(b), difference: r.difference, ci95: r.ci95, p_a_better: r.pABetter };
+  });
+}

@@ -1,0 +1,157 @@
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { openDatabase, inTransaction, type Db } from '../../../../src/server/storage/db.js';
+import { createUserWithKey } from '../../../../src/server/services/users.js';
+import { enqueueJob } from '../../../../src/server/services/jobs.js';
+import { billingPeriod, refundCharacters } from '../../../../src/server/services/quota.js';
+import { getCharactersUsed } from '../../../../src/server/storage/repositories/usage.js';
+import { getJob, listJobItems } from '../../../../src/server/storage/repositories/jobs.js';
+import { createJobRunner, type JobRunnerDeps } from '../../../../src/server/jobs/runner.js';
+import { claimItems, itemAudioId } from '../../../../src/server/jobs/queue.js';
+import { renderSpeech, resolveVoice } from '../../../../src/server/services/synthesis.js';
+import { createTtsPool } from '../../../../src/server/engines/tts/pool.js';
+import type { TtsPool } from '../../../../src/server/engines/tts/types.js';
+import { systemClock } from '../../../../src/server/clock.js';
+import { fliteSpeaker } from '../../../helpers/audio-jobs.js';
+
+describe('job runner over the SQLite queue (real engines)', () => {
+  let pool: TtsPool;
+  let dir: string;
+  let db: Db;
+  let userId: string;
+  let speaker: string;
+  beforeAll(() => {
+    pool = createTtsPool({ size: 2 });
+  });
+  afterAll(async () => pool.close());
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'voxctl-runner-'));
+    db = openDatabase(join(dir, 'voxctl.db'));
+    userId = createUserWithKey(db, { email: 'runner@example.com', tier: 'pro', now: new Date() }).user.id;
+    speaker = fliteSpeaker(db);
+  });
+  afterEach(() => {
+    db.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const used = () => getCharactersUsed(db, userId, billingPeriod(new Date()).start);
+  const queue = (texts: string[]) =>
+    inTransaction(db, () => enqueueJob(db, { userId, items: texts.map((text) => ({ speakerId: speaker, text })), sampleRate: null, now: new Date() }));
+  const runner = (over: Partial<JobRunnerDeps> = {}) =>
+    createJobRunner({
+      db,
+      dataDir: dir,
+      clock: systemClock,
+      concurrency: 4,
+      refund: refundCharacters,
+      render: async (it) => renderSpeech(pool, { text: it.text, voice: resolveVoice(db, it.speakerId)!, sampleRate: it.sampleRate }),
+      ...over,
+    });
+
+  it('processes queued items FIFO into one file each and completes the job', async () => {
+    const job = queue(['One.', 'Two.', 'Three.', 'Four.', 'Five.']);
+    const r = runner();
+    r.start();
+    await r.idle();
+    const done = getJob(db, job.id)!;
+    expect(done).toMatchObject({ status: 'completed', completed_items: 5, failed_items: 0 });
+    const items = listJobItems(db, job.id);
+    expect(items.map((i) => i.audio_id)).toEqual(items.map((i) => itemAudioId(job.id, i.idx)));
+    expect(readdirSync(join(dir, 'audio')).sort()).toEqual(items.map((i) => `${i.audio_id}.wav`).sort());
+    await r.stop();
+  });
+
+  it('wakes on new work without polling and keeps at most `concurrency` items in flight', async () => {
+    let inFlight = 0;
+    let peak = 0;
+    const r = runner({
+      concurrency: 3,
+      render: async (it) => {
+        inFlight++;
+        peak = Math.max(peak, inFlight);
+        try {
+          return await renderSpeech(pool, { text: it.text, voice: resolveVoice(db, it.speakerId)!, sampleRate: null });
+        } finally {
+          inFlight--;
+        }
+      },
+    });
+    r.start();
+    const job = queue(Array.from({ length: 8 }, (_, i) => `Sentence ${i}.`));
+    expect(getJob(db, job.id)!.status).toBe('pending');
+    r.wake();
+    await r.idle();
+    expect(getJob(db, job.id)!.status).toBe('completed');
+    expect(peak).toBe(3);
+    await r.stop();
+  });
+
+  it('fails an item whose synthesis fails, records why and refunds exactly its characters', async () => {
+    const before = used();
+    const job = queue(['Good one.', 'Bad one.', 'Another good.']);
+    expect(used()).toBe(before + 'Good one.Bad one.Another good.'.length);
+    const r = runner({
+      render: async (it) => {
+        if (it.text.startsWith('Bad')) throw new Error('voice refused');
+        return renderSpeech(pool, { text: it.text, voice: resolveVoice(db, it.speakerId)!, sampleRate: null });
+      },
+    });
+    r.start();
+    await r.idle();
+    expect(getJob(db, job.id)).toMatchObject({ status: 'partial', completed_items: 2, failed_items: 1 });
+    expect(listJobItems(db, job.id)[1]).toMatchObject({ status: 'failed', error: 'Synthesis failed: voice refused', audio_id: null });
+    expect(used()).toBe(before + 'Good one.Another good.'.length);
+    await r.stop();
+  });
+
+  it('recovers after a crash: processing items requeued, debris removed, no item gets two files, no double charge', async () => {
+    const job = queue(['Alpha.', 'Beta.', 'Gamma.']);
+    const charged = used();
+    // Simulate a crash: all three claimed; item 0's file renamed into place but its row never committed;
+    // a temp file half written; a stray file nobody recorded.
+    expect(claimItems(db, 3, new Date())).toHaveLength(3);
+    const audio = join(dir, 'audio');
+    mkdirSync(audio, { recursive: true });
+    writeFileSync(join(audio, `${itemAudioId(job.id, 0)}.wav`), 'stale');
+    writeFileSync(join(audio, `.tmp-deadbeef-${itemAudioId(job.id, 1)}.wav`), 'partial');
+    writeFileSync(join(audio, 'aud_strayfile0000.wav'), 'stray');
+
+    const r = runner();
+    r.start();
+    await r.idle();
+    expect(getJob(db, job.id)).toMatchObject({ status: 'completed', completed_items: 3 });
+    const files = readdirSync(audio).sort();
+    expect(files).toEqual([0, 1, 2].map((i) => `${itemAudioId(job.id, i)}.wav`).sort());
+    expect(existsSync(join(audio, 'aud_strayfile0000.wav'))).toBe(false);
+    expect(used()).toBe(charged);
+    await r.stop();
+  });
+
+  it('stop() leaves unfinished items queued for the next start instead of failing them', async () => {
+    const job = queue(Array.from({ length: 6 }, (_, i) => `Stopping sentence number ${i}.`));
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const r = runner({
+      concurrency: 2,
+      render: async (it) => {
+        await gate;
+        throw new Error(`pool closed before ${it.text}`);
+      },
+    });
+    r.start();
+    const stopping = r.stop();
+    release();
+    await stopping;
+    const statuses = listJobItems(db, job.id).map((i) => i.status);
+    expect(statuses.filter((s) => s === 'failed')).toHaveLength(0);
+    expect(statuses.filter((s) => s === 'processing')).toHaveLength(2);
+    const next = runner();
+    next.start();
+    await next.idle();
+    expect(getJob(db, job.id)).toMatchObject({ status: 'completed', completed_items: 6 });
+    await next.stop();
+  });
+});
