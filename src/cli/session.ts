@@ -267,14 +267,17 @@ async function provisionKey(ctx: HandlerContext, flags: GlobalFlags, out: Output
   if (!bootstrap) return;
   const stored = await ctx.keys.get(target.profile);
   if (stored.key === bootstrap) return;
-  const stale = stored.key !== undefined && (fresh || provisionedFingerprint(ctx) === fingerprint(stored.key));
+  const previous = provisionedFingerprint(ctx);
+  const stale = stored.key !== undefined && (fresh || previous === fingerprint(stored.key));
   if (stored.key && !stale) return;
+  // A keychain that did not answer in time reads as "no key": what we provisioned before is still replaced.
+  const replacing = stale || (previous !== undefined && previous !== fingerprint(bootstrap));
   const saved = await ctx.keys.set(target.profile, bootstrap, { insecure: flags.insecureStorage });
   if (saved.keychainError) warnFallback(out, saved.keychainError, ctx.keys.filePath);
   mkdirSync(ctx.configDir, { recursive: true, mode: 0o700 });
   writeFileSync(provisionedFile(ctx), JSON.stringify({ fingerprint: fingerprint(bootstrap) }) + '\n', { mode: 0o600 });
   const where = saved.storage === 'keychain' ? 'OS keychain' : ctx.keys.filePath;
-  out.info(stale ? `The local service's data was reset: replaced its stored key (${where}).` : `Stored the local service's key (${where}).`);
+  out.info(replacing ? `The local service's data was reset: replaced its stored key (${where}).` : `Stored the local service's key (${where}).`);
 }
 
 /** The one-line warning when the keychain is not usable and the key goes to the file. */

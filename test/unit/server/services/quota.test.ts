@@ -100,7 +100,7 @@ describe('quota under 20 concurrent reservations from separate connections', () 
           reserveCharacters(db, { userId: workerData.userId, characters: 700, now: new Date() });
           parentPort.postMessage('ok');
         } catch (err) {
-          parentPort.postMessage(err.status === 429 ? '429' : 'error: ' + err.message);
+          parentPort.postMessage(err.code === 'quota_exceeded' ? '429' : 'error: ' + err.message);
         } finally {
           db.close();
         }
