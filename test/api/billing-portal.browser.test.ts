@@ -38,7 +38,7 @@ describe('billing portal in Chromium', () => {
     const page = await context.newPage();
     const response = await page.goto(url);
     expect(response?.status()).toBe(200);
-    // The one-time token is exchanged for a cookie and leaves the address bar.
+    // Each opening exchanges the token for a cookie session; the token leaves the address bar.
     expect(new URL(page.url()).pathname).toBe('/billing/portal');
     expect(await page.textContent('#current-tier')).toBe('Pro');
 

@@ -7,7 +7,7 @@ import { examples, flagsOf } from '../util.js';
 export function registerBilling(program: Command, ctx: HandlerContext): void {
   const billing = program.command('billing').description('Subscription and billing portal');
 
-  examples(billing.command('portal').option('--open', 'open it in the browser').description('Print a one-time link to the billing portal (valid 24 h)'), [
+  examples(billing.command('portal').option('--open', 'open it in the browser').description('Print a link to the billing portal (valid 24 h; each opening starts its own session)'), [
     'voxctl billing portal --open',
   ]).action(async (_o, cmd: Command) => {
     const flags = flagsOf<{ open?: boolean }>(cmd);

@@ -3,11 +3,9 @@ import type { VoiceBinding } from '../engines/tts/types.js';
 import type { Speaker, SpeakerFacets, SpeakerPage } from '../../shared/schemas/speakers.js';
 import { AGE_BRACKETS } from '../engines/tts/catalogue.js';
 import {
-  countSpeakers,
   getSpeaker,
   listSpeakers,
   SPEAKER_FILTERS,
-  speakerAt,
   speakerValueCounts,
   type SpeakerFilters,
   type SpeakerRow,
@@ -32,15 +30,6 @@ export function speakerBinding(row: SpeakerRow): VoiceBinding {
   const binding: VoiceBinding = { engine: row.engine, voice: row.voice, pitch: row.pitch, rate: row.rate };
   if (row.variant !== null) binding.variant = row.variant;
   return binding;
-}
-
-/** A uniformly random speaker id (datasets: rows with an empty `speaker_id`); `random` is injectable for tests. */
-export function randomSpeakerId(db: Db, random: () => number = Math.random): string {
-  const total = countSpeakers(db);
-  const index = Math.min(total - 1, Math.floor(random() * total));
-  const row = speakerAt(db, index);
-  if (!row) throw new Error('The speaker catalogue is empty');
-  return row.id;
 }
 
 /** The API shape of a speaker; `sampleUrl` signs the sample's audio id (`smp_{id}`). */

@@ -94,11 +94,6 @@ export function countSpeakers(db: Db): number {
   return matchCount(db, 'SELECT count(*) AS n FROM speakers', []);
 }
 
-/** The speaker at position `index` (0-based, catalogue order). */
-export function speakerAt(db: Db, index: number): SpeakerRow | undefined {
-  return prepared(db, `SELECT ${COLUMNS} FROM speakers ORDER BY seq LIMIT 1 OFFSET ?`).get(index) as SpeakerRow | undefined;
-}
-
 /** Each distinct value of `column` with its count, most common first (ties by value). */
 export function speakerValueCounts(db: Db, column: SpeakerFilter): { value: string; count: number }[] {
   // `column` is one of SPEAKER_FILTERS, never user input.

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { loadSqliteDriver } from '../../../../../src/server/storage/sqlite-driver.js';
 import { migrate } from '../../../../../src/server/storage/migrations/index.js';
 import { listSpeakers, SPEAKER_FILTERS, speakerPageQuery } from '../../../../../src/server/storage/repositories/speakers.js';
-import { randomSpeakerId, findSpeaker, speakerBinding } from '../../../../../src/server/services/speakers.js';
+import { findSpeaker, speakerBinding } from '../../../../../src/server/services/speakers.js';
 
 const Database = loadSqliteDriver();
 
@@ -41,13 +41,6 @@ describe('speakers repository', () => {
     const b = listSpeakers(db, { accent: 'scottish' }, { limit: 100, offset: 0 });
     expect(a.total).toBeGreaterThan(0);
     expect(a).toEqual(b);
-  });
-
-  it('picks random speakers from the whole catalogue, deterministically for a given random source', () => {
-    expect(randomSpeakerId(db, () => 0)).toBe('spk_flite-slt_001');
-    const last = randomSpeakerId(db, () => 0.999999999);
-    expect(findSpeaker(db, last)).toBeDefined();
-    expect(last).not.toBe('spk_flite-slt_001');
   });
 
   it('binds speakers to engine voices', () => {
