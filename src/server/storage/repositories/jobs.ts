@@ -131,7 +131,3 @@ export function finishItem(
   ).run(r.now, r.jobId);
 }
 
-/** Whether any item waits in the queue. */
-export function hasPendingItems(db: Db): boolean {
-  return db.prepare(`SELECT 1 FROM job_items WHERE status = 'pending' LIMIT 1`).get() !== undefined;
-}
