@@ -1,0 +1,111 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import pg from 'pg';
+import { orderedParams, toPositional, type PositionalSql } from './placeholders.js';
+import type { Db, Isolation, SqlParams } from './types.js';
+
+/** Error codes PostgreSQL answers when a transaction lost a race and may simply be run again. */
+const RETRYABLE = new Set(['40001', '40P01']);
+/** How many times a transaction that lost a serialisation race is run again before the error is let through. */
+const MAX_ATTEMPTS = 30;
+
+// 64-bit integers (COUNT, SUM, identity columns) and NUMERIC arrive as strings by default; every such value
+// this service stores is far below 2^53, so numbers keep repositories identical across dialects.
+const parseNumber = (v: string): number => Number(v);
+const types = {
+  getTypeParser(oid: number, format?: 'text' | 'binary') {
+    if (oid === pg.types.builtins.INT8 || oid === pg.types.builtins.NUMERIC) return parseNumber;
+    return pg.types.getTypeParser(oid, format);
+  },
+};
+
+interface Prepared extends PositionalSql {
+  /** Name of the server-side prepared statement (parsed once per connection). */
+  name: string;
+}
+
+/** Options of the PostgreSQL seam. */
+export interface PostgresDbOptions {
+  connectionString: string;
+  /** Connections in the pool (requests and workers share them). */
+  max?: number;
+  /** Told about a connection that failed while idle in the pool (the pool replaces it). */
+  onIdleError?: (err: Error) => void;
+}
+
+/**
+ * The async storage seam over a `pg` pool. SQL keeps SQLite's `?`/`@name` placeholders (rewritten once per
+ * statement and run as named prepared statements). Transactions are SERIALIZABLE unless told otherwise and
+ * are run again when PostgreSQL reports a serialisation failure or deadlock — the same "as if one at a time"
+ * semantics as SQLite's single writer, without reasoning about each read-then-write.
+ */
+export function createPostgresDb(options: PostgresDbOptions): Db & { readonly pool: pg.Pool } {
+  const pool = new pg.Pool({ connectionString: options.connectionString, max: options.max ?? 10, types });
+  pool.on('error', (err) => options.onIdleError?.(err));
+  const statements = new Map<string, Prepared>();
+  const current = new AsyncLocalStorage<pg.PoolClient>();
+  let closed = false;
+
+  const prepare = (sql: string): Prepared => {
+    let p = statements.get(sql);
+    if (!p) {
+      p = { ...toPositional(sql), name: `vox${statements.size + 1}` };
+      statements.set(sql, p);
+    }
+    return p;
+  };
+  const query = async (sql: string, params?: SqlParams): Promise<pg.QueryResult> => {
+    const p = prepare(sql);
+    const q = { name: p.name, text: p.text, values: orderedParams(p, params) };
+    const client = current.getStore();
+    return client ? client.query(q) : pool.query(q);
+  };
+  const firstColumn = (r: pg.QueryResult): unknown[] => {
+    const field = r.fields[0]?.name;
+    return field === undefined ? [] : r.rows.map((row: Record<string, unknown>) => row[field]);
+  };
+
+  const db: Db & { readonly pool: pg.Pool } = {
+    dialect: 'postgres',
+    pool,
+    all: async <T>(sql: string, params?: SqlParams) => (await query(sql, params)).rows as T[],
+    get: async <T>(sql: string, params?: SqlParams) => (await query(sql, params)).rows[0] as T | undefined,
+    value: async <T>(sql: string, params?: SqlParams) => firstColumn(await query(sql, params))[0] as T | undefined,
+    column: async <T>(sql: string, params?: SqlParams) => firstColumn(await query(sql, params)) as T[],
+    run: async (sql: string, params?: SqlParams) => (await query(sql, params)).rowCount ?? 0,
+    async exec(sql: string) {
+      const client = current.getStore();
+      await (client ? client.query(sql) : pool.query(sql));
+    },
+    inTransaction: () => current.getStore() !== undefined,
+    async transaction<T>(fn: () => Promise<T>, opts: { isolation?: Isolation } = {}): Promise<T> {
+      if (current.getStore()) return fn();
+      const level = opts.isolation === 'read committed' ? 'READ COMMITTED' : 'SERIALIZABLE';
+      for (let attempt = 1; ; attempt++) {
+        const client = await pool.connect();
+        let broken = false;
+        try {
+          await client.query(`BEGIN ISOLATION LEVEL ${level}`);
+          const out = await current.run(client, fn);
+          await client.query('COMMIT');
+          return out;
+        } catch (err) {
+          await client.query('ROLLBACK').catch(() => {
+            broken = true;
+          });
+          const code = (err as { code?: string }).code;
+          if (!code || !RETRYABLE.has(code) || attempt >= MAX_ATTEMPTS) throw err;
+        } finally {
+          client.release(broken);
+        }
+        // Back off a little, with jitter, so the transactions that collided do not collide again in step.
+        await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(50, 2 ** attempt)));
+      }
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      await pool.end();
+    },
+  };
+  return db;
+}
