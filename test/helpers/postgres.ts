@@ -1,0 +1,47 @@
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { inject } from 'vitest';
+import { databaseUrl } from './postgres-cluster.js';
+
+/** Which backend `startTestServer` and `startServe` use in this vitest project (`VOXCTL_TEST_BACKEND`). */
+export const testBackend = (): 'sqlite' | 'postgres' => (process.env.VOXCTL_TEST_BACKEND === 'postgres' ? 'postgres' : 'sqlite');
+
+/** The superuser URL of the run's PostgreSQL (the global setup's cluster or VOXCTL_TEST_DATABASE_URL). */
+export function postgresAdminUrl(): string {
+  const url = inject('postgresAdminUrl');
+  if (!url) throw new Error('No PostgreSQL for this test: it runs in the `postgres` vitest project (see vitest.config.ts)');
+  return url;
+}
+
+/**
+ * A new empty database on the run's PostgreSQL, dropped by the returned `drop`. `fromTemplate` copies the
+ * migrated template the global setup prepared (fast: no migration, no speaker seed); without it the
+ * database is empty, for tests of migration itself.
+ */
+export async function createTestDatabase(opts: { fromTemplate?: boolean } = {}): Promise<{ url: string; drop(): Promise<void> }> {
+  const admin = postgresAdminUrl();
+  const name = `vox_${randomBytes(6).toString('hex')}`;
+  const template = opts.fromTemplate === false ? 'template0' : inject('postgresTemplate');
+  await withAdmin(admin, (c) => c.query(`CREATE DATABASE ${name} TEMPLATE ${template}`));
+  return {
+    url: databaseUrl(admin, name),
+    drop: () => withAdmin(admin, (c) => c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)).then(() => undefined),
+  };
+}
+
+async function withAdmin<T>(adminUrl: string, fn: (c: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: adminUrl });
+  await client.connect();
+  try {
+    return await fn(client);
+  } finally {
+    await client.end();
+  }
+}
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    postgresAdminUrl: string;
+    postgresTemplate: string;
+  }
+}
