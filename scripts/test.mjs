@@ -3,7 +3,7 @@
 // with apt-get), build, then run the whole suite inside a D-Bus session with an unlocked keyring.
 // Never skips silently: a missing package we may not install stops the run with the exact command.
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -19,7 +19,16 @@ const REQUIRED = [
   { pkg: 'chromium', file: '/usr/bin/chromium' },
   { pkg: 'tmux', file: '/usr/bin/tmux' },
   { pkg: 'sctk', file: '/usr/lib/sctk/bin/sclite' },
+  // The API suite runs a second time on a real PostgreSQL started from these binaries (DESIGN §9.7),
+  // unless VOXCTL_TEST_DATABASE_URL names a server to use instead.
+  { pkg: 'postgresql', present: () => Boolean(process.env.VOXCTL_TEST_DATABASE_URL) || hasPostgresServer() },
 ];
+
+/** Debian keeps the server binaries per major version: /usr/lib/postgresql/{N}/bin/initdb. */
+function hasPostgresServer() {
+  const root = '/usr/lib/postgresql';
+  return existsSync(root) && readdirSync(root).some((v) => existsSync(join(root, v, 'bin', 'initdb')));
+}
 
 function sh(cmd, args, opts = {}) {
   const r = spawnSync(cmd, args, { stdio: 'inherit', ...opts });
@@ -27,7 +36,7 @@ function sh(cmd, args, opts = {}) {
   return r.status ?? 1;
 }
 
-const missing = REQUIRED.filter((r) => !existsSync(r.file)).map((r) => r.pkg);
+const missing = REQUIRED.filter((r) => !(r.present ? r.present() : existsSync(r.file))).map((r) => r.pkg);
 if (missing.length > 0) {
   const install = `apt-get install -y --no-install-recommends ${missing.join(' ')}`;
   const canApt = existsSync('/usr/bin/apt-get');

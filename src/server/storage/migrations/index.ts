@@ -5,10 +5,11 @@ import { m002Speakers } from './002-speakers.js';
 import { m003Audio } from './003-audio-jobs.js';
 import { m004SessionsReservations } from './004-sessions-reservations.js';
 import { m005Evaluations } from './005-evaluations.js';
+import { m006Leases } from './006-leases.js';
 import { newerSchemaError } from './schema-version.js';
 
 /** Every migration in order; the position + 1 is its version (tracked by PRAGMA user_version). */
-export const migrations: Migration[] = [m001Core, m002Speakers, m003Audio, m004SessionsReservations, m005Evaluations];
+export const migrations: Migration[] = [m001Core, m002Speakers, m003Audio, m004SessionsReservations, m005Evaluations, m006Leases];
 
 /**
  * Applies the migrations newer than the database's `user_version`, each in its own transaction, and

@@ -1,0 +1,41 @@
+import type { PostgresMigration } from './types.js';
+
+/**
+ * What several instances share beyond SQLite's schema (DESIGN §9.2-9.4): work leases (as SQLite's 6),
+ * the instances' heartbeats, the server secret created once by the first instance, the shared rate-limit
+ * windows (one row per user or client address), and audio bytes as chunks.
+ */
+export const p002ScaleOut: PostgresMigration = {
+  version: 2,
+  name: 'scale-out',
+  async up(client) {
+    await client.query(`
+      ALTER TABLE job_items ADD COLUMN lease_owner TEXT;
+      ALTER TABLE job_items ADD COLUMN lease_expires_at TEXT;
+      ALTER TABLE evaluation_syntheses ADD COLUMN lease_owner TEXT;
+      ALTER TABLE evaluation_syntheses ADD COLUMN lease_expires_at TEXT;
+      ALTER TABLE character_reservations ADD COLUMN owner TEXT;
+      CREATE TABLE instances (
+        id TEXT PRIMARY KEY,
+        host TEXT NOT NULL,
+        pid INTEGER NOT NULL,
+        started_at TEXT NOT NULL,
+        heartbeat_at TEXT NOT NULL
+      );
+
+      CREATE TABLE server_settings (
+        name TEXT PRIMARY KEY,
+        value TEXT NOT NULL
+      );
+
+      CREATE TABLE rate_windows (
+        subject TEXT PRIMARY KEY,
+        minute BIGINT NOT NULL,
+        minute_count INTEGER NOT NULL,
+        day TEXT NOT NULL,
+        day_count INTEGER NOT NULL
+      );
+      CREATE INDEX rate_windows_day ON rate_windows (day);
+    `);
+  },
+};
