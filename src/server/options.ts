@@ -14,8 +14,17 @@ export interface ServerOptions {
   allowPrivateAudioUrls: boolean;
   /** Key to create for the first user instead of a random one (VOXCTL_BOOTSTRAP_KEY). */
   bootstrapKey?: string;
-  /** TTS worker threads (default: CPU count). */
+  /**
+   * Engine worker threads (`--workers`, default: CPU count). 0 makes an API-only instance: it claims no
+   * queued work, and starts one engine thread on demand for synchronous requests.
+   */
   ttsWorkers?: number;
+  /** PostgreSQL URL (`--database-url` / VOXCTL_DATABASE_URL, DESIGN §9); none: SQLite in the data dir. */
+  databaseUrl?: string;
+  /** Where audio bytes live on PostgreSQL: `s3://bucket/prefix` (`--audio-store`); none: in the database. */
+  audioStore?: string;
+  /** Endpoint of an S3-compatible store (`--s3-endpoint`); none: AWS's own endpoint for the region. */
+  s3Endpoint?: string;
   /** Pino log level (default info); `silent` in tests. */
   logLevel: string;
 }

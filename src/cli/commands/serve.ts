@@ -5,6 +5,8 @@ import { resolveDataDir } from '../../shared/paths.js';
 import type { ServerOptions } from '../../server/options.js';
 import { DEFAULT_HOST, DEFAULT_PORT } from '../../shared/constants.js';
 import { CliError, usageError } from '../errors.js';
+import { databaseUrlProblem, redactDatabaseUrl } from '../../shared/database-url.js';
+import { s3UrlProblem } from '../../shared/s3-url.js';
 import type { HandlerContext } from '../context.js';
 import { isAlive, localFiles, logTail, probeHealth, readServerRecord, startDetached, stopLocal, wasAutostarted } from '../local-server.js';
 import { outputFor } from '../session.js';
@@ -17,6 +19,10 @@ interface ServeFlags {
   config?: string;
   publicUrl?: string;
   allowPrivateAudioUrls?: boolean;
+  databaseUrl?: string;
+  workers?: number;
+  audioStore?: string;
+  s3Endpoint?: string;
   logLevel: string;
 }
 
@@ -35,8 +41,23 @@ export function resolveServeOptions(flags: ServeFlags, env: NodeJS.ProcessEnv = 
     if (!/^\d+$/.test(flags.port) || Number(flags.port) > 65535) throw usageError(`--port must be 0..65535, got '${flags.port}'`);
     port = Number(flags.port);
   }
+  const databaseUrl = flags.databaseUrl ?? (env.VOXCTL_DATABASE_URL || undefined);
+  if (databaseUrl !== undefined) {
+    const problem = databaseUrlProblem(databaseUrl);
+    if (problem) throw usageError(problem);
+  }
+  if (flags.audioStore !== undefined) {
+    if (!databaseUrl) throw usageError('--audio-store needs --database-url (with SQLite, audio lives in the data dir)');
+    const problem = s3UrlProblem(flags.audioStore);
+    if (problem) throw usageError(problem);
+  }
+  if (flags.s3Endpoint !== undefined && flags.audioStore === undefined) throw usageError('--s3-endpoint needs --audio-store s3://bucket/prefix');
   return {
     dataDir: resolveDataDir(flags.dataDir, env),
+    ...(databaseUrl ? { databaseUrl } : {}),
+    ...(flags.workers !== undefined ? { ttsWorkers: flags.workers } : {}),
+    ...(flags.audioStore ? { audioStore: flags.audioStore } : {}),
+    ...(flags.s3Endpoint ? { s3Endpoint: flags.s3Endpoint } : {}),
     host,
     port,
     publicUrl: flags.publicUrl,
@@ -58,6 +79,10 @@ export function registerServe(program: Command, ctx: HandlerContext): void {
     .option('--config <file>', 'STT provider bindings (default {data dir}/voxctl.config.json)')
     .option('--public-url <url>', 'base of the audio URLs handed out (default: from the request)')
     .option('--allow-private-audio-urls', 'let transcription fetch loopback/private URLs')
+    .option('--database-url <url>', 'PostgreSQL shared by several instances (default VOXCTL_DATABASE_URL; none: SQLite in the data dir)')
+    .option('--workers <n>', 'engine worker threads (default: CPU count; 0 = API-only, claims no queued work)', intOption('--workers', 0, 256))
+    .option('--audio-store <url>', 'with --database-url: keep audio in s3://bucket/prefix (AWS_* variables) instead of the database')
+    .option('--s3-endpoint <url>', 'endpoint of an S3-compatible store for --audio-store')
     .option('-d, --detach', 'start in the background (log in {data dir}/serve.log) and return')
     // How a detached start hands over VOXCTL_BOOTSTRAP_KEY without putting it in the child's environment.
     .addOption(new Option('--bootstrap-key-stdin', 'read the bootstrap key from stdin').hideHelp())
@@ -73,7 +98,8 @@ export function registerServe(program: Command, ctx: HandlerContext): void {
       if (flags.detach) return detach(ctx, cmd, options);
       const { startServer } = await import('../../server/start.js');
       const server = await startServer(options);
-      process.stderr.write(`voxctl service listening on ${server.url} (data: ${options.dataDir})\n`);
+      const store = options.databaseUrl ? redactDatabaseUrl(options.databaseUrl) : options.dataDir;
+      process.stderr.write(`voxctl service listening on ${server.url} (data: ${store})\n`);
       if (server.runtime.bootstrap) {
         const { key, warning } = server.runtime.bootstrap;
         if (warning) process.stderr.write(`Warning: ${warning}\n`);
@@ -144,7 +170,7 @@ export function registerServe(program: Command, ctx: HandlerContext): void {
     if (running) await stopLocal(options.dataDir);
     const host = flags.host ?? (running ? (rec.host ?? options.host) : options.host);
     const port = flags.port !== undefined ? options.port : running ? rec.port : options.port;
-    const started = await startDetached({ dataDir: options.dataDir, host, port, extraArgs: serveArgs(flags), env: ctx.env.raw(), autostarted }).catch((e: unknown) => {
+    const started = await startDetached({ dataDir: options.dataDir, host, port, extraArgs: serveArgs(flags), env: childEnv(ctx, options), autostarted }).catch((e: unknown) => {
       throw new CliError(`The service did not start: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
     });
     if (out.json) return out.printJson({ restarted: running, pid: started.pid, url: started.url, version: started.version, autostarted });
@@ -204,9 +230,22 @@ function serveArgs(flags: ServeFlags): string[] {
     ...(flags.config ? ['--config', flags.config] : []),
     ...(flags.publicUrl ? ['--public-url', flags.publicUrl] : []),
     ...(flags.allowPrivateAudioUrls ? ['--allow-private-audio-urls'] : []),
+    ...(flags.workers !== undefined ? ['--workers', String(flags.workers)] : []),
+    ...(flags.audioStore ? ['--audio-store', flags.audioStore] : []),
+    ...(flags.s3Endpoint ? ['--s3-endpoint', flags.s3Endpoint] : []),
     '--log-level',
     flags.logLevel,
   ];
+}
+
+/**
+ * The detached child's environment: a database URL goes there, never on its command line, where `ps`
+ * would show the password to every user of the machine.
+ */
+function childEnv(ctx: HandlerContext, options: ServerOptions): NodeJS.ProcessEnv {
+  const env = { ...ctx.env.raw() };
+  if (options.databaseUrl) env.VOXCTL_DATABASE_URL = options.databaseUrl;
+  return env;
 }
 
 async function detach(ctx: HandlerContext, cmd: Command, options: ServerOptions): Promise<void> {
@@ -217,7 +256,7 @@ async function detach(ctx: HandlerContext, cmd: Command, options: ServerOptions)
   if (rec && isAlive(rec.pid)) {
     throw new CliError(`A service already runs for ${options.dataDir} (pid ${rec.pid}, ${rec.url})`, { hint: 'stop it with `voxctl serve stop`' });
   }
-  const started = await startDetached({ dataDir: options.dataDir, host: options.host, port: options.port, extraArgs: serveArgs(flags), env: ctx.env.raw() }).catch((e: unknown) => {
+  const started = await startDetached({ dataDir: options.dataDir, host: options.host, port: options.port, extraArgs: serveArgs(flags), env: childEnv(ctx, options) }).catch((e: unknown) => {
     throw new CliError(`The service did not start: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
   });
   out.write(`${started.url}\n`);
