@@ -3,6 +3,9 @@ import { loadSqliteDriver } from './sqlite-driver.js';
 import { makeDatabaseFilesPrivate } from './private-files.js';
 import { createSqliteDb } from './sql/sqlite.js';
 import type { Db } from './sql/types.js';
+import { createPostgresDb } from './sql/postgres.js';
+import { migratePostgres } from './migrations/postgres/index.js';
+import { redactDatabaseUrl } from '../../shared/database-url.js';
 
 export type { Db, Queryable, Dialect, SqlParam, SqlParams } from './sql/types.js';
 
@@ -23,4 +26,32 @@ export function openSqliteDatabase(file: string): Db {
     throw err;
   }
   return createSqliteDb(raw);
+}
+
+/** Where the service keeps its data: a SQLite file, or a PostgreSQL shared by several instances. */
+export type DatabaseTarget = { file: string } | { url: string; onIdleError?: (err: Error) => void };
+
+/**
+ * Opens the database the options name and migrates it. A PostgreSQL failure is reported with the URL's
+ * password masked (pg's own messages never carry it; ours must not either).
+ */
+export async function openDatabase(target: DatabaseTarget): Promise<Db> {
+  if ('file' in target) return openSqliteDatabase(target.file);
+  try {
+    await migratePostgres(target.url);
+  } catch (err) {
+    throw new Error(`PostgreSQL at ${redactDatabaseUrl(target.url)}: ${maskPassword(err, target.url)}`, { cause: err });
+  }
+  return createPostgresDb({ connectionString: target.url, ...(target.onIdleError ? { onIdleError: target.onIdleError } : {}) });
+}
+
+function maskPassword(err: unknown, url: string): string {
+  const message = err instanceof Error ? err.message : String(err);
+  let password = '';
+  try {
+    password = decodeURIComponent(new URL(url).password);
+  } catch {
+    // Not parsable: nothing to mask beyond what redactDatabaseUrl did.
+  }
+  return password ? message.split(password).join('***') : message;
 }
