@@ -20,7 +20,7 @@ export function postgresAdminUrl(): string {
  */
 export async function createTestDatabase(opts: { fromTemplate?: boolean } = {}): Promise<{ url: string; drop(): Promise<void> }> {
   const admin = postgresAdminUrl();
-  const name = `vox_${randomBytes(6).toString('hex')}`;
+  const name = `${inject('postgresTemplate')}_${randomBytes(6).toString('hex')}`;
   const template = opts.fromTemplate === false ? 'template0' : inject('postgresTemplate');
   await withAdmin(admin, (c) => c.query(`CREATE DATABASE ${name} TEMPLATE ${template}`));
   return {
@@ -37,6 +37,23 @@ async function withAdmin<T>(adminUrl: string, fn: (c: pg.Client) => Promise<T>):
   } finally {
     await client.end();
   }
+}
+
+const byDataDir = new Map<string, Promise<string>>();
+
+/**
+ * What a test server of this project is started with: nothing on SQLite; on PostgreSQL the URL of a
+ * database of its own — the same one each time the same data dir starts again (restart and crash tests
+ * find their state), copied from the migrated template on first use.
+ */
+export async function backendFor(dataDir: string): Promise<{ databaseUrl?: string }> {
+  if (testBackend() !== 'postgres') return {};
+  let url = byDataDir.get(dataDir);
+  if (!url) {
+    url = createTestDatabase().then((d) => d.url);
+    byDataDir.set(dataDir, url);
+  }
+  return { databaseUrl: await url };
 }
 
 declare module 'vitest' {

@@ -31,8 +31,15 @@ export default async function setup(project: TestProject): Promise<() => Promise
   project.provide('postgresTemplate', template);
   return async () => {
     if (cluster) return cluster.stop();
+    // A server the run did not start keeps running: drop the template and every database copied from it
+    // (their names start with the template's).
     const c = new pg.Client({ connectionString: adminUrl });
     await c.connect();
-    await c.query(`DROP DATABASE IF EXISTS ${template} WITH (FORCE)`).finally(() => c.end());
+    try {
+      const { rows } = await c.query<{ datname: string }>('SELECT datname FROM pg_database WHERE datname LIKE $1', [`${template}%`]);
+      for (const r of rows) await c.query(`DROP DATABASE IF EXISTS ${r.datname} WITH (FORCE)`);
+    } finally {
+      await c.end();
+    }
   };
 }
