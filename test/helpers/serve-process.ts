@@ -1,6 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { execa, type ResultPromise } from 'execa';
 import { TEST_KEY } from './server.js';
+import { backendFor } from './postgres.js';
 
 const BIN = fileURLToPath(new URL('../../bin/voxctl.js', import.meta.url));
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -23,6 +24,8 @@ export interface ServeProcessOptions {
   env?: Record<string, string>;
   /** `--log-level` (default `silent`: the start-up lines go to stderr at every level). */
   logLevel?: string;
+  /** More `serve` flags (e.g. `--workers 1`). */
+  args?: string[];
 }
 
 /**
@@ -31,9 +34,11 @@ export interface ServeProcessOptions {
  * listens, like an operator watching the console.
  */
 export async function startServe(dataDir: string, opts: ServeProcessOptions = {}): Promise<ServeProcess> {
-  const proc = execa('node', [BIN, 'serve', '--port', '0', '--data-dir', dataDir, '--log-level', opts.logLevel ?? 'silent'], {
+  // On the PostgreSQL project the data dir's own database (the same one when the dir starts again).
+  const { databaseUrl } = await backendFor(dataDir);
+  const proc = execa('node', [BIN, 'serve', '--port', '0', '--data-dir', dataDir, '--log-level', opts.logLevel ?? 'silent', ...(opts.args ?? [])], {
     cwd: ROOT,
-    env: { FORCE_COLOR: '0', VOXCTL_BOOTSTRAP_KEY: TEST_KEY, ...opts.env },
+    env: { FORCE_COLOR: '0', VOXCTL_BOOTSTRAP_KEY: TEST_KEY, ...(databaseUrl ? { VOXCTL_DATABASE_URL: databaseUrl } : {}), ...opts.env },
     reject: false,
     stdin: 'ignore',
     stdout: 'ignore',
