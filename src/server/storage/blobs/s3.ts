@@ -1,0 +1,120 @@
+import { DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client, S3ServiceException } from '@aws-sdk/client-s3';
+import type { Readable } from 'node:stream';
+import { assertBlobName, assertRange, BlobNotFoundError, isBlobName, type AudioBlobStore, type ByteRange } from './types.js';
+
+/** Where `--audio-store s3://bucket/prefix` points. */
+export interface S3Location {
+  bucket: string;
+  /** Key prefix without slashes at either end; '' for the bucket root. */
+  prefix: string;
+}
+
+// S3's bucket naming rules (3–63 lower-case letters, digits, dots, hyphens; a letter or digit at each end).
+const BUCKET = /^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/;
+
+/** Parses `s3://bucket` or `s3://bucket/prefix/…`; throws on anything else. */
+export function parseS3Url(url: string): S3Location {
+  const match = /^s3:\/\/([^/]+)(?:\/(.*))?$/.exec(url);
+  if (!match || !BUCKET.test(match[1]!)) throw new Error(`Invalid S3 audio store ${JSON.stringify(url)}: expected s3://bucket/prefix`);
+  const prefix = (match[2] ?? '').replace(/^\/+|\/+$/g, '');
+  if (prefix.split('/').some((part) => part === '.' || part === '..')) throw new Error(`Invalid S3 audio store prefix in ${JSON.stringify(url)}`);
+  return { bucket: match[1]!, prefix };
+}
+
+/** Options of the S3 store. Credentials come from the SDK's default chain (`AWS_*` variables, profiles) unless given. */
+export interface S3BlobStoreOptions {
+  /** `s3://bucket/prefix`. */
+  url: string;
+  /** An S3-compatible endpoint (MinIO, R2, …); addressed path-style. */
+  endpoint?: string;
+  /** Defaults to AWS_REGION, then AWS_DEFAULT_REGION, then us-east-1 (what most S3-compatible stores accept). */
+  region?: string;
+  credentials?: { accessKeyId: string; secretAccessKey: string; sessionToken?: string };
+}
+
+const status = (err: unknown): number | undefined => (err instanceof S3ServiceException ? err.$metadata.httpStatusCode : undefined);
+
+/** The S3 store with its client, so the owner can `destroy()` the client's sockets at shutdown. */
+export interface S3BlobStore extends AudioBlobStore {
+  readonly client: S3Client;
+  readonly location: S3Location;
+}
+
+/**
+ * Audio blobs as objects of an S3-compatible bucket. A PUT replaces an object atomically and a GET
+ * streams one version, so readers never see a part; a range is one `Range: bytes=a-b` GET.
+ */
+export function createS3BlobStore(options: S3BlobStoreOptions): S3BlobStore {
+  const location = parseS3Url(options.url);
+  const { bucket, prefix } = location;
+  const client = new S3Client({
+    region: options.region ?? process.env.AWS_REGION ?? process.env.AWS_DEFAULT_REGION ?? 'us-east-1',
+    ...(options.endpoint ? { endpoint: options.endpoint, forcePathStyle: true } : {}),
+    ...(options.credentials ? { credentials: options.credentials } : {}),
+  });
+  const keyPrefix = prefix ? `${prefix}/` : '';
+  const keyOf = (name: string): string => {
+    assertBlobName(name);
+    return keyPrefix + name;
+  };
+
+  return {
+    client,
+    location,
+
+    async put(name, bytes) {
+      await client.send(new PutObjectCommand({ Bucket: bucket, Key: keyOf(name), Body: bytes, ContentLength: bytes.byteLength }));
+    },
+
+    async size(name) {
+      try {
+        const head = await client.send(new HeadObjectCommand({ Bucket: bucket, Key: keyOf(name) }));
+        return head.ContentLength;
+      } catch (err) {
+        if (status(err) === 404) return undefined;
+        throw err;
+      }
+    },
+
+    async open(name, range?: ByteRange): Promise<Readable> {
+      const key = keyOf(name);
+      if (range) assertRange(range, Number.MAX_SAFE_INTEGER);
+      let out;
+      try {
+        out = await client.send(new GetObjectCommand({ Bucket: bucket, Key: key, ...(range ? { Range: `bytes=${range.start}-${range.end}` } : {}) }));
+      } catch (err) {
+        if (status(err) === 404) throw new BlobNotFoundError(name);
+        if (status(err) === 416 && range) throw new RangeError(`Byte range ${range.start}-${range.end} is outside audio blob ${name}`);
+        throw err;
+      }
+      const body = out.Body as Readable | undefined;
+      if (!body) throw new Error(`S3 returned no body for ${name}`);
+      if (range) {
+        // S3 cuts a range that runs past the end short; the contract refuses it like the other stores.
+        const total = Number(/\/(\d+)$/.exec(out.ContentRange ?? '')?.[1]);
+        if (!(range.end < total)) {
+          body.destroy();
+          throw new RangeError(`Byte range ${range.start}-${range.end} is outside audio blob ${name} (${out.ContentRange ?? 'no Content-Range'})`);
+        }
+      }
+      return body;
+    },
+
+    async delete(name) {
+      await client.send(new DeleteObjectCommand({ Bucket: bucket, Key: keyOf(name) }));
+    },
+
+    async *listOlderThan(cutoff) {
+      let token: string | undefined;
+      do {
+        const page = await client.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: keyPrefix, ...(token ? { ContinuationToken: token } : {}) }));
+        for (const object of page.Contents ?? []) {
+          const name = object.Key?.slice(keyPrefix.length) ?? '';
+          // Keys under a deeper "folder" of the prefix are not ours.
+          if (isBlobName(name) && object.LastModified && object.LastModified < cutoff) yield name;
+        }
+        token = page.IsTruncated ? page.NextContinuationToken : undefined;
+      } while (token);
+    },
+  };
+}
