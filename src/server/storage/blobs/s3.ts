@@ -32,6 +32,9 @@ export interface S3BlobStoreOptions {
   credentials?: { accessKeyId: string; secretAccessKey: string; sessionToken?: string };
 }
 
+// Objects carry their audio type, so a bucket browsed or served directly plays them.
+const CONTENT_TYPES: Record<string, string> = { wav: 'audio/wav', mp3: 'audio/mpeg', m4a: 'audio/mp4' };
+
 const status = (err: unknown): number | undefined => (err instanceof S3ServiceException ? err.$metadata.httpStatusCode : undefined);
 
 /** The S3 store with its client, so the owner can `destroy()` the client's sockets at shutdown. */
@@ -47,6 +50,9 @@ export interface S3BlobStore extends AudioBlobStore {
 export function createS3BlobStore(options: S3BlobStoreOptions): S3BlobStore {
   const location = parseS3Url(options.url);
   const { bucket, prefix } = location;
+  // On Node 20 (which voxctl supports) the SDK warns that its future releases will need Node 22: news for
+  // whoever upgrades the lockfile, not for someone running `voxctl serve`, and a warning the tests fail on.
+  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
   const client = new S3Client({
     region: options.region ?? process.env.AWS_REGION ?? process.env.AWS_DEFAULT_REGION ?? 'us-east-1',
     ...(options.endpoint ? { endpoint: options.endpoint, forcePathStyle: true } : {}),
@@ -63,7 +69,9 @@ export function createS3BlobStore(options: S3BlobStoreOptions): S3BlobStore {
     location,
 
     async put(name, bytes) {
-      await client.send(new PutObjectCommand({ Bucket: bucket, Key: keyOf(name), Body: bytes, ContentLength: bytes.byteLength }));
+      const key = keyOf(name);
+      const contentType = CONTENT_TYPES[name.slice(name.lastIndexOf('.') + 1)] ?? 'application/octet-stream';
+      await client.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: bytes, ContentLength: bytes.byteLength, ContentType: contentType }));
     },
 
     async size(name) {
@@ -71,6 +79,7 @@ export function createS3BlobStore(options: S3BlobStoreOptions): S3BlobStore {
         const head = await client.send(new HeadObjectCommand({ Bucket: bucket, Key: keyOf(name) }));
         return head.ContentLength;
       } catch (err) {
+        // HEAD answers carry no error body, so a missing bucket also reads as "no blob" here; `open` tells them apart.
         if (status(err) === 404) return undefined;
         throw err;
       }
@@ -83,7 +92,8 @@ export function createS3BlobStore(options: S3BlobStoreOptions): S3BlobStore {
       try {
         out = await client.send(new GetObjectCommand({ Bucket: bucket, Key: key, ...(range ? { Range: `bytes=${range.start}-${range.end}` } : {}) }));
       } catch (err) {
-        if (status(err) === 404) throw new BlobNotFoundError(name);
+        // A missing bucket is a 404 too (NoSuchBucket): a configuration error, not a missing blob.
+        if (err instanceof S3ServiceException && err.name === 'NoSuchKey') throw new BlobNotFoundError(name);
         if (status(err) === 416 && range) throw new RangeError(`Byte range ${range.start}-${range.end} is outside audio blob ${name}`);
         throw err;
       }
