@@ -14,11 +14,12 @@ export const BLOB_CHUNK_SIZE = 256 * 1024;
  */
 export function audioBlobTablesDdl(dialect: Dialect): string {
   const bytes = dialect === 'postgres' ? 'BYTEA' : 'BLOB';
+  const size = dialect === 'postgres' ? 'BIGINT' : 'INTEGER';
   return `
 CREATE TABLE IF NOT EXISTS audio_blobs (
   name TEXT PRIMARY KEY,
   blob_id TEXT NOT NULL UNIQUE,
-  size INTEGER NOT NULL,
+  size ${size} NOT NULL,
   created_at TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS audio_blobs_created_at ON audio_blobs (created_at);

@@ -30,6 +30,10 @@ export interface S3BlobStoreOptions {
   /** Defaults to AWS_REGION, then AWS_DEFAULT_REGION, then us-east-1 (what most S3-compatible stores accept). */
   region?: string;
   credentials?: { accessKeyId: string; secretAccessKey: string; sessionToken?: string };
+  /** Connect timeout (default 5 s) and idle-socket timeout (default 60 s), so a store that stops answering fails requests instead of hanging them. */
+  timeouts?: { connectMs?: number; idleMs?: number };
+  /** Attempts per operation, retries included (the SDK's default is 3). */
+  maxAttempts?: number;
 }
 
 // Objects carry their audio type, so a bucket browsed or served directly plays them.
@@ -57,6 +61,8 @@ export function createS3BlobStore(options: S3BlobStoreOptions): S3BlobStore {
     region: options.region ?? process.env.AWS_REGION ?? process.env.AWS_DEFAULT_REGION ?? 'us-east-1',
     ...(options.endpoint ? { endpoint: options.endpoint, forcePathStyle: true } : {}),
     ...(options.credentials ? { credentials: options.credentials } : {}),
+    ...(options.maxAttempts ? { maxAttempts: options.maxAttempts } : {}),
+    requestHandler: { connectionTimeout: options.timeouts?.connectMs ?? 5000, socketTimeout: options.timeouts?.idleMs ?? 60_000 },
   });
   const keyPrefix = prefix ? `${prefix}/` : '';
   const keyOf = (name: string): string => {

@@ -1,5 +1,6 @@
 import { randomBytes, createHash } from 'node:crypto';
 import { mkdtempSync, rmSync, utimesSync } from 'node:fs';
+import { createServer as createNetServer, type AddressInfo, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
@@ -12,6 +13,7 @@ import { audioBlobTablesDdl, BLOB_CHUNK_SIZE, createDatabaseBlobStore } from '..
 import { createFilesystemBlobStore, TEMP_PREFIX } from '../../../../src/server/storage/blobs/filesystem.js';
 import { createS3BlobStore, parseS3Url, type S3BlobStore } from '../../../../src/server/storage/blobs/s3.js';
 import { BlobNotFoundError, type AudioBlobStore } from '../../../../src/server/storage/blobs/types.js';
+import { openAudioBlobStore } from '../../../../src/server/storage/blobs/index.js';
 import { startFakeS3, type FakeS3 } from '../../../helpers/fake-s3.js';
 
 const CHUNK = BLOB_CHUNK_SIZE;
@@ -427,6 +429,19 @@ describe('S3 blob store against the loopback fake', () => {
     await expect(store.open('aud_c.wav').then(readAll)).rejects.toThrow(/checksum/i);
   });
 
+  it('a store that accepts connections but never answers fails the request after the idle timeout', async () => {
+    const sockets: Socket[] = [];
+    const silent = createNetServer((socket) => void sockets.push(socket));
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    try {
+      const store = make(undefined, { endpoint: `http://127.0.0.1:${(silent.address() as AddressInfo).port}`, timeouts: { idleMs: 200 }, maxAttempts: 1 });
+      await expect(store.size('aud_x.wav')).rejects.toMatchObject({ name: 'TimeoutError' });
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      await new Promise((resolve) => silent.close(resolve));
+    }
+  });
+
   it('a missing bucket is an error, not a missing blob', async () => {
     const store = make('s3://no-such-bucket/x');
     await expect(store.open('aud_x.wav')).rejects.toMatchObject({ name: 'NoSuchBucket' });
@@ -458,5 +473,33 @@ describe('fake S3 strictness (requests the SDK would never send)', () => {
     expect(replay.status).toBe(403);
     expect(await replay.text()).toContain('<Code>SignatureDoesNotMatch</Code>');
     store.client.destroy();
+  });
+});
+
+describe('openAudioBlobStore picks the store from --audio-store and the dialect', () => {
+  it('SQLite: filesystem by default, database or S3 on request; bad combinations are refused', async () => {
+    const dataDir = tempDir();
+    const db = openSqliteDatabase(join(dataDir, 'voxctl.db'));
+    try {
+      const kinds = [undefined, 'filesystem', 'database', 's3://voxctl-audio/x'].map((audioStore) => {
+        const opened = openAudioBlobStore({ dataDir, db, ...(audioStore ? { audioStore } : {}), ...(audioStore?.startsWith('s3') ? { s3Endpoint: 'http://127.0.0.1:9' } : {}) });
+        opened.close();
+        return opened.kind;
+      });
+      expect(kinds).toEqual(['filesystem', 'filesystem', 'database', 's3']);
+      const fsStore = openAudioBlobStore({ dataDir, db }).store;
+      await fsStore.put('aud_k.wav', randomBytes(3));
+      expect(await createFilesystemBlobStore(join(dataDir, 'audio')).size('aud_k.wav')).toBe(3);
+      expect(() => openAudioBlobStore({ dataDir, db, s3Endpoint: 'http://127.0.0.1:9' })).toThrow(/--s3-endpoint needs/);
+      expect(() => openAudioBlobStore({ dataDir, db, audioStore: 'ftp://x' })).toThrow(/Unknown --audio-store/);
+    } finally {
+      await db.close();
+    }
+  });
+
+  it('PostgreSQL: the database by default, never a local folder', () => {
+    const pg = { dialect: 'postgres' } as Db;
+    expect(openAudioBlobStore({ dataDir: tempDir(), db: pg }).kind).toBe('database');
+    expect(() => openAudioBlobStore({ dataDir: tempDir(), db: pg, audioStore: 'filesystem' })).toThrow(/cannot be shared/);
   });
 });
