@@ -2,7 +2,6 @@ import { join } from 'node:path';
 import type { Db } from '../sql/types.js';
 import { createDatabaseBlobStore } from './database.js';
 import { createFilesystemBlobStore } from './filesystem.js';
-import { createS3BlobStore } from './s3.js';
 import type { AudioBlobStore } from './types.js';
 
 export type { AudioBlobStore, ByteRange } from './types.js';
@@ -28,11 +27,14 @@ export interface OpenedBlobStore {
 /**
  * Picks the audio store (DESIGN §9.2): an `s3://` URL names a bucket; otherwise audio lives in the
  * database on PostgreSQL (every instance must read every blob) and in `{dataDir}/audio` on SQLite.
+ * Rejects a combination that cannot work (a local folder shared by PostgreSQL instances, an endpoint without a bucket).
  */
-export function openAudioBlobStore(config: AudioBlobStoreConfig): OpenedBlobStore {
+export async function openAudioBlobStore(config: AudioBlobStoreConfig): Promise<OpenedBlobStore> {
   const choice = config.audioStore ?? (config.db.dialect === 'postgres' ? 'database' : 'filesystem');
   if (config.s3Endpoint !== undefined && !choice.startsWith('s3://')) throw new Error('--s3-endpoint needs --audio-store s3://bucket/prefix');
   if (choice.startsWith('s3://')) {
+    // Loaded only here: the AWS SDK is large, and an instance without S3 should not pay for it at start-up.
+    const { createS3BlobStore } = await import('./s3.js');
     const store = createS3BlobStore({ url: choice, ...(config.s3Endpoint ? { endpoint: config.s3Endpoint } : {}) });
     return { store, kind: 's3', close: () => store.client.destroy() };
   }

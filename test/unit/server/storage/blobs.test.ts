@@ -481,25 +481,27 @@ describe('openAudioBlobStore picks the store from --audio-store and the dialect'
     const dataDir = tempDir();
     const db = openSqliteDatabase(join(dataDir, 'voxctl.db'));
     try {
-      const kinds = [undefined, 'filesystem', 'database', 's3://voxctl-audio/x'].map((audioStore) => {
-        const opened = openAudioBlobStore({ dataDir, db, ...(audioStore ? { audioStore } : {}), ...(audioStore?.startsWith('s3') ? { s3Endpoint: 'http://127.0.0.1:9' } : {}) });
+      const kinds: string[] = [];
+      for (const audioStore of [undefined, 'filesystem', 'database', 's3://voxctl-audio/x']) {
+        const opened = await openAudioBlobStore({ dataDir, db, ...(audioStore ? { audioStore } : {}), ...(audioStore?.startsWith('s3') ? { s3Endpoint: 'http://127.0.0.1:9' } : {}) });
         opened.close();
-        return opened.kind;
-      });
+        kinds.push(opened.kind);
+      }
       expect(kinds).toEqual(['filesystem', 'filesystem', 'database', 's3']);
-      const fsStore = openAudioBlobStore({ dataDir, db }).store;
+      const { store: fsStore } = await openAudioBlobStore({ dataDir, db });
       await fsStore.put('aud_k.wav', randomBytes(3));
       expect(await createFilesystemBlobStore(join(dataDir, 'audio')).size('aud_k.wav')).toBe(3);
-      expect(() => openAudioBlobStore({ dataDir, db, s3Endpoint: 'http://127.0.0.1:9' })).toThrow(/--s3-endpoint needs/);
-      expect(() => openAudioBlobStore({ dataDir, db, audioStore: 'ftp://x' })).toThrow(/Unknown --audio-store/);
+      await expect(openAudioBlobStore({ dataDir, db, s3Endpoint: 'http://127.0.0.1:9' })).rejects.toThrow(/--s3-endpoint needs/);
+      await expect(openAudioBlobStore({ dataDir, db, audioStore: 'ftp://x' })).rejects.toThrow(/Unknown --audio-store/);
     } finally {
       await db.close();
     }
   });
 
-  it('PostgreSQL: the database by default, never a local folder', () => {
+  it('PostgreSQL: the database by default, never a local folder', async () => {
+    // Only the dialect is read when choosing; no query runs.
     const pg = { dialect: 'postgres' } as Db;
-    expect(openAudioBlobStore({ dataDir: tempDir(), db: pg }).kind).toBe('database');
-    expect(() => openAudioBlobStore({ dataDir: tempDir(), db: pg, audioStore: 'filesystem' })).toThrow(/cannot be shared/);
+    expect((await openAudioBlobStore({ dataDir: tempDir(), db: pg })).kind).toBe('database');
+    await expect(openAudioBlobStore({ dataDir: tempDir(), db: pg, audioStore: 'filesystem' })).rejects.toThrow(/cannot be shared/);
   });
 });
