@@ -1,0 +1,97 @@
+import { randomBytes } from 'node:crypto';
+import { mkdir, open, opendir, rename, rm, stat, type FileHandle } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Readable } from 'node:stream';
+import { assertBlobName, assertRange, isBlobName, BlobNotFoundError, type AudioBlobStore, type ByteRange } from './types.js';
+
+/** Prefix of files being written; anything with it left in the folder is debris of a crash. */
+export const TEMP_PREFIX = '.tmp-';
+
+const isMissing = (err: unknown): boolean => (err as NodeJS.ErrnoException).code === 'ENOENT';
+
+/**
+ * Audio blobs as files in one folder (`{dataDir}/audio`, the single-instance default). A blob is written
+ * to a temp file, fsynced and renamed into place; a reader holds its file open, so a replacement or
+ * delete while it streams does not cut its bytes short.
+ */
+export function createFilesystemBlobStore(dir: string): AudioBlobStore {
+  const pathOf = (name: string): string => {
+    assertBlobName(name);
+    return join(dir, name);
+  };
+
+  return {
+    async put(name, bytes) {
+      const target = pathOf(name);
+      await mkdir(dir, { recursive: true });
+      const temp = join(dir, `${TEMP_PREFIX}${randomBytes(8).toString('hex')}-${name}`);
+      const handle = await open(temp, 'w', 0o600);
+      try {
+        await handle.writeFile(bytes);
+        await handle.sync();
+      } catch (err) {
+        await handle.close();
+        await rm(temp, { force: true });
+        throw err;
+      }
+      await handle.close();
+      try {
+        await rename(temp, target);
+      } catch (err) {
+        await rm(temp, { force: true });
+        throw err;
+      }
+    },
+
+    async size(name) {
+      try {
+        const info = await stat(pathOf(name));
+        return info.isFile() ? info.size : undefined;
+      } catch (err) {
+        if (isMissing(err)) return undefined;
+        throw err;
+      }
+    },
+
+    async open(name, range?: ByteRange): Promise<Readable> {
+      let handle: FileHandle;
+      try {
+        handle = await open(pathOf(name), 'r');
+      } catch (err) {
+        if (isMissing(err)) throw new BlobNotFoundError(name);
+        throw err;
+      }
+      try {
+        if (range) assertRange(range, (await handle.stat()).size);
+      } catch (err) {
+        await handle.close();
+        throw err;
+      }
+      // The stream closes the handle when it ends or is destroyed.
+      return handle.createReadStream(range ? { start: range.start, end: range.end } : {});
+    },
+
+    async delete(name) {
+      await rm(pathOf(name), { force: true });
+    },
+
+    async *listOlderThan(cutoff) {
+      let entries;
+      try {
+        entries = await opendir(dir);
+      } catch (err) {
+        if (isMissing(err)) return;
+        throw err;
+      }
+      for await (const entry of entries) {
+        // Temp debris (leading dot) and stray files are not blobs; start-up recovery deals with debris.
+        if (!entry.isFile() || !isBlobName(entry.name)) continue;
+        try {
+          if ((await stat(join(dir, entry.name))).mtime < cutoff) yield entry.name;
+        } catch (err) {
+          if (!isMissing(err)) throw err;
+        }
+      }
+    },
+  };
+}
