@@ -19,7 +19,7 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'postgres',
-          include: ['test/api/**/*.test.ts', 'test/scale/**/*.test.ts'],
+          include: ['test/api/**/*.test.ts', 'test/scale/**/*.test.ts', 'test/unit/server/storage/blobs.test.ts'],
           env: { VOXCTL_TEST_BACKEND: 'postgres' },
           globalSetup: ['test/setup/postgres.global.ts'],
         },

@@ -23,6 +23,10 @@ CREATE TABLE IF NOT EXISTS audio_blobs (
   created_at TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS audio_blobs_created_at ON audio_blobs (created_at);
+CREATE TABLE IF NOT EXISTS audio_blob_retired (
+  blob_id TEXT PRIMARY KEY,
+  retired_at TEXT NOT NULL
+);
 CREATE TABLE IF NOT EXISTS audio_blob_chunks (
   blob_id TEXT NOT NULL,
   seq INTEGER NOT NULL,
@@ -59,10 +63,12 @@ export function createDatabaseBlobStore(db: Db, options: DatabaseBlobStoreOption
   const chunk = (blobId: string, seq: number): Promise<Buffer | undefined> =>
     db.value<Buffer>('SELECT data FROM audio_blob_chunks WHERE blob_id = ? AND seq = ?', [blobId, seq]);
 
+  // A replaced or deleted version is retired, not dropped: a stream that read its head a moment ago can
+  // finish it. `collectRetired` drops retired chunks once no reader can still be on them.
   const dropVersion = async (name: string): Promise<void> => {
     const old = await db.value<string>('SELECT blob_id FROM audio_blobs WHERE name = ?', [name]);
     if (old === undefined) return;
-    await db.run('DELETE FROM audio_blob_chunks WHERE blob_id = ?', [old]);
+    await db.run('INSERT INTO audio_blob_retired (blob_id, retired_at) VALUES (?, ?)', [old, now().toISOString()]);
     await db.run('DELETE FROM audio_blobs WHERE name = ?', [name]);
   };
 
@@ -121,6 +127,17 @@ export function createDatabaseBlobStore(db: Db, options: DatabaseBlobStoreOption
     async delete(name) {
       assertBlobName(name);
       await db.transaction(() => dropVersion(name));
+    },
+
+    async collectRetired(cutoff) {
+      const ids = await db.column<string>('SELECT blob_id FROM audio_blob_retired WHERE retired_at < ? ORDER BY retired_at LIMIT 1000', [cutoff.toISOString()]);
+      for (const id of ids) {
+        await db.transaction(async () => {
+          await db.run('DELETE FROM audio_blob_chunks WHERE blob_id = ?', [id]);
+          await db.run('DELETE FROM audio_blob_retired WHERE blob_id = ?', [id]);
+        });
+      }
+      return ids.length;
     },
 
     async *listOlderThan(cutoff) {

@@ -25,6 +25,11 @@ export interface AudioBlobStore {
   delete(name: string): Promise<void>;
   /** Names of blobs stored before `cutoff`, for the clean-up of blobs no audio row records. */
   listOlderThan(cutoff: Date): AsyncIterable<string>;
+  /**
+   * Frees the space of versions replaced or deleted before `cutoff` (stores that keep them a while for
+   * streams already reading them); resolves to how many. Stores that free at once have none.
+   */
+  collectRetired?(cutoff: Date): Promise<number>;
 }
 
 /** `open` of a blob that does not exist. */

@@ -1,3 +1,5 @@
+import { createPostgresDb } from '../../../../src/server/storage/sql/postgres.js';
+import { createTestDatabase, testBackend } from '../../../helpers/postgres.js';
 import { randomBytes, createHash } from 'node:crypto';
 import { mkdtempSync, rmSync, utimesSync } from 'node:fs';
 import { createServer as createNetServer, type AddressInfo, type Socket } from 'node:net';
@@ -46,7 +48,7 @@ export async function databaseHarness(db: Db, closeDb: () => Promise<void>): Pro
     backdate: async (name, when) => {
       await db.run('UPDATE audio_blobs SET created_at = ? WHERE name = ?', [when.toISOString(), name]);
     },
-    keepsOpenVersion: false,
+    keepsOpenVersion: true,
     close: closeDb,
   };
 }
@@ -77,7 +79,7 @@ function useAwsEnv(fake: FakeS3): () => void {
   };
 }
 
-const HARNESSES: [string, () => Promise<Harness>][] = [
+const LOCAL_HARNESSES: [string, () => Promise<Harness>][] = [
   [
     'filesystem',
     async () => {
@@ -116,6 +118,20 @@ const HARNESSES: [string, () => Promise<Harness>][] = [
     },
   ],
 ];
+
+// On the PostgreSQL project the database store runs on a migrated database of the run's server instead.
+const POSTGRES_HARNESS: [string, () => Promise<Harness>] = [
+  'database (PostgreSQL)',
+  async () => {
+    const t = await createTestDatabase();
+    const db = createPostgresDb({ connectionString: t.url, max: 4 });
+    return databaseHarness(db, async () => {
+      await db.close();
+      await t.drop();
+    });
+  },
+];
+const HARNESSES = testBackend() === 'postgres' ? [POSTGRES_HARNESS] : LOCAL_HARNESSES;
 
 describe.each(HARNESSES)('audio blob store contract: %s', (_label, makeHarness) => {
   let h: Harness;
@@ -251,6 +267,8 @@ describe.each(HARNESSES)('audio blob store contract: %s', (_label, makeHarness) 
   });
 });
 
+// The store-specific tests run once, on the SQLite project.
+if (testBackend() !== 'postgres') {
 describe('database blob store on SQLite', () => {
   let db: Db;
   beforeEach(async () => {
@@ -302,12 +320,21 @@ describe('database blob store on SQLite', () => {
     expect(await db.value('SELECT COUNT(*) FROM audio_blob_chunks')).toBe(2);
   });
 
-  it('delete removes the chunks too', async () => {
-    const store = createDatabaseBlobStore(db);
+  it('delete retires the chunks; collecting frees them once the grace period is over', async () => {
+    let now = new Date('2026-11-22T10:00:00Z');
+    const store = createDatabaseBlobStore(db, { now: () => now });
     await store.put('aud_d.wav', randomBytes(CHUNK + 1));
+    const stream = await store.open('aud_d.wav');
     await store.delete('aud_d.wav');
-    expect(await db.value('SELECT COUNT(*) FROM audio_blob_chunks')).toBe(0);
     expect(await db.value('SELECT COUNT(*) FROM audio_blobs')).toBe(0);
+    // A stream opened before the delete still reads the whole retired version.
+    expect((await readAll(stream)).length).toBe(CHUNK + 1);
+    expect(await store.collectRetired!(new Date('2026-11-22T09:59:00Z'))).toBe(0);
+    expect(await db.value('SELECT COUNT(*) FROM audio_blob_chunks')).toBe(2);
+    now = new Date('2026-11-22T10:30:00Z');
+    expect(await store.collectRetired!(new Date('2026-11-22T10:20:00Z'))).toBe(1);
+    expect(await db.value('SELECT COUNT(*) FROM audio_blob_chunks')).toBe(0);
+    expect(await db.value('SELECT COUNT(*) FROM audio_blob_retired')).toBe(0);
   });
 });
 
@@ -505,3 +532,4 @@ describe('openAudioBlobStore picks the store from --audio-store and the dialect'
     await expect(openAudioBlobStore({ dataDir: tempDir(), db: pg, audioStore: 'filesystem' })).rejects.toThrow(/cannot be shared/);
   });
 });
+}

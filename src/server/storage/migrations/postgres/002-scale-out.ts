@@ -36,6 +36,26 @@ export const p002ScaleOut: PostgresMigration = {
         day_count INTEGER NOT NULL
       );
       CREATE INDEX rate_windows_day ON rate_windows (day);
+
+      -- A blob's chunks hang off a version id, not its name: a reader never mixes two versions' chunks.
+      CREATE TABLE audio_blobs (
+        name TEXT PRIMARY KEY,
+        blob_id TEXT NOT NULL UNIQUE,
+        size BIGINT NOT NULL,
+        created_at TEXT NOT NULL
+      );
+      CREATE INDEX audio_blobs_created_at ON audio_blobs (created_at);
+      -- Replaced or deleted versions, kept a while for streams already reading them.
+      CREATE TABLE audio_blob_retired (
+        blob_id TEXT PRIMARY KEY,
+        retired_at TEXT NOT NULL
+      );
+      CREATE TABLE audio_blob_chunks (
+        blob_id TEXT NOT NULL,
+        seq INTEGER NOT NULL,
+        data BYTEA NOT NULL,
+        PRIMARY KEY (blob_id, seq)
+      );
     `);
   },
 };
