@@ -80,7 +80,7 @@ describe('rate limits', () => {
     expect(replies.filter((r) => r.status === 200)).toHaveLength(59);
     expect(replies.filter((r) => r.status === 429)).toHaveLength(41);
     expect((await call(s, 'GET', '/v1/users/me', { key: second })).status).toBe(429);
-    expect(s.runtime.rateLimiter.requestsToday(user.id)).toBe(60);
+    expect(await s.runtime.rateLimiter.requestsToday(user.id)).toBe(60);
   });
 
   it('limits anonymous requests per client IP at 60 a minute', async () => {
