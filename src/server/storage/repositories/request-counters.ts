@@ -25,7 +25,7 @@ export async function saveRequestCounts(db: Db, counts: RequestCount[]): Promise
     for (const c of counts) {
       await db.run(
         `INSERT INTO request_counters (subject, day, count) VALUES (@subject, @day, @count)
-     ON CONFLICT (subject, day) DO UPDATE SET count = max(request_counters.count, excluded.count)`,
+     ON CONFLICT (subject, day) DO UPDATE SET count = CASE WHEN excluded.count > request_counters.count THEN excluded.count ELSE request_counters.count END`,
         { ...c },
       );
     }

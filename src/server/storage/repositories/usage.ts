@@ -27,9 +27,10 @@ export async function addCharactersUsed(db: Db, userId: string, periodStart: str
 
 /** Gives back up to `characters` of the user's period (never below zero). */
 export async function subtractCharactersUsed(db: Db, userId: string, periodStart: string, characters: number): Promise<void> {
+  // CASE, not SQLite's two-argument max(): the same statement runs on PostgreSQL.
   await db.run(
-    'UPDATE usage_periods SET characters_used = max(0, characters_used - ?) WHERE user_id = ? AND period_start = ?',
-    [characters, userId, periodStart],
+    'UPDATE usage_periods SET characters_used = CASE WHEN characters_used > @n THEN characters_used - @n ELSE 0 END WHERE user_id = @userId AND period_start = @periodStart',
+    { n: characters, userId, periodStart },
   );
 }
 
