@@ -94,14 +94,14 @@ try {
   const firstKey = admin.toString().trim();
   const keys = [firstKey];
   {
-    const { openDatabase } = await import('../dist/server/storage/db.js');
+    const { openSqliteDatabase } = await import('../dist/server/storage/db.js');
     const { createUserWithKey } = await import('../dist/server/services/users.js');
-    const db = openDatabase(join(dataDir, 'voxctl.db'));
+    const db = openSqliteDatabase(join(dataDir, 'voxctl.db'));
     // 1,000 accounts × 1,000 requests a minute: more than this machine can send, so no request meets a 429.
-    db.transaction(() => {
-      for (let k = 0; k < 1000; k++) keys.push(createUserWithKey(db, { email: `bench${k}@example.com`, tier: 'enterprise', now: new Date() }).key.key);
-    })();
-    db.close();
+    await db.transaction(async () => {
+      for (let k = 0; k < 1000; k++) keys.push((await createUserWithKey(db, { email: `bench${k}@example.com`, tier: 'enterprise', now: new Date() })).key.key);
+    });
+    await db.close();
   }
   const svc = await startChild([join(root, 'bin/voxctl.js'), 'serve', '--port', '0', '--data-dir', dataDir, '--log-level', 'silent'], /listening on (http:\/\/\S+)/);
   children.push(svc.child);

@@ -4,4 +4,4 @@
  * way into src/server (eslint.config.js).
  */
 export { createUserWithKey, validateNewUser } from './services/users.js';
-export { openDatabase } from './storage/db.js';
+export { openSqliteDatabase } from './storage/db.js';

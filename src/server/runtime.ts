@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { Clock } from './clock.js';
 import { systemClock } from './clock.js';
 import type { ServerOptions } from './options.js';
-import { openDatabase, type Db } from './storage/db.js';
+import { openSqliteDatabase, type Db } from './storage/db.js';
 import { loadOrCreateSecret } from './secret.js';
 import type { TtsPool } from './engines/tts/types.js';
 import { createTtsPool } from './engines/tts/pool.js';
@@ -42,7 +42,7 @@ export interface Runtime {
   /** Speaker samples, made on first request (concurrent first requests share one synthesis). */
   samples: SampleProvider;
   /** The catalogue's facets, counted once. */
-  speakerFacets: () => SpeakerFacets;
+  speakerFacets: () => Promise<SpeakerFacets>;
   /** When the runtime was built (health's uptime). */
   startedAt: Date;
   /** Request counters: per-key/IP windows and requests today (day counts persisted; flushed on close). */
@@ -75,11 +75,18 @@ export async function createRuntime(options: ServerOptions, deps: { clock?: Cloc
   // Validated before anything else starts: a bad config file stops the server with the offending key.
   const config = loadServerConfig({ dataDir: options.dataDir, configPath: options.configPath });
   const stt = createSttRegistry(config);
-  const db = openDatabase(join(options.dataDir, 'voxctl.db'));
-  refundStaleReservations(db);
+  const db = openSqliteDatabase(join(options.dataDir, 'voxctl.db'));
   const clock = deps.clock ?? systemClock;
-  const bootstrap = bootstrapIfEmpty(db, { dataDir: options.dataDir, bootstrapKey: options.bootstrapKey, now: clock.now() });
-  const rateLimiter = createRateLimiter({ db, clock, journalPath: join(options.dataDir, 'requests.journal') });
+  let bootstrap: BootstrapResult | undefined;
+  let rateLimiter: RateLimiter;
+  try {
+    await refundStaleReservations(db);
+    bootstrap = await bootstrapIfEmpty(db, { dataDir: options.dataDir, bootstrapKey: options.bootstrapKey, now: clock.now() });
+    rateLimiter = await createRateLimiter({ db, clock, journalPath: join(options.dataDir, 'requests.journal') });
+  } catch (err) {
+    await db.close();
+    throw err;
+  }
   // The limiter's last flush must run after every other closer (workers still count), right before the db closes.
   const closers: (() => Promise<void> | void)[] = [() => rateLimiter.close()];
   let closed = false;
@@ -115,14 +122,19 @@ export async function createRuntime(options: ServerOptions, deps: { clock?: Cloc
       if (closed) return;
       closed = true;
       for (const c of closers.reverse()) await c();
-      db.close();
+      await db.close();
     },
   };
   // Closers run in reverse: the runners stop (draining their items) while the pool is still up.
   runtime.onClose(() => runtime.jobs.stop());
-  runtime.jobs.start();
-  // After the job runner: its start-up recovery clears audio debris before evaluations resume.
-  runtime.onClose(() => runtime.evaluations.stop());
-  runtime.evaluations.start();
+  try {
+    await runtime.jobs.start();
+    // After the job runner: its start-up recovery clears audio debris before evaluations resume.
+    runtime.onClose(() => runtime.evaluations.stop());
+    await runtime.evaluations.start();
+  } catch (err) {
+    await runtime.close();
+    throw err;
+  }
   return runtime;
 }

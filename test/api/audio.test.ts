@@ -18,7 +18,7 @@ describe('/v1/audio', () => {
     await promoteToEnterprise(server);
     const res = await call(server, 'POST', '/v1/tts/synthesize', {
       key: server.key,
-      json: { speaker_id: fliteSpeaker(server.runtime.db), text: 'Signed audio.' },
+      json: { speaker_id: await fliteSpeaker(server.runtime.db), text: 'Signed audio.' },
     });
     audioUrl = res.body.audio_url;
     audioId = /\/v1\/audio\/(aud_[^.]+)\.wav/.exec(audioUrl)![1]!;
@@ -61,7 +61,7 @@ describe('/v1/audio', () => {
   });
 
   it('synthesises a speaker sample on first request, once, and caches it', async () => {
-    const speaker = fliteSpeaker(server.runtime.db, 'rms');
+    const speaker = await fliteSpeaker(server.runtime.db, 'rms');
     const url = sign(`smp_${speaker}`);
     const real = server.runtime.tts!;
     let calls = 0;
@@ -77,21 +77,21 @@ describe('/v1/audio', () => {
     for (const r of [a, b, c]) expect(r!.status).toBe(200);
     expect(a!.bytes.equals(b!.bytes) && a!.bytes.equals(c!.bytes)).toBe(true);
     expect(rms(decodeWavToPcm16(a!.bytes).pcm)).toBeGreaterThan(100);
-    const rows = server.runtime.db.prepare(`SELECT kind FROM audio WHERE id = ?`).all(`smp_${speaker}`);
+    const rows = await server.runtime.db.all(`SELECT kind FROM audio WHERE id = ?`, [`smp_${speaker}`]);
     expect(rows).toEqual([{ kind: 'sample' }]);
     const again = await fetchAudio(url);
     expect(again.bytes.equals(a!.bytes)).toBe(true);
     const missing = await call(server, 'GET', sign('smp_spk_nobody_here').slice(server.url.length));
     expect(missing.status).toBe(404);
     // A sample is never synthesised behind a bad signature.
-    const other = fliteSpeaker(server.runtime.db, 'kal16');
+    const other = await fliteSpeaker(server.runtime.db, 'kal16');
     const bad = await call(server, 'GET', `/v1/audio/smp_${other}.wav?expires=9999999999&sig=forged`);
     expect(bad.status).toBe(403);
-    expect(server.runtime.db.prepare('SELECT COUNT(*) FROM audio WHERE id = ?').pluck().get(`smp_${other}`)).toBe(0);
+    expect(await server.runtime.db.value('SELECT COUNT(*) FROM audio WHERE id = ?', [`smp_${other}`])).toBe(0);
   });
 
   it('serves the signed sample_audio_url of a speaker', async () => {
-    const speaker = fliteSpeaker(server.runtime.db, 'awb');
+    const speaker = await fliteSpeaker(server.runtime.db, 'awb');
     const res = await call(server, 'GET', `/v1/speakers/${speaker}`, { key: server.key });
     expect(res.status).toBe(200);
     const audio = await fetchAudio(res.body.sample_audio_url);
@@ -136,13 +136,13 @@ describe('/v1/audio', () => {
     const json = await call(server, 'POST', '/v1/audio', { key: server.key, json: {} });
     expect(json.status).toBe(415);
     // Noise behind an MPEG sync word is refused because it does not decode (not merely sniffed), and stored nothing.
-    const stored = () => server.runtime.db.prepare("SELECT COUNT(*) AS n FROM audio WHERE kind = 'upload'").get() as { n: number };
-    const before = stored().n;
+    const stored = async () => (await server.runtime.db.get<{ n: number }>("SELECT COUNT(*) AS n FROM audio WHERE kind = 'upload'"))!;
+    const before = (await stored()).n;
     for (let seed = 0; seed < 8; seed++) {
       const noise = await postMultipart(server, '/v1/audio', { file: { bytes: noiseAfter([0xff, 0xfe], 4096, seed), name: 'noise.mp3' } });
       expect([seed, noise.status, noise.body.detail]).toEqual([seed, 400, 'Unsupported audio format']);
     }
-    expect(stored().n).toBe(before);
+    expect((await stored()).n).toBe(before);
     expect((await postMultipart(server, '/v1/audio', { file: { bytes: fixture('speech-slt.wav') } }, 'vox_bad')).status).toBe(401);
     const health = await call(server, 'GET', '/health');
     expect(health.status).toBe(200);

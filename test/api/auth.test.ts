@@ -99,9 +99,9 @@ describe('authentication and permissions', () => {
   });
 
   it('reads the tier from the database on every request', async () => {
-    const { user, key } = createUserWithKey(server.runtime.db, { email: 'tier@example.com', tier: 'free', now: new Date() });
+    const { user, key } = await createUserWithKey(server.runtime.db, { email: 'tier@example.com', tier: 'free', now: new Date() });
     expect((await call(server, 'GET', '/v1/users/me', { key: key.key })).headers.get('x-ratelimit-limit')).toBe('20');
-    updateUserTier(server.runtime.db, user.id, 'enterprise');
+    await updateUserTier(server.runtime.db, user.id, 'enterprise');
     const after = await call(server, 'GET', '/v1/users/me', { key: key.key });
     expect(after.body.subscription_tier).toBe('enterprise');
     expect(after.headers.get('x-ratelimit-limit')).toBe('1000');
@@ -110,9 +110,9 @@ describe('authentication and permissions', () => {
   it('never writes a plaintext key to the database files', async () => {
     const keys = [server.key, readKey];
     for (let i = 0; i < 3; i++) keys.push((await call(server, 'POST', '/v1/keys', { key: server.key, json: {} })).body.key);
-    const other = createUserWithKey(server.runtime.db, { email: 'plain@example.com', now: new Date() });
-    keys.push(other.key.key, createApiKey(server.runtime.db, { userId: other.user.id, now: new Date() }).key);
-    server.runtime.db.pragma('wal_checkpoint(PASSIVE)');
+    const other = await createUserWithKey(server.runtime.db, { email: 'plain@example.com', now: new Date() });
+    keys.push(other.key.key, (await createApiKey(server.runtime.db, { userId: other.user.id, now: new Date() })).key);
+    await server.runtime.db.exec('PRAGMA wal_checkpoint(PASSIVE)');
     const files = readdirSync(server.dataDir).filter((f) => f.startsWith('voxctl.db'));
     expect(files).toContain('voxctl.db');
     const bytes = Buffer.concat(files.map((f) => readFileSync(join(server.dataDir, f))));

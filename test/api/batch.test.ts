@@ -13,7 +13,7 @@ describe('POST /v1/tts/batch', () => {
   beforeAll(async () => {
     server = await startTestServer();
     await promoteToEnterprise(server);
-    speaker = fliteSpeaker(server.runtime.db);
+    speaker = await fliteSpeaker(server.runtime.db);
   });
   afterAll(async () => server.close());
 
@@ -133,7 +133,7 @@ describe('POST /v1/tts/batch', () => {
   });
 
   it('answers 429 and stores nothing when the quota cannot hold all items', async () => {
-    const { key } = createUserWithKey(server.runtime.db, { email: 'free@example.com', tier: 'free', now: new Date() });
+    const { key } = await createUserWithKey(server.runtime.db, { email: 'free@example.com', tier: 'free', now: new Date() });
     const items = Array.from({ length: 100 }, () => ({ speaker_id: speaker, text: 'y'.repeat(101) }));
     const res = await batch(items, {}, key.key);
     expect(res.status).toBe(429);
@@ -143,8 +143,8 @@ describe('POST /v1/tts/batch', () => {
   });
 
   it('answers 403 for a cancelled subscription', async () => {
-    const { user, key } = createUserWithKey(server.runtime.db, { email: 'gone@example.com', tier: 'pro', now: new Date() });
-    updateUserSubscription(server.runtime.db, user.id, { status: 'cancelled', cancelAtPeriodEnd: false });
+    const { user, key } = await createUserWithKey(server.runtime.db, { email: 'gone@example.com', tier: 'pro', now: new Date() });
+    await updateUserSubscription(server.runtime.db, user.id, { status: 'cancelled', cancelAtPeriodEnd: false });
     const res = await batch([{ speaker_id: speaker, text: 'hello' }], {}, key.key);
     expect(res.status).toBe(403);
     expect(res.body.detail).toBe('Subscription is cancelled');

@@ -25,7 +25,7 @@ describe('billing portal in Chromium', () => {
     const me = await api<{ id: string }>('/v1/users/me');
     const now = new Date();
     const lastMonth = billingPeriod(new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - 1, 15))).start;
-    addCharactersUsed(server.runtime.db, me.id, lastMonth, 4321);
+    await addCharactersUsed(server.runtime.db, me.id, lastMonth, 4321);
   });
   afterAll(async () => {
     await browser?.close();

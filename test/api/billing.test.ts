@@ -171,9 +171,9 @@ describe('billing API and portal', () => {
     const ok = await postForm(cookie, '/billing/portal/payment-method', { csrf, card_number: '5555-5555-5555-4444', exp_month: '7', exp_year: '31' });
     expect(ok.status).toBe(303);
     expect((await pageOf(cookie)).html).toContain('Mastercard ending in 4444, expires 07/2031');
-    const stored = server.runtime.db.prepare('SELECT * FROM payment_methods WHERE user_id = ?').get(userId);
+    const stored = await server.runtime.db.get('SELECT * FROM payment_methods WHERE user_id = ?', [userId]);
     expect(stored).toMatchObject({ brand: 'Mastercard', last4: '4444', exp_month: 7, exp_year: 2031 });
-    server.runtime.db.pragma('wal_checkpoint(TRUNCATE)');
+    await server.runtime.db.exec('PRAGMA wal_checkpoint(TRUNCATE)');
     for (const file of readdirSync(server.dataDir).filter((f) => f.startsWith('voxctl.db'))) {
       const bytes = readFileSync(join(server.dataDir, file));
       expect(bytes.includes(Buffer.from('5555555555554444'))).toBe(false);
@@ -182,9 +182,9 @@ describe('billing API and portal', () => {
   });
 
   it('lists one invoice per past period with usage, priced at that period’s tier, downloadable as CSV', async () => {
-    addCharactersUsed(server.runtime.db, userId, '2025-01-01', 1234);
-    addCharactersUsed(server.runtime.db, userId, '2025-02-01', 99);
-    addCharactersUsed(server.runtime.db, userId, '2025-03-01', 5); // current period: no invoice yet
+    await addCharactersUsed(server.runtime.db, userId, '2025-01-01', 1234);
+    await addCharactersUsed(server.runtime.db, userId, '2025-02-01', 99);
+    await addCharactersUsed(server.runtime.db, userId, '2025-03-01', 5); // current period: no invoice yet
     const cookie = await openPortal();
     const { html } = await pageOf(cookie);
     expect(html).toContain('inv_202501');
@@ -213,8 +213,8 @@ describe('billing API and portal', () => {
   });
 
   it('keeps users apart and escapes what it shows', async () => {
-    const other = createUserWithKey(server.runtime.db, { email: 'eve@example.com', name: '<script>alert(1)</script>', tier: 'free', now: clock.now() });
-    addCharactersUsed(server.runtime.db, other.user.id, '2025-02-01', 7);
+    const other = await createUserWithKey(server.runtime.db, { email: 'eve@example.com', name: '<script>alert(1)</script>', tier: 'free', now: clock.now() });
+    await addCharactersUsed(server.runtime.db, other.user.id, '2025-02-01', 7);
     const cookie = await openPortal(other.key.key);
     const { html } = await pageOf(cookie);
     expect(html).toContain('&#60;script&#62;alert(1)&#60;/script&#62;');

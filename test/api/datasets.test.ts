@@ -13,14 +13,14 @@ describe('/v1/datasets', () => {
   beforeAll(async () => {
     server = await startTestServer();
     await promoteToEnterprise(server);
-    speaker = fliteSpeaker(server.runtime.db);
+    speaker = await fliteSpeaker(server.runtime.db);
   });
   afterAll(async () => server.close());
 
   const upload = (csv: string | Uint8Array, fields: Record<string, string> = { name: 'test set' }, key = server.key, fileFirst = false) =>
     postMultipart(server, '/v1/datasets/upload', { file: { bytes: csv, name: 'data.csv', type: 'text/csv' }, fields, fileFirst }, key);
-  const countDatasets = () => server.runtime.db.prepare('SELECT COUNT(*) FROM datasets').pluck().get() as number;
-  const countRows = () => server.runtime.db.prepare('SELECT COUNT(*) FROM dataset_rows').pluck().get() as number;
+  const countDatasets = async () => Number(await server.runtime.db.value('SELECT COUNT(*) FROM datasets'));
+  const countRows = async () => Number(await server.runtime.db.value('SELECT COUNT(*) FROM dataset_rows'));
 
   it('stores a dataset (BOM, CRLF, quotes, newlines, extra columns), assigns and records random speakers', async () => {
     const csv = `\ufeffid,text,speaker_id,notes\r\n1,"Hello, ""world""",${speaker},x\r\n2,"Two\r\nlines",,y\r\n3,Third,  ,z\r\n`;
@@ -46,7 +46,7 @@ describe('/v1/datasets', () => {
   });
 
   it('reports every documented error with its line, storing nothing', async () => {
-    const before = [countDatasets(), countRows()];
+    const before = [await countDatasets(), await countRows()];
     const cases: [string, string][] = [
       ['name,speaker_id\nhello,\n', "CSV is missing required column 'text'"],
       ['text,speaker_id\r\n', 'CSV has no data rows'],
@@ -64,7 +64,7 @@ describe('/v1/datasets', () => {
     const big = await upload('text\n' + 'row\n'.repeat(2_700_000));
     expect(big.status).toBe(400);
     expect(big.body.detail).toBe('File exceeds 10 MB');
-    expect([countDatasets(), countRows()]).toEqual(before);
+    expect([await countDatasets(), await countRows()]).toEqual(before);
   });
 
   it('validates name and generate_audio and the file part', async () => {
@@ -104,21 +104,21 @@ describe('/v1/datasets', () => {
   });
 
   it('refuses generation for a cancelled subscription (403) and over quota (429), storing nothing', async () => {
-    const { user, key } = createUserWithKey(server.runtime.db, { email: 'ds-cancel@example.com', tier: 'free', now: new Date() });
-    const before = countDatasets();
+    const { user, key } = await createUserWithKey(server.runtime.db, { email: 'ds-cancel@example.com', tier: 'free', now: new Date() });
+    const before = await countDatasets();
     const over = await upload(`text\n${'q'.repeat(2000)}\n`.repeat(1) + `${'q'.repeat(2000)}\n`.repeat(5), { name: 'big', generate_audio: '1' }, key.key);
     expect(over.status).toBe(429);
-    updateUserSubscription(server.runtime.db, user.id, { status: 'cancelled', cancelAtPeriodEnd: false });
+    await updateUserSubscription(server.runtime.db, user.id, { status: 'cancelled', cancelAtPeriodEnd: false });
     const cancelled = await upload('text\nhello\n', { name: 'c', generate_audio: 'true' }, key.key);
     expect(cancelled.status).toBe(403);
     expect(cancelled.body.detail).toBe('Subscription is cancelled');
-    expect(countDatasets()).toBe(before);
+    expect(await countDatasets()).toBe(before);
     // Without generation a cancelled user may still store a dataset.
     expect((await upload('text\nhello\n', { name: 'c' }, key.key)).status).toBe(201);
   });
 
   it('lists datasets newest first with the paging envelope; 404 for unknown or foreign ids', async () => {
-    const { key } = createUserWithKey(server.runtime.db, { email: 'lister@example.com', now: new Date() });
+    const { key } = await createUserWithKey(server.runtime.db, { email: 'lister@example.com', now: new Date() });
     const ids: string[] = [];
     for (const name of ['a', 'b', 'c']) ids.push((await upload('text\nhi\n', { name }, key.key)).body.dataset_id);
     const page = await call(server, 'GET', '/v1/datasets?limit=2', { key: key.key });
@@ -141,16 +141,16 @@ describe('/v1/datasets', () => {
       .map(([rows, eol, header]) => (header ? `text,speaker_id${eol}` : '') + rows.map((r) => r.join(',')).join(eol));
     await fc.assert(
       fc.asyncProperty(fc.oneof(fc.uint8Array({ maxLength: 300 }), shape), async (data) => {
-        const datasets = countDatasets();
-        const rows = countRows();
+        const datasets = await countDatasets();
+        const rows = await countRows();
         const res = await upload(data);
         expect(res.status).toBeLessThan(500);
         if (res.status === 201) {
-          expect(countRows()).toBe(rows + res.body.row_count);
-          expect(countDatasets()).toBe(datasets + 1);
+          expect(await countRows()).toBe(rows + res.body.row_count);
+          expect(await countDatasets()).toBe(datasets + 1);
         } else {
           expect(res.status).toBe(400);
-          expect([countDatasets(), countRows()]).toEqual([datasets, rows]);
+          expect([await countDatasets(), await countRows()]).toEqual([datasets, rows]);
         }
       }),
       { numRuns: 60 },

@@ -34,8 +34,8 @@ describe('error codes from the service to the CLI', () => {
   });
 
   it('tells a spent quota from a rate limit by code: the quota hint, exit 5', async () => {
-    const { user, key } = createUserWithKey(server.runtime.db, { email: 'spent@example.com', tier: 'free', now: new Date() });
-    reserveCharacters(server.runtime.db, { userId: user.id, characters: 9_999, now: new Date() });
+    const { user, key } = await createUserWithKey(server.runtime.db, { email: 'spent@example.com', tier: 'free', now: new Date() });
+    await reserveCharacters(server.runtime.db, { userId: user.id, characters: 9_999, now: new Date() });
     const client = createClient({ baseUrl: server.url, apiKey: key.key });
     const speaker = (await client.listSpeakers({ limit: 1 })).items[0]!;
     const err = await failure(client.synthesize({ speaker_id: speaker.id, text: 'Hello there' }));

@@ -14,7 +14,7 @@ describe('the event loop stays free while a batch runs', () => {
 
   // The latency figure itself belongs to bench/ (bench/server.mjs); here: the loop is not held by synthesis.
   it('/health answers and the event loop ticks freely during a 100-item batch', async () => {
-    const speaker = fliteSpeaker(server.runtime.db);
+    const speaker = await fliteSpeaker(server.runtime.db);
     const items = Array.from({ length: 100 }, (_, i) => ({ speaker_id: speaker, text: `Health check under load, sentence ${i}. It has two parts.` }));
     const created = await call(server, 'POST', '/v1/tts/batch', { key: server.key, json: { items } });
     expect(created.status).toBe(201);

@@ -36,7 +36,7 @@ describe('GET /health with a broken database', () => {
   it('answers 503 degraded, still with the error-free shape and headers', async () => {
     const server = await startTestServer();
     try {
-      server.runtime.db.close();
+      await server.runtime.db.close();
       const res = await call(server, 'GET', '/health');
       expect(res.status).toBe(503);
       expect(res.body).toMatchObject({ status: 'degraded', version: VERSION, checks: { database: 'unavailable' } });

@@ -11,7 +11,7 @@ describe('GET /v1/jobs and /v1/jobs/{id}', () => {
   beforeAll(async () => {
     server = await startTestServer();
     await promoteToEnterprise(server);
-    speaker = fliteSpeaker(server.runtime.db);
+    speaker = await fliteSpeaker(server.runtime.db);
     for (let i = 0; i < 3; i++) {
       const res = await call(server, 'POST', '/v1/tts/batch', { key: server.key, json: { items: [{ speaker_id: speaker, text: `Job ${i}.` }] } });
       ids.push(res.body.job_id);
@@ -48,7 +48,7 @@ describe('GET /v1/jobs and /v1/jobs/{id}', () => {
     const unknown = await call(server, 'GET', '/v1/jobs/job_doesnotexist', { key: server.key });
     expect(unknown.status).toBe(404);
     expect(unknown.body.detail).toBe('Job not found');
-    const { key } = createUserWithKey(server.runtime.db, { email: 'other@example.com', now: new Date() });
+    const { key } = await createUserWithKey(server.runtime.db, { email: 'other@example.com', now: new Date() });
     const other = await call(server, 'GET', `/v1/jobs/${ids[0]}`, { key: key.key });
     expect(other.status).toBe(404);
     expect(other.body.detail).toBe('Job not found');

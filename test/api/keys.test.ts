@@ -74,7 +74,7 @@ describe('/v1/keys', () => {
   });
 
   it('answers 404 Key not found for unknown keys and other users\' keys, which stay usable', async () => {
-    const other = createUserWithKey(server.runtime.db, { email: 'other@example.com', now: new Date() });
+    const other = await createUserWithKey(server.runtime.db, { email: 'other@example.com', now: new Date() });
     const res = await call(server, 'DELETE', `/v1/keys/${other.key.id}`, { key: server.key });
     expect([res.status, res.body.detail]).toEqual([404, 'Key not found']);
     expect((await call(server, 'GET', '/v1/users/me', { key: other.key.key })).status).toBe(200);
@@ -85,7 +85,7 @@ describe('/v1/keys', () => {
   });
 
   it('will not let the last full key delete itself (400), but allows it when another full key exists', async () => {
-    const solo = createUserWithKey(server.runtime.db, { email: 'solo@example.com', now: new Date() });
+    const solo = await createUserWithKey(server.runtime.db, { email: 'solo@example.com', now: new Date() });
     const res = await call(server, 'DELETE', `/v1/keys/${solo.key.id}`, { key: solo.key.key });
     expect([res.status, res.body.detail]).toEqual([400, 'Cannot delete the last full-scope API key']);
     // A read key does not count as a way back in.

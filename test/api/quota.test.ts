@@ -17,15 +17,15 @@ describe('character quota over HTTP', () => {
   });
   afterAll(async () => server.close());
 
-  const userWithUsage = (email: string, used: number, tier = 'free') => {
-    const created = createUserWithKey(server.runtime.db, { email, tier, now: new Date() });
-    if (used > 0) reserveCharacters(server.runtime.db, { userId: created.user.id, characters: used, now: new Date() });
+  const userWithUsage = async (email: string, used: number, tier = 'free') => {
+    const created = await createUserWithKey(server.runtime.db, { email, tier, now: new Date() });
+    if (used > 0) await reserveCharacters(server.runtime.db, { userId: created.user.id, characters: used, now: new Date() });
     return created;
   };
   const used = async (key: string) => (await call(server, 'GET', '/v1/users/usage', { key })).body.characters_used as number;
 
   it('answers 429 with the spec\'s message when a text does not fit, consuming nothing', async () => {
-    const { key } = userWithUsage('nearly@example.com', 9_995);
+    const { key } = await userWithUsage('nearly@example.com', 9_995);
     const res = await call(server, 'POST', '/v1/tts/synthesize', { key: key.key, json: { speaker_id: speakerId, text: 'Hello there' } });
     expect(res.status).toBe(429);
     expect(res.body).toEqual({ detail: QUOTA, status_code: 429, request_id: res.headers.get('x-request-id'), code: 'quota_exceeded' });
@@ -40,7 +40,7 @@ describe('character quota over HTTP', () => {
   it('never overshoots under 20 parallel synthesis requests: exactly those that fit succeed', async () => {
     // 70 characters left: 14 requests of "Hello" (5) fit, 6 must get 429. Starter: 60 requests a minute
     // leave room for the 20 requests and the checks (free allows only 20).
-    const { key } = userWithUsage('parallel@example.com', 100_000 - 70, 'starter');
+    const { key } = await userWithUsage('parallel@example.com', 100_000 - 70, 'starter');
     const replies = await Promise.all(
       Array.from({ length: 20 }, () => call(server, 'POST', '/v1/tts/synthesize', { key: key.key, json: { speaker_id: speakerId, text: 'Hello' } })),
     );
@@ -52,17 +52,17 @@ describe('character quota over HTTP', () => {
   });
 
   it('applies a tier change to the quota at once', async () => {
-    const { user, key } = userWithUsage('upgrade@example.com', 10_000);
+    const { user, key } = await userWithUsage('upgrade@example.com', 10_000);
     expect((await call(server, 'POST', '/v1/tts/synthesize', { key: key.key, json: { speaker_id: speakerId, text: 'Hi' } })).status).toBe(429);
-    updateUserTier(server.runtime.db, user.id, 'starter');
+    await updateUserTier(server.runtime.db, user.id, 'starter');
     const usage = await call(server, 'GET', '/v1/users/usage', { key: key.key });
     expect(usage.body).toMatchObject({ characters_limit: 100_000, subscription_tier: 'starter', characters_used: 10_000 });
     expect((await call(server, 'POST', '/v1/tts/synthesize', { key: key.key, json: { speaker_id: speakerId, text: 'Hi' } })).status).toBe(200);
   });
 
   it('refuses synthesis to a cancelled subscription with 403, consuming nothing', async () => {
-    const { user, key } = userWithUsage('cancelled@example.com', 0);
-    updateUserSubscription(server.runtime.db, user.id, { status: 'cancelled', cancelAtPeriodEnd: false });
+    const { user, key } = await userWithUsage('cancelled@example.com', 0);
+    await updateUserSubscription(server.runtime.db, user.id, { status: 'cancelled', cancelAtPeriodEnd: false });
     const res = await call(server, 'POST', '/v1/tts/synthesize', { key: key.key, json: { speaker_id: speakerId, text: 'Hi' } });
     expect([res.status, res.body.detail]).toEqual([403, 'Subscription is cancelled']);
     expect(await used(key.key)).toBe(0);

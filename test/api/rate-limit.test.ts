@@ -20,7 +20,7 @@ describe('rate limits', () => {
   it('lets exactly the per-minute limit through under 50 parallel requests of one key', async () => {
     const clock = manualClock('2025-03-10T12:00:15Z');
     server = await startTestServer({ clock });
-    const { key } = createUserWithKey(server.runtime.db, { email: 'free@example.com', tier: 'free', now: clock.now() });
+    const { key } = await createUserWithKey(server.runtime.db, { email: 'free@example.com', tier: 'free', now: clock.now() });
     const s = server;
     const replies = await Promise.all(Array.from({ length: 50 }, () => call(s, 'GET', '/v1/users/me', { key: key.key })));
     const ok = replies.filter((r) => r.status === 200);
@@ -48,7 +48,7 @@ describe('rate limits', () => {
     const clock = manualClock('2025-03-10T22:00:00Z');
     server = await startTestServer({ clock });
     const s = server;
-    const { user, key } = createUserWithKey(s.runtime.db, { email: 'day@example.com', tier: 'free', now: clock.now() });
+    const { user, key } = await createUserWithKey(s.runtime.db, { email: 'day@example.com', tier: 'free', now: clock.now() });
     for (let i = 0; i < 200; i++) {
       if (i % 20 === 0) clock.advance(60_000);
       expect((await call(s, 'GET', '/v1/users/me', { key: key.key })).status).toBe(200);
@@ -60,7 +60,7 @@ describe('rate limits', () => {
     expect(Number(denied.headers.get('retry-after'))).toBe((Date.parse('2025-03-11T00:00:00Z') - clock.now().getTime()) / 1000);
     // A fresh key of the same user starts no fresh day: the windows belong to the account (DESIGN §4.14).
     const { createApiKey } = await import('../../src/server/services/keys.js');
-    const other = createApiKey(s.runtime.db, { userId: user.id, now: clock.now() });
+    const other = await createApiKey(s.runtime.db, { userId: user.id, now: clock.now() });
     expect((await call(s, 'GET', '/v1/users/me', { key: other.key })).status).toBe(429);
     clock.set('2025-03-11T00:00:00Z');
     expect((await call(s, 'GET', '/v1/users/me', { key: key.key })).status).toBe(200);
@@ -71,7 +71,7 @@ describe('rate limits', () => {
     const clock = manualClock('2025-03-10T12:00:00Z');
     server = await startTestServer({ clock });
     const s = server;
-    const { user, key } = createUserWithKey(s.runtime.db, { email: 'starter@example.com', tier: 'starter', now: clock.now() });
+    const { user, key } = await createUserWithKey(s.runtime.db, { email: 'starter@example.com', tier: 'starter', now: clock.now() });
     const second = (await call(s, 'POST', '/v1/keys', { key: key.key, json: { name: 'second' } })).body.key as string;
     const replies = await Promise.all(
       Array.from({ length: 100 }, (_, i) => call(s, 'GET', '/v1/users/me', { key: i % 2 === 0 ? key.key : second })),
@@ -80,7 +80,7 @@ describe('rate limits', () => {
     expect(replies.filter((r) => r.status === 200)).toHaveLength(59);
     expect(replies.filter((r) => r.status === 429)).toHaveLength(41);
     expect((await call(s, 'GET', '/v1/users/me', { key: second })).status).toBe(429);
-    expect(s.runtime.rateLimiter.requestsToday(user.id)).toBe(60);
+    expect(await s.runtime.rateLimiter.requestsToday(user.id)).toBe(60);
   });
 
   it('limits anonymous requests per client IP at 60 a minute', async () => {

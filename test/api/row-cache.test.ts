@@ -37,9 +37,9 @@ describe('cached key and user lookups stay exact', () => {
   });
 
   it('a tier change applies to the rate limits of the next request, made here or elsewhere', async () => {
-    const { user, key } = createUserWithKey(server.runtime.db, { email: 'tiers@example.com', tier: 'free', now: new Date() });
+    const { user, key } = await createUserWithKey(server.runtime.db, { email: 'tiers@example.com', tier: 'free', now: new Date() });
     expect((await me(key.key)).headers.get('x-ratelimit-limit')).toBe('20');
-    changeTier(server.runtime.db, { userId: user.id, tier: 'starter', now: new Date() });
+    await changeTier(server.runtime.db, { userId: user.id, tier: 'starter', now: new Date() });
     expect((await me(key.key)).headers.get('x-ratelimit-limit')).toBe('60');
     const other = new Database(join(server.dataDir, 'voxctl.db'));
     other.prepare(`UPDATE users SET subscription_tier = 'pro' WHERE id = ?`).run(user.id);
@@ -56,18 +56,18 @@ describe('cached key and user lookups stay exact', () => {
   });
 
   it('a cancelled or resumed subscription applies to the next request', async () => {
-    const { user, key } = createUserWithKey(server.runtime.db, { email: 'cancel@example.com', tier: 'starter', now: new Date() });
+    const { user, key } = await createUserWithKey(server.runtime.db, { email: 'cancel@example.com', tier: 'starter', now: new Date() });
     expect((await me(key.key)).body.subscription_tier).toBe('starter');
     const sub = () => call(server, 'GET', '/v1/billing/subscription', { key: key.key });
     expect((await sub()).body.status).toBe('active');
-    setCancelled(server.runtime.db, { userId: user.id, cancelled: true });
+    await setCancelled(server.runtime.db, { userId: user.id, cancelled: true });
     expect((await sub()).body.status).toBe('cancelled');
-    setCancelled(server.runtime.db, { userId: user.id, cancelled: false });
+    await setCancelled(server.runtime.db, { userId: user.id, cancelled: false });
     expect((await sub()).body.status).toBe('active');
   });
 
   it('a user changed by another process shows the change on the next request', async () => {
-    const { user, key } = createUserWithKey(server.runtime.db, { email: 'rename@example.com', name: 'Before', now: new Date() });
+    const { user, key } = await createUserWithKey(server.runtime.db, { email: 'rename@example.com', name: 'Before', now: new Date() });
     expect((await me(key.key)).body.name).toBe('Before');
     const other = new Database(join(server.dataDir, 'voxctl.db'));
     other.prepare(`UPDATE users SET name = 'After' WHERE id = ?`).run(user.id);

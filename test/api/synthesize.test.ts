@@ -15,7 +15,7 @@ describe('POST /v1/tts/synthesize', () => {
   beforeAll(async () => {
     server = await startTestServer();
     await promoteToEnterprise(server);
-    slt = fliteSpeaker(server.runtime.db, 'slt');
+    slt = await fliteSpeaker(server.runtime.db, 'slt');
   });
   afterAll(async () => server.close());
 
@@ -51,7 +51,7 @@ describe('POST /v1/tts/synthesize', () => {
   });
 
   it('synthesises with eSpeak-bound speakers too, and different speakers sound different', async () => {
-    const es = espeakSpeaker(server.runtime.db);
+    const es = await espeakSpeaker(server.runtime.db);
     const a = await synth({ speaker_id: es, text: 'Good morning everyone.' });
     const b = await synth({ speaker_id: slt, text: 'Good morning everyone.' });
     expect(a.status).toBe(200);
@@ -89,8 +89,8 @@ describe('POST /v1/tts/synthesize', () => {
   }, 120_000);
 
   it('answers 403 for a cancelled subscription', async () => {
-    const { user, key } = createUserWithKey(server.runtime.db, { email: 'cancelled@example.com', now: new Date() });
-    updateUserSubscription(server.runtime.db, user.id, { status: 'cancelled', cancelAtPeriodEnd: false });
+    const { user, key } = await createUserWithKey(server.runtime.db, { email: 'cancelled@example.com', now: new Date() });
+    await updateUserSubscription(server.runtime.db, user.id, { status: 'cancelled', cancelAtPeriodEnd: false });
     const res = await synth({ speaker_id: slt, text: 'hello' }, key.key);
     expect(res.status).toBe(403);
     expect(res.body.detail).toBe('Subscription is cancelled');
@@ -98,9 +98,9 @@ describe('POST /v1/tts/synthesize', () => {
 
   it('20 concurrent requests near the quota never overshoot it', async () => {
     // Starter: 100,000 characters and 60 requests/min (free's 20/min would rate-limit the test itself).
-    const { user, key } = createUserWithKey(server.runtime.db, { email: 'near@example.com', tier: 'starter', now: new Date() });
+    const { user, key } = await createUserWithKey(server.runtime.db, { email: 'near@example.com', tier: 'starter', now: new Date() });
     // 99,950 already used leaves room for exactly 5 requests of 10.
-    addCharactersUsed(server.runtime.db, user.id, billingPeriod(new Date()).start, 99_950);
+    await addCharactersUsed(server.runtime.db, user.id, billingPeriod(new Date()).start, 99_950);
     const replies = await Promise.all(Array.from({ length: 20 }, () => synth({ speaker_id: slt, text: 'Ten chars.' }, key.key)));
     const ok = replies.filter((r) => r.status === 200).length;
     const limited = replies.filter((r) => r.status === 429);

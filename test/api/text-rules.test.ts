@@ -10,14 +10,14 @@ describe('text rules over HTTP: lone surrogates and texts with nothing to speak'
   beforeAll(async () => {
     server = await startTestServer();
     await promoteToEnterprise(server);
-    slt = fliteSpeaker(server.runtime.db, 'slt');
+    slt = await fliteSpeaker(server.runtime.db, 'slt');
   });
   afterAll(async () => server.close());
 
-  const counts = () => ({
-    audio: (server.runtime.db.prepare('SELECT COUNT(*) AS n FROM audio').get() as { n: number }).n,
-    jobs: (server.runtime.db.prepare('SELECT COUNT(*) AS n FROM jobs').get() as { n: number }).n,
-    datasets: (server.runtime.db.prepare('SELECT COUNT(*) AS n FROM datasets').get() as { n: number }).n,
+  const counts = async () => ({
+    audio: await server.runtime.db.value<number>('SELECT COUNT(*) AS n FROM audio'),
+    jobs: await server.runtime.db.value<number>('SELECT COUNT(*) AS n FROM jobs'),
+    datasets: await server.runtime.db.value<number>('SELECT COUNT(*) AS n FROM datasets'),
   });
 
   it.each([
@@ -30,11 +30,11 @@ describe('text rules over HTTP: lone surrogates and texts with nothing to speak'
     ['a key name', '/v1/keys', () => ({ name: 'ci \ud800' }), 'Invalid body.name: must not contain a lone surrogate', ['body', 'name']],
     ['an object key', '/v1/tts/synthesize', () => ({ speaker_id: slt, text: 'hi', ['x\ud800']: 1 }), 'Invalid body.x\ud800: must not contain a lone surrogate', ['body', 'x\ud800']],
   ])('refuses %s with 400 naming the field, charging and storing nothing', async (_name, path, body, detail, loc) => {
-    const before = { used: await charactersUsed(server), ...counts() };
+    const before = { used: await charactersUsed(server), ...(await counts()) };
     const res = await call(server, 'POST', path, { key: server.key, json: body() });
     expect([res.status, res.body.detail]).toEqual([400, detail]);
     expect(res.body.errors[0].loc).toEqual(loc);
-    expect({ used: await charactersUsed(server), ...counts() }).toEqual(before);
+    expect({ used: await charactersUsed(server), ...(await counts()) }).toEqual(before);
   });
 
   it('still takes well-formed astral characters (a surrogate pair is one code point)', async () => {
@@ -48,7 +48,7 @@ describe('text rules over HTTP: lone surrogates and texts with nothing to speak'
     ['symbols and marks only', '♪ © ° \u0301\u0301'],
     ['emoji with skin tone and ZWJ', '👩🏽‍💻 ❤️'],
   ])('answers %s with 400 "Text has nothing to speak", charging nothing', async (_name, text) => {
-    const before = { used: await charactersUsed(server), ...counts() };
+    const before = { used: await charactersUsed(server), ...(await counts()) };
     const one = await call(server, 'POST', '/v1/tts/synthesize', { key: server.key, json: { speaker_id: slt, text } });
     expect([one.status, one.body.detail]).toEqual([400, 'Text has nothing to speak']);
     const batch = await call(server, 'POST', '/v1/tts/batch', { key: server.key, json: { items: [{ speaker_id: slt, text: 'fine' }, { speaker_id: slt, text }] } });
@@ -56,7 +56,7 @@ describe('text rules over HTTP: lone surrogates and texts with nothing to speak'
     const csv = `text,speaker_id\nHello there,${slt}\n"${text}",${slt}\n`;
     const dataset = await postMultipart(server, '/v1/datasets/upload', { file: { bytes: csv, name: 'd.csv' }, fields: { name: 'n', generate_audio: 'true' } });
     expect([dataset.status, dataset.body.detail]).toEqual([400, 'Line 3: Text has nothing to speak']);
-    expect({ used: await charactersUsed(server), ...counts() }).toEqual(before);
+    expect({ used: await charactersUsed(server), ...(await counts()) }).toEqual(before);
   });
 
   it('speaks digits, any script, and compatibility forms (circled, full-width) after NFKC', async () => {

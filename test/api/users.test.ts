@@ -28,8 +28,8 @@ describe('/v1/users', () => {
   });
 
   it('GET /v1/users/usage reports the calendar month in UTC and counts today\'s requests', async () => {
-    const { user, key } = createUserWithKey(server.runtime.db, { email: 'usage@example.com', tier: 'starter', now: clock.now() });
-    reserveCharacters(server.runtime.db, { userId: user.id, characters: 1234, now: clock.now() });
+    const { user, key } = await createUserWithKey(server.runtime.db, { email: 'usage@example.com', tier: 'starter', now: clock.now() });
+    await reserveCharacters(server.runtime.db, { userId: user.id, characters: 1234, now: clock.now() });
     const first = await call(server, 'GET', '/v1/users/usage', { key: key.key });
     expect(first.status).toBe(200);
     expect(first.body).toEqual({
@@ -59,9 +59,9 @@ describe('/v1/users', () => {
   });
 
   it('keeps users apart: each key sees its own profile and usage', async () => {
-    const a = createUserWithKey(server.runtime.db, { email: 'a@example.com', name: 'A', tier: 'free', now: clock.now() });
-    const b = createUserWithKey(server.runtime.db, { email: 'b@example.com', tier: 'enterprise', now: clock.now() });
-    reserveCharacters(server.runtime.db, { userId: a.user.id, characters: 77, now: clock.now() });
+    const a = await createUserWithKey(server.runtime.db, { email: 'a@example.com', name: 'A', tier: 'free', now: clock.now() });
+    const b = await createUserWithKey(server.runtime.db, { email: 'b@example.com', tier: 'enterprise', now: clock.now() });
+    await reserveCharacters(server.runtime.db, { userId: a.user.id, characters: 77, now: clock.now() });
     const meA = await call(server, 'GET', '/v1/users/me', { key: a.key.key });
     const meB = await call(server, 'GET', '/v1/users/me', { key: b.key.key });
     expect(meA.body).toMatchObject({ id: a.user.id, email: 'a@example.com', name: 'A', subscription_tier: 'free' });
@@ -85,7 +85,7 @@ describe('requests_today across a restart', () => {
     const clock = manualClock('2025-02-10T08:30:00Z');
     try {
       const first = await startTestServer({ dataDir, clock });
-      const free = createUserWithKey(first.runtime.db, { email: 'free@example.com', tier: 'free', now: clock.now() });
+      const free = await createUserWithKey(first.runtime.db, { email: 'free@example.com', tier: 'free', now: clock.now() });
       for (let i = 0; i < 7; i++) await call(first, 'GET', '/v1/users/me', { key: TEST_KEY });
       for (let i = 0; i < 190; i++) {
         if (i % 20 === 0) clock.advance(60_000);

@@ -11,16 +11,13 @@ import { updateUserTier } from '../../src/server/storage/repositories/users.js';
 import type { TestServer } from './server.js';
 
 /** A catalogue speaker bound to a given Flite voice, with neutral-ish prosody first (clearest speech). */
-export function fliteSpeaker(db: Db, voice = 'slt'): string {
-  return db
-    .prepare(`SELECT id FROM speakers WHERE engine = 'flite' AND voice = ? ORDER BY abs(pitch) + abs(rate - 1) * 10 LIMIT 1`)
-    .pluck()
-    .get(voice) as string;
+export async function fliteSpeaker(db: Db, voice = 'slt'): Promise<string> {
+  return (await db.value<string>(`SELECT id FROM speakers WHERE engine = 'flite' AND voice = ? ORDER BY abs(pitch) + abs(rate - 1) * 10 LIMIT 1`, [voice]))!;
 }
 
 /** A catalogue speaker of the eSpeak engine. */
-export function espeakSpeaker(db: Db): string {
-  return db.prepare(`SELECT id FROM speakers WHERE engine = 'espeak' AND voice LIKE 'en%' LIMIT 1`).pluck().get() as string;
+export async function espeakSpeaker(db: Db): Promise<string> {
+  return (await db.value<string>(`SELECT id FROM speakers WHERE engine = 'espeak' AND voice LIKE 'en%' LIMIT 1`))!;
 }
 
 /** Root mean square of PCM16 samples (0 = silence). */
@@ -114,7 +111,7 @@ export async function charactersUsed(server: TestServer, key = server.key): Prom
 /** Raises the bootstrap user to enterprise (1,000 requests/min) so polling tests stay clear of rate limits. */
 export async function promoteToEnterprise(server: TestServer): Promise<void> {
   const me = await call(server, 'GET', '/v1/users/me', { key: server.key });
-  updateUserTier(server.runtime.db, me.body.id as string, 'enterprise');
+  await updateUserTier(server.runtime.db, me.body.id as string, 'enterprise');
 }
 
 export { parseWav, call };

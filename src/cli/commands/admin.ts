@@ -26,7 +26,7 @@ interface CreateFlags {
  */
 export async function createUserCommand(flags: CreateFlags, ctx: AdminContext): Promise<void> {
   // Loaded lazily: the client commands should not pay for SQLite.
-  const { validateNewUser, createUserWithKey, openDatabase } = await import('../../server/admin.js');
+  const { validateNewUser, createUserWithKey, openSqliteDatabase } = await import('../../server/admin.js');
   try {
     validateNewUser(flags);
   } catch (err) {
@@ -35,15 +35,15 @@ export async function createUserCommand(flags: CreateFlags, ctx: AdminContext): 
   }
   const dataDir = resolveDataDir(flags.dataDir, ctx.env.raw());
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
-  const db = openDatabase(join(dataDir, 'voxctl.db'));
+  const db = openSqliteDatabase(join(dataDir, 'voxctl.db'));
   try {
-    const { key } = createUserWithKey(db, { email: flags.email, name: flags.name, tier: flags.tier, now: new Date() });
+    const { key } = await createUserWithKey(db, { email: flags.email, name: flags.name, tier: flags.tier, now: new Date() });
     ctx.stdout.write(`${key.key}\n`);
   } catch (err) {
     if (err instanceof DomainError) throw new CliError(err.message, { cause: err });
     throw err;
   } finally {
-    db.close();
+    await db.close();
   }
 }
 

@@ -1,6 +1,5 @@
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Db } from '../storage/db.js';
-import { inTransaction } from '../storage/db.js';
 import type { BillingPortal } from '../../shared/schemas/system.js';
 import {
   deleteExpiredPortalSessions,
@@ -27,12 +26,12 @@ const sha256 = (text: string) => createHash('sha256').update(text).digest('hex')
 const randomToken = () => randomBytes(32).toString('base64url');
 
 /** Issues a portal link for the user, valid 24 h (and forgets expired ones with their sessions). */
-export function createPortalLink(db: Db, opts: { userId: string; base: string; now: Date }): BillingPortal {
+export async function createPortalLink(db: Db, opts: { userId: string; base: string; now: Date }): Promise<BillingPortal> {
   const token = randomToken();
   const expires = new Date(opts.now.getTime() + PORTAL_TTL_MS).toISOString();
-  inTransaction(db, () => {
-    deleteExpiredPortalSessions(db, opts.now.toISOString());
-    insertPortalToken(db, { token_hash: sha256(token), user_id: opts.userId, created_at: opts.now.toISOString(), expires_at: expires });
+  await db.transaction(async () => {
+    await deleteExpiredPortalSessions(db, opts.now.toISOString());
+    await insertPortalToken(db, { token_hash: sha256(token), user_id: opts.userId, created_at: opts.now.toISOString(), expires_at: expires });
   });
   return { url: `${opts.base.replace(/\/+$/, '')}/billing/portal/${token}`, expires_at: expires };
 }
@@ -41,14 +40,14 @@ export function createPortalLink(db: Db, opts: { userId: string; base: string; n
 export type OpenedLink = { kind: 'session'; sessionId: string; expiresAt: Date } | { kind: 'invalid' | 'expired' };
 
 /** Starts a new browser session on a link that exists and has not expired (DESIGN §4.16). */
-export function openPortalLink(db: Db, opts: { token: string; now: Date }): OpenedLink {
+export async function openPortalLink(db: Db, opts: { token: string; now: Date }): Promise<OpenedLink> {
   if (!TOKEN_PATTERN.test(opts.token)) return { kind: 'invalid' };
   const tokenHash = sha256(opts.token);
-  const row = findPortalToken(db, tokenHash);
+  const row = await findPortalToken(db, tokenHash);
   if (!row) return { kind: 'invalid' };
   if (Date.parse(row.expires_at) <= opts.now.getTime()) return { kind: 'expired' };
   const sessionId = randomToken();
-  insertPortalBrowserSession(db, {
+  await insertPortalBrowserSession(db, {
     session_hash: sha256(sessionId),
     token_hash: tokenHash,
     user_id: row.user_id,
@@ -59,9 +58,12 @@ export function openPortalLink(db: Db, opts: { token: string; now: Date }): Open
 }
 
 /** The user behind a portal session cookie, while it is valid. */
-export function portalSession(db: Db, opts: { sessionId: string | undefined; now: Date }): { userId: string; expiresAt: Date } | undefined {
+export async function portalSession(
+  db: Db,
+  opts: { sessionId: string | undefined; now: Date },
+): Promise<{ userId: string; expiresAt: Date } | undefined> {
   if (!opts.sessionId || !TOKEN_PATTERN.test(opts.sessionId)) return undefined;
-  const row = findPortalSession(db, sha256(opts.sessionId));
+  const row = await findPortalSession(db, sha256(opts.sessionId));
   if (!row || Date.parse(row.expires_at) <= opts.now.getTime()) return undefined;
   return { userId: row.user_id, expiresAt: new Date(row.expires_at) };
 }

@@ -15,15 +15,18 @@ export const NOTICES: Readonly<Record<string, string>> = {
 };
 
 /** Gathers what the portal page of `userId` shows. */
-export function buildPortalView(db: Db, opts: { userId: string; csrf: string; now: Date; notice?: string; error?: string }): PortalView {
-  const user = findUserById(db, opts.userId);
+export async function buildPortalView(
+  db: Db,
+  opts: { userId: string; csrf: string; now: Date; notice?: string; error?: string },
+): Promise<PortalView> {
+  const user = await findUserById(db, opts.userId);
   if (!user) throw new DomainError('user_not_found', 'User not found');
-  const card = paymentMethod(db, opts.userId);
+  const card = await paymentMethod(db, opts.userId);
   return {
     email: user.email,
     ...(user.name ? { name: user.name } : {}),
-    subscription: getSubscription(db, opts.userId, opts.now),
-    usage: currentUsage(db, opts.userId, opts.now),
+    subscription: await getSubscription(db, opts.userId, opts.now),
+    usage: await currentUsage(db, opts.userId, opts.now),
     plans: TIERS.map((tier) => ({
       tier,
       priceCents: TIER_PRICES_CENTS[tier],
@@ -31,7 +34,7 @@ export function buildPortalView(db: Db, opts: { userId: string; csrf: string; no
       perMinute: TIER_LIMITS[tier].perMinute,
       perDay: TIER_LIMITS[tier].perDay,
     })),
-    invoices: listInvoices(db, opts.userId, opts.now),
+    invoices: await listInvoices(db, opts.userId, opts.now),
     ...(card ? { card } : {}),
     csrf: opts.csrf,
     ...(opts.notice ? { notice: opts.notice } : {}),

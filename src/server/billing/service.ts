@@ -1,6 +1,5 @@
 import { stringify } from 'csv-stringify/sync';
 import type { Db } from '../storage/db.js';
-import { inTransaction } from '../storage/db.js';
 import type { Subscription } from '../../shared/schemas/system.js';
 import type { Tier } from '../../shared/schemas/users.js';
 import { findUserById, updateUserSubscription, updateUserTier, type UserRow } from '../storage/repositories/users.js';
@@ -27,15 +26,15 @@ export const TIER_PRICES_CENTS: Readonly<Record<Tier, number>> = {
 export const CURRENCY = 'USD';
 
 /** The user or 404 (a portal session or key whose user vanished). */
-function user(db: Db, userId: string): UserRow {
-  const row = findUserById(db, userId);
+async function user(db: Db, userId: string): Promise<UserRow> {
+  const row = await findUserById(db, userId);
   if (!row) throw new DomainError('user_not_found', 'User not found');
   return row;
 }
 
 /** GET /v1/billing/subscription: tier, status and the current calendar-month period. */
-export function getSubscription(db: Db, userId: string, now: Date): Subscription {
-  const row = user(db, userId);
+export async function getSubscription(db: Db, userId: string, now: Date): Promise<Subscription> {
+  const row = await user(db, userId);
   const period = billingPeriod(now);
   return {
     tier: row.subscription_tier,
@@ -50,12 +49,12 @@ export function getSubscription(db: Db, userId: string, now: Date): Subscription
  * Changes the tier at once: the auth layer reads the tier on every request, so quotas and rate limits
  * follow from the next request on. The change is recorded so earlier invoices keep their own tier.
  */
-export function changeTier(db: Db, opts: { userId: string; tier: Tier; now: Date }): void {
-  inTransaction(db, () => {
-    const row = user(db, opts.userId);
+export async function changeTier(db: Db, opts: { userId: string; tier: Tier; now: Date }): Promise<void> {
+  await db.transaction(async () => {
+    const row = await user(db, opts.userId);
     if (row.subscription_tier === opts.tier) return;
-    updateUserTier(db, opts.userId, opts.tier);
-    insertSubscriptionChange(db, { user_id: opts.userId, previous_tier: row.subscription_tier, tier: opts.tier, changed_at: opts.now.toISOString() });
+    await updateUserTier(db, opts.userId, opts.tier);
+    await insertSubscriptionChange(db, { user_id: opts.userId, previous_tier: row.subscription_tier, tier: opts.tier, changed_at: opts.now.toISOString() });
   });
 }
 
@@ -63,9 +62,9 @@ export function changeTier(db: Db, opts: { userId: string; tier: Tier; now: Date
  * Cancels the subscription: status `cancelled` at once (synthesis, batch and dataset generation answer
  * 403 `Subscription is cancelled`) and no renewal at the period end. Resuming undoes both.
  */
-export function setCancelled(db: Db, opts: { userId: string; cancelled: boolean }): void {
-  user(db, opts.userId);
-  updateUserSubscription(db, opts.userId, opts.cancelled ? { status: 'cancelled', cancelAtPeriodEnd: true } : { status: 'active', cancelAtPeriodEnd: false });
+export async function setCancelled(db: Db, opts: { userId: string; cancelled: boolean }): Promise<void> {
+  await user(db, opts.userId);
+  await updateUserSubscription(db, opts.userId, opts.cancelled ? { status: 'cancelled', cancelAtPeriodEnd: true } : { status: 'active', cancelAtPeriodEnd: false });
 }
 
 /** One invoice: a past billing period with recorded usage, priced at the tier of that period. */
@@ -88,11 +87,11 @@ function tierAt(changes: SubscriptionChangeRow[], instant: string, current: Tier
 }
 
 /** Invoices of every past period with recorded usage, newest first. */
-export function listInvoices(db: Db, userId: string, now: Date): Invoice[] {
-  const row = user(db, userId);
+export async function listInvoices(db: Db, userId: string, now: Date): Promise<Invoice[]> {
+  const row = await user(db, userId);
   const current = billingPeriod(now).start;
-  const changes = listSubscriptionChanges(db, userId);
-  return listUsagePeriods(db, userId)
+  const changes = await listSubscriptionChanges(db, userId);
+  return (await listUsagePeriods(db, userId))
     .filter((p) => p.period_start < current)
     .map((p) => {
       const start = new Date(`${p.period_start}T00:00:00.000Z`);
@@ -114,8 +113,8 @@ export function listInvoices(db: Db, userId: string, now: Date): Invoice[] {
 }
 
 /** One of the user's invoices by id, or 404 `Invoice not found`. */
-export function getInvoice(db: Db, userId: string, invoiceId: string, now: Date): Invoice {
-  const invoice = listInvoices(db, userId, now).find((i) => i.id === invoiceId);
+export async function getInvoice(db: Db, userId: string, invoiceId: string, now: Date): Promise<Invoice> {
+  const invoice = (await listInvoices(db, userId, now)).find((i) => i.id === invoiceId);
   if (!invoice) throw new DomainError('invoice_not_found', 'Invoice not found');
   return invoice;
 }
@@ -144,16 +143,19 @@ export function invoiceCsv(invoice: Invoice): string {
 }
 
 /** The user's card summary (brand, last 4, expiry), if one was recorded. */
-export function paymentMethod(db: Db, userId: string): CardSummary | undefined {
-  const row = getPaymentMethod(db, userId);
+export async function paymentMethod(db: Db, userId: string): Promise<CardSummary | undefined> {
+  const row = await getPaymentMethod(db, userId);
   return row && { brand: row.brand, last4: row.last4, expMonth: row.exp_month, expYear: row.exp_year };
 }
 
 /** Validates a card (Luhn, expiry) and keeps only its summary; throws CardError for the page. */
-export function savePaymentMethod(db: Db, opts: { userId: string; number: string; expMonth: string; expYear: string; now: Date }): CardSummary {
-  user(db, opts.userId);
+export async function savePaymentMethod(
+  db: Db,
+  opts: { userId: string; number: string; expMonth: string; expYear: string; now: Date },
+): Promise<CardSummary> {
+  await user(db, opts.userId);
   const card = summarizeCard(opts, opts.now);
-  upsertPaymentMethod(db, {
+  await upsertPaymentMethod(db, {
     user_id: opts.userId,
     brand: card.brand,
     last4: card.last4,
@@ -165,7 +167,7 @@ export function savePaymentMethod(db: Db, opts: { userId: string; number: string
 }
 
 /** Characters used in the current period (the portal's usage line). */
-export function currentUsage(db: Db, userId: string, now: Date): { used: number; limit: number } {
-  const row = user(db, userId);
-  return { used: getCharactersUsed(db, userId, billingPeriod(now).start), limit: TIER_LIMITS[row.subscription_tier].characters };
+export async function currentUsage(db: Db, userId: string, now: Date): Promise<{ used: number; limit: number }> {
+  const row = await user(db, userId);
+  return { used: await getCharactersUsed(db, userId, billingPeriod(now).start), limit: TIER_LIMITS[row.subscription_tier].characters };
 }

@@ -28,7 +28,7 @@ export function createBatchRunner(w: JobRunnerWiring): JobRunner {
     clock: w.clock,
     concurrency: Math.max(2, workers * 2),
     async render(item) {
-      const voice = resolveVoice(w.db, item.speakerId);
+      const voice = await resolveVoice(w.db, item.speakerId);
       if (!voice) throw new Error(`Speaker not found: ${item.speakerId}`);
       return renderSpeech(w.tts(), { text: item.text, voice, sampleRate: item.sampleRate });
     },

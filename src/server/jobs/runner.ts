@@ -26,8 +26,8 @@ export interface JobRunnerDeps {
 
 /** The background worker of the persistent queue. */
 export interface JobRunner {
-  /** Recovers after a crash and starts processing. */
-  start(): void;
+  /** Recovers after a crash and starts processing (resolves once recovered). */
+  start(): Promise<void>;
   /** New work was queued: claim it now (no polling). */
   wake(): void;
   /** Stops claiming and waits for the items in flight; unfinished ones stay queued for the next start. */
@@ -43,29 +43,52 @@ export function createJobRunner(deps: JobRunnerDeps): JobRunner {
   let started = false;
   let idleWaiters: (() => void)[] = [];
 
+  // One claim at a time: two overlapping claims would both count the free slots and take too many.
+  let pumping: Promise<void> | undefined;
+  let pumpAgain = false;
+  let starting: Promise<void> | undefined;
+
   const report = (err: unknown) => deps.onError?.(err);
+
+  const notifyIdle = () => {
+    if (active.size > 0 || pumping !== undefined) return;
+    const waiters = idleWaiters;
+    idleWaiters = [];
+    for (const w of waiters) w();
+  };
+
+  async function claimAndRun(): Promise<void> {
+    do {
+      pumpAgain = false;
+      if (stopped) return;
+      let claimed: ClaimedItem[];
+      try {
+        claimed = await claimItems(deps.db, deps.concurrency - active.size, deps.clock.now());
+      } catch (err) {
+        report(err);
+        return;
+      }
+      for (const item of claimed) {
+        const task: Promise<void> = runItem(item).finally(() => {
+          active.delete(task);
+          pump();
+          notifyIdle();
+        });
+        active.add(task);
+      }
+    } while (pumpAgain);
+  }
 
   function pump(): void {
     if (stopped || !started) return;
-    let claimed: ClaimedItem[];
-    try {
-      claimed = claimItems(deps.db, deps.concurrency - active.size, deps.clock.now());
-    } catch (err) {
-      report(err);
+    if (pumping) {
+      pumpAgain = true;
       return;
     }
-    for (const item of claimed) {
-      const task: Promise<void> = runItem(item).finally(() => {
-        active.delete(task);
-        pump();
-        if (active.size === 0) {
-          const waiters = idleWaiters;
-          idleWaiters = [];
-          for (const w of waiters) w();
-        }
-      });
-      active.add(task);
-    }
+    pumping = claimAndRun().finally(() => {
+      pumping = undefined;
+      notifyIdle();
+    });
   }
 
   async function runItem(item: ClaimedItem): Promise<void> {
@@ -81,14 +104,14 @@ export function createJobRunner(deps: JobRunnerDeps): JobRunner {
       // Shutting down (the pool closes under us): leave the item `processing`; the next start requeues it.
       if (stopped) return;
       try {
-        failItem(deps.db, item, failureMessage(err), deps.clock.now(), deps.refund);
+        await failItem(deps.db, item, failureMessage(err), deps.clock.now(), deps.refund);
       } catch (dbErr) {
         report(dbErr);
       }
       return;
     }
     try {
-      completeItem(deps.db, item, audio, deps.clock.now());
+      await completeItem(deps.db, item, audio, deps.clock.now());
     } catch (err) {
       report(err);
     }
@@ -96,18 +119,28 @@ export function createJobRunner(deps: JobRunnerDeps): JobRunner {
 
   return {
     start() {
-      if (started) return;
-      recoverQueue(deps.db, deps.dataDir);
-      started = true;
-      pump();
+      // Nothing is claimed before recovery has requeued what a crash left `processing`.
+      starting ??= recoverQueue(deps.db, deps.dataDir).then(
+        () => {
+          started = true;
+          pump();
+        },
+        (err: unknown) => {
+          starting = undefined;
+          throw err;
+        },
+      );
+      return starting;
     },
     wake: pump,
     async stop() {
       stopped = true;
+      // A claim in progress adds its items to `active` before it settles.
+      await pumping;
       await Promise.allSettled([...active]);
     },
     idle() {
-      if (active.size === 0) return Promise.resolve();
+      if (active.size === 0 && pumping === undefined) return Promise.resolve();
       return new Promise((resolve) => idleWaiters.push(resolve));
     },
   };

@@ -40,15 +40,14 @@ export function requireAuth(request: FastifyRequest): AuthContext {
 export function registerAuthentication(app: FastifyInstance): void {
   app.decorateRequest('auth', undefined);
   app.decorateRequest('authRejected', false);
-  app.addHook('onRequest', (request, _reply, done) => {
+  app.addHook('onRequest', async (request) => {
     const header = request.headers.authorization;
     if (header !== undefined) {
       const key = BEARER.exec(header)?.[1];
-      const identity = key === undefined ? undefined : authenticateApiKey(app.runtime.db, key, app.runtime.clock.now());
+      const identity = key === undefined ? undefined : await authenticateApiKey(app.runtime.db, key, app.runtime.clock.now());
       if (identity) request.auth = identity;
       else request.authRejected = true;
     }
-    done();
   });
 }
 

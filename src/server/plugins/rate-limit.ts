@@ -31,8 +31,8 @@ function setHeaders(reply: FastifyReply, d: RateDecision): void {
  * client IP's — unless the route is exempt from the IP bucket; a rejected key is counted even there, so
  * guessing keys is never free.
  */
-function decide(limiter: RateLimiter, request: FastifyRequest): { decision: RateDecision; exempt: boolean } {
-  if (request.auth) return { decision: limiter.hitUser(request.auth), exempt: false };
+async function decide(limiter: RateLimiter, request: FastifyRequest): Promise<{ decision: RateDecision; exempt: boolean }> {
+  if (request.auth) return { decision: await limiter.hitUser(request.auth), exempt: false };
   const exempt = request.routeOptions.config.rateLimit === false && request.authRejected !== true;
   return { decision: exempt ? limiter.peekAnonymous(request.ip) : limiter.hitAnonymous(request.ip), exempt };
 }
@@ -44,13 +44,13 @@ function decide(limiter: RateLimiter, request: FastifyRequest): { decision: Rate
 export function registerRateLimit(app: FastifyInstance): void {
   const limiter = app.runtime.rateLimiter;
   app.decorateRequest('rateLimit', undefined);
-  app.addHook('onRequest', (request, reply, done) => {
-    const { decision: d, exempt } = decide(limiter, request);
+  app.addHook('onRequest', async (request, reply) => {
+    const { decision: d, exempt } = await decide(limiter, request);
     request.rateLimit = d;
     setHeaders(reply, d);
     // An exempt route shows the caller's spent IP bucket in its headers but is never refused for it.
-    if (d.allowed || exempt) return done();
-    done(new ApiError('rate_limited', 'Rate limit exceeded', { headers: { 'Retry-After': String(d.retryAfter ?? 1) } }));
+    if (d.allowed || exempt) return;
+    throw new ApiError('rate_limited', 'Rate limit exceeded', { headers: { 'Retry-After': String(d.retryAfter ?? 1) } });
   });
   app.addHook('onSend', (request, reply, payload, done) => {
     if (request.rateLimit === undefined) setHeaders(reply, limiter.peekAnonymous(request.ip));

@@ -92,7 +92,7 @@ async function readOwnAudio(deps: AudioSourceDeps, url: URL): Promise<Buffer | u
   });
   if (check === 'tampered') return undefined;
   if (check === 'expired') throw new DomainError('url_expired', 'Audio URL has expired');
-  const row = getAudio(deps.db, id);
+  const row = await getAudio(deps.db, id);
   if (!row) throw new DomainError('audio_not_found', 'Audio not found');
   try {
     return await readFile(absoluteAudioPath(deps.dataDir, row));

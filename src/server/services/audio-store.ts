@@ -68,7 +68,7 @@ export interface StoreAudioInput {
 /** Puts the file in place first, then the row: a row never points at a missing file. */
 export async function storeAudio(db: Db, dataDir: string, input: StoreAudioInput): Promise<AudioRow> {
   const row = await writeAudioOnly(dataDir, input);
-  insertAudio(db, row);
+  await insertAudio(db, row);
   return row;
 }
 
@@ -109,10 +109,10 @@ export { getAudio };
  * Start-up clean-up after a crash: temp files are removed, and so is any file no row records
  * (a crash between the rename and the commit); returns what was removed.
  */
-export function recoverAudioDir(db: Db, dataDir: string): { temp: number; orphans: number } {
+export async function recoverAudioDir(db: Db, dataDir: string): Promise<{ temp: number; orphans: number }> {
   const dir = audioDir(dataDir);
   mkdirSync(dir, { recursive: true });
-  const known = listAudioPaths(db);
+  const known = await listAudioPaths(db);
   let temp = 0;
   let orphans = 0;
   for (const name of readdirSync(dir)) {

@@ -20,17 +20,17 @@ export interface BootstrapResult {
  * when it is a well-formed key, else a random one) and writes it to `{dataDir}/bootstrap-key` (0600).
  * Returns undefined when users already exist.
  */
-export function bootstrapIfEmpty(db: Db, opts: { dataDir: string; bootstrapKey?: string; now: Date }): BootstrapResult | undefined {
+export async function bootstrapIfEmpty(db: Db, opts: { dataDir: string; bootstrapKey?: string; now: Date }): Promise<BootstrapResult | undefined> {
   const given = opts.bootstrapKey?.trim() || undefined;
   const usable = given !== undefined && API_KEY_PATTERN.test(given) ? given : undefined;
   // countUsers and the insert are separate statements, but createUserWithKey re-checks the email in its
-  // IMMEDIATE transaction, so two servers starting on one data dir cannot both create the admin.
-  if (countUsers(db) > 0) return undefined;
+  // transaction, so two servers starting on one data dir cannot both create the admin.
+  if ((await countUsers(db)) > 0) return undefined;
   let key: string;
   try {
-    key = createUserWithKey(db, { email: BOOTSTRAP_EMAIL, name: 'Administrator', tier: 'pro', now: opts.now, key: usable }).key.key;
+    key = (await createUserWithKey(db, { email: BOOTSTRAP_EMAIL, name: 'Administrator', tier: 'pro', now: opts.now, key: usable })).key.key;
   } catch (err) {
-    if (countUsers(db) > 0) return undefined;
+    if ((await countUsers(db)) > 0) return undefined;
     throw err;
   }
   const file = join(opts.dataDir, 'bootstrap-key');

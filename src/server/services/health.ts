@@ -1,21 +1,20 @@
 import type { Db } from '../storage/db.js';
-import { prepared } from '../storage/repositories/prepared.js';
 import type { Health } from '../../shared/schemas/system.js';
 import { VERSION } from '../../shared/version.js';
 
 type SttState = 'ok' | 'unavailable' | 'not_configured';
 
 /** `/health` (DESIGN §4.4): degraded (503) when the database cannot answer `SELECT 1`. */
-export function checkHealth(opts: {
+export async function checkHealth(opts: {
   db: Db;
   startedAt: Date;
   now: Date;
   tts?: { status(): 'ok' | 'unavailable' };
   sttHealth?: () => Record<string, SttState>;
-}): { statusCode: 200 | 503; body: Health } {
+}): Promise<{ statusCode: 200 | 503; body: Health }> {
   let database: 'ok' | 'unavailable' = 'ok';
   try {
-    prepared(opts.db, 'SELECT 1').get();
+    await opts.db.value('SELECT 1');
   } catch {
     database = 'unavailable';
   }

@@ -25,16 +25,16 @@ export const requestHash = (canonical: unknown): string => createHash('sha256').
  * The stored response for (`userId`, `key`) when it is younger than 24 h: the same request gets it
  * back, a different request with the same key is a 422. Undefined when the key is new or expired.
  */
-export function replayIdempotent<T>(db: Db, q: { userId: string; key: string; hash: string; now: Date }): T | undefined {
-  const row = findIdempotencyKey(db, q.userId, q.key);
+export async function replayIdempotent<T>(db: Db, q: { userId: string; key: string; hash: string; now: Date }): Promise<T | undefined> {
+  const row = await findIdempotencyKey(db, q.userId, q.key);
   if (!row || Date.parse(row.created_at) + IDEMPOTENCY_TTL_MS <= q.now.getTime()) return undefined;
   if (row.request_hash !== q.hash) throw new DomainError('idempotency_conflict', 'Idempotency-Key reused with a different request');
   return JSON.parse(row.response) as T;
 }
 
 /** Records the response given for (`userId`, `key`); call in the transaction that created it. */
-export function rememberIdempotent(db: Db, r: { userId: string; key: string; hash: string; now: Date; response: unknown }): void {
-  saveIdempotencyKey(db, {
+export async function rememberIdempotent(db: Db, r: { userId: string; key: string; hash: string; now: Date; response: unknown }): Promise<void> {
+  await saveIdempotencyKey(db, {
     user_id: r.userId,
     key: r.key,
     request_hash: r.hash,

@@ -14,16 +14,17 @@ export const newJobId = (): string => `job_${randomBytes(15).toString('base64url
 /**
  * Reserves the characters of every item and queues the job (status `pending`). Call inside the
  * caller's transaction: the reservation and the rows commit together or not at all (429 stores nothing).
+ * Pass `id` (from `newJobId`, drawn before the transaction) when the transaction may be re-run.
  */
-export function enqueueJob(
+export async function enqueueJob(
   db: Db,
-  input: { userId: string; items: { speakerId: string; text: string }[]; sampleRate: number | null; now: Date },
-): JobRow {
+  input: { id?: string; userId: string; items: { speakerId: string; text: string }[]; sampleRate: number | null; now: Date },
+): Promise<JobRow> {
   const counts = input.items.map((it) => codePoints(it.text));
   const total = counts.reduce((a, b) => a + b, 0);
-  const { period } = reserveCharacters(db, { userId: input.userId, characters: total, now: input.now });
+  const { period } = await reserveCharacters(db, { userId: input.userId, characters: total, now: input.now });
   const job: JobRow = {
-    id: newJobId(),
+    id: input.id ?? newJobId(),
     user_id: input.userId,
     status: 'pending',
     total_items: input.items.length,
@@ -34,7 +35,7 @@ export function enqueueJob(
     started_at: null,
     completed_at: null,
   };
-  insertJob(
+  await insertJob(
     db,
     job,
     input.items.map((it, idx) => ({ idx, speaker_id: it.speakerId, text: it.text, characters: counts[idx]!, period })),
@@ -52,7 +53,7 @@ export function toJobSummary(job: JobRow): JobSummary {
 }
 
 /** The single-job view; `results` (ordered by index) only once the job is `completed` or `partial`. */
-export function toJobView(db: Db, job: JobRow, urlFor: (audioId: string) => string): Job {
+export async function toJobView(db: Db, job: JobRow, urlFor: (audioId: string) => string): Promise<Job> {
   const view: Job = {
     job_id: job.id,
     status: job.status,
@@ -65,7 +66,7 @@ export function toJobView(db: Db, job: JobRow, urlFor: (audioId: string) => stri
   if (job.started_at) view.started_at = job.started_at;
   if (job.completed_at) view.completed_at = job.completed_at;
   if (job.status === 'completed' || job.status === 'partial') {
-    view.results = listJobItems(db, job.id).map((it): JobResultItem =>
+    view.results = (await listJobItems(db, job.id)).map((it): JobResultItem =>
       it.status === 'success' && it.audio_id
         ? {
             index: it.idx,

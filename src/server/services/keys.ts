@@ -39,11 +39,17 @@ export function hashApiKey(key: string): string {
 
 const newKeyId = () => `key_${randomBytes(12).toString('hex')}`;
 
-/** Stores a key for `userId` (random unless `key` is given, e.g. the bootstrap key) and returns it once. */
-export function createApiKey(
-  db: Db,
-  opts: { userId: string; name?: string; scope?: KeyScope; now: Date; key?: string },
-): CreatedKey {
+/** A key about to be stored: its row and the secret, shown once. */
+export interface NewApiKey {
+  row: Omit<ApiKeyRow, 'last_used_at' | 'revoked_at'>;
+  key: string;
+}
+
+/**
+ * Validates and draws a key for `userId` (random unless `key` is given, e.g. the bootstrap key) without
+ * storing it: random values are drawn outside a transaction, whose body may run again.
+ */
+export function newApiKey(opts: { userId: string; name?: string; scope?: KeyScope; now: Date; key?: string }): NewApiKey {
   const key = opts.key ?? generateApiKey();
   if (!API_KEY_PATTERN.test(key)) throw validationFailed('API key must be vox_ followed by 40 url-safe characters');
   const name = opts.name === undefined ? 'default' : validateKeyName(opts.name);
@@ -56,13 +62,28 @@ export function createApiKey(
     key_hash: hashApiKey(key),
     created_at: opts.now.toISOString(),
   };
+  return { row, key };
+}
+
+/** Stores a key made by `newApiKey` and returns what the caller is shown (409 when the key already exists). */
+export async function storeApiKey(db: Db, { row, key }: NewApiKey): Promise<CreatedKey> {
   try {
-    insertApiKey(db, row);
+    await insertApiKey(db, row);
   } catch (err) {
-    if ((err as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE') throw new DomainError('already_exists', 'API key already exists', { cause: err });
+    const code = (err as { code?: string }).code;
+    // SQLite's and PostgreSQL's (23505) unique violation.
+    if (code === 'SQLITE_CONSTRAINT_UNIQUE' || code === '23505') throw new DomainError('already_exists', 'API key already exists', { cause: err });
     throw err;
   }
   return { id: row.id, name: row.name, scope: row.scope, key, created_at: row.created_at };
+}
+
+/** Stores a key for `userId` (random unless `key` is given, e.g. the bootstrap key) and returns it once. */
+export function createApiKey(
+  db: Db,
+  opts: { userId: string; name?: string; scope?: KeyScope; now: Date; key?: string },
+): Promise<CreatedKey> {
+  return storeApiKey(db, newApiKey(opts));
 }
 
 /** Key names are 1..100 characters of well-formed text without control characters. */
@@ -76,15 +97,15 @@ function validateKeyName(name: string): string {
 }
 
 /** The identity behind `key`, or undefined when it is malformed, unknown or revoked. */
-export function authenticateApiKey(db: Db, key: string, now: Date): KeyIdentity | undefined {
+export async function authenticateApiKey(db: Db, key: string, now: Date): Promise<KeyIdentity | undefined> {
   if (!API_KEY_PATTERN.test(key)) return undefined;
   const hash = hashApiKey(key);
-  const row = findActiveKeyByHash(db, hash);
+  const row = await findActiveKeyByHash(db, hash);
   if (!row) return undefined;
   // The index found the row by equality; compare again in constant time so no early-exit compare decides.
   if (!timingSafeEqual(Buffer.from(row.key_hash, 'hex'), Buffer.from(hash, 'hex'))) return undefined;
   if (row.last_used_at === null || now.getTime() - Date.parse(row.last_used_at) >= TOUCH_INTERVAL_MS) {
-    touchApiKey(db, row.id, now.toISOString());
+    await touchApiKey(db, row.id, now.toISOString());
   }
   return { userId: row.user_id, keyId: row.id, scope: row.scope, tier: row.subscription_tier };
 }
@@ -99,19 +120,19 @@ const toInfo = (row: ApiKeyRow): ApiKeyInfo => ({
 });
 
 /** One page of the user's active keys (revoked keys are gone for good). */
-export function listApiKeys(db: Db, userId: string, page: { limit: number; offset: number }): ApiKeyPage {
-  const { rows, total } = listActiveKeys(db, userId, page);
+export async function listApiKeys(db: Db, userId: string, page: { limit: number; offset: number }): Promise<ApiKeyPage> {
+  const { rows, total } = await listActiveKeys(db, userId, page);
   return { items: rows.map(toInfo), total, limit: page.limit, offset: page.offset, has_more: page.offset + rows.length < total };
 }
 
 /** Revokes the user's key `keyId`; the calling key cannot remove itself when it is the last full one. */
-export function deleteApiKey(db: Db, opts: { userId: string; keyId: string; callerKeyId: string; now: Date }): void {
-  db.transaction(() => {
-    const row = findActiveKey(db, opts.userId, opts.keyId);
+export async function deleteApiKey(db: Db, opts: { userId: string; keyId: string; callerKeyId: string; now: Date }): Promise<void> {
+  await db.transaction(async () => {
+    const row = await findActiveKey(db, opts.userId, opts.keyId);
     if (!row) throw new DomainError('key_not_found', 'Key not found');
-    if (row.id === opts.callerKeyId && row.scope === 'full' && countActiveFullKeys(db, opts.userId) <= 1) {
+    if (row.id === opts.callerKeyId && row.scope === 'full' && (await countActiveFullKeys(db, opts.userId)) <= 1) {
       throw validationFailed('Cannot delete the last full-scope API key');
     }
-    revokeApiKey(db, row.id, opts.now.toISOString());
-  }).immediate();
+    await revokeApiKey(db, row.id, opts.now.toISOString());
+  });
 }

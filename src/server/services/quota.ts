@@ -19,38 +19,36 @@ export function billingPeriod(now: Date): { start: string; end: string } {
 
 /**
  * Consumes `characters` of the user's quota for the current period, or throws 429 consuming nothing.
- * Check and write share one IMMEDIATE transaction (a savepoint when the caller already holds one), so
+ * Check and write share one transaction (joining the caller's when it already holds one), so
  * concurrent reservations — other connections or processes included — can never overshoot the limit.
  */
-export function reserveCharacters(db: Db, opts: { userId: string; characters: number; now: Date }): { period: string; characters: number } {
+export async function reserveCharacters(db: Db, opts: { userId: string; characters: number; now: Date }): Promise<{ period: string; characters: number }> {
   if (!Number.isSafeInteger(opts.characters) || opts.characters < 0) {
     throw new TypeError(`characters must be a non-negative integer, got ${opts.characters}`);
   }
   const period = billingPeriod(opts.now).start;
-  return db
-    .transaction(() => {
-      const user = findUserById(db, opts.userId);
-      if (!user) throw new DomainError('user_not_found', 'User not found');
-      const used = getCharactersUsed(db, opts.userId, period);
-      if (used + opts.characters > TIER_LIMITS[user.subscription_tier].characters) throw new DomainError('quota_exceeded', QUOTA_EXCEEDED);
-      if (opts.characters > 0) addCharactersUsed(db, opts.userId, period, opts.characters);
-      return { period, characters: opts.characters };
-    })
-    .immediate();
+  return db.transaction(async () => {
+    const user = await findUserById(db, opts.userId);
+    if (!user) throw new DomainError('user_not_found', 'User not found');
+    const used = await getCharactersUsed(db, opts.userId, period);
+    if (used + opts.characters > TIER_LIMITS[user.subscription_tier].characters) throw new DomainError('quota_exceeded', QUOTA_EXCEEDED);
+    if (opts.characters > 0) await addCharactersUsed(db, opts.userId, period, opts.characters);
+    return { period, characters: opts.characters };
+  });
 }
 
 /** Gives back characters of a reservation whose work failed (to the period they were taken from). */
-export function refundCharacters(db: Db, opts: { userId: string; period: string; characters: number }): void {
-  if (opts.characters > 0) subtractCharactersUsed(db, opts.userId, opts.period, opts.characters);
+export async function refundCharacters(db: Db, opts: { userId: string; period: string; characters: number }): Promise<void> {
+  if (opts.characters > 0) await subtractCharactersUsed(db, opts.userId, opts.period, opts.characters);
 }
 
 /** `/v1/users/usage`: the current period's characters against the tier's limit, and today's requests. */
-export function getUsage(db: Db, opts: { userId: string; now: Date; requestsToday: number }): Usage {
-  const user = findUserById(db, opts.userId);
+export async function getUsage(db: Db, opts: { userId: string; now: Date; requestsToday: number }): Promise<Usage> {
+  const user = await findUserById(db, opts.userId);
   if (!user) throw new DomainError('user_not_found', 'User not found');
   const period = billingPeriod(opts.now);
   return {
-    characters_used: getCharactersUsed(db, opts.userId, period.start),
+    characters_used: await getCharactersUsed(db, opts.userId, period.start),
     characters_limit: TIER_LIMITS[user.subscription_tier].characters,
     requests_today: opts.requestsToday,
     period_start: period.start,

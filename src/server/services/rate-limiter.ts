@@ -20,17 +20,17 @@ export interface RateDecision {
 /** Per-account minute and day windows (shared by all keys of a user), per-IP minute window for anonymous callers. */
 export interface RateLimiter {
   /** Counts one request of user `userId` (tier read for this request), whichever of their keys it carried. */
-  hitUser(opts: { userId: string; tier: Tier }): RateDecision;
+  hitUser(opts: { userId: string; tier: Tier }): Promise<RateDecision>;
   /** Counts one request without a valid key, per client IP. */
   hitAnonymous(ip: string): RateDecision;
   /** The headers for an IP without counting (responses that never reached the counting hook). */
   peekAnonymous(ip: string): RateDecision;
   /** Authenticated requests of the user since 00:00 UTC. */
-  requestsToday(userId: string): number;
+  requestsToday(userId: string): Promise<number>;
   /** Folds the day counts into the database (and empties the journal). */
-  flush(): void;
+  flush(): Promise<void>;
   /** Stops the flush timer and flushes one last time. */
-  close(): void;
+  close(): Promise<void>;
 }
 
 interface Window {
@@ -48,45 +48,80 @@ const dayOf = (nowMs: number) => new Date(nowMs).toISOString().slice(0, 10);
  * exact under any concurrency). A user's day count is loaded from the db when first seen on a day; each
  * counted request appends the new count to `journal` before the response can leave, so a SIGKILL never
  * hands answered requests back, and every `flushMs` the counts are folded into the db and the journal
- * emptied. Without a journal (unit tests) counts are as durable as the last flush.
+ * emptied. Without a journal (unit tests) counts are as durable as the last flush. Resolves once the
+ * counts a previous process journaled are saved.
  */
-export function createRateLimiter(opts: {
+export async function createRateLimiter(opts: {
   db: Db;
   clock: Clock;
   /** The request journal file (`{dataDir}/requests.journal`); none: counts persist at flush only. */
   journalPath?: string;
   flushMs?: number;
-}): RateLimiter {
+}): Promise<RateLimiter> {
   const { db, clock } = opts;
   const opened = opts.journalPath === undefined ? undefined : openRequestJournal(opts.journalPath);
   const journal = opened?.journal;
   // Counts the previous process journaled but never folded: saved first, so no user is loaded without them.
-  if (opened && opened.pending.length > 0) saveRequestCounts(db, opened.pending);
+  try {
+    if (opened && opened.pending.length > 0) await saveRequestCounts(db, opened.pending);
+  } catch (err) {
+    journal?.close();
+    throw err;
+  }
   journal?.truncate();
   const windows = new Map<string, Window>();
   const dirty = new Set<string>();
+  /** Bumped by every journal append: a fold truncates the journal only if nothing was appended meanwhile. */
+  let appended = 0;
 
-  const windowOf = (subject: string, nowMs: number, persisted: boolean): Window => {
+  /** The minute window of an anonymous subject (never persisted). */
+  const anonymousWindow = (subject: string, nowMs: number): Window => {
     const minute = Math.floor(nowMs / 60_000);
     let w = windows.get(subject);
     if (!w) {
-      const day = dayOf(nowMs);
-      w = { minute, minuteCount: 0, day, dayCount: persisted ? loadRequestCount(db, subject, day) : 0 };
+      w = { minute, minuteCount: 0, day: dayOf(nowMs), dayCount: 0 };
       windows.set(subject, w);
     }
     if (w.minute !== minute) {
       w.minute = minute;
       w.minuteCount = 0;
-      // The day can only change when the minute does: the date string is built once a minute at most.
-      const day = dayOf(nowMs);
-      if (w.day !== day) {
-        // Yesterday's last counts go to the db now: the next fold empties the journal and saves only today.
-        if (dirty.has(subject)) saveRequestCounts(db, [{ subject, day: w.day, count: w.dayCount }]);
-        w.day = day;
-        w.dayCount = persisted ? loadRequestCount(db, subject, day) : 0;
-      }
+      w.day = dayOf(nowMs);
+      w.dayCount = 0;
     }
     return w;
+  };
+
+  // A user's window needs the day's persisted count when first seen on a day: concurrent requests of the
+  // user share that one load, and counting resumes only once the window is in place.
+  const loadingWindows = new Map<string, Promise<Window>>();
+
+  const loadUserWindow = async (subject: string, nowMs: number): Promise<Window> => {
+    const minute = Math.floor(nowMs / 60_000);
+    const day = dayOf(nowMs);
+    const old = windows.get(subject);
+    // Yesterday's last counts go to the db now: the next fold empties the journal and saves only today.
+    if (old && old.day !== day && dirty.has(subject)) await saveRequestCounts(db, [{ subject, day: old.day, count: old.dayCount }]);
+    const w: Window = { minute, minuteCount: 0, day, dayCount: await loadRequestCount(db, subject, day) };
+    windows.set(subject, w);
+    return w;
+  };
+
+  const userWindow = async (subject: string, nowMs: number): Promise<Window> => {
+    const minute = Math.floor(nowMs / 60_000);
+    const w = windows.get(subject);
+    if (w && w.minute === minute) return w;
+    // The day can only change when the minute does: the date string is built once a minute at most.
+    if (w && w.day === dayOf(nowMs)) {
+      w.minute = minute;
+      w.minuteCount = 0;
+      return w;
+    }
+    let loading = loadingWindows.get(subject);
+    if (!loading) {
+      loading = loadUserWindow(subject, nowMs).finally(() => loadingWindows.delete(subject));
+      loadingWindows.set(subject, loading);
+    }
+    return loading;
   };
 
   const decide = (w: Window, perMinute: number, perDay: number | null, nowMs: number, count: boolean): RateDecision => {
@@ -111,14 +146,16 @@ export function createRateLimiter(opts: {
     return { allowed, limit: perMinute, remaining: Math.min(minuteLeft, remainingDay), reset: dayBinds ? dayReset : minuteReset };
   };
 
-  const hitUser = ({ userId, tier }: { userId: string; tier: Tier }): RateDecision => {
+  const hitUser = async ({ userId, tier }: { userId: string; tier: Tier }): Promise<RateDecision> => {
     const nowMs = clock.now().getTime();
     const limits = TIER_LIMITS[tier];
-    const w = windowOf(userId, nowMs, true);
+    const w = await userWindow(userId, nowMs);
+    // No await from here on: the decision and the count are one step, exact under any concurrency.
     const d = decide(w, limits.perMinute, limits.perDay, nowMs, true);
     if (d.allowed) {
       dirty.add(userId);
       try {
+        appended++;
         journal?.append(userId, w.day, w.dayCount);
       } catch {
         // A full or failing disk must not take the service down: the count stays in memory and the
@@ -128,19 +165,35 @@ export function createRateLimiter(opts: {
     return d;
   };
 
-  const flush = () => {
+  const fold = async (): Promise<void> => {
     const counts = [];
     for (const subject of dirty) {
       const w = windows.get(subject);
       if (w) counts.push({ subject, day: w.day, count: w.dayCount });
     }
-    if (counts.length > 0) saveRequestCounts(db, counts);
+    const appendedBefore = appended;
+    // Requests counted while the save awaits mark their subject dirty again for the next fold.
     dirty.clear();
-    // Only once the counts are committed: a crash in between replays lines whose maxima are saved already.
-    journal?.truncate();
+    try {
+      if (counts.length > 0) await saveRequestCounts(db, counts);
+    } catch (err) {
+      for (const c of counts) dirty.add(c.subject);
+      throw err;
+    }
+    // Only once the counts are committed, and only when no line was appended meanwhile (its count is not
+    // saved yet): a crash in between replays lines whose maxima are saved already.
+    if (appended === appendedBefore) journal?.truncate();
   };
 
-  const prune = () => {
+  // One fold at a time: the timer's and close()'s must not interleave.
+  let folding: Promise<void> = Promise.resolve();
+  const flush = (): Promise<void> => {
+    const next = folding.catch(() => undefined).then(fold);
+    folding = next;
+    return next;
+  };
+
+  const prune = async (): Promise<void> => {
     const nowMs = clock.now().getTime();
     const minute = Math.floor(nowMs / 60_000);
     const today = dayOf(nowMs);
@@ -149,16 +202,15 @@ export function createRateLimiter(opts: {
       // Anonymous windows have no day to keep: forget them once their minute is over.
       else if (subject.startsWith('ip:') && w.minute < minute) windows.delete(subject);
     }
-    deleteRequestCountsBefore(db, dayOf(nowMs - 2 * DAY_MS));
+    await deleteRequestCountsBefore(db, dayOf(nowMs - 2 * DAY_MS));
   };
 
   const timer = setInterval(() => {
-    try {
-      flush();
-      prune();
-    } catch {
-      // The db may be closing; the journal still holds the counts for the next start.
-    }
+    flush()
+      .then(prune)
+      .catch(() => {
+        // The db may be closing; the journal still holds the counts for the next start.
+      });
   }, opts.flushMs ?? 5_000);
   timer.unref();
 
@@ -166,13 +218,13 @@ export function createRateLimiter(opts: {
     hitUser,
     hitAnonymous(ip) {
       const nowMs = clock.now().getTime();
-      return decide(windowOf(`ip:${ip}`, nowMs, false), ANONYMOUS_PER_MINUTE, null, nowMs, true);
+      return decide(anonymousWindow(`ip:${ip}`, nowMs), ANONYMOUS_PER_MINUTE, null, nowMs, true);
     },
     peekAnonymous(ip) {
       const nowMs = clock.now().getTime();
-      return decide(windowOf(`ip:${ip}`, nowMs, false), ANONYMOUS_PER_MINUTE, null, nowMs, false);
+      return decide(anonymousWindow(`ip:${ip}`, nowMs), ANONYMOUS_PER_MINUTE, null, nowMs, false);
     },
-    requestsToday(userId) {
+    async requestsToday(userId) {
       const nowMs = clock.now().getTime();
       const w = windows.get(userId);
       const today = dayOf(nowMs);
@@ -180,10 +232,10 @@ export function createRateLimiter(opts: {
       return loadRequestCount(db, userId, today);
     },
     flush,
-    close() {
+    async close() {
       clearInterval(timer);
       try {
-        flush();
+        await flush();
       } catch {
         // A db that is already closed (health tests) cannot take the last counts; the journal keeps them.
       }

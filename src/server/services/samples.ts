@@ -51,7 +51,7 @@ export interface SampleDeps {
 
 /** Speaker samples (`smp_{speaker id}`), one provider per runtime. */
 export interface SampleProvider {
-  exists(audioId: string): boolean;
+  exists(audioId: string): Promise<boolean>;
   get(audioId: string): Promise<AudioRow | undefined>;
 }
 
@@ -63,7 +63,7 @@ export function createSampleProvider(deps: SampleDeps): SampleProvider {
   const inFlight = new Map<string, Promise<AudioRow | undefined>>();
 
   async function create(audioId: string): Promise<AudioRow | undefined> {
-    const speaker = findSpeaker(deps.db, audioId.slice(SAMPLE_PREFIX.length));
+    const speaker = await findSpeaker(deps.db, audioId.slice(SAMPLE_PREFIX.length));
     if (!speaker) return undefined;
     const voice = speakerBinding(speaker);
     const sentence = sampleSentence(speaker.native_language);
@@ -73,20 +73,20 @@ export function createSampleProvider(deps: SampleDeps): SampleProvider {
       return renderSpeech(deps.tts(), { text: SAMPLE_SENTENCES.English!, voice });
     });
     // Another runtime on the same data dir may have stored it meanwhile: keep the first.
-    const existing = getAudio(deps.db, audioId);
+    const existing = await getAudio(deps.db, audioId);
     if (existing) return existing;
     return storeAudio(deps.db, deps.dataDir, wavInput(out.pcm, out.sampleRate, { id: audioId, userId: null, kind: 'sample', now: deps.clock.now() }));
   }
 
   return {
     /** Whether `audioId` names a sample that exists or can be made (its speaker is in the catalogue). */
-    exists(audioId: string): boolean {
-      return getAudio(deps.db, audioId) !== undefined || findSpeaker(deps.db, audioId.slice(SAMPLE_PREFIX.length)) !== undefined;
+    async exists(audioId: string): Promise<boolean> {
+      return (await getAudio(deps.db, audioId)) !== undefined || (await findSpeaker(deps.db, audioId.slice(SAMPLE_PREFIX.length))) !== undefined;
     },
     /** The sample's audio row, creating it when missing; undefined for an unknown speaker. */
-    get(audioId: string): Promise<AudioRow | undefined> {
-      const existing = getAudio(deps.db, audioId);
-      if (existing) return Promise.resolve(existing);
+    async get(audioId: string): Promise<AudioRow | undefined> {
+      const existing = await getAudio(deps.db, audioId);
+      if (existing) return existing;
       let pending = inFlight.get(audioId);
       if (!pending) {
         pending = create(audioId).finally(() => inFlight.delete(audioId));

@@ -4,6 +4,7 @@ import type { Speaker, SpeakerFacets, SpeakerPage } from '../../shared/schemas/s
 import { AGE_BRACKETS } from '../engines/tts/catalogue.js';
 import {
   getSpeaker,
+  listSpeakerIds,
   listSpeakers,
   SPEAKER_FILTERS,
   speakerValueCounts,
@@ -21,8 +22,13 @@ export const GENDERS = ['Male', 'Female', 'Non-binary'] as const;
 export const SPEAKER_NOT_FOUND = 'Speaker not found';
 
 /** A catalogue speaker with its engine binding, or undefined (synthesis, batch and datasets use this). */
-export function findSpeaker(db: Db, id: string): SpeakerRow | undefined {
+export function findSpeaker(db: Db, id: string): Promise<SpeakerRow | undefined> {
   return getSpeaker(db, id);
+}
+
+/** Every catalogue speaker id, for checks that cannot wait on the database (the CSV reader's). */
+export function speakerIds(db: Db): Promise<ReadonlySet<string>> {
+  return listSpeakerIds(db);
 }
 
 /** The engine voice behind a speaker row. */
@@ -46,18 +52,18 @@ export function toSpeaker(row: SpeakerRow, sampleUrl: (audioId: string) => strin
 }
 
 /** GET /v1/speakers: one page of the catalogue under exact, case-insensitive filters. */
-export function speakerPage(
+export async function speakerPage(
   db: Db,
   query: SpeakerFilters & { limit: number; offset: number },
   sampleUrl: (audioId: string) => string,
-): SpeakerPage {
+): Promise<SpeakerPage> {
   const filters: SpeakerFilters = {};
   for (const name of SPEAKER_FILTERS) if (query[name] !== undefined) filters[name] = query[name];
   // Gender is the spec's one enumerated filter: an unknown value is a client error, not an empty page.
   if (filters.gender !== undefined && !GENDERS.some((g) => g.toLowerCase() === filters.gender!.toLowerCase())) {
     throw validationFailed(`Invalid gender: '${filters.gender}' (expected Male, Female or Non-binary)`);
   }
-  const { rows, total } = listSpeakers(db, filters, { limit: query.limit, offset: query.offset });
+  const { rows, total } = await listSpeakers(db, filters, { limit: query.limit, offset: query.offset });
   return {
     items: rows.map((r) => toSpeaker(r, sampleUrl)),
     total,
@@ -68,8 +74,8 @@ export function speakerPage(
 }
 
 /** GET /v1/speakers/{id}: the speaker or 404 `Speaker not found`. */
-export function speakerById(db: Db, id: string, sampleUrl: (audioId: string) => string): Speaker {
-  const row = getSpeaker(db, id);
+export async function speakerById(db: Db, id: string, sampleUrl: (audioId: string) => string): Promise<Speaker> {
+  const row = await getSpeaker(db, id);
   if (!row) throw new DomainError('speaker_not_found', SPEAKER_NOT_FOUND);
   return toSpeaker(row, sampleUrl);
 }
@@ -78,9 +84,9 @@ export function speakerById(db: Db, id: string, sampleUrl: (audioId: string) => 
  * GET /v1/speakers/facets: every value each filter accepts, with counts. Gender always lists the spec's
  * three values (a value without speakers shows count 0); age brackets are in age order.
  */
-export function speakerFacets(db: Db): SpeakerFacets {
+export async function speakerFacets(db: Db): Promise<SpeakerFacets> {
   const facets = {} as SpeakerFacets;
-  for (const name of SPEAKER_FILTERS) facets[name] = speakerValueCounts(db, name);
+  for (const name of SPEAKER_FILTERS) facets[name] = await speakerValueCounts(db, name);
   for (const g of GENDERS) {
     if (!facets.gender.some((f) => f.value === g)) facets.gender.push({ value: g, count: 0 });
   }
@@ -93,7 +99,14 @@ export function speakerFacets(db: Db): SpeakerFacets {
 }
 
 /** The facets, counted on first use and then kept: the catalogue is seeded by a migration and never changes. */
-export function createFacetsCache(db: Db): () => SpeakerFacets {
-  let facets: SpeakerFacets | undefined;
-  return () => (facets ??= speakerFacets(db));
+export function createFacetsCache(db: Db): () => Promise<SpeakerFacets> {
+  let facets: Promise<SpeakerFacets> | undefined;
+  return () => {
+    // A failed count is not kept: the next call tries again.
+    facets ??= speakerFacets(db).catch((err: unknown) => {
+      facets = undefined;
+      throw err;
+    });
+    return facets;
+  };
 }

@@ -12,8 +12,8 @@ import { wavInput, writeAudioOnly } from './audio-store.js';
 import { insertAudio } from '../storage/repositories/audio.js';
 
 /** The voice a catalogue speaker is bound to, or undefined for an unknown id. */
-export function resolveVoice(db: Db, speakerId: string): VoiceBinding | undefined {
-  const speaker = findSpeaker(db, speakerId);
+export async function resolveVoice(db: Db, speakerId: string): Promise<VoiceBinding | undefined> {
+  const speaker = await findSpeaker(db, speakerId);
   return speaker ? speakerBinding(speaker) : undefined;
 }
 
@@ -46,11 +46,11 @@ export async function synthesizeForUser(
   input: { userId: string; speakerId: string; text: string; sampleRate?: number },
 ): Promise<{ audio: AudioRow; characters: number }> {
   assertValidText(input.text);
-  const voice = resolveVoice(deps.db, input.speakerId);
+  const voice = await resolveVoice(deps.db, input.speakerId);
   if (!voice) throw new DomainError('speaker_not_found', 'Speaker not found');
-  assertActiveSubscription(deps.db, input.userId);
+  await assertActiveSubscription(deps.db, input.userId);
   const characters = codePoints(input.text);
-  const reservation = reserveDurably(deps.db, { userId: input.userId, characters, now: deps.clock.now() });
+  const reservation = await reserveDurably(deps.db, { userId: input.userId, characters, now: deps.clock.now() });
   try {
     const out = await renderSpeech(deps.tts, { text: input.text, voice, sampleRate: input.sampleRate });
     const row = await writeAudioOnly(
@@ -58,10 +58,10 @@ export async function synthesizeForUser(
       wavInput(out.pcm, out.sampleRate, { userId: input.userId, kind: 'tts', now: deps.clock.now() }),
     );
     // A crash before this commit leaves the file unrecorded (removed at start) and the reservation refunded.
-    settleReservation(deps.db, reservation, () => insertAudio(deps.db, row));
+    await settleReservation(deps.db, reservation, () => insertAudio(deps.db, row));
     return { audio: row, characters };
   } catch (err) {
-    releaseReservation(deps.db, reservation);
+    await releaseReservation(deps.db, reservation);
     if (err instanceof DomainError) throw err;
     throw new DomainError('synthesis_failed', 'Speech synthesis failed', { cause: err });
   }

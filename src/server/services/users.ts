@@ -4,7 +4,7 @@ import { findUserByEmail, findUserById, insertUser, type UserRow } from '../stor
 import type { CreatedKey, Tier, User } from '../../shared/schemas/users.js';
 import { DomainError, validationFailed } from '../../shared/errors.js';
 import { isTier } from './tiers.js';
-import { createApiKey } from './keys.js';
+import { newApiKey, storeApiKey } from './keys.js';
 
 // Local part @ domain, no white space; `admin@localhost` is a valid address on a self-hosted service.
 const EMAIL_PATTERN = /^[^\s@]+@[^\s@]+$/;
@@ -25,24 +25,25 @@ export function validateNewUser(input: { email: string; name?: string; tier?: st
 }
 
 /** Creates a user and its first full-scope key in one transaction; the key is returned only here. */
-export function createUserWithKey(
+export async function createUserWithKey(
   db: Db,
   input: { email: string; name?: string; tier?: string; now: Date; key?: string },
-): { user: User; key: CreatedKey } {
+): Promise<{ user: User; key: CreatedKey }> {
   const { email, name, tier } = validateNewUser(input);
-  return db.transaction(() => {
-    if (findUserByEmail(db, email)) throw new DomainError('already_exists', `A user with email '${email}' already exists`);
-    const row = {
-      id: `usr_${randomBytes(12).toString('hex')}`,
-      email,
-      name,
-      subscription_tier: tier,
-      created_at: input.now.toISOString(),
-    };
-    insertUser(db, row);
-    const key = createApiKey(db, { userId: row.id, name: 'default', scope: 'full', now: input.now, key: input.key });
-    return { user: toUser({ ...row, subscription_status: 'active', cancel_at_period_end: 0 }), key };
-  }).immediate();
+  // Ids and the key are drawn before the transaction: its body may run again (PostgreSQL retries).
+  const row = {
+    id: `usr_${randomBytes(12).toString('hex')}`,
+    email,
+    name,
+    subscription_tier: tier,
+    created_at: input.now.toISOString(),
+  };
+  const key = newApiKey({ userId: row.id, name: 'default', scope: 'full', now: input.now, key: input.key });
+  return db.transaction(async () => {
+    if (await findUserByEmail(db, email)) throw new DomainError('already_exists', `A user with email '${email}' already exists`);
+    await insertUser(db, row);
+    return { user: toUser({ ...row, subscription_status: 'active', cancel_at_period_end: 0 }), key: await storeApiKey(db, key) };
+  });
 }
 
 /** The API shape of a user row (`name` omitted when unset). */
@@ -53,14 +54,14 @@ export function toUser(row: UserRow): User {
 }
 
 /** The user `userId` or 404 (a key whose user vanished). */
-export function getUser(db: Db, userId: string): UserRow {
-  const row = findUserById(db, userId);
+export async function getUser(db: Db, userId: string): Promise<UserRow> {
+  const row = await findUserById(db, userId);
   if (!row) throw new DomainError('user_not_found', 'User not found');
   return row;
 }
 
 /** Throws 403 `Subscription is cancelled` unless the user's subscription is active (synthesis, batch, datasets). */
-export function assertActiveSubscription(db: Db, userId: string): void {
-  const row = findUserById(db, userId);
+export async function assertActiveSubscription(db: Db, userId: string): Promise<void> {
+  const row = await findUserById(db, userId);
   if (!row || row.subscription_status !== 'active') throw new DomainError('subscription_cancelled', 'Subscription is cancelled');
 }

@@ -35,11 +35,11 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
       // unexpired signature (403 / 410). Samples are only synthesised behind a valid signature.
       if (!AUDIO_ID_PATTERN.test(audioId)) throw new DomainError('audio_not_found', 'Audio not found');
       const isSample = audioId.startsWith(SAMPLE_PREFIX);
-      if (isSample ? !samples.exists(audioId) : !getAudio(runtime.db, audioId)) throw new DomainError('audio_not_found', 'Audio not found');
+      if (isSample ? !(await samples.exists(audioId)) : !(await getAudio(runtime.db, audioId))) throw new DomainError('audio_not_found', 'Audio not found');
       const check = runtime.urls.verifyAudio({ audioId, expires: request.query.expires, sig: request.query.sig, now: runtime.clock.now() });
       if (check === 'tampered') throw new DomainError('invalid_signature', 'Invalid audio URL signature');
       if (check === 'expired') throw new DomainError('url_expired', 'Audio URL has expired');
-      const row = isSample ? await samples.get(audioId) : getAudio(runtime.db, audioId);
+      const row = isSample ? await samples.get(audioId) : await getAudio(runtime.db, audioId);
       if (!row) throw new DomainError('audio_not_found', 'Audio not found');
       const path = absoluteAudioPath(runtime.options.dataDir, row);
       const info = await stat(path).catch(() => undefined);

@@ -44,26 +44,31 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     dead(reply, 401, 'Session expired', 'This billing session has ended or was never opened in this browser.');
 
   /** The session of a page request, or undefined after answering 401. */
-  const session = (request: FastifyRequest) => {
+  const session = async (request: FastifyRequest) => {
     const sessionId = readCookie(request.headers.cookie, SESSION_COOKIE);
-    const found = portalSession(runtime.db, { sessionId, now: runtime.clock.now() });
+    const found = await portalSession(runtime.db, { sessionId, now: runtime.clock.now() });
     return found && sessionId ? { ...found, sessionId } : undefined;
   };
 
   /** Runs a form action after checking session and CSRF token; redirects to the page with a notice. */
   const formAction =
-    (done: keyof typeof NOTICES, action: (userId: string, body: Record<string, string | undefined>) => void) =>
+    (done: keyof typeof NOTICES, action: (userId: string, body: Record<string, string | undefined>) => Promise<void>) =>
     async (request: FastifyRequest<{ Body: Record<string, string | undefined> }>, reply: FastifyReply) => {
-      const s = session(request);
+      const s = await session(request);
       if (!s) return sessionExpired(reply);
       if (!csrfValid(runtime.secret, s.sessionId, request.body?.csrf)) {
         return dead(reply, 403, 'Form expired', 'This form could not be verified. Reload the billing page and try again.');
       }
       try {
-        action(s.userId, request.body ?? {});
+        await action(s.userId, request.body ?? {});
       } catch (err) {
         if (err instanceof CardError || (err instanceof DomainError && err.code === 'validation_failed')) {
-          const view = buildPortalView(runtime.db, { userId: s.userId, csrf: csrfToken(runtime.secret, s.sessionId), now: runtime.clock.now(), error: err.message });
+          const view = await buildPortalView(runtime.db, {
+            userId: s.userId,
+            csrf: csrfToken(runtime.secret, s.sessionId),
+            now: runtime.clock.now(),
+            error: err.message,
+          });
           return page(reply, 400, renderPortalPage(view));
         }
         throw err;
@@ -103,7 +108,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
   );
 
   app.get('/billing/portal/:token', { config: { public: true }, schema: { ...PAGE, params: Type.Object({ token: Type.String() }) } }, async (request, reply) => {
-    const opened = openPortalLink(runtime.db, { token: request.params.token, now: runtime.clock.now() });
+    const opened = await openPortalLink(runtime.db, { token: request.params.token, now: runtime.clock.now() });
     switch (opened.kind) {
       case 'session': {
         const secure = request.protocol === 'https' || (runtime.options.publicUrl ?? '').startsWith('https:');
@@ -122,10 +127,10 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     '/billing/portal',
     { config: { public: true }, schema: { ...PAGE, querystring: Type.Object({ done: Type.Optional(Type.String()) }) } },
     async (request, reply) => {
-      const s = session(request);
+      const s = await session(request);
       if (!s) return sessionExpired(reply);
       const notice = request.query.done === undefined ? undefined : NOTICES[request.query.done];
-      const view = buildPortalView(runtime.db, { userId: s.userId, csrf: csrfToken(runtime.secret, s.sessionId), now: runtime.clock.now(), notice });
+      const view = await buildPortalView(runtime.db, { userId: s.userId, csrf: csrfToken(runtime.secret, s.sessionId), now: runtime.clock.now(), notice });
       return page(reply, 200, renderPortalPage(view));
     },
   );
@@ -133,9 +138,9 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/billing/portal/tier',
     { config: { public: true }, schema: { ...PAGE, body: FormBody } },
-    formAction('tier', (userId, body) => {
+    formAction('tier', async (userId, body) => {
       if (!isTier(body.tier)) throw new DomainError('validation_failed', 'Choose one of the plans: free, starter, pro or enterprise.');
-      changeTier(runtime.db, { userId, tier: body.tier, now: runtime.clock.now() });
+      await changeTier(runtime.db, { userId, tier: body.tier, now: runtime.clock.now() });
     }),
   );
 
@@ -154,8 +159,8 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/billing/portal/payment-method',
     { config: { public: true }, schema: { ...PAGE, body: FormBody } },
-    formAction('card', (userId, body) => {
-      savePaymentMethod(runtime.db, {
+    formAction('card', async (userId, body) => {
+      await savePaymentMethod(runtime.db, {
         userId,
         number: body.card_number ?? '',
         expMonth: body.exp_month ?? '',
@@ -169,13 +174,13 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     '/billing/portal/invoices/:file',
     { config: { public: true }, schema: { ...PAGE, params: Type.Object({ file: Type.String() }) } },
     async (request, reply) => {
-      const s = session(request);
+      const s = await session(request);
       if (!s) return sessionExpired(reply);
       const id = /^(inv_\d{6})\.csv$/.exec(request.params.file)?.[1];
       let csv: string;
       try {
         if (!id) throw new DomainError('invoice_not_found', 'Invoice not found');
-        csv = invoiceCsv(getInvoice(runtime.db, s.userId, id, runtime.clock.now()));
+        csv = invoiceCsv(await getInvoice(runtime.db, s.userId, id, runtime.clock.now()));
       } catch (err) {
         if (err instanceof DomainError && err.code === 'invoice_not_found') return dead(reply, 404, 'Invoice not found', 'There is no such invoice.');
         throw err;

@@ -7,7 +7,7 @@ import { DomainError, validationFailed } from '../../errors.js';
 import { requestBase } from '../../services/audio-urls.js';
 import { parseDatasetCsv, type CsvDatasetRow } from '../../services/csv-dataset.js';
 import { createDataset, datasetPage, datasetView, parseDatasetLanguage, parseDatasetName, parseGenerateAudio } from '../../services/datasets.js';
-import { findSpeaker } from '../../services/speakers.js';
+import { speakerIds } from '../../services/speakers.js';
 import { DATASET_LIMITS } from '../../../shared/constants.js';
 import { DATASET_MESSAGES } from '../../../shared/dataset-rules.js';
 
@@ -46,7 +46,8 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
               part.file.resume();
               continue;
             }
-            parsed = await parseDatasetCsv(part.file, { speakerExists: (id) => findSpeaker(runtime.db, id) !== undefined }).then(
+            const known = await speakerIds(runtime.db);
+            parsed = await parseDatasetCsv(part.file, { speakerExists: (id) => known.has(id) }).then(
               (rows) => ({ rows }),
               (error: unknown) => ({ error }),
             );
@@ -62,11 +63,11 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
       if (tooLarge) throw validationFailed(DATASET_MESSAGES.tooBig);
       const name = parseDatasetName(fields.name);
       const generateAudio = parseGenerateAudio(fields.generate_audio);
-      const language = parseDatasetLanguage(runtime.db, fields.language);
+      const language = await parseDatasetLanguage(runtime.db, fields.language);
       if (!parsed) throw validationFailed("Missing required file 'file'");
       if ('error' in parsed) throw parsed.error;
       const rows = parsed.rows;
-      const created = createDataset({ db: runtime.db, now: runtime.clock.now() }, { userId: auth.userId, name, generateAudio, rows, language });
+      const created = await createDataset({ db: runtime.db, now: runtime.clock.now() }, { userId: auth.userId, name, generateAudio, rows, language });
       if (created.job_id) runtime.jobs.wake();
       return reply.code(201).send(created);
     },

@@ -25,7 +25,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
       const auth = requireAuth(request);
       const limit = request.query.limit ?? 20;
       const offset = request.query.offset ?? 0;
-      const { rows, total } = listJobs(runtime.db, { userId: auth.userId, status: request.query.status, limit, offset });
+      const { rows, total } = await listJobs(runtime.db, { userId: auth.userId, status: request.query.status, limit, offset });
       return { items: rows.map(toJobSummary), total, limit, offset, has_more: offset + rows.length < total };
     },
   );
@@ -42,7 +42,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => {
       const auth = requireAuth(request);
-      const job = getJob(runtime.db, request.params.job_id, auth.userId);
+      const job = await getJob(runtime.db, request.params.job_id, auth.userId);
       if (!job) throw new DomainError('job_not_found', 'Job not found');
       const base = requestBase(runtime.options.publicUrl, request);
       const now = runtime.clock.now();

@@ -26,7 +26,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       const { userId } = requireAuth(request);
-      const created = createApiKey(app.runtime.db, { userId, name: request.body.name, scope: request.body.scope, now: app.runtime.clock.now() });
+      const created = await createApiKey(app.runtime.db, { userId, name: request.body.name, scope: request.body.scope, now: app.runtime.clock.now() });
       return reply.code(201).send(created);
     },
   );
@@ -61,7 +61,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       const auth = requireAuth(request);
-      deleteApiKey(app.runtime.db, { userId: auth.userId, keyId: request.params.id, callerKeyId: auth.keyId, now: app.runtime.clock.now() });
+      await deleteApiKey(app.runtime.db, { userId: auth.userId, keyId: request.params.id, callerKeyId: auth.keyId, now: app.runtime.clock.now() });
       return reply.code(204).send(null);
     },
   );

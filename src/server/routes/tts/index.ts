@@ -49,7 +49,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       const auth = requireAuth(request);
-      const created = createBatch(
+      const created = await createBatch(
         { db: runtime.db, now: runtime.clock.now() },
         {
           userId: auth.userId,

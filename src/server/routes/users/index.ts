@@ -12,7 +12,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/v1/users/me',
     { schema: { summary: 'Current user', tags: ['users'], security: bearer, response: { 200: User, ...errorResponses(401, 404, 429) } } },
-    async (request) => toUser(getUser(app.runtime.db, requireAuth(request).userId)),
+    async (request) => toUser(await getUser(app.runtime.db, requireAuth(request).userId)),
   );
 
   app.get(
@@ -28,7 +28,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     async (request) => {
       const { userId } = requireAuth(request);
       const rt = app.runtime;
-      return getUsage(rt.db, { userId, now: rt.clock.now(), requestsToday: rt.rateLimiter.requestsToday(userId) });
+      return getUsage(rt.db, { userId, now: rt.clock.now(), requestsToday: await rt.rateLimiter.requestsToday(userId) });
     },
   );
 };

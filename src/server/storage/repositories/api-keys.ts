@@ -1,6 +1,5 @@
 import type { Db } from '../db.js';
 import type { KeyScope, Tier } from '../../../shared/schemas/users.js';
-import { prepared } from './prepared.js';
 import { ROW_CACHES, cachedRow, updateCachedRows } from './row-cache.js';
 
 const KEY_OWNERS = ROW_CACHES.keyOwners;
@@ -29,12 +28,12 @@ export interface KeyOwnerRow {
 }
 
 /** Inserts a key row. */
-export function insertApiKey(db: Db, row: Omit<ApiKeyRow, 'last_used_at' | 'revoked_at'>): void {
-  prepared(
-    db,
+export async function insertApiKey(db: Db, row: Omit<ApiKeyRow, 'last_used_at' | 'revoked_at'>): Promise<void> {
+  await db.run(
     `INSERT INTO api_keys (id, user_id, name, scope, prefix, key_hash, created_at)
      VALUES (@id, @user_id, @name, @scope, @prefix, @key_hash, @created_at)`,
-  ).run(row);
+    row,
+  );
 }
 
 /** SQL of the key lookups, exported so the query-plan tests check what production runs. */
@@ -49,45 +48,37 @@ export const API_KEY_SQL = {
 } as const;
 
 /** The active (not revoked) key with `keyHash` and its owner's tier: the hot path of every request (cached). */
-export function findActiveKeyByHash(db: Db, keyHash: string): KeyOwnerRow | undefined {
-  const load = () => prepared(db, API_KEY_SQL.byHash).get(keyHash) as KeyOwnerRow | undefined;
-  return cachedRow(db, KEY_OWNERS, keyHash, load);
+export function findActiveKeyByHash(db: Db, keyHash: string): Promise<KeyOwnerRow | undefined> {
+  return cachedRow(db, KEY_OWNERS, keyHash, () => db.get<KeyOwnerRow>(API_KEY_SQL.byHash, [keyHash]));
 }
 
 /** The user's active key `id`, if it exists and belongs to them. */
-export function findActiveKey(db: Db, userId: string, id: string): ApiKeyRow | undefined {
-  return prepared(db, 'SELECT * FROM api_keys WHERE id = ? AND user_id = ? AND revoked_at IS NULL').get(id, userId) as
-    | ApiKeyRow
-    | undefined;
+export function findActiveKey(db: Db, userId: string, id: string): Promise<ApiKeyRow | undefined> {
+  return db.get<ApiKeyRow>('SELECT * FROM api_keys WHERE id = ? AND user_id = ? AND revoked_at IS NULL', [id, userId]);
 }
 
 /** One page of the user's active keys, newest first, and how many there are. */
-export function listActiveKeys(db: Db, userId: string, page: { limit: number; offset: number }): { rows: ApiKeyRow[]; total: number } {
-  const rows = prepared(db, API_KEY_SQL.pageByUser).all(userId, page.limit, page.offset) as ApiKeyRow[];
-  const total = (
-    prepared(db, 'SELECT count(*) AS n FROM api_keys WHERE user_id = ? AND revoked_at IS NULL').get(userId) as { n: number }
-  ).n;
-  return { rows, total };
+export async function listActiveKeys(db: Db, userId: string, page: { limit: number; offset: number }): Promise<{ rows: ApiKeyRow[]; total: number }> {
+  const rows = await db.all<ApiKeyRow>(API_KEY_SQL.pageByUser, [userId, page.limit, page.offset]);
+  const total = await db.value<number>('SELECT count(*) AS n FROM api_keys WHERE user_id = ? AND revoked_at IS NULL', [userId]);
+  return { rows, total: Number(total ?? 0) };
 }
 
 /** Number of the user's active full-scope keys. */
-export function countActiveFullKeys(db: Db, userId: string): number {
-  return (
-    prepared(db, "SELECT count(*) AS n FROM api_keys WHERE user_id = ? AND scope = 'full' AND revoked_at IS NULL").get(userId) as {
-      n: number;
-    }
-  ).n;
+export async function countActiveFullKeys(db: Db, userId: string): Promise<number> {
+  const n = await db.value<number>("SELECT count(*) AS n FROM api_keys WHERE user_id = ? AND scope = 'full' AND revoked_at IS NULL", [userId]);
+  return Number(n ?? 0);
 }
 
 /** Marks a key revoked; it stops authenticating at once (its cached lookup goes with it). */
-export function revokeApiKey(db: Db, id: string, at: string): void {
-  prepared(db, 'UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL').run(at, id);
+export async function revokeApiKey(db: Db, id: string, at: string): Promise<void> {
+  await db.run('UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL', [at, id]);
   updateCachedRows<KeyOwnerRow>(db, KEY_OWNERS, (row) => row.id === id);
 }
 
 /** Records when a key was last used. */
-export function touchApiKey(db: Db, id: string, at: string): void {
-  prepared(db, 'UPDATE api_keys SET last_used_at = ? WHERE id = ?').run(at, id);
+export async function touchApiKey(db: Db, id: string, at: string): Promise<void> {
+  await db.run('UPDATE api_keys SET last_used_at = ? WHERE id = ?', [at, id]);
   updateCachedRows<KeyOwnerRow>(
     db,
     KEY_OWNERS,

@@ -19,20 +19,20 @@ export interface AudioRow {
 }
 
 /** The audio row `id`, or undefined. */
-export function getAudio(db: Db, id: string): AudioRow | undefined {
-  return db.prepare('SELECT * FROM audio WHERE id = ?').get(id) as AudioRow | undefined;
+export function getAudio(db: Db, id: string): Promise<AudioRow | undefined> {
+  return db.get<AudioRow>('SELECT * FROM audio WHERE id = ?', [id]);
 }
 
 /** Records a file that is already in place under the audio folder. */
-export function insertAudio(db: Db, row: AudioRow): void {
-  db.prepare(
+export async function insertAudio(db: Db, row: AudioRow): Promise<void> {
+  await db.run(
     `INSERT INTO audio (id, user_id, kind, path, format, bytes, duration_seconds, sample_rate, created_at)
      VALUES (@id, @user_id, @kind, @path, @format, @bytes, @duration_seconds, @sample_rate, @created_at)`,
-  ).run(row);
+    { ...row },
+  );
 }
 
 /** Relative paths of every recorded file (recovery compares them with the folder's content). */
-export function listAudioPaths(db: Db): Set<string> {
-  const rows = db.prepare('SELECT path FROM audio').pluck().all() as string[];
-  return new Set(rows);
+export async function listAudioPaths(db: Db): Promise<Set<string>> {
+  return new Set(await db.column<string>('SELECT path FROM audio'));
 }

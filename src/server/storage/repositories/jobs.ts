@@ -43,33 +43,40 @@ export interface ClaimedItem extends JobItemRow {
 }
 
 /** Inserts a job (status `pending`) and its items in index order. */
-export function insertJob(db: Db, job: Pick<JobRow, 'id' | 'user_id' | 'total_items' | 'sample_rate' | 'created_at'>, items: Omit<JobItemRow, 'job_id' | 'status' | 'audio_id' | 'error'>[]): void {
-  db.prepare(
+export async function insertJob(
+  db: Db,
+  job: Pick<JobRow, 'id' | 'user_id' | 'total_items' | 'sample_rate' | 'created_at'>,
+  items: Omit<JobItemRow, 'job_id' | 'status' | 'audio_id' | 'error'>[],
+): Promise<void> {
+  await db.run(
     `INSERT INTO jobs (id, user_id, status, total_items, sample_rate, created_at)
      VALUES (@id, @user_id, 'pending', @total_items, @sample_rate, @created_at)`,
-  ).run(job);
-  const insert = db.prepare(
-    `INSERT INTO job_items (job_id, idx, speaker_id, text, characters, period)
-     VALUES (?, ?, ?, ?, ?, ?)`,
+    { ...job },
   );
-  for (const it of items) insert.run(job.id, it.idx, it.speaker_id, it.text, it.characters, it.period);
+  for (const it of items) {
+    await db.run(
+      `INSERT INTO job_items (job_id, idx, speaker_id, text, characters, period)
+     VALUES (?, ?, ?, ?, ?, ?)`,
+      [job.id, it.idx, it.speaker_id, it.text, it.characters, it.period],
+    );
+  }
 }
 
 /** The job `id` of `userId` (another user's job reads as absent). */
-export function getJob(db: Db, id: string, userId?: string): JobRow | undefined {
-  const row = db.prepare('SELECT * FROM jobs WHERE id = ?').get(id) as JobRow | undefined;
+export async function getJob(db: Db, id: string, userId?: string): Promise<JobRow | undefined> {
+  const row = await db.get<JobRow>('SELECT * FROM jobs WHERE id = ?', [id]);
   return row && (userId === undefined || row.user_id === userId) ? row : undefined;
 }
 
 /** A page of `userId`'s jobs, newest first, optionally of one status. */
-export function listJobs(
+export async function listJobs(
   db: Db,
   q: { userId: string; status?: JobStatus; limit: number; offset: number },
-): { rows: JobRow[]; total: number } {
+): Promise<{ rows: JobRow[]; total: number }> {
   const page = ownedPageQuery('jobs', q);
-  const total = db.prepare(page.total.sql).pluck().get(...page.total.params) as number;
-  const rows = db.prepare(page.items.sql).all(...page.items.params) as JobRow[];
-  return { rows, total };
+  const total = await db.value<number>(page.total.sql, page.total.params);
+  const rows = await db.all<JobRow>(page.items.sql, page.items.params);
+  return { rows, total: Number(total ?? 0) };
 }
 
 /** SQL of the job-item reads, exported so the query-plan test checks what production runs. */
@@ -83,51 +90,50 @@ export const JOB_ITEM_SQL = {
 } as const;
 
 /** Items of a job in index order, with the duration of their audio. */
-export function listJobItems(db: Db, jobId: string): JobItemWithAudio[] {
-  return db.prepare(JOB_ITEM_SQL.ofJob).all(jobId) as JobItemWithAudio[];
+export function listJobItems(db: Db, jobId: string): Promise<JobItemWithAudio[]> {
+  return db.all<JobItemWithAudio>(JOB_ITEM_SQL.ofJob, [jobId]);
 }
 
 /** Items left `processing` by a crash go back to `pending`; returns how many. */
-export function requeueProcessingItems(db: Db): number {
-  return db.prepare(`UPDATE job_items SET status = 'pending' WHERE status = 'processing'`).run().changes;
+export function requeueProcessingItems(db: Db): Promise<number> {
+  return db.run(`UPDATE job_items SET status = 'pending' WHERE status = 'processing'`);
 }
 
-/** Takes up to `limit` pending items in FIFO order, marks them `processing` and starts their jobs. */
-export function claimPendingItems(db: Db, limit: number, now: string): ClaimedItem[] {
-  const items = db.prepare(JOB_ITEM_SQL.claimPending).all(limit) as ClaimedItem[];
-  const mark = db.prepare(`UPDATE job_items SET status = 'processing' WHERE job_id = ? AND idx = ?`);
-  const start = db.prepare(
-    `UPDATE jobs SET status = 'processing', started_at = COALESCE(started_at, ?) WHERE id = ? AND status = 'pending'`,
-  );
+/** Takes up to `limit` pending items in FIFO order, marks them `processing` and starts their jobs (call inside a transaction). */
+export async function claimPendingItems(db: Db, limit: number, now: string): Promise<ClaimedItem[]> {
+  const items = await db.all<ClaimedItem>(JOB_ITEM_SQL.claimPending, [limit]);
   for (const it of items) {
-    mark.run(it.job_id, it.idx);
-    start.run(now, it.job_id);
+    await db.run(`UPDATE job_items SET status = 'processing' WHERE job_id = ? AND idx = ?`, [it.job_id, it.idx]);
+    await db.run(
+      `UPDATE jobs SET status = 'processing', started_at = COALESCE(started_at, ?) WHERE id = ? AND status = 'pending'`,
+      [now, it.job_id],
+    );
   }
   return items;
 }
 
 /** Records a finished item (`success` with its audio, or `failed` with the reason) and counts it in its job. */
-export function finishItem(
+export async function finishItem(
   db: Db,
   r: { jobId: string; idx: number; now: string } & ({ audioId: string } | { error: string }),
-): void {
+): Promise<void> {
   const ok = 'audioId' in r;
-  const changed = db
-    .prepare(
-      `UPDATE job_items SET status = ?, audio_id = ?, error = ? WHERE job_id = ? AND idx = ? AND status = 'processing'`,
-    )
-    .run(ok ? 'success' : 'failed', ok ? r.audioId : null, ok ? null : r.error, r.jobId, r.idx).changes;
+  const changed = await db.run(
+    `UPDATE job_items SET status = ?, audio_id = ?, error = ? WHERE job_id = ? AND idx = ? AND status = 'processing'`,
+    [ok ? 'success' : 'failed', ok ? r.audioId : null, ok ? null : r.error, r.jobId, r.idx],
+  );
   if (changed === 0) return;
-  db.prepare(
+  await db.run(
     ok
       ? 'UPDATE jobs SET completed_items = completed_items + 1 WHERE id = ?'
       : 'UPDATE jobs SET failed_items = failed_items + 1 WHERE id = ?',
-  ).run(r.jobId);
-  db.prepare(
+    [r.jobId],
+  );
+  await db.run(
     `UPDATE jobs SET
        status = CASE WHEN failed_items = 0 THEN 'completed' WHEN completed_items = 0 THEN 'failed' ELSE 'partial' END,
        completed_at = ?
      WHERE id = ? AND completed_items + failed_items = total_items`,
-  ).run(r.now, r.jobId);
+    [r.now, r.jobId],
+  );
 }
-

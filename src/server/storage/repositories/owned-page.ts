@@ -1,7 +1,9 @@
+import type { SqlParam } from '../db.js';
+
 /** A statement and its parameters, as the query-plan tests run them. */
 export interface BoundSql {
   sql: string;
-  params: unknown[];
+  params: SqlParam[];
 }
 
 /**
@@ -13,7 +15,7 @@ export function ownedPageQuery(
   q: { userId: string; status?: string; limit: number; offset: number },
 ): { items: BoundSql; total: BoundSql } {
   const where = q.status ? 'user_id = ? AND status = ?' : 'user_id = ?';
-  const args: unknown[] = q.status ? [q.userId, q.status] : [q.userId];
+  const args: SqlParam[] = q.status ? [q.userId, q.status] : [q.userId];
   return {
     items: { sql: `SELECT * FROM ${table} WHERE ${where} ORDER BY created_at DESC, rowid DESC LIMIT ? OFFSET ?`, params: [...args, q.limit, q.offset] },
     total: { sql: `SELECT COUNT(*) FROM ${table} WHERE ${where}`, params: args },

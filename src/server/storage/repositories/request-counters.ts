@@ -1,5 +1,4 @@
 import type { Db } from '../db.js';
-import { prepared } from './prepared.js';
 
 /** One persisted day count of the rate limiter (subject = key id or user id, day = `YYYY-MM-DD` UTC). */
 export interface RequestCount {
@@ -15,26 +14,25 @@ export const REQUEST_COUNTER_SQL = {
 } as const;
 
 /** The persisted count of `subject` on `day` (0 when none). */
-export function loadRequestCount(db: Db, subject: string, day: string): number {
-  const row = prepared(db, REQUEST_COUNTER_SQL.load).get(subject, day) as
-    | { count: number }
-    | undefined;
-  return row?.count ?? 0;
+export async function loadRequestCount(db: Db, subject: string, day: string): Promise<number> {
+  const count = await db.value<number>(REQUEST_COUNTER_SQL.load, [subject, day]);
+  return Number(count ?? 0);
 }
 
 /** Writes the given counts (upsert), all in one transaction. */
-export function saveRequestCounts(db: Db, counts: RequestCount[]): void {
-  const upsert = prepared(
-    db,
-    `INSERT INTO request_counters (subject, day, count) VALUES (@subject, @day, @count)
-     ON CONFLICT (subject, day) DO UPDATE SET count = max(count, excluded.count)`,
-  );
-  db.transaction(() => {
-    for (const c of counts) upsert.run(c);
-  })();
+export async function saveRequestCounts(db: Db, counts: RequestCount[]): Promise<void> {
+  await db.transaction(async () => {
+    for (const c of counts) {
+      await db.run(
+        `INSERT INTO request_counters (subject, day, count) VALUES (@subject, @day, @count)
+     ON CONFLICT (subject, day) DO UPDATE SET count = CASE WHEN excluded.count > request_counters.count THEN excluded.count ELSE request_counters.count END`,
+        { ...c },
+      );
+    }
+  });
 }
 
 /** Deletes the counts of days before `day` (they no longer limit anything). */
-export function deleteRequestCountsBefore(db: Db, day: string): void {
-  prepared(db, REQUEST_COUNTER_SQL.pruneBefore).run(day);
+export async function deleteRequestCountsBefore(db: Db, day: string): Promise<void> {
+  await db.run(REQUEST_COUNTER_SQL.pruneBefore, [day]);
 }

@@ -1,5 +1,4 @@
 import type { Db } from '../db.js';
-import { prepared } from './prepared.js';
 
 /** A row of `character_reservations`: characters taken for a synthesis whose audio is not stored yet. */
 export interface ReservationRow {
@@ -11,19 +10,19 @@ export interface ReservationRow {
 }
 
 /** Records a reservation (in the transaction that takes the characters). */
-export function insertReservation(db: Db, row: ReservationRow): void {
-  prepared(
-    db,
+export async function insertReservation(db: Db, row: ReservationRow): Promise<void> {
+  await db.run(
     'INSERT INTO character_reservations (id, user_id, period_start, characters, created_at) VALUES (@id, @user_id, @period_start, @characters, @created_at)',
-  ).run(row);
+    { ...row },
+  );
 }
 
 /** Forgets a reservation; false when it was already gone. */
-export function deleteReservation(db: Db, id: string): boolean {
-  return prepared(db, 'DELETE FROM character_reservations WHERE id = ?').run(id).changes === 1;
+export async function deleteReservation(db: Db, id: string): Promise<boolean> {
+  return (await db.run('DELETE FROM character_reservations WHERE id = ?', [id])) === 1;
 }
 
 /** Every reservation still recorded, oldest first. */
-export function listReservations(db: Db): ReservationRow[] {
-  return prepared(db, 'SELECT * FROM character_reservations ORDER BY created_at, id').all() as ReservationRow[];
+export function listReservations(db: Db): Promise<ReservationRow[]> {
+  return db.all<ReservationRow>('SELECT * FROM character_reservations ORDER BY created_at, id');
 }

@@ -1,6 +1,5 @@
 import type { Db } from '../db.js';
 import { filterKey } from '../filter-key.js';
-import { prepared } from './prepared.js';
 
 /** A row of `speakers` (without the `*_key` comparison columns). */
 export interface SpeakerRow {
@@ -53,12 +52,12 @@ export function speakerPageQuery(filters: SpeakerFilters, page: { limit: number;
 const answers = new WeakMap<Db, Map<string, unknown>>();
 const MAX_ANSWERS = 4096;
 
-function remembered<T>(db: Db, sql: string, params: unknown[], run: () => T): T {
+async function remembered<T>(db: Db, sql: string, params: readonly (string | number)[], run: () => Promise<T>): Promise<T> {
   let byDb = answers.get(db);
   if (!byDb) answers.set(db, (byDb = new Map()));
   const key = `${sql}\u0000${params.join('\u0000')}`;
   if (byDb.has(key)) return byDb.get(key) as T;
-  const value = run();
+  const value = await run();
   // A miss (unknown id: arbitrary client input) is not kept, so requests cannot fill the memo with junk.
   if (value === undefined) return value;
   if (byDb.size >= MAX_ANSWERS) byDb.clear();
@@ -66,39 +65,49 @@ function remembered<T>(db: Db, sql: string, params: unknown[], run: () => T): T 
   return value;
 }
 
-function matchCount(db: Db, sql: string, params: string[]): number {
-  return remembered(db, sql, params, () => (prepared(db, sql).get(...params) as { n: number }).n);
+function matchCount(db: Db, sql: string, params: string[]): Promise<number> {
+  return remembered(db, sql, params, async () => Number((await db.value<number>(sql, params)) ?? 0));
 }
 
 /** One page of speakers matching `filters` (catalogue order) and the number of matches. */
-export function listSpeakers(db: Db, filters: SpeakerFilters, page: { limit: number; offset: number }): { rows: SpeakerRow[]; total: number } {
+export async function listSpeakers(
+  db: Db,
+  filters: SpeakerFilters,
+  page: { limit: number; offset: number },
+): Promise<{ rows: SpeakerRow[]; total: number }> {
   const q = speakerPageQuery(filters, page);
   // Frozen: the same row objects are handed to every caller.
-  const rows = remembered(db, q.items.sql, q.items.params, () =>
-    Object.freeze((prepared(db, q.items.sql).all(...q.items.params) as SpeakerRow[]).map((r) => Object.freeze(r))),
-  ) as SpeakerRow[];
-  return { rows, total: matchCount(db, q.count.sql, q.count.params) };
+  const rows = (await remembered(db, q.items.sql, q.items.params, async () =>
+    Object.freeze((await db.all<SpeakerRow>(q.items.sql, q.items.params)).map((r) => Object.freeze(r))),
+  )) as SpeakerRow[];
+  return { rows, total: await matchCount(db, q.count.sql, q.count.params) };
 }
 
 /** The speaker with `id`, if any. */
-export function getSpeaker(db: Db, id: string): SpeakerRow | undefined {
+export function getSpeaker(db: Db, id: string): Promise<SpeakerRow | undefined> {
   const sql = `SELECT ${COLUMNS} FROM speakers WHERE id = ?`;
-  return remembered(db, sql, [id], () => {
-    const found = prepared(db, sql).get(id) as SpeakerRow | undefined;
+  return remembered(db, sql, [id], async () => {
+    const found = await db.get<SpeakerRow>(sql, [id]);
     return found ? Object.freeze(found) : undefined;
   });
 }
 
+/** Every speaker id of the catalogue (kept: the catalogue never changes while the db is open). */
+export function listSpeakerIds(db: Db): Promise<ReadonlySet<string>> {
+  const sql = 'SELECT id FROM speakers';
+  return remembered(db, sql, [], async () => new Set(await db.column<string>(sql)) as ReadonlySet<string>);
+}
+
 /** Number of speakers in the catalogue. */
-export function countSpeakers(db: Db): number {
+export function countSpeakers(db: Db): Promise<number> {
   return matchCount(db, 'SELECT count(*) AS n FROM speakers', []);
 }
 
 /** Each distinct value of `column` with its count, most common first (ties by value). */
-export function speakerValueCounts(db: Db, column: SpeakerFilter): { value: string; count: number }[] {
+export async function speakerValueCounts(db: Db, column: SpeakerFilter): Promise<{ value: string; count: number }[]> {
   // `column` is one of SPEAKER_FILTERS, never user input.
-  return prepared(db, `SELECT ${column} AS value, count(*) AS count FROM speakers GROUP BY ${column} ORDER BY count DESC, value`).all() as {
-    value: string;
-    count: number;
-  }[];
+  const rows = await db.all<{ value: string; count: number }>(
+    `SELECT ${column} AS value, count(*) AS count FROM speakers GROUP BY ${column} ORDER BY count DESC, value`,
+  );
+  return rows.map((r) => ({ value: r.value, count: Number(r.count) }));
 }

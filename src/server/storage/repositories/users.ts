@@ -1,6 +1,5 @@
 import type { Db } from '../db.js';
 import type { Tier } from '../../../shared/schemas/users.js';
-import { prepared } from './prepared.js';
 import { ROW_CACHES, cachedRow, updateCachedRows } from './row-cache.js';
 
 const USERS = ROW_CACHES.users;
@@ -17,49 +16,52 @@ export interface UserRow {
 }
 
 /** Inserts a user (throws on a duplicate email: the unique index is case-insensitive). */
-export function insertUser(db: Db, user: Pick<UserRow, 'id' | 'email' | 'name' | 'subscription_tier' | 'created_at'>): void {
-  prepared(
-    db,
+export async function insertUser(db: Db, user: Pick<UserRow, 'id' | 'email' | 'name' | 'subscription_tier' | 'created_at'>): Promise<void> {
+  await db.run(
     `INSERT INTO users (id, email, name, subscription_tier, subscription_status, cancel_at_period_end, created_at)
      VALUES (@id, @email, @name, @subscription_tier, 'active', 0, @created_at)`,
-  ).run(user);
+    { ...user },
+  );
 }
 
 /** The user with `id`, if any (cached: the row is shared, never mutate it). */
-export function findUserById(db: Db, id: string): UserRow | undefined {
-  return cachedRow(db, USERS, id, () => prepared(db, 'SELECT * FROM users WHERE id = ?').get(id) as UserRow | undefined);
+export function findUserById(db: Db, id: string): Promise<UserRow | undefined> {
+  return cachedRow(db, USERS, id, () => db.get<UserRow>('SELECT * FROM users WHERE id = ?', [id]));
 }
 
 /** The lookup by e-mail, exported for the query-plan test. */
 export const USER_BY_EMAIL_SQL = 'SELECT * FROM users WHERE email = ? COLLATE NOCASE';
 
-/** The user with `email` (case-insensitive), if any. */
-export function findUserByEmail(db: Db, email: string): UserRow | undefined {
-  return prepared(db, USER_BY_EMAIL_SQL).get(email) as UserRow | undefined;
+/**
+ * The user with `email` (case-insensitive), if any: the one place that compares e-mails (SQLite uses
+ * `COLLATE NOCASE`, matching its unique index; another dialect branches here on `db.dialect`).
+ */
+export function findUserByEmail(db: Db, email: string): Promise<UserRow | undefined> {
+  return db.get<UserRow>(USER_BY_EMAIL_SQL, [email]);
 }
 
 /** Number of users (bootstrap runs only on an empty table). */
-export function countUsers(db: Db): number {
-  return (prepared(db, 'SELECT count(*) AS n FROM users').get() as { n: number }).n;
+export async function countUsers(db: Db): Promise<number> {
+  return Number((await db.value<number>('SELECT count(*) AS n FROM users')) ?? 0);
 }
 
 /** Changes a user's tier (billing portal; takes effect on the next request, cached key lookups included). */
-export function updateUserTier(db: Db, id: string, tier: Tier): void {
-  prepared(db, 'UPDATE users SET subscription_tier = ? WHERE id = ?').run(tier, id);
+export async function updateUserTier(db: Db, id: string, tier: Tier): Promise<void> {
+  await db.run('UPDATE users SET subscription_tier = ? WHERE id = ?', [tier, id]);
   updateCachedRows<{ user_id: string }>(db, ROW_CACHES.keyOwners, (row) => row.user_id === id);
   updateCachedRows<UserRow>(db, USERS, (row) => row.id === id);
 }
 
 /** Sets the subscription status and the cancel-at-period-end flag. */
-export function updateUserSubscription(
+export async function updateUserSubscription(
   db: Db,
   id: string,
   change: { status: 'active' | 'cancelled'; cancelAtPeriodEnd: boolean },
-): void {
-  prepared(db, 'UPDATE users SET subscription_status = ?, cancel_at_period_end = ? WHERE id = ?').run(
+): Promise<void> {
+  await db.run('UPDATE users SET subscription_status = ?, cancel_at_period_end = ? WHERE id = ?', [
     change.status,
     change.cancelAtPeriodEnd ? 1 : 0,
     id,
-  );
+  ]);
   updateCachedRows<UserRow>(db, USERS, (row) => row.id === id);
 }

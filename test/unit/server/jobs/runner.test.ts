@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { openDatabase, inTransaction, type Db } from '../../../../src/server/storage/db.js';
+import { openSqliteDatabase, type Db } from '../../../../src/server/storage/db.js';
 import { createUserWithKey } from '../../../../src/server/services/users.js';
 import { enqueueJob } from '../../../../src/server/services/jobs.js';
 import { billingPeriod, refundCharacters } from '../../../../src/server/services/quota.js';
@@ -26,20 +26,20 @@ describe('job runner over the SQLite queue (real engines)', () => {
     pool = createTtsPool({ size: 2 });
   });
   afterAll(async () => pool.close());
-  beforeEach(() => {
+  beforeEach(async () => {
     dir = mkdtempSync(join(tmpdir(), 'voxctl-runner-'));
-    db = openDatabase(join(dir, 'voxctl.db'));
-    userId = createUserWithKey(db, { email: 'runner@example.com', tier: 'pro', now: new Date() }).user.id;
-    speaker = fliteSpeaker(db);
+    db = openSqliteDatabase(join(dir, 'voxctl.db'));
+    userId = (await createUserWithKey(db, { email: 'runner@example.com', tier: 'pro', now: new Date() })).user.id;
+    speaker = await fliteSpeaker(db);
   });
-  afterEach(() => {
-    db.close();
+  afterEach(async () => {
+    await db.close();
     rmSync(dir, { recursive: true, force: true });
   });
 
   const used = () => getCharactersUsed(db, userId, billingPeriod(new Date()).start);
   const queue = (texts: string[]) =>
-    inTransaction(db, () => enqueueJob(db, { userId, items: texts.map((text) => ({ speakerId: speaker, text })), sampleRate: null, now: new Date() }));
+    db.transaction(() => enqueueJob(db, { userId, items: texts.map((text) => ({ speakerId: speaker, text })), sampleRate: null, now: new Date() }));
   const runner = (over: Partial<JobRunnerDeps> = {}) =>
     createJobRunner({
       db,
@@ -47,18 +47,18 @@ describe('job runner over the SQLite queue (real engines)', () => {
       clock: systemClock,
       concurrency: 4,
       refund: refundCharacters,
-      render: async (it) => renderSpeech(pool, { text: it.text, voice: resolveVoice(db, it.speakerId)!, sampleRate: it.sampleRate }),
+      render: async (it) => renderSpeech(pool, { text: it.text, voice: (await resolveVoice(db, it.speakerId))!, sampleRate: it.sampleRate }),
       ...over,
     });
 
   it('processes queued items FIFO into one file each and completes the job', async () => {
-    const job = queue(['One.', 'Two.', 'Three.', 'Four.', 'Five.']);
+    const job = await queue(['One.', 'Two.', 'Three.', 'Four.', 'Five.']);
     const r = runner();
-    r.start();
+    await r.start();
     await r.idle();
-    const done = getJob(db, job.id)!;
+    const done = (await getJob(db, job.id))!;
     expect(done).toMatchObject({ status: 'completed', completed_items: 5, failed_items: 0 });
-    const items = listJobItems(db, job.id);
+    const items = await listJobItems(db, job.id);
     expect(items.map((i) => i.audio_id)).toEqual(items.map((i) => itemAudioId(job.id, i.idx)));
     expect(readdirSync(join(dir, 'audio')).sort()).toEqual(items.map((i) => `${i.audio_id}.wav`).sort());
     await r.stop();
@@ -73,46 +73,46 @@ describe('job runner over the SQLite queue (real engines)', () => {
         inFlight++;
         peak = Math.max(peak, inFlight);
         try {
-          return await renderSpeech(pool, { text: it.text, voice: resolveVoice(db, it.speakerId)!, sampleRate: null });
+          return await renderSpeech(pool, { text: it.text, voice: (await resolveVoice(db, it.speakerId))!, sampleRate: null });
         } finally {
           inFlight--;
         }
       },
     });
-    r.start();
-    const job = queue(Array.from({ length: 8 }, (_, i) => `Sentence ${i}.`));
-    expect(getJob(db, job.id)!.status).toBe('pending');
+    await r.start();
+    const job = await queue(Array.from({ length: 8 }, (_, i) => `Sentence ${i}.`));
+    expect((await getJob(db, job.id))!.status).toBe('pending');
     r.wake();
     await r.idle();
-    expect(getJob(db, job.id)!.status).toBe('completed');
+    expect((await getJob(db, job.id))!.status).toBe('completed');
     expect(peak).toBe(3);
     await r.stop();
   });
 
   it('fails an item whose synthesis fails, records why and refunds exactly its characters', async () => {
-    const before = used();
-    const job = queue(['Good one.', 'Bad one.', 'Another good.']);
-    expect(used()).toBe(before + 'Good one.Bad one.Another good.'.length);
+    const before = await used();
+    const job = await queue(['Good one.', 'Bad one.', 'Another good.']);
+    expect(await used()).toBe(before + 'Good one.Bad one.Another good.'.length);
     const r = runner({
       render: async (it) => {
         if (it.text.startsWith('Bad')) throw new Error('voice refused');
-        return renderSpeech(pool, { text: it.text, voice: resolveVoice(db, it.speakerId)!, sampleRate: null });
+        return renderSpeech(pool, { text: it.text, voice: (await resolveVoice(db, it.speakerId))!, sampleRate: null });
       },
     });
-    r.start();
+    await r.start();
     await r.idle();
-    expect(getJob(db, job.id)).toMatchObject({ status: 'partial', completed_items: 2, failed_items: 1 });
-    expect(listJobItems(db, job.id)[1]).toMatchObject({ status: 'failed', error: 'Synthesis failed: voice refused', audio_id: null });
-    expect(used()).toBe(before + 'Good one.Another good.'.length);
+    expect(await getJob(db, job.id)).toMatchObject({ status: 'partial', completed_items: 2, failed_items: 1 });
+    expect((await listJobItems(db, job.id))[1]).toMatchObject({ status: 'failed', error: 'Synthesis failed: voice refused', audio_id: null });
+    expect(await used()).toBe(before + 'Good one.Another good.'.length);
     await r.stop();
   });
 
   it('recovers after a crash: processing items requeued, debris removed, no item gets two files, no double charge', async () => {
-    const job = queue(['Alpha.', 'Beta.', 'Gamma.']);
-    const charged = used();
+    const job = await queue(['Alpha.', 'Beta.', 'Gamma.']);
+    const charged = await used();
     // Simulate a crash: all three claimed; item 0's file renamed into place but its row never committed;
     // a temp file half written; a stray file nobody recorded.
-    expect(claimItems(db, 3, new Date())).toHaveLength(3);
+    expect(await claimItems(db, 3, new Date())).toHaveLength(3);
     const audio = join(dir, 'audio');
     mkdirSync(audio, { recursive: true });
     writeFileSync(join(audio, `${itemAudioId(job.id, 0)}.wav`), 'stale');
@@ -120,18 +120,18 @@ describe('job runner over the SQLite queue (real engines)', () => {
     writeFileSync(join(audio, 'aud_strayfile0000.wav'), 'stray');
 
     const r = runner();
-    r.start();
+    await r.start();
     await r.idle();
-    expect(getJob(db, job.id)).toMatchObject({ status: 'completed', completed_items: 3 });
+    expect(await getJob(db, job.id)).toMatchObject({ status: 'completed', completed_items: 3 });
     const files = readdirSync(audio).sort();
     expect(files).toEqual([0, 1, 2].map((i) => `${itemAudioId(job.id, i)}.wav`).sort());
     expect(existsSync(join(audio, 'aud_strayfile0000.wav'))).toBe(false);
-    expect(used()).toBe(charged);
+    expect(await used()).toBe(charged);
     await r.stop();
   });
 
   it('stop() leaves unfinished items queued for the next start instead of failing them', async () => {
-    const job = queue(Array.from({ length: 6 }, (_, i) => `Stopping sentence number ${i}.`));
+    const job = await queue(Array.from({ length: 6 }, (_, i) => `Stopping sentence number ${i}.`));
     let release!: () => void;
     const gate = new Promise<void>((resolve) => (release = resolve));
     const r = runner({
@@ -141,17 +141,17 @@ describe('job runner over the SQLite queue (real engines)', () => {
         throw new Error(`pool closed before ${it.text}`);
       },
     });
-    r.start();
+    await r.start();
     const stopping = r.stop();
     release();
     await stopping;
-    const statuses = listJobItems(db, job.id).map((i) => i.status);
+    const statuses = (await listJobItems(db, job.id)).map((i) => i.status);
     expect(statuses.filter((s) => s === 'failed')).toHaveLength(0);
     expect(statuses.filter((s) => s === 'processing')).toHaveLength(2);
     const next = runner();
-    next.start();
+    await next.start();
     await next.idle();
-    expect(getJob(db, job.id)).toMatchObject({ status: 'completed', completed_items: 6 });
+    expect(await getJob(db, job.id)).toMatchObject({ status: 'completed', completed_items: 6 });
     await next.stop();
   });
 });

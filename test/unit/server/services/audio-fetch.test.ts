@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { openDatabase, type Db } from '../../../../src/server/storage/db.js';
+import { openSqliteDatabase, type Db } from '../../../../src/server/storage/db.js';
 import { loadAudio, type AudioSourceDeps } from '../../../../src/server/services/audio-fetch.js';
 import { DomainError } from '../../../../src/shared/errors.js';
 import { statusOf } from '../../../../src/server/plugins/errors.js';
@@ -21,7 +21,7 @@ const now = new Date('2030-01-01T00:00:00Z');
 const resolved: string[] = [];
 
 beforeAll(async () => {
-  db = openDatabase(join(dataDir, 'voxctl.db'));
+  db = openSqliteDatabase(join(dataDir, 'voxctl.db'));
   server = createServer((req, res) => {
     if (req.url === '/small') return res.end(Buffer.alloc(1000, 1));
     if (req.url === '/big') return res.writeHead(200, { 'content-length': String(5000) }).end(Buffer.alloc(5000));
@@ -48,7 +48,7 @@ beforeAll(async () => {
 afterAll(async () => {
   server.closeAllConnections();
   await new Promise<void>((r) => server.close(() => r()));
-  db.close();
+  await db.close();
 });
 
 const deps = (over: Partial<AudioSourceDeps> = {}): AudioSourceDeps => ({

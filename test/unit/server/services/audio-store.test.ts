@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { loadSqliteDriver } from '../../../../src/server/storage/sqlite-driver.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { migrate } from '../../../../src/server/storage/migrations/index.js';
+import { createSqliteDb } from '../../../../src/server/storage/sql/sqlite.js';
 import { audioPathFor, recoverAudioDir, storeAudio, wavInput } from '../../../../src/server/services/audio-store.js';
 import { getAudio } from '../../../../src/server/storage/repositories/audio.js';
 import { parseWav } from '../../../../src/server/audio/wav.js';
@@ -30,13 +31,14 @@ describe('audio store', () => {
 
   it('writes the file atomically (no temp left) before recording the row, with exact duration', async () => {
     const dataDir = tempDir();
-    const db = new Database(':memory:');
-    migrate(db);
+    const raw = new Database(':memory:');
+    migrate(raw);
+    const db = createSqliteDb(raw);
     const pcm = new Int16Array(22_051).map((_, i) => Math.round(8000 * Math.sin(i / 5)));
     const row = await storeAudio(db, dataDir, wavInput(pcm, 22050, { userId: 'u', kind: 'tts', now: new Date() }));
     expect(row.duration_seconds).toBe(1);
     expect(row.path).toBe(`${row.id}.wav`);
-    expect(getAudio(db, row.id)).toEqual(row);
+    expect(await getAudio(db, row.id)).toEqual(row);
     expect(readdirSync(join(dataDir, 'audio'))).toEqual([row.path]);
     const bytes = readFileSync(join(dataDir, 'audio', row.path));
     expect(bytes.length).toBe(row.bytes);
@@ -45,13 +47,14 @@ describe('audio store', () => {
 
   it('recovery removes temp debris and files no row records, and keeps recorded ones', async () => {
     const dataDir = tempDir();
-    const db = new Database(':memory:');
-    migrate(db);
+    const raw = new Database(':memory:');
+    migrate(raw);
+    const db = createSqliteDb(raw);
     const kept = await storeAudio(db, dataDir, wavInput(new Int16Array(100).fill(1000), 16000, { userId: 'u', kind: 'tts', now: new Date() }));
     mkdirSync(join(dataDir, 'audio'), { recursive: true });
     writeFileSync(join(dataDir, 'audio', '.tmp-1234-aud_zzzzzzzz.wav'), 'x');
     writeFileSync(join(dataDir, 'audio', 'aud_orphan0000.wav'), 'x');
-    expect(recoverAudioDir(db, dataDir)).toEqual({ temp: 1, orphans: 1 });
+    expect(await recoverAudioDir(db, dataDir)).toEqual({ temp: 1, orphans: 1 });
     expect(readdirSync(join(dataDir, 'audio'))).toEqual([kept.path]);
   });
 });

@@ -19,30 +19,30 @@ afterEach(() => {
 });
 
 describe('bootstrap', () => {
-  it('creates a pro admin with a random full key on an empty database and writes it 0600', () => {
+  it('creates a pro admin with a random full key on an empty database and writes it 0600', async () => {
     const db = coreDb();
     const dataDir = tempDir();
-    const result = bootstrapIfEmpty(db, { dataDir, now });
+    const result = await bootstrapIfEmpty(db, { dataDir, now });
     expect(result?.key).toMatch(API_KEY_PATTERN);
     expect(result?.warning).toBeUndefined();
     const file = join(dataDir, 'bootstrap-key');
     expect(readFileSync(file, 'utf8')).toBe(`${result!.key}\n`);
     expect(statSync(file).mode & 0o777).toBe(0o600);
-    const admin = findUserByEmail(db, 'admin@localhost');
+    const admin = await findUserByEmail(db, 'admin@localhost');
     expect(admin?.subscription_tier).toBe('pro');
-    expect(authenticateApiKey(db, result!.key, now)).toMatchObject({ userId: admin!.id, scope: 'full', tier: 'pro' });
+    expect(await authenticateApiKey(db, result!.key, now)).toMatchObject({ userId: admin!.id, scope: 'full', tier: 'pro' });
   });
 
-  it('uses VOXCTL_BOOTSTRAP_KEY when valid, and runs only once', () => {
+  it('uses VOXCTL_BOOTSTRAP_KEY when valid, and runs only once', async () => {
     const db = coreDb();
     const key = 'vox_' + 'a1B2_-'.repeat(6) + 'zzzz';
-    expect(bootstrapIfEmpty(db, { dataDir: tempDir(), bootstrapKey: key, now })).toEqual({ key });
-    expect(bootstrapIfEmpty(db, { dataDir: tempDir(), bootstrapKey: key, now })).toBeUndefined();
-    expect(db.prepare('SELECT count(*) AS n FROM users').get()).toEqual({ n: 1 });
+    expect(await bootstrapIfEmpty(db, { dataDir: tempDir(), bootstrapKey: key, now })).toEqual({ key });
+    expect(await bootstrapIfEmpty(db, { dataDir: tempDir(), bootstrapKey: key, now })).toBeUndefined();
+    expect(await db.get('SELECT count(*) AS n FROM users')).toEqual({ n: 1 });
   });
 
-  it('ignores a malformed bootstrap key with a warning', () => {
-    const result = bootstrapIfEmpty(coreDb(), { dataDir: tempDir(), bootstrapKey: 'secret', now });
+  it('ignores a malformed bootstrap key with a warning', async () => {
+    const result = await bootstrapIfEmpty(coreDb(), { dataDir: tempDir(), bootstrapKey: 'secret', now });
     expect(result?.key).toMatch(API_KEY_PATTERN);
     expect(result?.key).not.toBe('secret');
     expect(result?.warning).toMatch(/VOXCTL_BOOTSTRAP_KEY ignored/);

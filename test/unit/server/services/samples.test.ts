@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDatabase, type Db } from '../../../../src/server/storage/db.js';
+import { openSqliteDatabase, type Db } from '../../../../src/server/storage/db.js';
 import { createSampleProvider } from '../../../../src/server/services/samples.js';
 import { createTtsPool } from '../../../../src/server/engines/tts/pool.js';
 import type { TtsPool } from '../../../../src/server/engines/tts/types.js';
@@ -15,12 +15,12 @@ describe('speaker samples in each catalogue language (real engines)', () => {
   let pool: TtsPool;
   beforeAll(() => {
     dir = mkdtempSync(join(tmpdir(), 'voxctl-samples-'));
-    db = openDatabase(join(dir, 'voxctl.db'));
+    db = openSqliteDatabase(join(dir, 'voxctl.db'));
     pool = createTtsPool({ size: 2 });
   });
   afterAll(async () => {
     await pool.close();
-    db.close();
+    await db.close();
     rmSync(dir, { recursive: true, force: true });
   });
 
@@ -28,7 +28,7 @@ describe('speaker samples in each catalogue language (real engines)', () => {
     const samples = createSampleProvider({ db, dataDir: dir, clock: systemClock, tts: () => pool });
     const langs = ['English', 'German', 'Spanish', 'Russian', 'Mandarin Chinese', 'Japanese', 'Arabic', 'Hindi', 'Greek'];
     for (const lang of langs) {
-      const id = db.prepare('SELECT id FROM speakers WHERE native_language = ? LIMIT 1').pluck().get(lang) as string | undefined;
+      const id = await db.value<string>('SELECT id FROM speakers WHERE native_language = ? LIMIT 1', [lang]);
       expect(id, lang).toBeTypeOf('string');
       const row = await samples.get(`smp_${id}`);
       expect(row, lang).toMatchObject({ kind: 'sample', format: 'wav' });

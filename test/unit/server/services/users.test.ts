@@ -7,20 +7,20 @@ import { DomainError } from '../../../../src/shared/errors.js';
 const now = new Date('2025-03-10T12:00:00Z');
 
 describe('users', () => {
-  it('creates a user with a full key; name is optional', () => {
+  it('creates a user with a full key; name is optional', async () => {
     const db = coreDb();
-    const { user, key } = createUserWithKey(db, { email: ' dev@example.com ', now });
+    const { user, key } = await createUserWithKey(db, { email: ' dev@example.com ', now });
     expect(user).toEqual({ id: expect.stringMatching(/^usr_[0-9a-f]{24}$/), email: 'dev@example.com', subscription_tier: 'free', created_at: now.toISOString() });
     expect(key).toMatchObject({ scope: 'full', name: 'default', id: expect.stringMatching(/^key_/) });
-    expect(toUser(findUserById(db, user.id)!)).toEqual(user);
+    expect(toUser((await findUserById(db, user.id))!)).toEqual(user);
   });
 
-  it('rejects duplicate emails (any case) with 409 and leaves no half-created user', () => {
+  it('rejects duplicate emails (any case) with 409 and leaves no half-created user', async () => {
     const db = coreDb();
-    createUserWithKey(db, { email: 'dev@example.com', now });
-    expect(() => createUserWithKey(db, { email: 'DEV@example.com', now })).toThrow(DomainError);
-    expect(db.prepare('SELECT count(*) AS n FROM users').get()).toEqual({ n: 1 });
-    expect(db.prepare('SELECT count(*) AS n FROM api_keys').get()).toEqual({ n: 1 });
+    await createUserWithKey(db, { email: 'dev@example.com', now });
+    await expect(createUserWithKey(db, { email: 'DEV@example.com', now })).rejects.toThrow(DomainError);
+    expect(await db.get('SELECT count(*) AS n FROM users')).toEqual({ n: 1 });
+    expect(await db.get('SELECT count(*) AS n FROM api_keys')).toEqual({ n: 1 });
   });
 
   it('validates email, tier and name', () => {
@@ -35,11 +35,11 @@ describe('users', () => {
     });
   });
 
-  it('refuses a cancelled subscription with 403', () => {
+  it('refuses a cancelled subscription with 403', async () => {
     const db = coreDb();
-    const { user } = createUserWithKey(db, { email: 'a@b.c', now });
-    expect(() => assertActiveSubscription(db, user.id)).not.toThrow();
-    updateUserSubscription(db, user.id, { status: 'cancelled', cancelAtPeriodEnd: false });
-    expect(() => assertActiveSubscription(db, user.id)).toThrow('Subscription is cancelled');
+    const { user } = await createUserWithKey(db, { email: 'a@b.c', now });
+    await expect(assertActiveSubscription(db, user.id)).resolves.toBeUndefined();
+    await updateUserSubscription(db, user.id, { status: 'cancelled', cancelAtPeriodEnd: false });
+    await expect(assertActiveSubscription(db, user.id)).rejects.toThrow('Subscription is cancelled');
   });
 });

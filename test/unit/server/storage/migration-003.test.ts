@@ -1,7 +1,7 @@
 import { loadSqliteDriver } from '../../../../src/server/storage/sqlite-driver.js';
 import { describe, expect, it } from 'vitest';
 import { migrate } from '../../../../src/server/storage/migrations/index.js';
-import type { Db } from '../../../../src/server/storage/db.js';
+import type BetterSqlite3 from 'better-sqlite3';
 import { JOB_ITEM_SQL } from '../../../../src/server/storage/repositories/jobs.js';
 import { ownedPageQuery } from '../../../../src/server/storage/repositories/owned-page.js';
 import { DATASET_PAGE_SQL } from '../../../../src/server/storage/repositories/datasets.js';
@@ -9,7 +9,7 @@ import { DATASET_PAGE_SQL } from '../../../../src/server/storage/repositories/da
 const Database = loadSqliteDriver();
 
 /** The plan SQLite picks for `sql`, flattened to one string. */
-const plan = (db: Db, sql: string, ...args: unknown[]) =>
+const plan = (db: BetterSqlite3.Database, sql: string, ...args: unknown[]) =>
   (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...args) as { detail: string }[]).map((r) => r.detail).join(' | ');
 
 describe('migration 003 (audio, jobs, queue, datasets, idempotency)', () => {

@@ -3,13 +3,14 @@ import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { migrate, migrations } from '../../../../src/server/storage/migrations/index.js';
 import { portalSession } from '../../../../src/server/billing/portal-sessions.js';
+import { createSqliteDb } from '../../../../src/server/storage/sql/sqlite.js';
 
 const Database = loadSqliteDriver();
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 
 describe('migration 004 (portal browser sessions, character reservations)', () => {
-  it('keeps a portal session opened before the upgrade', () => {
+  it('keeps a portal session opened before the upgrade', async () => {
     const db = new Database(':memory:');
     db.pragma('foreign_keys = ON');
     db.transaction(() => {
@@ -24,8 +25,9 @@ describe('migration 004 (portal browser sessions, character reservations)', () =
     ).run(sha256('T'.repeat(43)), sha256(sessionId));
     migrate(db);
     expect(db.pragma('user_version', { simple: true })).toBe(migrations.length);
-    expect(portalSession(db, { sessionId, now: new Date('2025-03-01T12:00:00Z') })).toEqual({ userId: 'usr_1', expiresAt: new Date('2025-03-02T00:00:00Z') });
-    expect(portalSession(db, { sessionId, now: new Date('2025-03-02T00:00:01Z') })).toBeUndefined();
-    db.close();
+    const seam = createSqliteDb(db);
+    expect(await portalSession(seam, { sessionId, now: new Date('2025-03-01T12:00:00Z') })).toEqual({ userId: 'usr_1', expiresAt: new Date('2025-03-02T00:00:00Z') });
+    expect(await portalSession(seam, { sessionId, now: new Date('2025-03-02T00:00:01Z') })).toBeUndefined();
+    await seam.close();
   });
 });

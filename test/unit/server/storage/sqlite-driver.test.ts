@@ -4,7 +4,7 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { openDatabase } from '../../../../src/server/storage/db.js';
+import { openSqliteDatabase } from '../../../../src/server/storage/db.js';
 import { loadSqliteDriver, sqliteDriverFor } from '../../../../src/server/storage/sqlite-driver.js';
 
 const require = createRequire(import.meta.url);
@@ -57,23 +57,23 @@ describe('loadSqliteDriver on this Node', () => {
     );
   });
 
-  it('never loads the other build, even after the service opened a database', () => {
-    openDatabase(join(dir, 'seam.db')).close();
+  it('never loads the other build, even after the service opened a database', async () => {
+    await openSqliteDatabase(join(dir, 'seam.db')).close();
     const otherDir = packageDir(other);
     const loaded = Object.keys(require.cache).filter((file) => otherDir !== undefined && file.startsWith(otherDir + '/'));
     expect(loaded).toEqual([]);
   });
 
-  it('opens, writes, closes and reopens a database file', () => {
+  it('opens, writes, closes and reopens a database file', async () => {
     const file = join(dir, 'reopen.db');
-    const db = openDatabase(file);
-    db.exec('CREATE TABLE notes (body TEXT NOT NULL)');
-    db.prepare('INSERT INTO notes (body) VALUES (?)').run('kept across a reopen');
-    db.close();
-    const again = openDatabase(file);
-    expect(again.prepare('SELECT body FROM notes').all()).toEqual([{ body: 'kept across a reopen' }]);
-    expect(again.pragma('journal_mode', { simple: true })).toBe('wal');
-    again.close();
+    const db = openSqliteDatabase(file);
+    await db.exec('CREATE TABLE notes (body TEXT NOT NULL)');
+    await db.run('INSERT INTO notes (body) VALUES (?)', ['kept across a reopen']);
+    await db.close();
+    const again = openSqliteDatabase(file);
+    expect(await again.all('SELECT body FROM notes')).toEqual([{ body: 'kept across a reopen' }]);
+    expect(await again.value('PRAGMA journal_mode')).toBe('wal');
+    await again.close();
   });
 });
 
@@ -85,16 +85,15 @@ describe('a process that uses the built storage seam', () => {
     if (!existsSync(dbUrl)) execFileSync('npm', ['run', 'build', '--silent'], { cwd: ROOT, stdio: 'ignore' });
     const file = join(dir, 'child.db');
     const script = `
-      const { openDatabase } = await import(${JSON.stringify(dbUrl.href)});
-      let db = openDatabase(${JSON.stringify(file)});
-      db.exec('CREATE TABLE t (n INTEGER)');
-      const insert = db.prepare('INSERT INTO t (n) VALUES (?)');
-      for (let n = 0; n < 500; n++) insert.run(n);
-      db.close();
-      db = openDatabase(${JSON.stringify(file)});
-      for (let n = 0; n < 500; n++) db.prepare('SELECT n FROM t WHERE n = ?').get(n);
-      console.log(db.prepare('SELECT count(*) AS c FROM t').get().c);
-      db.close();
+      const { openSqliteDatabase } = await import(${JSON.stringify(dbUrl.href)});
+      let db = openSqliteDatabase(${JSON.stringify(file)});
+      await db.exec('CREATE TABLE t (n INTEGER)');
+      for (let n = 0; n < 500; n++) await db.run('INSERT INTO t (n) VALUES (?)', [n]);
+      await db.close();
+      db = openSqliteDatabase(${JSON.stringify(file)});
+      for (let n = 0; n < 500; n++) await db.get('SELECT n FROM t WHERE n = ?', [n]);
+      console.log(await db.value('SELECT count(*) AS c FROM t'));
+      await db.close();
       globalThis.gc();`;
     const child = spawnSync(process.execPath, ['--expose-gc', '--input-type=module', '-e', script], { encoding: 'utf8' });
     expect({ status: child.status, signal: child.signal, stderr: child.stderr }).toEqual({ status: 0, signal: null, stderr: '' });

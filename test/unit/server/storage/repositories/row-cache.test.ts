@@ -1,0 +1,60 @@
+import { describe, expect, it } from 'vitest';
+import { coreDb } from '../../../../helpers/core-db.js';
+import type { Db } from '../../../../../src/server/storage/db.js';
+import { cachedRow, updateCachedRows } from '../../../../../src/server/storage/repositories/row-cache.js';
+
+/** Loads a user's name, counting the reads that reach the database. */
+function loader(db: Db) {
+  let reads = 0;
+  const load = async (id: string) => {
+    reads++;
+    return db.get<{ id: string; name: string }>('SELECT id, name FROM users WHERE id = ?', [id]);
+  };
+  return { load, reads: () => reads };
+}
+
+async function withUser(db: Db): Promise<void> {
+  await db.run("INSERT INTO users (id, email, name, subscription_tier, created_at) VALUES ('usr_1', 'a@b.c', 'Ada', 'free', 't')");
+}
+
+describe('row cache', () => {
+  it('on SQLite, answers repeated lookups from memory and drops a row changed on the handle', async () => {
+    const db = coreDb();
+    await withUser(db);
+    const { load, reads } = loader(db);
+    expect(await cachedRow(db, 'users', 'usr_1', () => load('usr_1'))).toEqual({ id: 'usr_1', name: 'Ada' });
+    expect(await cachedRow(db, 'users', 'usr_1', () => load('usr_1'))).toEqual({ id: 'usr_1', name: 'Ada' });
+    expect(reads()).toBe(1);
+    await db.run("UPDATE users SET name = 'Grace' WHERE id = 'usr_1'");
+    updateCachedRows<{ id: string }>(db, 'users', (row) => row.id === 'usr_1');
+    expect(await cachedRow(db, 'users', 'usr_1', () => load('usr_1'))).toEqual({ id: 'usr_1', name: 'Grace' });
+    expect(reads()).toBe(2);
+  });
+
+  it('does not keep a row read inside a transaction, nor one whose load a change overlapped', async () => {
+    const db = coreDb();
+    await withUser(db);
+    const { load, reads } = loader(db);
+    await db.transaction(() => cachedRow(db, 'users', 'usr_1', () => load('usr_1')));
+    await cachedRow(db, 'users', 'usr_1', async () => {
+      const row = await load('usr_1');
+      // A change lands while this lookup is between its read and its return.
+      updateCachedRows<{ id: string }>(db, 'users', () => false);
+      return row;
+    });
+    await cachedRow(db, 'users', 'usr_1', () => load('usr_1'));
+    await cachedRow(db, 'users', 'usr_1', () => load('usr_1'));
+    expect(reads()).toBe(3);
+  });
+
+  it('caches nothing on a database without data_version (another process may change any row)', async () => {
+    const sqlite = coreDb();
+    await withUser(sqlite);
+    // The same connection, presented as another dialect: the cache must not even ask for data_version.
+    const other: Db = { ...sqlite, dialect: 'postgres', value: () => Promise.reject(new Error('no PRAGMA here')) };
+    const { load, reads } = loader(sqlite);
+    for (let i = 0; i < 3; i++) expect(await cachedRow(other, 'users', 'usr_1', () => load('usr_1'))).toEqual({ id: 'usr_1', name: 'Ada' });
+    expect(reads()).toBe(3);
+    updateCachedRows(other, 'users', () => true);
+  });
+});
