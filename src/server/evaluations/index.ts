@@ -48,7 +48,7 @@ export function createEvaluationRunnerFor(w: EvaluationRunnerWiring): Evaluation
     // A few syntheses ahead of the recognisers keep them busy while the next speech is made.
     lookahead: Math.max(4, workers * 3),
     async synthesize(speakerId, text) {
-      const voice = resolveVoice(w.db, speakerId);
+      const voice = await resolveVoice(w.db, speakerId);
       if (!voice) throw new Error(`Speaker not found: ${speakerId}`);
       return renderSpeech(w.tts(), { text, voice });
     },
