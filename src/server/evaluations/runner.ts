@@ -112,6 +112,7 @@ export function createEvaluationRunner(deps: EvaluationRunnerDeps): EvaluationRu
   setMaxListeners(0, abort.signal);
   let stopped = false;
   let started = false;
+  let starting: Promise<void> | undefined;
   let idleWaiters: (() => void)[] = [];
   // One claim at a time: a second pump while one awaits the database would count the same room twice.
   let pumping: Promise<void> | undefined;
@@ -300,20 +301,28 @@ export function createEvaluationRunner(deps: EvaluationRunnerDeps): EvaluationRu
         pumpAgain = false;
         await claimOnce();
       } while (pumpAgain && !stopped);
-    })().finally(() => {
-      pumping = undefined;
-      notifyIfIdle();
-    });
+    })()
+      .catch(report)
+      .finally(() => {
+        pumping = undefined;
+        notifyIfIdle();
+      });
   }
 
   return {
-    async start() {
-      if (started) return;
-      await requeueProcessingSyntheses(db);
-      // A crash between the last result and the summary: summarise now.
-      for (const id of await evaluationsReadyToFinish(db)) await finishEvaluationNow(db, id, now());
-      started = true;
-      pump();
+    start() {
+      // Shared by concurrent calls: recovery runs once, and nothing is claimed before it has requeued.
+      starting ??= (async () => {
+        await requeueProcessingSyntheses(db);
+        // A crash between the last result and the summary: summarise now.
+        for (const id of await evaluationsReadyToFinish(db)) await finishEvaluationNow(db, id, now());
+        started = true;
+        pump();
+      })().catch((err: unknown) => {
+        starting = undefined;
+        throw err;
+      });
+      return starting;
     },
     wake: pump,
     async stop() {
