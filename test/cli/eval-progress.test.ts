@@ -168,7 +168,7 @@ describe('eval run on a terminal (in-process, real service)', () => {
   it('draws the bar on stderr, prints the table, and gates a provider that transcribed nothing', async () => {
     const t = testContext({ env: { VOXCTL_BASE_URL: s.url, VOXCTL_API_KEY: s.key }, tty: true, stdin: 'Hello there.\nGood morning.\n' });
     // stt-b is bound to no vendor on this server: every request fails at once, so no WER can be computed.
-    const code = await t.run(['eval', 'run', '--texts', '-', '--speaker', fliteSpeaker(s.runtime.db), '--providers', 'stt-b', '--max-wer', '0.9']);
+    const code = await t.run(['eval', 'run', '--texts', '-', '--speaker', await fliteSpeaker(s.runtime.db), '--providers', 'stt-b', '--max-wer', '0.9']);
     expect(code, t.stderr.text).toBe(7);
     const plain = t.stderr.text.replace(new RegExp(`${ESC}\\[[0-9;]*m`, 'g'), ''); // colours off, cursor codes kept
     expect(plain).toMatch(new RegExp(`${ESC}\\[2Kev_\\S+ +█+ 100% +completed +2/2`));

@@ -149,14 +149,14 @@ describe('voxctl eval on a real service', () => {
 
   it('fails the CI gate with exit 7, naming every row over --max-wer', async () => {
     // PocketSphinx cannot recognise eSpeak voices: the WER of this run is far above 0.5.
-    const r = await run(['eval', 'run', '--texts', 'prompts.txt', '--speaker', espeakSpeaker(s.runtime.db), '--providers', 'local-sphinx', '--max-wer', '0.5'], 200_000);
+    const r = await run(['eval', 'run', '--texts', 'prompts.txt', '--speaker', await espeakSpeaker(s.runtime.db), '--providers', 'local-sphinx', '--max-wer', '0.5'], 200_000);
     expect(r.exitCode, r.stderr).toBe(7);
     expect(r.stderr).toMatch(/Error: 1 provider\/condition row\(s\) exceed --max-wer 0\.5:\n {2}local-sphinx under clean: WER \d\.\d{4}\n/);
     expect(r.stdout).toMatch(/^local-sphinx\s+clean\s+all\s/m);
   }, 220_000);
 
   it('starts without --watch (id on stdout), cancels, and reports a missing evaluation with exit 4', async () => {
-    const started = await run(['eval', 'run', '--texts', 'prompts.txt', '--speaker', `${fliteSpeaker(s.runtime.db)},${espeakSpeaker(s.runtime.db)}`, '--providers', 'local-sphinx', '--conditions', 'clean,speed:1.5']);
+    const started = await run(['eval', 'run', '--texts', 'prompts.txt', '--speaker', `${await fliteSpeaker(s.runtime.db)},${await espeakSpeaker(s.runtime.db)}`, '--providers', 'local-sphinx', '--conditions', 'clean,speed:1.5']);
     expect(started.exitCode, started.stderr).toBe(0);
     const newId = started.stdout.trim();
     expect(newId).toMatch(/^ev_/);
