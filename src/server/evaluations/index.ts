@@ -37,7 +37,7 @@ export interface EvaluationRunnerWiring extends JobRunnerWiring {
   sphinxMax: number | undefined;
 }
 
-/** Builds the evaluation runner over its SQLite queue; the composition root starts it and stops it on close. */
+/** Builds the evaluation runner over its database queue; the composition root starts it and stops it on close. */
 export function createEvaluationRunnerFor(w: EvaluationRunnerWiring): EvaluationRunner {
   const workers = w.ttsWorkers ?? availableParallelism();
   const limitOf = adapterLimits({ cores: availableParallelism(), sphinxMax: w.sphinxMax });

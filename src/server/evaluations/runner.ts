@@ -1,5 +1,5 @@
 /**
- * Executes evaluations (DESIGN §8.2) over the SQLite queue of syntheses, as a pipeline: each text ×
+ * Executes evaluations (DESIGN §8.2) over the database queue of syntheses, as a pipeline: each text ×
  * speaker is synthesised once, every condition is derived from that audio and written to a file with a
  * fixed id, then each provider hears each conditioned audio under its own concurrency limit. A few
  * syntheses run ahead of the recognisers (`lookahead`), so the CPU-bound recogniser never waits for
