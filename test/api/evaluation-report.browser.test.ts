@@ -119,7 +119,7 @@ describe('evaluation report in Chromium', () => {
         json: {
           name: 'browser <i>check</i>',
           texts: [reference],
-          speakers: { ids: [fliteSpeaker(s.runtime.db), espeakSpeaker(s.runtime.db)], group_by: 'engine' },
+          speakers: { ids: [await fliteSpeaker(s.runtime.db), await espeakSpeaker(s.runtime.db)], group_by: 'engine' },
           // stt-b is bound to no vendor here: it fails every request at once, a realistic second row.
           providers: ['local-sphinx', 'stt-b'],
           conditions: ['clean', 'telephone'],

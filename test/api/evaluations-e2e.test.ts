@@ -39,7 +39,12 @@ describe('an evaluation on local-sphinx with Flite and eSpeak voices under three
     s = await startTestServer();
     await promoteToEnterprise(s);
     const db = s.runtime.db;
-    const ids = [fliteSpeaker(db, 'slt'), fliteSpeaker(db, 'rms'), espeakSpeaker(db), db.prepare(`SELECT id FROM speakers WHERE engine = 'espeak' AND voice LIKE 'en%' LIMIT 1 OFFSET 5`).pluck().get() as string];
+    const ids = [
+      await fliteSpeaker(db, 'slt'),
+      await fliteSpeaker(db, 'rms'),
+      await espeakSpeaker(db),
+      (await db.value<string>(`SELECT id FROM speakers WHERE engine = 'espeak' AND voice LIKE 'en%' LIMIT 1 OFFSET 5`))!,
+    ];
     usedBefore = await charactersUsed(s);
     const created = await call(s, 'POST', '/v1/evaluations', {
       key: s.key,
@@ -118,13 +123,13 @@ describe('an evaluation on local-sphinx with Flite and eSpeak voices under three
     expect(rows.every((u) => u.determinable === false)).toBe(true);
   });
 
-  it('computes the stored summary from the stored rows, reproducibly', () => {
+  it('computes the stored summary from the stored rows, reproducibly', async () => {
     const id = detail.evaluation_id as string;
     const again = summarise({
-      rows: allUtterances(s.runtime.db, id),
+      rows: await allUtterances(s.runtime.db, id),
       providers: detail.providers,
       conditions: detail.conditions,
-      groups: listEvaluationSpeakers(s.runtime.db, id).map((sp) => sp.grp),
+      groups: (await listEvaluationSpeakers(s.runtime.db, id)).map((sp) => sp.grp),
       seed: 11,
     });
     expect(again.summary).toEqual(detail.summary);
@@ -197,7 +202,7 @@ describe('hosted providers through their loopback fakes', () => {
 
   it('records half the flaky provider as failed requests, flags determinable failures, pairs providers', async () => {
     const db = s.runtime.db;
-    const ids = [fliteSpeaker(db, 'slt'), espeakSpeaker(db)];
+    const ids = [await fliteSpeaker(db, 'slt'), await espeakSpeaker(db)];
     const created = await call(s, 'POST', '/v1/evaluations', {
       key: s.key,
       json: { texts: [FAKE_TRANSCRIPT], speakers: { ids, group_by: 'engine' }, providers: ['stt-a-model-1', 'stt-c', 'local-sphinx'], conditions: ['clean', 'noise:10'] },

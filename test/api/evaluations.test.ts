@@ -20,7 +20,7 @@ const body = (over: Record<string, unknown> = {}) => ({
   ...over,
 });
 /** A second user's full-scope key. */
-const newUser = (email: string, tier = 'pro'): string => createUserWithKey(s.runtime.db, { email, tier, now: new Date() }).key.key;
+const newUser = async (email: string, tier = 'pro'): Promise<string> => (await createUserWithKey(s.runtime.db, { email, tier, now: new Date() })).key.key;
 const expect400 = async (json: unknown, detail: string) => {
   const r = await post(json);
   expect(r.status, r.text).toBe(400);
@@ -30,8 +30,8 @@ const expect400 = async (json: unknown, detail: string) => {
 beforeAll(async () => {
   s = await startTestServer();
   await promoteToEnterprise(s);
-  flite = fliteSpeaker(s.runtime.db);
-  espeak = espeakSpeaker(s.runtime.db);
+  flite = await fliteSpeaker(s.runtime.db);
+  espeak = await espeakSpeaker(s.runtime.db);
 });
 afterAll(async () => {
   await s.close();
@@ -77,7 +77,7 @@ describe('POST /v1/evaluations (DESIGN §8.1)', () => {
     expect(fromDataset.status, fromDataset.text).toBe(201);
     expect(fromDataset.body.total_utterances).toBe(3 * 2);
 
-    const foreign = await post({ ...noTexts, dataset_id: upload.body.dataset_id }, newUser('ds-other@example.com'));
+    const foreign = await post({ ...noTexts, dataset_id: upload.body.dataset_id }, await newUser('ds-other@example.com'));
     expect(foreign.status).toBe(404);
     expect(foreign.body.detail).toBe('Dataset not found');
   });
@@ -154,12 +154,12 @@ describe('POST /v1/evaluations (DESIGN §8.1)', () => {
   it('refuses more than 20,000 utterances; exactly 20,000 is accepted', async () => {
     const texts = Array.from({ length: 500 }, (_, i) => `Text ${i}.`);
     const conditions = ['clean', 'telephone', 'noise:0', 'noise:5', 'noise:10', 'speed:0.5', 'speed:1.5', 'speed:2'];
-    const ids = (n: number) => s.runtime.db.prepare('SELECT id FROM speakers ORDER BY seq LIMIT ?').pluck().all(n) as string[];
-    await expect400(body({ texts, conditions, speakers: { ids: ids(6) } }), 'Evaluation exceeds 20000 utterances');
+    const ids = (n: number) => s.runtime.db.column<string>('SELECT id FROM speakers ORDER BY seq LIMIT ?', [n]);
+    await expect400(body({ texts, conditions, speakers: { ids: await ids(6) } }), 'Evaluation exceeds 20000 utterances');
     // The same limit holds for a selection by filter (2 engines × 6 speakers × 500 texts × 8 conditions).
     await expect400(body({ texts, conditions, speakers: { filter: {}, group_by: 'engine', per_group: 6 } }), 'Evaluation exceeds 20000 utterances');
     const before = (await call(s, 'GET', '/v1/evaluations?limit=1', { key: s.key })).body.total;
-    const ok = await post(body({ texts, conditions, speakers: { ids: ids(5) } }));
+    const ok = await post(body({ texts, conditions, speakers: { ids: await ids(5) } }));
     expect(ok.status, ok.text).toBe(201);
     expect(ok.body.total_utterances).toBe(20_000);
     expect((await call(s, 'POST', `/v1/evaluations/${ok.body.evaluation_id}/cancel`, { key: s.key })).status).toBe(200);
@@ -179,15 +179,15 @@ describe('POST /v1/evaluations (DESIGN §8.1)', () => {
   });
 
   it('answers 403 to a cancelled subscription, as synthesis does', async () => {
-    const key = newUser('cancelled-sub@example.com');
-    s.runtime.db.prepare(`UPDATE users SET subscription_status = 'cancelled' WHERE email = ?`).run('cancelled-sub@example.com');
+    const key = await newUser('cancelled-sub@example.com');
+    await s.runtime.db.run(`UPDATE users SET subscription_status = 'cancelled' WHERE email = ?`, ['cancelled-sub@example.com']);
     const r = await post(body(), key);
     expect(r.status).toBe(403);
     expect(r.body.detail).toBe('Subscription is cancelled');
   });
 
   it('reserves Σ text characters × speakers at creation, and answers 429 storing nothing when the quota cannot hold them', async () => {
-    const user = { key: newUser('quota-eval@example.com', 'free') };
+    const user = { key: await newUser('quota-eval@example.com', 'free') };
     const text = 'a'.repeat(2000);
     const tooMuch = await post(body({ texts: [text, text, text], speakers: { ids: [flite, espeak] } }), user.key);
     expect(tooMuch.status).toBe(429);
@@ -205,7 +205,7 @@ describe('reading evaluations', () => {
   const other = { key: '' };
   let mine: string;
   beforeAll(async () => {
-    other.key = newUser('reader-other@example.com');
+    other.key = await newUser('reader-other@example.com');
     mine = (await post(body({ name: 'mine' }))).body.evaluation_id;
   });
 
@@ -259,7 +259,7 @@ describe('reading evaluations', () => {
 
 describe('cancel (DESIGN §8.2)', () => {
   it('cancels a running evaluation, refunds the characters never synthesised, and stops its work', async () => {
-    const user = { key: newUser('cancel@example.com') };
+    const user = { key: await newUser('cancel@example.com') };
     const texts = Array.from({ length: 60 }, (_, i) => `Cancel me, sentence number ${i}.`);
     const perText = texts.map((t) => [...t].length);
     const created = await post(body({ texts, speakers: { ids: [flite, espeak] } }), user.key);
@@ -272,10 +272,7 @@ describe('cancel (DESIGN §8.2)', () => {
 
     await s.runtime.evaluations!.idle();
     // Exactly the syntheses made before the cancel stay charged.
-    const made = s.runtime.db
-      .prepare('SELECT text_index FROM evaluation_syntheses WHERE evaluation_id = ? AND synthesized = 1')
-      .pluck()
-      .all(id) as number[];
+    const made = await s.runtime.db.column<number>('SELECT text_index FROM evaluation_syntheses WHERE evaluation_id = ? AND synthesized = 1', [id]);
     expect(made.length).toBeLessThan(texts.length * 2);
     expect(await charactersUsed(s, user.key)).toBe(made.reduce((n, t) => n + perText[t]!, 0));
     const after = (await call(s, 'GET', `/v1/evaluations/${id}`, { key: user.key })).body;
@@ -334,6 +331,8 @@ describe('utterances and the report', () => {
     expect((await q('condition=speed:1.50')).total).toBe(4);
     expect((await q('condition=telephone')).total).toBe(0);
     expect((await q('group=espeak')).total).toBe(4);
+    // Group values match case-insensitively, on SQLite and PostgreSQL alike.
+    expect((await q('group=ESPeak')).total).toBe(4);
     expect((await q(`provider=${UNBOUND}&group=flite&condition=clean`)).total).toBe(2);
     expect((await q('provider=local-sphinx')).total).toBe(0);
     expect((await q('errors_only=true')).total).toBe(8);

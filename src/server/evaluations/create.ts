@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
 import type { Db } from '../storage/db.js';
-import { inTransaction } from '../storage/db.js';
 import type { CreateEvaluationRequest, EvaluationCreated } from '../../shared/schemas/evaluations.js';
 import { ALL_PROVIDERS } from '../../shared/schemas/stt.js';
 import { formatCondition, parseCondition } from '../../shared/conditions.js';
@@ -23,7 +22,7 @@ export { EVALUATION_LIMITS };
 export const newEvaluationId = (): string => `ev_${randomBytes(15).toString('base64url')}`;
 
 /** The texts of the request: `texts` (rule 6 each, `Text {i}: `) or the rows of `dataset_id`. */
-function resolveTexts(db: Db, userId: string, body: CreateEvaluationRequest, normalizer: Normalizer): string[] {
+async function resolveTexts(db: Db, userId: string, body: CreateEvaluationRequest, normalizer: Normalizer): Promise<string[]> {
   if ((body.texts === undefined) === (body.dataset_id === undefined)) throw validationFailed('Provide exactly one of texts or dataset_id');
   let texts: string[];
   if (body.texts) {
@@ -32,9 +31,9 @@ function resolveTexts(db: Db, userId: string, body: CreateEvaluationRequest, nor
     if (texts.length > EVALUATION_LIMITS.texts) throw validationFailed(`Evaluation exceeds maximum of ${EVALUATION_LIMITS.texts} texts`);
     texts.forEach((t, i) => assertValidText(t, `Text ${i}: `));
   } else {
-    const dataset = getDataset(db, body.dataset_id!, userId);
+    const dataset = await getDataset(db, body.dataset_id!, userId);
     if (!dataset) throw new DomainError('dataset_not_found', 'Dataset not found');
-    texts = listDatasetRows(db, dataset).map((r) => r.text);
+    texts = (await listDatasetRows(db, dataset)).map((r) => r.text);
   }
   // A text with no word left after normalisation (e.g. only "(laughs)" under whisper-en) cannot be scored.
   texts.forEach((t, i) => {
@@ -85,14 +84,17 @@ export function checkConditions(conditions: string[] | undefined): string[] {
  * points × speakers) and stores the evaluation with its queue of syntheses in one transaction — a 429
  * stores nothing.
  */
-export function createEvaluation(deps: { db: Db; now: Date }, input: { userId: string; body: CreateEvaluationRequest }): EvaluationCreated {
+export async function createEvaluation(
+  deps: { db: Db; now: Date },
+  input: { userId: string; body: CreateEvaluationRequest },
+): Promise<EvaluationCreated> {
   const { db, now } = deps;
   const { body, userId } = input;
   if (body.name !== undefined && (codePoints(body.name) < 1 || codePoints(body.name) > EVALUATION_LIMITS.name)) {
     throw validationFailed(`Name must be 1 to ${EVALUATION_LIMITS.name} characters`);
   }
   const normalizer = getNormalizer(body.normalizer ?? 'basic');
-  const texts = resolveTexts(db, userId, body, normalizer);
+  const texts = await resolveTexts(db, userId, body, normalizer);
   const providers = checkProviders(body.providers);
   const conditions = checkConditions(body.conditions);
   checkSpeakerSpec(body.speakers);
@@ -101,17 +103,18 @@ export function createEvaluation(deps: { db: Db; now: Date }, input: { userId: s
   const limitMessage = `Evaluation exceeds ${EVALUATION_LIMITS.utterances} utterances`;
   // Named ids are counted before they are looked up: an oversized request is refused on its size alone.
   if (body.speakers.ids && overLimit(body.speakers.ids.length)) throw validationFailed(limitMessage);
-  const selection = selectSpeakers(db, body.speakers);
+  const selection = await selectSpeakers(db, body.speakers);
   if (overLimit(selection.speakers.length)) throw validationFailed(limitMessage);
-  assertActiveSubscription(db, userId);
+  await assertActiveSubscription(db, userId);
 
   const charactersOfText = texts.map(codePoints);
   const characters = charactersOfText.reduce((a, b) => a + b, 0) * selection.speakers.length;
   const id = newEvaluationId();
   const total = selection.speakers.length * perSpeaker;
-  inTransaction(db, () => {
-    const { period } = reserveCharacters(db, { userId, characters, now });
-    insertEvaluation(
+  // The id is drawn above: on PostgreSQL this body may run again and must insert the same evaluation.
+  await db.transaction(async () => {
+    const { period } = await reserveCharacters(db, { userId, characters, now });
+    await insertEvaluation(
       db,
       {
         id,

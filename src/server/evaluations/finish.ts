@@ -1,5 +1,4 @@
 import type { Db } from '../storage/db.js';
-import { inTransaction } from '../storage/db.js';
 import type { EvaluationStatus } from '../../shared/schemas/evaluations.js';
 import { allUtterances, finishEvaluation, getEvaluation, listEvaluationSpeakers } from '../storage/repositories/evaluations.js';
 import { evaluationLists } from './views.js';
@@ -9,19 +8,19 @@ import { summarise } from './summary.js';
  * Ends a running evaluation whose syntheses have all ended: `completed`, `partial` when some synthesis
  * failed, `failed` when all did; the summary and comparisons are computed once, from the stored rows.
  */
-export function finishEvaluationNow(db: Db, id: string, now: Date): void {
-  const row = getEvaluation(db, id);
+export async function finishEvaluationNow(db: Db, id: string, now: Date): Promise<void> {
+  const row = await getEvaluation(db, id);
   if (!row || row.status !== 'processing') return;
   const lists = evaluationLists(row);
-  const speakers = listEvaluationSpeakers(db, id);
+  const speakers = await listEvaluationSpeakers(db, id);
   const syntheses = row.total_utterances / (lists.providers.length * lists.conditions.length);
   const status: EvaluationStatus = row.failed_syntheses === 0 ? 'completed' : row.failed_syntheses >= syntheses ? 'failed' : 'partial';
   let summary: string | null = null;
   let comparisons: string | null = null;
   if (status !== 'failed') {
-    const result = summarise({ rows: allUtterances(db, id), ...lists, groups: speakers.map((s) => s.grp), seed: row.seed });
+    const result = summarise({ rows: await allUtterances(db, id), ...lists, groups: speakers.map((s) => s.grp), seed: row.seed });
     summary = JSON.stringify(result.summary);
     comparisons = JSON.stringify(result.comparisons);
   }
-  inTransaction(db, () => finishEvaluation(db, { id, status, summary, comparisons, now: now.toISOString() }));
+  await finishEvaluation(db, { id, status, summary, comparisons, now: now.toISOString() });
 }

@@ -37,7 +37,7 @@ export interface EvaluationRunnerWiring extends JobRunnerWiring {
   sphinxMax: number | undefined;
 }
 
-/** Builds the evaluation runner over its SQLite queue; the composition root starts it and stops it on close. */
+/** Builds the evaluation runner over its database queue; the composition root starts it and stops it on close. */
 export function createEvaluationRunnerFor(w: EvaluationRunnerWiring): EvaluationRunner {
   const workers = w.ttsWorkers ?? availableParallelism();
   const limitOf = adapterLimits({ cores: availableParallelism(), sphinxMax: w.sphinxMax });
@@ -48,7 +48,7 @@ export function createEvaluationRunnerFor(w: EvaluationRunnerWiring): Evaluation
     // A few syntheses ahead of the recognisers keep them busy while the next speech is made.
     lookahead: Math.max(4, workers * 3),
     async synthesize(speakerId, text) {
-      const voice = resolveVoice(w.db, speakerId);
+      const voice = await resolveVoice(w.db, speakerId);
       if (!voice) throw new Error(`Speaker not found: ${speakerId}`);
       return renderSpeech(w.tts(), { text, voice });
     },

@@ -1,5 +1,5 @@
 /**
- * Executes evaluations (DESIGN §8.2) over the SQLite queue of syntheses, as a pipeline: each text ×
+ * Executes evaluations (DESIGN §8.2) over the database queue of syntheses, as a pipeline: each text ×
  * speaker is synthesised once, every condition is derived from that audio and written to a file with a
  * fixed id, then each provider hears each conditioned audio under its own concurrency limit. A few
  * syntheses run ahead of the recognisers (`lookahead`), so the CPU-bound recogniser never waits for
@@ -11,7 +11,6 @@ import { setMaxListeners } from 'node:events';
 import { readFile } from 'node:fs/promises';
 import type { Clock } from '../clock.js';
 import type { Db } from '../storage/db.js';
-import { inTransaction } from '../storage/db.js';
 import { parseCondition, type AudioCondition } from '../../shared/conditions.js';
 import type { NormalizerName } from '../../shared/normalizers/index.js';
 import type { SttResult } from '../../shared/schemas/stt.js';
@@ -71,12 +70,12 @@ export interface EvaluationRunnerDeps {
 /** The background worker of evaluations. */
 export interface EvaluationRunner {
   /** Requeues what a crash left in flight, finishes evaluations that were complete, starts processing. */
-  start(): void;
+  start(): Promise<void>;
   /** New work was queued: claim it now. */
   wake(): void;
   /** Stops claiming, abandons queued requests and waits for those running; unfinished work stays queued. */
   stop(): Promise<void>;
-  /** Resolves when nothing is in flight (tests, benchmarks). */
+  /** Resolves when nothing is in flight nor being claimed (tests, benchmarks). */
   idle(): Promise<void>;
 }
 
@@ -90,6 +89,11 @@ interface EvaluationContext {
   conditions: AudioCondition[];
   normalizer: NormalizerName;
   seed: number;
+}
+
+/** A context shared by the syntheses of one evaluation in flight; loaded once, dropped with the last user. */
+interface ContextEntry {
+  ctx: Promise<EvaluationContext | undefined>;
   users: number;
 }
 
@@ -102,44 +106,49 @@ export function utteranceSeed(seed: number, t: number, s: number, c: number): nu
 export function createEvaluationRunner(deps: EvaluationRunnerDeps): EvaluationRunner {
   const { db } = deps;
   const active = new Set<Promise<void>>();
-  const contexts = new Map<string, EvaluationContext>();
+  const contexts = new Map<string, ContextEntry>();
   const abort = new AbortController();
   // One stop signal is handed to every queued and running request: hundreds of listeners are expected.
   setMaxListeners(0, abort.signal);
   let stopped = false;
   let started = false;
+  let starting: Promise<void> | undefined;
   let idleWaiters: (() => void)[] = [];
+  // One claim at a time: a second pump while one awaits the database would count the same room twice.
+  let pumping: Promise<void> | undefined;
+  let pumpAgain = false;
   const report = (err: unknown) => deps.onError?.(err);
   const now = () => deps.clock.now();
 
-  function acquire(id: string): EvaluationContext | undefined {
-    let ctx = contexts.get(id);
-    if (!ctx) {
-      const row = getEvaluation(db, id);
-      if (!row) return undefined;
-      const lists = evaluationLists(row);
-      ctx = {
-        id,
-        userId: row.user_id,
-        texts: listEvaluationTexts(db, id),
-        speakers: listEvaluationSpeakers(db, id),
-        providers: lists.providers,
-        conditions: lists.conditions.map(parseCondition),
-        normalizer: row.normalizer as NormalizerName,
-        seed: row.seed,
-        users: 0,
-      };
-      contexts.set(id, ctx);
-    }
-    ctx.users++;
-    return ctx;
+  async function load(id: string): Promise<EvaluationContext | undefined> {
+    const row = await getEvaluation(db, id);
+    if (!row) return undefined;
+    const lists = evaluationLists(row);
+    return {
+      id,
+      userId: row.user_id,
+      texts: await listEvaluationTexts(db, id),
+      speakers: await listEvaluationSpeakers(db, id),
+      providers: lists.providers,
+      conditions: lists.conditions.map(parseCondition),
+      normalizer: row.normalizer as NormalizerName,
+      seed: row.seed,
+    };
   }
 
-  function release(ctx: EvaluationContext): void {
-    if (--ctx.users === 0) contexts.delete(ctx.id);
+  /** The evaluation's context; the entry is taken synchronously, so concurrent syntheses share one load. */
+  function acquire(id: string): ContextEntry {
+    let entry = contexts.get(id);
+    if (!entry) contexts.set(id, (entry = { ctx: load(id), users: 0 }));
+    entry.users++;
+    return entry;
   }
 
-  const running = (id: string) => !stopped && evaluationStatus(db, id) === 'processing';
+  function release(id: string, entry: ContextEntry): void {
+    if (--entry.users === 0 && contexts.get(id) === entry) contexts.delete(id);
+  }
+
+  const running = async (id: string) => !stopped && (await evaluationStatus(db, id)) === 'processing';
 
   /** The utterance row of a result: key, audio and the result columns. */
   const record = (claim: ClaimedSynthesis, c: number, p: number, result: UtteranceResult, audioId: string | null): UtteranceRecord => ({
@@ -166,9 +175,10 @@ export function createEvaluationRunner(deps: EvaluationRunnerDeps): EvaluationRu
       rows.push(await writeAudioOnly(deps.dataDir, input));
       audios.set(c, { pcm: out.pcm, sampleRate: out.sampleRate, durationSeconds: input.durationSeconds, wav: Buffer.from(input.bytes) });
     }
-    inTransaction(db, () => {
-      for (const row of rows) if (!getAudio(db, row.id)) insertAudio(db, row);
-      markSynthesized(db, claim);
+    // The files are written above: this body only touches the database, as a re-run on PostgreSQL requires.
+    await db.transaction(async () => {
+      for (const row of rows) if (!(await getAudio(db, row.id))) await insertAudio(db, row);
+      await markSynthesized(db, claim);
     });
     return audios;
   }
@@ -177,7 +187,7 @@ export function createEvaluationRunner(deps: EvaluationRunnerDeps): EvaluationRu
   async function reload(ctx: EvaluationContext, claim: ClaimedSynthesis, conditions: Set<number>): Promise<Map<number, SttAudio> | undefined> {
     const audios = new Map<number, SttAudio>();
     for (const c of conditions) {
-      const row = getAudio(db, conditionedAudioId(ctx.id, claim.textIndex, claim.speakerIndex, c));
+      const row = await getAudio(db, conditionedAudioId(ctx.id, claim.textIndex, claim.speakerIndex, c));
       const bytes = row ? await readFile(absoluteAudioPath(deps.dataDir, row)).catch(() => undefined) : undefined;
       if (!row || !bytes) return undefined;
       let decoded;
@@ -196,7 +206,7 @@ export function createEvaluationRunner(deps: EvaluationRunnerDeps): EvaluationRu
     const provider = ctx.providers[p]!;
     const result = await deps
       .limitFor(provider)
-      .run(async () => (running(ctx.id) ? deps.transcribe(provider, audio, abort.signal) : undefined), abort.signal)
+      .run(async () => ((await running(ctx.id)) ? deps.transcribe(provider, audio, abort.signal) : undefined), abort.signal)
       .catch(() => undefined);
     if (!result || stopped) return;
     let scored: UtteranceResult;
@@ -206,25 +216,25 @@ export function createEvaluationRunner(deps: EvaluationRunnerDeps): EvaluationRu
       scored = failedResult({ code: 'upstream_error', message: `Transcript could not be scored: ${(err as Error).message}` }, result.latency_ms);
     }
     const audioId = conditionedAudioId(ctx.id, claim.textIndex, claim.speakerIndex, c);
-    inTransaction(db, () => insertUtterance(db, record(claim, c, p, scored, audioId)));
+    await insertUtterance(db, record(claim, c, p, scored, audioId));
   }
 
   /** A synthesis that failed: its utterances are recorded as such and its characters refunded, at once. */
-  function fail(ctx: EvaluationContext, claim: ClaimedSynthesis, missing: readonly { c: number; p: number }[], err: unknown): void {
+  async function fail(ctx: EvaluationContext, claim: ClaimedSynthesis, missing: readonly { c: number; p: number }[], err: unknown): Promise<void> {
     const message = `Synthesis failed: ${(err instanceof Error ? err.message : String(err)).split('\n')[0]!.slice(0, 300)}`;
-    inTransaction(db, () => {
-      if (!finishSynthesis(db, claim, { error: message })) return;
-      for (const m of missing) insertUtterance(db, record(claim, m.c, m.p, failedResult({ code: SYNTHESIS_FAILED, message }, null), null));
-      if (!claim.synthesized) deps.refund(db, { userId: claim.userId, period: claim.period, characters: claim.characters });
+    await db.transaction(async () => {
+      if (!(await finishSynthesis(db, claim, { error: message }))) return;
+      for (const m of missing) await insertUtterance(db, record(claim, m.c, m.p, failedResult({ code: SYNTHESIS_FAILED, message }, null), null));
+      if (!claim.synthesized) await deps.refund(db, { userId: claim.userId, period: claim.period, characters: claim.characters });
     });
   }
 
   async function process(claim: ClaimedSynthesis): Promise<void> {
-    const ctx = acquire(claim.evaluationId);
-    if (!ctx) return;
+    const entry = acquire(claim.evaluationId);
     try {
-      if (!running(ctx.id)) return;
-      const stored = storedUtteranceSlots(db, claim, ctx.providers.length);
+      const ctx = await entry.ctx;
+      if (!ctx || !(await running(ctx.id))) return;
+      const stored = await storedUtteranceSlots(db, claim, ctx.providers.length);
       const missing: { c: number; p: number }[] = [];
       for (let c = 0; c < ctx.conditions.length; c++) {
         for (let p = 0; p < ctx.providers.length; p++) if (!stored.has(c * ctx.providers.length + p)) missing.push({ c, p });
@@ -236,62 +246,93 @@ export function createEvaluationRunner(deps: EvaluationRunnerDeps): EvaluationRu
           audios ??= await produce(ctx, claim);
         } catch (err) {
           // Shutting down (the pool closes under us): leave it `processing`; the next start requeues it.
-          if (!stopped) fail(ctx, claim, missing, err);
+          if (!stopped) await fail(ctx, claim, missing, err);
           return;
         }
         await Promise.all(missing.map((m) => recognise(ctx, claim, m.c, m.p, audios!.get(m.c)!)));
       }
       if (stopped) return;
-      inTransaction(db, () => finishSynthesis(db, claim, 'done'));
+      await finishSynthesis(db, claim, 'done');
     } finally {
-      release(ctx);
-      if (!stopped && !hasOpenSyntheses(db, ctx.id)) finishEvaluationNow(db, ctx.id, now());
+      release(claim.evaluationId, entry);
+      if (!stopped && !(await hasOpenSyntheses(db, claim.evaluationId))) await finishEvaluationNow(db, claim.evaluationId, now());
     }
   }
 
-  function pump(): void {
+  function notifyIfIdle(): void {
+    if (active.size > 0 || pumping) return;
+    const waiters = idleWaiters;
+    idleWaiters = [];
+    for (const w of waiters) w();
+  }
+
+  /** Claims what there is room for and starts each claimed synthesis. */
+  async function claimOnce(): Promise<void> {
     const room = deps.lookahead - active.size;
     if (stopped || !started || room <= 0) return;
     let claimed: ClaimedSynthesis[];
     try {
-      claimed = inTransaction(db, () => claimPendingSyntheses(db, room, now().toISOString()));
+      claimed = await claimPendingSyntheses(db, room, now().toISOString());
     } catch (err) {
       report(err);
       return;
     }
+    // Stopped while claiming: the claims stay `processing` and the next start requeues them.
+    if (stopped) return;
     for (const claim of claimed) {
       const task: Promise<void> = process(claim)
         .catch(report)
         .finally(() => {
           active.delete(task);
           pump();
-          if (active.size === 0) {
-            const waiters = idleWaiters;
-            idleWaiters = [];
-            for (const w of waiters) w();
-          }
+          notifyIfIdle();
         });
       active.add(task);
     }
   }
 
+  function pump(): void {
+    if (pumping) {
+      pumpAgain = true;
+      return;
+    }
+    pumping = (async () => {
+      do {
+        pumpAgain = false;
+        await claimOnce();
+      } while (pumpAgain && !stopped);
+    })()
+      .catch(report)
+      .finally(() => {
+        pumping = undefined;
+        notifyIfIdle();
+      });
+  }
+
   return {
     start() {
-      if (started) return;
-      inTransaction(db, () => requeueProcessingSyntheses(db));
-      // A crash between the last result and the summary: summarise now.
-      for (const id of evaluationsReadyToFinish(db)) finishEvaluationNow(db, id, now());
-      started = true;
-      pump();
+      // Shared by concurrent calls: recovery runs once, and nothing is claimed before it has requeued.
+      starting ??= (async () => {
+        await requeueProcessingSyntheses(db);
+        // A crash between the last result and the summary: summarise now.
+        for (const id of await evaluationsReadyToFinish(db)) await finishEvaluationNow(db, id, now());
+        started = true;
+        pump();
+      })().catch((err: unknown) => {
+        starting = undefined;
+        throw err;
+      });
+      return starting;
     },
     wake: pump,
     async stop() {
       stopped = true;
       abort.abort(new Error('The server is stopping'));
+      await pumping;
       await Promise.allSettled([...active]);
     },
     idle() {
-      if (active.size === 0) return Promise.resolve();
+      if (active.size === 0 && !pumping) return Promise.resolve();
       return new Promise((resolve) => idleWaiters.push(resolve));
     },
   };

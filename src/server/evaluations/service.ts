@@ -1,5 +1,4 @@
 import type { Db } from '../storage/db.js';
-import { inTransaction } from '../storage/db.js';
 import type { EvaluationUtteranceQuery } from '../../shared/schemas/evaluations.js';
 import { ALL_PROVIDERS } from '../../shared/schemas/stt.js';
 import { formatCondition, parseCondition } from '../../shared/conditions.js';
@@ -21,8 +20,8 @@ import { evaluationLists } from './views.js';
 export const EVALUATION_NOT_FOUND = 'Evaluation not found';
 
 /** The caller's evaluation `id`, or 404. */
-export function evaluationOf(db: Db, id: string, userId: string): EvaluationRow {
-  const row = getEvaluation(db, id, userId);
+export async function evaluationOf(db: Db, id: string, userId: string): Promise<EvaluationRow> {
+  const row = await getEvaluation(db, id, userId);
   if (!row) throw new DomainError('evaluation_not_found', EVALUATION_NOT_FOUND);
   return row;
 }
@@ -32,14 +31,17 @@ export function evaluationOf(db: Db, id: string, userId: string): EvaluationRow 
  * and the characters of syntheses never made are refunded in the same transaction; cancelling a
  * cancelled one again changes nothing; a finished one answers 409.
  */
-export function cancelEvaluationFor(deps: { db: Db; now: Date; refund: RefundFn }, input: { id: string; userId: string }): EvaluationRow {
+export async function cancelEvaluationFor(
+  deps: { db: Db; now: Date; refund: RefundFn },
+  input: { id: string; userId: string },
+): Promise<EvaluationRow> {
   const { db } = deps;
-  return inTransaction(db, () => {
-    const row = evaluationOf(db, input.id, input.userId);
+  return db.transaction(async () => {
+    const row = await evaluationOf(db, input.id, input.userId);
     if (row.status === 'cancelled') return row;
-    const cancelled = cancelEvaluation(db, row.id, deps.now.toISOString());
+    const cancelled = await cancelEvaluation(db, row.id, deps.now.toISOString());
     if (!cancelled) throw new DomainError('conflict', `Evaluation is already ${row.status}`);
-    deps.refund(db, { userId: row.user_id, period: row.period, characters: cancelled.unusedCharacters });
+    await deps.refund(db, { userId: row.user_id, period: row.period, characters: cancelled.unusedCharacters });
     return evaluationOf(db, input.id, input.userId);
   });
 }
@@ -62,7 +64,12 @@ export function utteranceFilter(row: EvaluationRow, q: EvaluationUtteranceQuery)
 }
 
 /** A page of the evaluation's utterances under the API's filters (an impossible filter: an empty page). */
-export function utterancePage(db: Db, row: EvaluationRow, q: EvaluationUtteranceQuery, page: { limit: number; offset: number }): { rows: UtteranceView[]; total: number } {
+export async function utterancePage(
+  db: Db,
+  row: EvaluationRow,
+  q: EvaluationUtteranceQuery,
+  page: { limit: number; offset: number },
+): Promise<{ rows: UtteranceView[]; total: number }> {
   const filter = utteranceFilter(row, q);
   return filter ? listUtterances(db, row.id, filter, page) : { rows: [], total: 0 };
 }

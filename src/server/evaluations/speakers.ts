@@ -47,18 +47,19 @@ export function checkSpeakerSpec(spec: EvaluationSpeakers): void {
  * speakers for each value of `group_by` among the filter's matches, chosen by a seeded hash rank — the
  * same request always picks the same voices, whatever the order of the catalogue.
  */
-export function selectSpeakers(db: Db, spec: EvaluationSpeakers): SpeakerSelection {
+export async function selectSpeakers(db: Db, spec: EvaluationSpeakers): Promise<SpeakerSelection> {
   checkSpeakerSpec(spec);
   const groupBy = spec.group_by ?? DEFAULT_GROUP_BY;
   if (spec.ids) {
-    const speakers = spec.ids.map((id) => {
-      const row = getSpeaker(db, id);
+    const speakers: SelectedSpeaker[] = [];
+    for (const id of spec.ids) {
+      const row = await getSpeaker(db, id);
       if (!row) throw new DomainError('speaker_not_found', `Speaker not found: ${id}`);
-      return { speakerId: row.id, group: groupValue(row, groupBy) };
-    });
+      speakers.push({ speakerId: row.id, group: groupValue(row, groupBy) });
+    }
     return { groupBy, speakers };
   }
-  const { rows } = listSpeakers(db, spec.filter ?? {}, WHOLE_CATALOGUE);
+  const { rows } = await listSpeakers(db, spec.filter ?? {}, WHOLE_CATALOGUE);
   if (rows.length === 0) throw validationFailed('No speakers match the filter');
   const seed = spec.seed ?? 0;
   const byGroup = new Map<string, { row: SpeakerRow; rank: string }[]>();

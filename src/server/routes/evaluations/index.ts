@@ -61,7 +61,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       const auth = requireAuth(request);
-      const created = createEvaluation({ db: runtime.db, now: runtime.clock.now() }, { userId: auth.userId, body: request.body });
+      const created = await createEvaluation({ db: runtime.db, now: runtime.clock.now() }, { userId: auth.userId, body: request.body });
       runtime.evaluations.wake();
       return reply.code(201).send(created);
     },
@@ -81,7 +81,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
       const auth = requireAuth(request);
       const limit = request.query.limit ?? 20;
       const offset = request.query.offset ?? 0;
-      const { rows, total } = listEvaluations(runtime.db, { userId: auth.userId, status: request.query.status, limit, offset });
+      const { rows, total } = await listEvaluations(runtime.db, { userId: auth.userId, status: request.query.status, limit, offset });
       const urls = signers(request);
       return { items: rows.map((r) => toEvaluationListItem(r, urls)), total, limit, offset, has_more: offset + rows.length < total };
     },
@@ -99,7 +99,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => {
       const auth = requireAuth(request);
-      return toEvaluationDetail(evaluationOf(runtime.db, request.params.evaluation_id, auth.userId), signers(request));
+      return toEvaluationDetail(await evaluationOf(runtime.db, request.params.evaluation_id, auth.userId), signers(request));
     },
   );
 
@@ -116,10 +116,10 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => {
       const auth = requireAuth(request);
-      const row = evaluationOf(runtime.db, request.params.evaluation_id, auth.userId);
+      const row = await evaluationOf(runtime.db, request.params.evaluation_id, auth.userId);
       const limit = request.query.limit ?? 20;
       const offset = request.query.offset ?? 0;
-      const { rows, total } = utterancePage(runtime.db, row, request.query, { limit, offset });
+      const { rows, total } = await utterancePage(runtime.db, row, request.query, { limit, offset });
       const lists = evaluationLists(row);
       const urls = signers(request);
       return { items: rows.map((u) => toEvaluationUtterance(u, lists, urls)), total, limit, offset, has_more: offset + rows.length < total };
@@ -138,7 +138,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => {
       const auth = requireAuth(request);
-      const row = cancelEvaluationFor(
+      const row = await cancelEvaluationFor(
         { db: runtime.db, now: runtime.clock.now(), refund: refundCharacters },
         { id: request.params.evaluation_id, userId: auth.userId },
       );
@@ -159,7 +159,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       // As audio URLs: existence first (404), then a valid (403), unexpired (410) signature.
-      const row = getEvaluation(runtime.db, request.params.evaluation_id);
+      const row = await getEvaluation(runtime.db, request.params.evaluation_id);
       if (!row) throw new DomainError('evaluation_not_found', EVALUATION_NOT_FOUND);
       const now = runtime.clock.now();
       const check = runtime.urls.verifyReport({ evaluationId: row.id, expires: request.query.expires, sig: request.query.sig, now });
@@ -169,7 +169,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
       const lists = evaluationLists(row);
       const html = renderEvaluationReport({
         evaluation: toEvaluationDetail(row, urls),
-        utterances: allUtterances(runtime.db, row.id).map((u) => toEvaluationUtterance(u, lists, urls)),
+        utterances: (await allUtterances(runtime.db, row.id)).map((u) => toEvaluationUtterance(u, lists, urls)),
         generatedAt: now,
       });
       return reply

@@ -1,6 +1,5 @@
-import type { Db } from '../db.js';
+import type { Db, SqlParam } from '../db.js';
 import type { EvaluationStatus } from '../../../shared/schemas/evaluations.js';
-import { prepared } from './prepared.js';
 import { ownedPageQuery } from './owned-page.js';
 
 /** A row of `evaluations`; list columns are JSON text. */
@@ -82,41 +81,60 @@ export interface UtteranceView extends UtteranceRecord {
   determinable: 0 | 1;
 }
 
+// Rows per multi-row INSERT: one round trip for many rows on PostgreSQL, well under SQLite's parameter cap.
+const INSERT_CHUNK = 64;
+
+/**
+ * Inserts `rows` into `table` in chunks of INSERT_CHUNK rows; the remainder goes row by row, so only two
+ * statement texts per table exist (the SQLite seam caches every distinct text).
+ */
+async function insertRows(db: Db, table: string, columns: readonly string[], rows: readonly SqlParam[][]): Promise<void> {
+  const tuple = `(${columns.map(() => '?').join(', ')})`;
+  const head = `INSERT INTO ${table} (${columns.join(', ')}) VALUES `;
+  const chunkSql = head + Array.from({ length: INSERT_CHUNK }, () => tuple).join(', ');
+  let i = 0;
+  for (; i + INSERT_CHUNK <= rows.length; i += INSERT_CHUNK) await db.run(chunkSql, rows.slice(i, i + INSERT_CHUNK).flat());
+  for (; i < rows.length; i++) await db.run(head + tuple, rows[i]!);
+}
+
 /** Inserts an evaluation (status `pending`), its texts, speakers and one queued synthesis per pair. */
-export function insertEvaluation(
+export async function insertEvaluation(
   db: Db,
   row: Omit<EvaluationRow, 'status' | 'completed_utterances' | 'failed_syntheses' | 'started_at' | 'completed_at' | 'summary' | 'comparisons'>,
   texts: readonly string[],
   speakers: readonly { speakerId: string; group: string }[],
   charactersOfText: readonly number[],
-): void {
-  db.prepare(
+): Promise<void> {
+  await db.run(
     `INSERT INTO evaluations (id, user_id, name, status, total_utterances, providers, conditions, group_by, normalizer,
                               normalizer_version, seed, period, created_at)
      VALUES (@id, @user_id, @name, 'pending', @total_utterances, @providers, @conditions, @group_by, @normalizer,
              @normalizer_version, @seed, @period, @created_at)`,
-  ).run(row);
-  const text = db.prepare('INSERT INTO evaluation_texts (evaluation_id, idx, text) VALUES (?, ?, ?)');
-  texts.forEach((t, i) => text.run(row.id, i, t));
-  const speaker = db.prepare('INSERT INTO evaluation_speakers (evaluation_id, idx, speaker_id, grp) VALUES (?, ?, ?, ?)');
-  speakers.forEach((s, i) => speaker.run(row.id, i, s.speakerId, s.group));
-  const synthesis = db.prepare(
-    'INSERT INTO evaluation_syntheses (evaluation_id, text_index, speaker_index, characters) VALUES (?, ?, ?, ?)',
+    row,
   );
+  await insertRows(db, 'evaluation_texts', ['evaluation_id', 'idx', 'text'], texts.map((t, i) => [row.id, i, t]));
+  await insertRows(
+    db,
+    'evaluation_speakers',
+    ['evaluation_id', 'idx', 'speaker_id', 'grp'],
+    speakers.map((s, i) => [row.id, i, s.speakerId, s.group]),
+  );
+  const syntheses: SqlParam[][] = [];
   for (let t = 0; t < texts.length; t++) {
-    for (let s = 0; s < speakers.length; s++) synthesis.run(row.id, t, s, charactersOfText[t]);
+    for (let s = 0; s < speakers.length; s++) syntheses.push([row.id, t, s, charactersOfText[t]!]);
   }
+  await insertRows(db, 'evaluation_syntheses', ['evaluation_id', 'text_index', 'speaker_index', 'characters'], syntheses);
 }
 
 /** The evaluation `id` of `userId` (another user's reads as absent); any user's without `userId`. */
-export function getEvaluation(db: Db, id: string, userId?: string): EvaluationRow | undefined {
-  const row = prepared(db, 'SELECT * FROM evaluations WHERE id = ?').get(id) as EvaluationRow | undefined;
+export async function getEvaluation(db: Db, id: string, userId?: string): Promise<EvaluationRow | undefined> {
+  const row = await db.get<EvaluationRow>('SELECT * FROM evaluations WHERE id = ?', [id]);
   return row && (userId === undefined || row.user_id === userId) ? row : undefined;
 }
 
 /** The status of evaluation `id` (the runner checks it before each request, to stop on cancel). */
-export function evaluationStatus(db: Db, id: string): EvaluationStatus | undefined {
-  return prepared(db, 'SELECT status FROM evaluations WHERE id = ?').pluck().get(id) as EvaluationStatus | undefined;
+export async function evaluationStatus(db: Db, id: string): Promise<EvaluationStatus | undefined> {
+  return db.value<EvaluationStatus>('SELECT status FROM evaluations WHERE id = ?', [id]);
 }
 
 /** SQL of the queue and listing reads, exported so the query-plan test checks what production runs. */
@@ -130,151 +148,157 @@ export const EVALUATION_SQL = {
 } as const;
 
 /** A page of `userId`'s evaluations, newest first, optionally of one status. */
-export function listEvaluations(
+export async function listEvaluations(
   db: Db,
   q: { userId: string; status?: EvaluationStatus; limit: number; offset: number },
-): { rows: EvaluationRow[]; total: number } {
+): Promise<{ rows: EvaluationRow[]; total: number }> {
   const page = ownedPageQuery('evaluations', q);
-  const total = db.prepare(page.total.sql).pluck().get(...page.total.params) as number;
-  const rows = db.prepare(page.items.sql).all(...page.items.params) as EvaluationRow[];
+  // PostgreSQL's COUNT is a bigint, which its driver hands over as a string.
+  const total = Number(await db.value(page.total.sql, page.total.params as SqlParam[]));
+  const rows = await db.all<EvaluationRow>(page.items.sql, page.items.params as SqlParam[]);
   return { rows, total };
 }
 
 /** The texts of an evaluation in index order. */
-export function listEvaluationTexts(db: Db, evaluationId: string): string[] {
-  return db.prepare('SELECT text FROM evaluation_texts WHERE evaluation_id = ? ORDER BY idx').pluck().all(evaluationId) as string[];
+export async function listEvaluationTexts(db: Db, evaluationId: string): Promise<string[]> {
+  return db.column<string>('SELECT text FROM evaluation_texts WHERE evaluation_id = ? ORDER BY idx', [evaluationId]);
 }
 
 /** The speakers of an evaluation in index order. */
-export function listEvaluationSpeakers(db: Db, evaluationId: string): EvaluationSpeakerRow[] {
-  return db
-    .prepare('SELECT idx, speaker_id, grp FROM evaluation_speakers WHERE evaluation_id = ? ORDER BY idx')
-    .all(evaluationId) as EvaluationSpeakerRow[];
+export async function listEvaluationSpeakers(db: Db, evaluationId: string): Promise<EvaluationSpeakerRow[]> {
+  return db.all<EvaluationSpeakerRow>('SELECT idx, speaker_id, grp FROM evaluation_speakers WHERE evaluation_id = ? ORDER BY idx', [
+    evaluationId,
+  ]);
 }
 
 /** Syntheses a crash left `processing` go back to `pending`; returns how many. */
-export function requeueProcessingSyntheses(db: Db): number {
-  return db.prepare(`UPDATE evaluation_syntheses SET status = 'pending' WHERE status = 'processing'`).run().changes;
+export async function requeueProcessingSyntheses(db: Db): Promise<number> {
+  return db.run(`UPDATE evaluation_syntheses SET status = 'pending' WHERE status = 'processing'`);
 }
 
-/** Takes up to `limit` pending syntheses in FIFO order, marks them `processing` and starts their evaluations. */
-export function claimPendingSyntheses(db: Db, limit: number, now: string): ClaimedSynthesis[] {
-  const rows = prepared(db, EVALUATION_SQL.claimPending).all(limit) as {
-    evaluation_id: string;
-    text_index: number;
-    speaker_index: number;
-    characters: number;
-    synthesized: number;
-    user_id: string;
-    period: string;
-  }[];
-  const mark = prepared(
-    db,
-    `UPDATE evaluation_syntheses SET status = 'processing' WHERE evaluation_id = ? AND text_index = ? AND speaker_index = ?`,
-  );
-  const start = prepared(
-    db,
-    `UPDATE evaluations SET status = 'processing', started_at = COALESCE(started_at, ?) WHERE id = ? AND status = 'pending'`,
-  );
-  return rows.map((r) => {
-    mark.run(r.evaluation_id, r.text_index, r.speaker_index);
-    start.run(now, r.evaluation_id);
-    return {
-      evaluationId: r.evaluation_id,
-      textIndex: r.text_index,
-      speakerIndex: r.speaker_index,
-      characters: r.characters,
-      synthesized: r.synthesized === 1,
-      userId: r.user_id,
-      period: r.period,
-    };
+/**
+ * Takes up to `limit` pending syntheses in FIFO order, marks them `processing` and starts their
+ * evaluations, in one transaction (joined when the caller has one open). The only place work is taken
+ * from the queue: a variant that skips rows other instances hold replaces this function alone.
+ */
+export async function claimPendingSyntheses(db: Db, limit: number, now: string): Promise<ClaimedSynthesis[]> {
+  return db.transaction(async () => {
+    const rows = await db.all<{
+      evaluation_id: string;
+      text_index: number;
+      speaker_index: number;
+      characters: number;
+      synthesized: number;
+      user_id: string;
+      period: string;
+    }>(EVALUATION_SQL.claimPending, [limit]);
+    const claimed: ClaimedSynthesis[] = [];
+    for (const r of rows) {
+      await db.run(
+        `UPDATE evaluation_syntheses SET status = 'processing' WHERE evaluation_id = ? AND text_index = ? AND speaker_index = ?`,
+        [r.evaluation_id, r.text_index, r.speaker_index],
+      );
+      await db.run(`UPDATE evaluations SET status = 'processing', started_at = COALESCE(started_at, ?) WHERE id = ? AND status = 'pending'`, [
+        now,
+        r.evaluation_id,
+      ]);
+      claimed.push({
+        evaluationId: r.evaluation_id,
+        textIndex: r.text_index,
+        speakerIndex: r.speaker_index,
+        characters: r.characters,
+        synthesized: r.synthesized === 1,
+        userId: r.user_id,
+        period: r.period,
+      });
+    }
+    return claimed;
   });
 }
 
 /** Records that the synthesis's conditioned audio files are in place (the audio rows commit with it). */
-export function markSynthesized(db: Db, key: SynthesisKey): void {
-  prepared(
-    db,
-    `UPDATE evaluation_syntheses SET synthesized = 1 WHERE evaluation_id = ? AND text_index = ? AND speaker_index = ?`,
-  ).run(key.evaluationId, key.textIndex, key.speakerIndex);
+export async function markSynthesized(db: Db, key: SynthesisKey): Promise<void> {
+  await db.run(`UPDATE evaluation_syntheses SET synthesized = 1 WHERE evaluation_id = ? AND text_index = ? AND speaker_index = ?`, [
+    key.evaluationId,
+    key.textIndex,
+    key.speakerIndex,
+  ]);
 }
 
 /** `condition_index * providers + provider_index` of the utterances of a synthesis already stored. */
-export function storedUtteranceSlots(db: Db, key: SynthesisKey, providers: number): Set<number> {
-  const rows = prepared(
-    db,
+export async function storedUtteranceSlots(db: Db, key: SynthesisKey, providers: number): Promise<Set<number>> {
+  const rows = await db.all<{ condition_index: number; provider_index: number }>(
     `SELECT condition_index, provider_index FROM evaluation_utterances
      WHERE evaluation_id = ? AND text_index = ? AND speaker_index = ?`,
-  ).all(key.evaluationId, key.textIndex, key.speakerIndex) as { condition_index: number; provider_index: number }[];
+    [key.evaluationId, key.textIndex, key.speakerIndex],
+  );
   return new Set(rows.map((r) => r.condition_index * providers + r.provider_index));
 }
 
 /**
  * Stores one utterance and counts it, unless it is already stored or the evaluation is no longer
- * running (cancelled); returns whether it was stored. Call inside a transaction.
+ * running (cancelled); returns whether it was stored. Opens a transaction (or joins the caller's): the
+ * status check, the insert and the count must not be split by a cancel.
  */
-export function insertUtterance(db: Db, u: UtteranceRecord): boolean {
-  const running = prepared(db, `SELECT 1 FROM evaluations WHERE id = ? AND status = 'processing'`).get(u.evaluation_id);
-  if (!running) return false;
-  const changes = prepared(
-    db,
-    `INSERT OR IGNORE INTO evaluation_utterances
-       (evaluation_id, text_index, speaker_index, condition_index, provider_index, transcript, error_code, error_message,
-        wer, substitutions, deletions, insertions, reference_words, reference_chars, char_errors, latency_ms, confidence, audio_id)
-     VALUES (@evaluation_id, @text_index, @speaker_index, @condition_index, @provider_index, @transcript, @error_code,
-             @error_message, @wer, @substitutions, @deletions, @insertions, @reference_words, @reference_chars, @char_errors,
-             @latency_ms, @confidence, @audio_id)`,
-  ).run(u).changes;
-  if (changes === 0) return false;
-  prepared(db, 'UPDATE evaluations SET completed_utterances = completed_utterances + 1 WHERE id = ?').run(u.evaluation_id);
-  return true;
+export async function insertUtterance(db: Db, u: UtteranceRecord): Promise<boolean> {
+  return db.transaction(async () => {
+    const running = await db.get(`SELECT 1 FROM evaluations WHERE id = ? AND status = 'processing'`, [u.evaluation_id]);
+    if (!running) return false;
+    const changes = await db.run(
+      `INSERT INTO evaluation_utterances
+         (evaluation_id, text_index, speaker_index, condition_index, provider_index, transcript, error_code, error_message,
+          wer, substitutions, deletions, insertions, reference_words, reference_chars, char_errors, latency_ms, confidence, audio_id)
+       VALUES (@evaluation_id, @text_index, @speaker_index, @condition_index, @provider_index, @transcript, @error_code,
+               @error_message, @wer, @substitutions, @deletions, @insertions, @reference_words, @reference_chars, @char_errors,
+               @latency_ms, @confidence, @audio_id)
+       ON CONFLICT DO NOTHING`,
+      { ...u },
+    );
+    if (changes === 0) return false;
+    await db.run('UPDATE evaluations SET completed_utterances = completed_utterances + 1 WHERE id = ?', [u.evaluation_id]);
+    return true;
+  });
 }
 
 /** Ends a `processing` synthesis as `done` or `failed` (with the reason); false when it was not processing. */
-export function finishSynthesis(db: Db, key: SynthesisKey, outcome: { error: string } | 'done'): boolean {
+export async function finishSynthesis(db: Db, key: SynthesisKey, outcome: { error: string } | 'done'): Promise<boolean> {
   const failed = outcome !== 'done';
-  const changes = prepared(
-    db,
-    `UPDATE evaluation_syntheses SET status = ?, error = ?
-     WHERE evaluation_id = ? AND text_index = ? AND speaker_index = ? AND status = 'processing'`,
-  ).run(failed ? 'failed' : 'done', failed ? outcome.error : null, key.evaluationId, key.textIndex, key.speakerIndex).changes;
-  if (changes > 0 && failed) {
-    prepared(db, 'UPDATE evaluations SET failed_syntheses = failed_syntheses + 1 WHERE id = ?').run(key.evaluationId);
-  }
-  return changes > 0;
+  return db.transaction(async () => {
+    const changes = await db.run(
+      `UPDATE evaluation_syntheses SET status = ?, error = ?
+       WHERE evaluation_id = ? AND text_index = ? AND speaker_index = ? AND status = 'processing'`,
+      [failed ? 'failed' : 'done', failed ? outcome.error : null, key.evaluationId, key.textIndex, key.speakerIndex],
+    );
+    if (changes > 0 && failed) {
+      await db.run('UPDATE evaluations SET failed_syntheses = failed_syntheses + 1 WHERE id = ?', [key.evaluationId]);
+    }
+    return changes > 0;
+  });
 }
 
 /** Whether a synthesis of the evaluation is still pending or processing. */
-export function hasOpenSyntheses(db: Db, evaluationId: string): boolean {
-  return (
-    prepared(db, EVALUATION_SQL.hasOpen).get(evaluationId) !==
-    undefined
-  );
+export async function hasOpenSyntheses(db: Db, evaluationId: string): Promise<boolean> {
+  return (await db.get(EVALUATION_SQL.hasOpen, [evaluationId])) !== undefined;
 }
 
 /** Evaluations still running whose syntheses are all finished (to summarise; also after a crash). */
-export function evaluationsReadyToFinish(db: Db): string[] {
-  return db
-    .prepare(
-      `SELECT e.id FROM evaluations e WHERE e.status = 'processing' AND NOT EXISTS (
-         SELECT 1 FROM evaluation_syntheses s WHERE s.evaluation_id = e.id AND s.status IN ('pending', 'processing'))`,
-    )
-    .pluck()
-    .all() as string[];
+export async function evaluationsReadyToFinish(db: Db): Promise<string[]> {
+  return db.column<string>(
+    `SELECT e.id FROM evaluations e WHERE e.status = 'processing' AND NOT EXISTS (
+       SELECT 1 FROM evaluation_syntheses s WHERE s.evaluation_id = e.id AND s.status IN ('pending', 'processing'))`,
+  );
 }
 
 /** Sets the final status, summary and comparisons of a `processing` evaluation; false when it was not. */
-export function finishEvaluation(
+export async function finishEvaluation(
   db: Db,
   r: { id: string; status: EvaluationStatus; summary: string | null; comparisons: string | null; now: string },
-): boolean {
-  return (
-    db
-      .prepare(
-        `UPDATE evaluations SET status = ?, summary = ?, comparisons = ?, completed_at = ? WHERE id = ? AND status = 'processing'`,
-      )
-      .run(r.status, r.summary, r.comparisons, r.now, r.id).changes > 0
+): Promise<boolean> {
+  const changes = await db.run(
+    `UPDATE evaluations SET status = ?, summary = ?, comparisons = ?, completed_at = ? WHERE id = ? AND status = 'processing'`,
+    [r.status, r.summary, r.comparisons, r.now, r.id],
   );
+  return changes > 0;
 }
 
 /**
@@ -282,19 +306,21 @@ export function finishEvaluation(
  * `cancelled`; returns the characters of those never synthesised (to refund), or undefined when the
  * evaluation had already ended. Call inside a transaction.
  */
-export function cancelEvaluation(db: Db, id: string, now: string): { unusedCharacters: number } | undefined {
-  const changed = db
-    .prepare(`UPDATE evaluations SET status = 'cancelled', completed_at = ? WHERE id = ? AND status IN ('pending', 'processing')`)
-    .run(now, id).changes;
+export async function cancelEvaluation(db: Db, id: string, now: string): Promise<{ unusedCharacters: number } | undefined> {
+  const changed = await db.run(
+    `UPDATE evaluations SET status = 'cancelled', completed_at = ? WHERE id = ? AND status IN ('pending', 'processing')`,
+    [now, id],
+  );
   if (changed === 0) return undefined;
-  const unused = db
-    .prepare(
+  // PostgreSQL's SUM of integers is a bigint, handed over as a string.
+  const unused = Number(
+    await db.value(
       `SELECT COALESCE(SUM(characters), 0) FROM evaluation_syntheses
        WHERE evaluation_id = ? AND status IN ('pending', 'processing') AND synthesized = 0`,
-    )
-    .pluck()
-    .get(id) as number;
-  db.prepare(`UPDATE evaluation_syntheses SET status = 'cancelled' WHERE evaluation_id = ? AND status IN ('pending', 'processing')`).run(id);
+      [id],
+    ),
+  );
+  await db.run(`UPDATE evaluation_syntheses SET status = 'cancelled' WHERE evaluation_id = ? AND status IN ('pending', 'processing')`, [id]);
   return { unusedCharacters: unused };
 }
 
@@ -316,9 +342,9 @@ const DETERMINABLE = `CASE WHEN u.transcript IS NOT NULL AND ${ERRORS} > 0 AND E
       AND o.transcript IS NOT NULL AND o.substitutions + o.deletions + o.insertions = 0) THEN 1 ELSE 0 END`;
 
 /** The SQL of an utterance listing (exported so a test can EXPLAIN it). */
-export function utteranceQuery(evaluationId: string, f: UtteranceFilter): { sql: string; params: unknown[] } {
+export function utteranceQuery(evaluationId: string, f: UtteranceFilter): { sql: string; params: SqlParam[] } {
   const clauses = ['u.evaluation_id = ?'];
-  const params: unknown[] = [evaluationId];
+  const params: SqlParam[] = [evaluationId];
   if (f.providerIndex !== undefined) {
     clauses.push('u.provider_index = ?');
     params.push(f.providerIndex);
@@ -328,7 +354,8 @@ export function utteranceQuery(evaluationId: string, f: UtteranceFilter): { sql:
     params.push(f.conditionIndex);
   }
   if (f.group !== undefined) {
-    clauses.push('s.grp = ? COLLATE NOCASE');
+    // lower() on both sides: PostgreSQL has no NOCASE collation; SQLite's lower() folds ASCII only, as NOCASE did.
+    clauses.push('lower(s.grp) = lower(?)');
     params.push(f.group);
   }
   if (f.errorsOnly) clauses.push(`(u.error_code IS NOT NULL OR ${ERRORS} > 0)`);
@@ -337,27 +364,30 @@ export function utteranceQuery(evaluationId: string, f: UtteranceFilter): { sql:
     JOIN evaluation_speakers s ON s.evaluation_id = u.evaluation_id AND s.idx = u.speaker_index
     JOIN evaluation_texts t ON t.evaluation_id = u.evaluation_id AND t.idx = u.text_index
     WHERE ${clauses.join(' AND ')}`;
-  const sql = f.determinableOnly ? `SELECT * FROM (${inner}) WHERE determinable = 1` : `SELECT * FROM (${inner})`;
+  // PostgreSQL 15 requires an alias on a subquery in FROM.
+  const sql = f.determinableOnly ? `SELECT * FROM (${inner}) AS v WHERE determinable = 1` : `SELECT * FROM (${inner}) AS v`;
   return { sql, params };
 }
 
 /** A page of an evaluation's utterances (text, speaker, condition, provider order) and the match count. */
-export function listUtterances(
+export async function listUtterances(
   db: Db,
   evaluationId: string,
   f: UtteranceFilter,
   page: { limit: number; offset: number },
-): { rows: UtteranceView[]; total: number } {
+): Promise<{ rows: UtteranceView[]; total: number }> {
   const q = utteranceQuery(evaluationId, f);
-  const total = db.prepare(`SELECT COUNT(*) FROM (${q.sql})`).pluck().get(...q.params) as number;
-  const rows = db
-    .prepare(`${q.sql} ORDER BY text_index, speaker_index, condition_index, provider_index LIMIT ? OFFSET ?`)
-    .all(...q.params, page.limit, page.offset) as UtteranceView[];
+  const total = Number(await db.value(`SELECT COUNT(*) FROM (${q.sql}) AS q`, q.params));
+  const rows = await db.all<UtteranceView>(`${q.sql} ORDER BY text_index, speaker_index, condition_index, provider_index LIMIT ? OFFSET ?`, [
+    ...q.params,
+    page.limit,
+    page.offset,
+  ]);
   return { rows, total };
 }
 
 /** Every utterance of an evaluation in order (summary, report). */
-export function allUtterances(db: Db, evaluationId: string): UtteranceView[] {
+export async function allUtterances(db: Db, evaluationId: string): Promise<UtteranceView[]> {
   const q = utteranceQuery(evaluationId, {});
-  return db.prepare(`${q.sql} ORDER BY text_index, speaker_index, condition_index, provider_index`).all(...q.params) as UtteranceView[];
+  return db.all<UtteranceView>(`${q.sql} ORDER BY text_index, speaker_index, condition_index, provider_index`, q.params);
 }

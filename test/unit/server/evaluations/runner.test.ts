@@ -6,7 +6,7 @@ import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { openDatabase, type Db } from '../../../../src/server/storage/db.js';
+import { openSqliteDatabase, type Db } from '../../../../src/server/storage/db.js';
 import { createUserWithKey } from '../../../../src/server/services/users.js';
 import { refundCharacters } from '../../../../src/server/services/quota.js';
 import { renderSpeech, resolveVoice } from '../../../../src/server/services/synthesis.js';
@@ -33,16 +33,16 @@ describe('evaluation runner', () => {
     pool = createTtsPool({ size: 2 });
   });
   afterAll(async () => pool.close());
-  beforeEach(() => {
+  beforeEach(async () => {
     dir = mkdtempSync(join(tmpdir(), 'voxctl-evalrunner-'));
-    db = openDatabase(join(dir, 'voxctl.db'));
-    userId = createUserWithKey(db, { email: 'runner@example.com', tier: 'pro', now: new Date() }).user.id;
-    speakers = [fliteSpeaker(db, 'slt'), fliteSpeaker(db, 'rms')];
+    db = openSqliteDatabase(join(dir, 'voxctl.db'));
+    userId = (await createUserWithKey(db, { email: 'runner@example.com', tier: 'pro', now: new Date() })).user.id;
+    speakers = [await fliteSpeaker(db, 'slt'), await fliteSpeaker(db, 'rms')];
     runners = [];
   });
   afterEach(async () => {
     for (const r of runners) await r.stop();
-    db.close();
+    await db.close();
     rmSync(dir, { recursive: true, force: true });
   });
 
@@ -68,7 +68,7 @@ describe('evaluation runner', () => {
     return { state, transcribe };
   }
 
-  function runner(transcribe: ReturnType<typeof vendor>['transcribe'], syntheses: { count: number }) {
+  async function runner(transcribe: ReturnType<typeof vendor>['transcribe'], syntheses: { count: number }): Promise<EvaluationRunner> {
     const limits = new Map<string, ConcurrencyLimit>();
     const r = createEvaluationRunner({
       db,
@@ -78,42 +78,44 @@ describe('evaluation runner', () => {
       async synthesize(speakerId, text) {
         syntheses.count++;
         if (text.includes('FAIL')) throw new Error('engine crashed');
-        return renderSpeech(pool, { text, voice: resolveVoice(db, speakerId)! });
+        return renderSpeech(pool, { text, voice: (await resolveVoice(db, speakerId))! });
       },
       transcribe,
       limitFor: (p) => limits.get(p) ?? limits.set(p, new ConcurrencyLimit(2)).get(p)!,
       refund: refundCharacters,
     });
     runners.push(r);
-    r.start();
+    await r.start();
     return r;
   }
 
-  const create = (texts: string[], providers = ['stt-a-model-1', 'stt-c']) =>
-    createEvaluation({ db, now: new Date() }, { userId, body: { texts, speakers: { ids: speakers }, providers, conditions: ['clean', 'noise:10'] } }).evaluation_id;
-  const stored = (id: string) => db.prepare('SELECT COUNT(*) FROM evaluation_utterances WHERE evaluation_id = ?').pluck().get(id) as number;
-  const used = () => db.prepare('SELECT characters_used FROM usage_periods WHERE user_id = ?').pluck().get(userId) as number;
-  async function until(cond: () => boolean, ms = 60_000): Promise<void> {
+  const create = async (texts: string[], providers = ['stt-a-model-1', 'stt-c']) =>
+    (await createEvaluation({ db, now: new Date() }, { userId, body: { texts, speakers: { ids: speakers }, providers, conditions: ['clean', 'noise:10'] } }))
+      .evaluation_id;
+  const stored = async (id: string) => Number(await db.value('SELECT COUNT(*) FROM evaluation_utterances WHERE evaluation_id = ?', [id]));
+  const used = async () => (await db.value<number>('SELECT characters_used FROM usage_periods WHERE user_id = ?', [userId]))!;
+  const status = async (id: string) => (await getEvaluation(db, id))!.status;
+  async function until(cond: () => boolean | Promise<boolean>, ms = 60_000): Promise<void> {
     const deadline = Date.now() + ms;
-    while (!cond()) {
+    while (!(await cond())) {
       if (Date.now() > deadline) throw new Error('timed out');
       await new Promise((r) => setTimeout(r, 20));
     }
   }
 
   it('synthesises each text × speaker once, keeps each provider within its limit, stores every utterance once', async () => {
-    const id = create(['One two three four.', 'Five six seven.', 'Eight nine ten.']);
+    const id = await create(['One two three four.', 'Five six seven.', 'Eight nine ten.']);
     const v = vendor({ delayMs: 30 });
     const syntheses = { count: 0 };
-    runner(v.transcribe, syntheses);
-    await until(() => getEvaluation(db, id)!.status === 'completed');
+    await runner(v.transcribe, syntheses);
+    await until(async () => (await status(id)) === 'completed');
     expect(syntheses.count).toBe(3 * 2);
     expect(v.state.calls).toBe(3 * 2 * 2 * 2);
     // Two providers, each limited to 2 at once.
     expect(v.state.maxInFlight).toBeLessThanOrEqual(4);
     expect(v.state.maxInFlight).toBeGreaterThan(1);
-    expect(stored(id)).toBe(24);
-    const row = getEvaluation(db, id)!;
+    expect(await stored(id)).toBe(24);
+    const row = (await getEvaluation(db, id))!;
     expect(row).toMatchObject({ completed_utterances: 24, failed_syntheses: 0 });
     expect(JSON.parse(row.summary!)).toHaveLength(2 * 2 * 2);
     // One file per conditioned audio, none left half-written.
@@ -122,51 +124,54 @@ describe('evaluation runner', () => {
 
   it('records a failed synthesis on its utterances, refunds its characters once, and ends partial', async () => {
     const texts = ['Good text here.', 'FAIL this one.'];
-    const id = create(texts);
-    const charged = used();
-    runner(vendor().transcribe, { count: 0 });
-    await until(() => getEvaluation(db, id)!.status !== 'processing' && getEvaluation(db, id)!.status !== 'pending');
-    expect(getEvaluation(db, id)).toMatchObject({ status: 'partial', failed_syntheses: 2, completed_utterances: 16 });
-    expect(used()).toBe(charged - [...texts[1]!].length * 2);
-    const failed = db.prepare(`SELECT error_code, error_message, audio_id FROM evaluation_utterances WHERE evaluation_id = ? AND text_index = 1`).all(id) as Record<string, unknown>[];
+    const id = await create(texts);
+    const charged = await used();
+    await runner(vendor().transcribe, { count: 0 });
+    await until(async () => !['processing', 'pending'].includes(await status(id)));
+    expect(await getEvaluation(db, id)).toMatchObject({ status: 'partial', failed_syntheses: 2, completed_utterances: 16 });
+    expect(await used()).toBe(charged - [...texts[1]!].length * 2);
+    const failed = await db.all<Record<string, unknown>>(
+      `SELECT error_code, error_message, audio_id FROM evaluation_utterances WHERE evaluation_id = ? AND text_index = 1`,
+      [id],
+    );
     expect(failed).toHaveLength(8);
     expect(failed.every((u) => u.error_code === 'synthesis_failed' && u.audio_id === null && String(u.error_message).includes('engine crashed'))).toBe(true);
   });
 
   it('resumes after a stop mid-run: reads the stored audio back, asks only for the missing utterances', async () => {
-    const id = create(['One two three four.', 'Five six seven.', 'Eight nine ten.']);
+    const id = await create(['One two three four.', 'Five six seven.', 'Eight nine ten.']);
     const first = vendor({ hangAfter: 5 });
     const firstSyntheses = { count: 0 };
-    const r1 = runner(first.transcribe, firstSyntheses);
-    await until(() => stored(id) === 5 && first.state.inFlight > 0);
+    const r1 = await runner(first.transcribe, firstSyntheses);
+    await until(async () => (await stored(id)) === 5 && first.state.inFlight > 0);
     await r1.stop();
-    expect(stored(id)).toBe(5);
-    const synthesised = db.prepare('SELECT COUNT(*) FROM evaluation_syntheses WHERE evaluation_id = ? AND synthesized = 1').pluck().get(id) as number;
+    expect(await stored(id)).toBe(5);
+    const synthesised = Number(await db.value('SELECT COUNT(*) FROM evaluation_syntheses WHERE evaluation_id = ? AND synthesized = 1', [id]));
     expect(synthesised).toBeGreaterThan(0);
 
     const second = vendor();
     const secondSyntheses = { count: 0 };
-    runner(second.transcribe, secondSyntheses);
-    await until(() => getEvaluation(db, id)!.status === 'completed');
-    expect(stored(id)).toBe(24);
+    await runner(second.transcribe, secondSyntheses);
+    await until(async () => (await status(id)) === 'completed');
+    expect(await stored(id)).toBe(24);
     expect(second.state.calls).toBe(24 - 5);
     // Audio already made was read back, not synthesised again.
     expect(secondSyntheses.count).toBe(6 - synthesised);
-    expect(used()).toBe(['One two three four.', 'Five six seven.', 'Eight nine ten.'].reduce((n, t) => n + [...t].length, 0) * 2);
+    expect(await used()).toBe(['One two three four.', 'Five six seven.', 'Eight nine ten.'].reduce((n, t) => n + [...t].length, 0) * 2);
   });
 
   it('stops asking providers once the evaluation is cancelled', async () => {
-    const id = create(Array.from({ length: 8 }, (_, i) => `Sentence number ${i}.`), ['stt-a-model-1']);
+    const id = await create(Array.from({ length: 8 }, (_, i) => `Sentence number ${i}.`), ['stt-a-model-1']);
     const v = vendor({ delayMs: 40 });
-    runner(v.transcribe, { count: 0 });
-    await until(() => stored(id) >= 2);
-    cancelEvaluationFor({ db, now: new Date(), refund: refundCharacters }, { id, userId });
+    await runner(v.transcribe, { count: 0 });
+    await until(async () => (await stored(id)) >= 2);
+    await cancelEvaluationFor({ db, now: new Date(), refund: refundCharacters }, { id, userId });
     const callsAtCancel = v.state.calls;
-    const storedAtCancel = stored(id);
+    const storedAtCancel = await stored(id);
     await runners[0]!.idle();
     // Requests already running may finish, but nothing new starts and nothing more is stored.
     expect(v.state.calls - callsAtCancel).toBeLessThanOrEqual(2);
-    expect(stored(id)).toBe(storedAtCancel);
-    expect(getEvaluation(db, id)!.status).toBe('cancelled');
+    expect(await stored(id)).toBe(storedAtCancel);
+    expect(await status(id)).toBe('cancelled');
   });
 });

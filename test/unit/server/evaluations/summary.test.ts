@@ -1,6 +1,7 @@
 import { loadSqliteDriver } from '../../../../src/server/storage/sqlite-driver.js';
 import { describe, expect, it } from 'vitest';
 import { migrate } from '../../../../src/server/storage/migrations/index.js';
+import { createSqliteDb } from '../../../../src/server/storage/sql/sqlite.js';
 import { EVALUATION_SQL, utteranceQuery, type UtteranceView } from '../../../../src/server/storage/repositories/evaluations.js';
 import { ownedPageQuery } from '../../../../src/server/storage/repositories/owned-page.js';
 import { summarise } from '../../../../src/server/evaluations/summary.js';
@@ -83,38 +84,43 @@ describe('summarise (DESIGN §8.3)', () => {
 });
 
 describe('speaker selection and the evaluation tables', () => {
-  const db = new Database(':memory:');
-  migrate(db);
+  const raw = new Database(':memory:');
+  migrate(raw);
+  // The services run on the seam; EXPLAIN QUERY PLAN needs the raw driver.
+  const db = createSqliteDb(raw);
 
-  it('picks per_group speakers of every group value, the same for the same seed', () => {
+  it('picks per_group speakers of every group value, the same for the same seed', async () => {
     const spec = { filter: { region: 'Europe' }, group_by: 'accent' as const, per_group: 2, seed: 4 };
-    const a = selectSpeakers(db, spec);
-    expect(selectSpeakers(db, spec)).toEqual(a);
-    const accents = db.prepare(`SELECT accent, COUNT(*) AS n FROM speakers WHERE region_key = 'europe' GROUP BY accent`).all() as { accent: string; n: number }[];
+    const a = await selectSpeakers(db, spec);
+    expect(await selectSpeakers(db, spec)).toEqual(a);
+    const accents = await db.all<{ accent: string; n: number }>(`SELECT accent, COUNT(*) AS n FROM speakers WHERE region_key = 'europe' GROUP BY accent`);
     expect(a.speakers).toHaveLength(accents.reduce((n, g) => n + Math.min(2, g.n), 0));
     for (const g of accents) expect(a.speakers.filter((s) => s.group === g.accent)).toHaveLength(Math.min(2, g.n));
-    const regions = db.prepare(`SELECT DISTINCT region FROM speakers WHERE id IN (${a.speakers.map(() => '?').join(',')})`).pluck().all(...a.speakers.map((s) => s.speakerId));
+    const regions = await db.column(
+      `SELECT DISTINCT region FROM speakers WHERE id IN (${a.speakers.map(() => '?').join(',')})`,
+      a.speakers.map((s) => s.speakerId),
+    );
     expect(regions).toEqual(['Europe']);
-    expect(selectSpeakers(db, { ...spec, seed: 5 }).speakers).not.toEqual(a.speakers);
-    expect(selectSpeakers(db, { filter: {}, group_by: 'engine', per_group: 1 }).speakers.map((s) => s.group)).toEqual(['espeak', 'flite']);
+    expect((await selectSpeakers(db, { ...spec, seed: 5 })).speakers).not.toEqual(a.speakers);
+    expect((await selectSpeakers(db, { filter: {}, group_by: 'engine', per_group: 1 })).speakers.map((s) => s.group)).toEqual(['espeak', 'flite']);
   });
 
-  it('refuses an empty match and unknown ids with the design messages', () => {
-    const message = (f: () => unknown) => {
+  it('refuses an empty match and unknown ids with the design messages', async () => {
+    const message = async (f: () => Promise<unknown>) => {
       try {
-        f();
+        await f();
       } catch (err) {
         return (err as DomainError).message;
       }
       return undefined;
     };
-    expect(message(() => selectSpeakers(db, { filter: { gender: 'Robot' }, group_by: 'accent', per_group: 1 }))).toBe('No speakers match the filter');
-    expect(message(() => selectSpeakers(db, { ids: ['spk_none'] }))).toBe('Speaker not found: spk_none');
+    expect(await message(() => selectSpeakers(db, { filter: { gender: 'Robot' }, group_by: 'accent', per_group: 1 }))).toBe('No speakers match the filter');
+    expect(await message(() => selectSpeakers(db, { ids: ['spk_none'] }))).toBe('Speaker not found: spk_none');
   });
 
   it('lists utterances and claims syntheses through indexes', () => {
     const plan = (sql: string, ...args: unknown[]) =>
-      (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...args) as { detail: string }[]).map((r) => r.detail).join(' | ');
+      (raw.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...args) as { detail: string }[]).map((r) => r.detail).join(' | ');
     const q = utteranceQuery('ev_x', { determinableOnly: true, providerIndex: 0 });
     const listing = plan(`${q.sql} ORDER BY text_index LIMIT 20`, ...q.params);
     expect(listing).not.toMatch(/SCAN (u|o|evaluation_utterances)\b/);
