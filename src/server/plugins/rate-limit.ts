@@ -34,7 +34,7 @@ function setHeaders(reply: FastifyReply, d: RateDecision): void {
 async function decide(limiter: RateLimiter, request: FastifyRequest): Promise<{ decision: RateDecision; exempt: boolean }> {
   if (request.auth) return { decision: await limiter.hitUser(request.auth), exempt: false };
   const exempt = request.routeOptions.config.rateLimit === false && request.authRejected !== true;
-  return { decision: exempt ? limiter.peekAnonymous(request.ip) : limiter.hitAnonymous(request.ip), exempt };
+  return { decision: exempt ? limiter.peekAnonymous(request.ip) : await limiter.hitAnonymous(request.ip), exempt };
 }
 
 /**

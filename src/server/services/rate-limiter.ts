@@ -3,26 +3,16 @@ import { deleteRequestCountsBefore, loadRequestCount, saveRequestCounts } from '
 import { openRequestJournal } from '../storage/request-journal.js';
 import type { Clock } from '../clock.js';
 import { ANONYMOUS_PER_MINUTE, TIER_LIMITS, type Tier } from './tiers.js';
+import { decisionFor, type RateDecision } from './rate-decision.js';
 
-/** The outcome of counting one request, with the values of the three X-RateLimit-* headers. */
-export interface RateDecision {
-  allowed: boolean;
-  /** Per-minute limit. */
-  limit: number;
-  /** The smaller of the minute and day remaining. */
-  remaining: number;
-  /** Unix epoch seconds when the binding window resets. */
-  reset: number;
-  /** Seconds to wait (only when not allowed). */
-  retryAfter?: number;
-}
+export type { RateDecision };
 
 /** Per-account minute and day windows (shared by all keys of a user), per-IP minute window for anonymous callers. */
 export interface RateLimiter {
   /** Counts one request of user `userId` (tier read for this request), whichever of their keys it carried. */
   hitUser(opts: { userId: string; tier: Tier }): Promise<RateDecision>;
-  /** Counts one request without a valid key, per client IP. */
-  hitAnonymous(ip: string): RateDecision;
+  /** Counts one request without a valid key, per client IP (a promise when the count is shared). */
+  hitAnonymous(ip: string): RateDecision | Promise<RateDecision>;
   /** The headers for an IP without counting (responses that never reached the counting hook). */
   peekAnonymous(ip: string): RateDecision;
   /** Authenticated requests of the user since 00:00 UTC. */
@@ -31,6 +21,11 @@ export interface RateLimiter {
   flush(): Promise<void>;
   /** Stops the flush timer and flushes one last time. */
   close(): Promise<void>;
+}
+
+/** The limiter of one instance: anonymous counts are in memory, so they answer at once. */
+export interface LocalRateLimiter extends RateLimiter {
+  hitAnonymous(ip: string): RateDecision;
 }
 
 interface Window {
@@ -57,7 +52,7 @@ export async function createRateLimiter(opts: {
   /** The request journal file (`{dataDir}/requests.journal`); none: counts persist at flush only. */
   journalPath?: string;
   flushMs?: number;
-}): Promise<RateLimiter> {
+}): Promise<LocalRateLimiter> {
   const { db, clock } = opts;
   const opened = opts.journalPath === undefined ? undefined : openRequestJournal(opts.journalPath);
   const journal = opened?.journal;
@@ -125,25 +120,12 @@ export async function createRateLimiter(opts: {
   };
 
   const decide = (w: Window, perMinute: number, perDay: number | null, nowMs: number, count: boolean): RateDecision => {
-    const minuteReset = (w.minute + 1) * 60;
-    const dayReset = (Math.floor(nowMs / DAY_MS) + 1) * 86_400;
-    const dayLeft = perDay === null ? Infinity : perDay - w.dayCount;
-    let minuteLeft = perMinute - w.minuteCount;
-    const allowed = minuteLeft > 0 && dayLeft > 0;
-    if (!allowed) {
-      // When the day is spent it binds even if the minute is spent too: that is the longer wait.
-      const reset = dayLeft <= 0 ? dayReset : minuteReset;
-      return { allowed, limit: perMinute, remaining: 0, reset, retryAfter: Math.max(1, Math.ceil(reset - nowMs / 1000)) };
-    }
-    let remainingDay = dayLeft;
-    if (count) {
+    const allowed = w.minuteCount < perMinute && (perDay === null || w.dayCount < perDay);
+    if (allowed && count) {
       w.minuteCount++;
       w.dayCount++;
-      minuteLeft--;
-      remainingDay--;
     }
-    const dayBinds = remainingDay <= minuteLeft;
-    return { allowed, limit: perMinute, remaining: Math.min(minuteLeft, remainingDay), reset: dayBinds ? dayReset : minuteReset };
+    return decisionFor(w, { perMinute, perDay, nowMs, allowed });
   };
 
   const hitUser = async ({ userId, tier }: { userId: string; tier: Tier }): Promise<RateDecision> => {

@@ -1,17 +1,13 @@
 import type { Db } from '../storage/db.js';
 import type { Clock } from '../clock.js';
-import { ANONYMOUS_PER_MINUTE, TIER_LIMITS, type Tier } from './tiers.js';
+import { ANONYMOUS_PER_MINUTE, TIER_LIMITS } from './tiers.js';
+import type { RateLimiter } from './rate-limiter.js';
 import { hitRateWindow, peekRateWindow, type RateWindow } from '../storage/repositories/rate-windows.js';
 import { decisionFor, type RateDecision } from './rate-decision.js';
 
 /** The limiter of several instances on one PostgreSQL (DESIGN §9.4): every count is one atomic upsert. */
-export interface SharedRateLimiter {
-  hitUser(opts: { userId: string; tier: Tier }): Promise<RateDecision>;
+export interface SharedRateLimiter extends RateLimiter {
   hitAnonymous(ip: string): Promise<RateDecision>;
-  peekAnonymous(ip: string): RateDecision;
-  requestsToday(userId: string): Promise<number>;
-  flush(): Promise<void>;
-  close(): Promise<void>;
 }
 
 const dayOf = (nowMs: number) => new Date(nowMs).toISOString().slice(0, 10);
