@@ -73,6 +73,7 @@ export const EXIT_BY_ERROR_CODE: Readonly<Record<ErrorCode, ExitCode>> = Object.
   url_expired: ExitCode.error,
   payload_too_large: ExitCode.error,
   uri_too_long: ExitCode.error,
+  range_not_satisfiable: ExitCode.error,
   unsupported_media_type: ExitCode.error,
   idempotency_conflict: ExitCode.error,
   quota_exceeded: ExitCode.rateLimited,

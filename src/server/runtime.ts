@@ -3,11 +3,16 @@ import { join } from 'node:path';
 import type { Clock } from './clock.js';
 import { systemClock } from './clock.js';
 import type { ServerOptions } from './options.js';
-import { openSqliteDatabase, type Db } from './storage/db.js';
-import { loadOrCreateSecret } from './secret.js';
+import { openDatabase, type Db } from './storage/db.js';
+import { loadOrCreateSecret, loadOrCreateSharedSecret } from './secret.js';
 import type { TtsPool } from './engines/tts/types.js';
 import { createTtsPool } from './engines/tts/pool.js';
 import { createRateLimiter, type RateLimiter } from './services/rate-limiter.js';
+import { createSharedRateLimiter } from './services/shared-rate-limiter.js';
+import { startInstancePresence } from './services/instances.js';
+import { openAudioBlobStore, type AudioBlobStore, type OpenedBlobStore } from './storage/blobs/index.js';
+import type { WorkSharing } from './jobs/leases.js';
+import { randomBytes } from 'node:crypto';
 import { bootstrapIfEmpty, type BootstrapResult } from './services/bootstrap.js';
 import { refundStaleReservations } from './services/reservations.js';
 import type { JobRunner } from './jobs/runner.js';
@@ -33,7 +38,14 @@ export interface Runtime {
   clock: Clock;
   /** The server's one logger (pino, Authorization and keys redacted): Fastify's and the runners'. */
   logger: Logger;
-  /** HMAC key of the server (`{dataDir}/secret`, 0600): URL signatures, billing portal CSRF tokens. */
+  /** This process among the instances of one database (`/health`, the owner of its leases). */
+  instanceId: string;
+  /** Where audio bytes live: `{dataDir}/audio`, the shared database, or an S3 bucket. */
+  blobs: AudioBlobStore;
+  /**
+   * HMAC key of the server (`{dataDir}/secret`, 0600; in the shared database on PostgreSQL): URL
+   * signatures, billing portal CSRF tokens.
+   */
   secret: Buffer;
   /** The one signer of keyless URLs (audio files, evaluation reports) under `secret`. */
   urls: UrlSigner;
@@ -67,41 +79,71 @@ export interface Runtime {
   close(): Promise<void>;
 }
 
+/** How long a claimed batch item or synthesis stays an instance's without renewal (DESIGN §9.3). */
+export const DEFAULT_LEASE_MS = 60_000;
+
+/** The lease length: `VOXCTL_LEASE_SECONDS` (tests and operators who want faster takeover), else 60 s. */
+function leaseMsFrom(env: NodeJS.ProcessEnv): number {
+  const seconds = Number(env.VOXCTL_LEASE_SECONDS);
+  return Number.isFinite(seconds) && seconds >= 1 ? Math.round(seconds * 1000) : DEFAULT_LEASE_MS;
+}
+
 /** Builds the runtime for `options` (creates the data dir and migrates the database). */
-export async function createRuntime(options: ServerOptions, deps: { clock?: Clock } = {}): Promise<Runtime> {
+export async function createRuntime(options: ServerOptions, deps: { clock?: Clock; env?: NodeJS.ProcessEnv } = {}): Promise<Runtime> {
   const logger = createLogger(options.logLevel);
-  const secret = loadOrCreateSecret(options.dataDir);
   mkdirSync(options.dataDir, { recursive: true, mode: 0o700 });
   // Validated before anything else starts: a bad config file stops the server with the offending key.
   const config = loadServerConfig({ dataDir: options.dataDir, configPath: options.configPath });
   const stt = createSttRegistry(config);
-  const db = openSqliteDatabase(join(options.dataDir, 'voxctl.db'));
+  const shared = options.databaseUrl !== undefined;
+  const db = await openDatabase(
+    shared
+      ? { url: options.databaseUrl!, onIdleError: (err) => logger.warn({ err: { message: err.message } }, 'a PostgreSQL connection failed; the pool replaces it') }
+      : { file: join(options.dataDir, 'voxctl.db') },
+  );
   const clock = deps.clock ?? systemClock;
+  const instanceId = `inst_${randomBytes(8).toString('hex')}`;
+  const closers: (() => Promise<void> | void)[] = [];
   let bootstrap: BootstrapResult | undefined;
   let rateLimiter: RateLimiter;
+  let secret: Buffer;
+  let blobs: OpenedBlobStore;
   try {
-    await refundStaleReservations(db);
+    // One secret for every instance of a database, so a URL signed by one verifies at any other.
+    secret = shared ? await loadOrCreateSharedSecret(db) : loadOrCreateSecret(options.dataDir);
+    blobs = await openAudioBlobStore({ dataDir: options.dataDir, db, audioStore: options.audioStore, s3Endpoint: options.s3Endpoint });
+    if (shared) {
+      const presence = await startInstancePresence({ db, clock, id: instanceId, blobs: blobs.store, logger });
+      closers.push(() => presence.close());
+    } else {
+      await refundStaleReservations(db);
+    }
     bootstrap = await bootstrapIfEmpty(db, { dataDir: options.dataDir, bootstrapKey: options.bootstrapKey, now: clock.now() });
-    rateLimiter = await createRateLimiter({ db, clock, journalPath: join(options.dataDir, 'requests.journal') });
+    rateLimiter = shared ? createSharedRateLimiter({ db, clock }) : await createRateLimiter({ db, clock, journalPath: join(options.dataDir, 'requests.journal') });
   } catch (err) {
+    for (const c of closers.reverse()) await c();
     await db.close();
     throw err;
   }
   // The limiter's last flush must run after every other closer (workers still count), right before the db closes.
-  const closers: (() => Promise<void> | void)[] = [() => rateLimiter.close()];
+  closers.unshift(() => rateLimiter.close(), () => blobs.close());
   let closed = false;
-  // Workers spawn now (cheap); each loads its engines on first use, so start-up stays fast.
-  const tts = createTtsPool({ size: options.ttsWorkers });
+  // Workers spawn now (cheap); each loads its engines on first use, so start-up stays fast. An API-only
+  // instance (--workers 0) keeps one for the synchronous endpoints and claims no queued work.
+  const tts = createTtsPool({ size: options.ttsWorkers === 0 ? 1 : options.ttsWorkers });
   closers.push(() => tts.close());
   // The runners read the pool through the runtime, so a test that swaps `runtime.tts` reaches them too.
   const pool = (): TtsPool => runtime.tts;
-  const wiring = { db, dataDir: options.dataDir, clock, ttsWorkers: options.ttsWorkers, tts: pool, logger };
+  const work: WorkSharing = { owner: instanceId, leaseMs: leaseMsFrom(deps.env ?? process.env), shared, claims: options.ttsWorkers !== 0, pollMs: 1_000 };
+  const wiring = { db, blobs: blobs.store, clock, ttsWorkers: options.ttsWorkers || undefined, tts: pool, logger, work };
   const runtime: Runtime = {
     options,
     db,
     clock,
     logger,
     tts,
+    instanceId,
+    blobs: blobs.store,
     samples: createSampleProvider(wiring),
     speakerFacets: createFacetsCache(db),
     jobs: createBatchRunner(wiring),

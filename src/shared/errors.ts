@@ -27,6 +27,7 @@ export const ERROR_CODES = Object.freeze([
   'url_expired',
   'payload_too_large',
   'uri_too_long',
+  'range_not_satisfiable',
   'unsupported_media_type',
   'idempotency_conflict',
   'quota_exceeded',

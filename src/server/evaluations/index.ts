@@ -43,7 +43,8 @@ export function createEvaluationRunnerFor(w: EvaluationRunnerWiring): Evaluation
   const limitOf = adapterLimits({ cores: availableParallelism(), sphinxMax: w.sphinxMax });
   return createEvaluationRunner({
     db: w.db,
-    dataDir: w.dataDir,
+    blobs: w.blobs,
+    work: w.work,
     clock: w.clock,
     // A few syntheses ahead of the recognisers keep them busy while the next speech is made.
     lookahead: Math.max(4, workers * 3),

@@ -36,8 +36,9 @@ import {
   type EvaluationSpeakerRow,
   type UtteranceRecord,
 } from '../storage/repositories/evaluations.js';
-import { absoluteAudioPath, wavInput, writeAudioOnly } from '../services/audio-store.js';
+import { readAudioBytes, wavInput, writeAudioOnly, type AudioBlobStore } from '../services/audio-store.js';
 import type { RefundFn } from '../jobs/queue.js';
+import { createLeaseKeeper, type WorkSharing } from '../jobs/leases.js';
 import { conditionedAudioId, evaluationLists } from './views.js';
 import { failedResult, scoreResult, type UtteranceResult } from './scoring.js';
 import { finishEvaluationNow } from './finish.js';
@@ -52,7 +53,7 @@ export interface PcmAudio {
 /** Everything the runner works with, passed in (tests and the benchmark give their own). */
 export interface EvaluationRunnerDeps {
   db: Db;
-  dataDir: string;
+  blobs: AudioBlobStore;
   clock: Clock;
   /** Synthesises a text with a catalogue speaker's voice (the TTS pool in production). */
   synthesize(speakerId: string, text: string): Promise<PcmAudio>;
@@ -65,6 +66,8 @@ export interface EvaluationRunnerDeps {
   lookahead: number;
   /** Unexpected errors of the runner itself (database trouble); default: ignored. */
   onError?(err: unknown): void;
+  /** This instance's claims: its id, the lease length, and whether peers share the queue (PostgreSQL). */
+  work: WorkSharing;
 }
 
 /** The background worker of evaluations. */
@@ -118,6 +121,8 @@ export function createEvaluationRunner(deps: EvaluationRunnerDeps): EvaluationRu
   let pumping: Promise<void> | undefined;
   let pumpAgain = false;
   const report = (err: unknown) => deps.onError?.(err);
+  // Renews this instance's leases while it works, polls for work its peers queued, hands leases back on stop.
+  const leases = createLeaseKeeper({ db, table: 'evaluation_syntheses', clock: deps.clock, work: deps.work, poll: () => pump(), onError: report });
   const now = () => deps.clock.now();
 
   async function load(id: string): Promise<EvaluationContext | undefined> {
@@ -172,7 +177,7 @@ export function createEvaluationRunner(deps: EvaluationRunnerDeps): EvaluationRu
       const out = await applyCondition(speech, ctx.conditions[c]!, { seed });
       const id = conditionedAudioId(ctx.id, claim.textIndex, claim.speakerIndex, c);
       const input = wavInput(out.pcm, out.sampleRate, { id, userId: ctx.userId, kind: 'tts', now: now() });
-      rows.push(await writeAudioOnly(deps.dataDir, input));
+      rows.push(await writeAudioOnly(deps.blobs, input));
       audios.set(c, { pcm: out.pcm, sampleRate: out.sampleRate, durationSeconds: input.durationSeconds, wav: Buffer.from(input.bytes) });
     }
     // The files are written above: this body only touches the database, as a re-run on PostgreSQL requires.
@@ -188,7 +193,7 @@ export function createEvaluationRunner(deps: EvaluationRunnerDeps): EvaluationRu
     const audios = new Map<number, SttAudio>();
     for (const c of conditions) {
       const row = await getAudio(db, conditionedAudioId(ctx.id, claim.textIndex, claim.speakerIndex, c));
-      const bytes = row ? await readFile(absoluteAudioPath(deps.dataDir, row)).catch(() => undefined) : undefined;
+      const bytes = row ? await readAudioBytes(deps.blobs, row).catch(() => undefined) : undefined;
       if (!row || !bytes) return undefined;
       let decoded;
       try {
@@ -223,7 +228,7 @@ export function createEvaluationRunner(deps: EvaluationRunnerDeps): EvaluationRu
   async function fail(ctx: EvaluationContext, claim: ClaimedSynthesis, missing: readonly { c: number; p: number }[], err: unknown): Promise<void> {
     const message = `Synthesis failed: ${(err instanceof Error ? err.message : String(err)).split('\n')[0]!.slice(0, 300)}`;
     await db.transaction(async () => {
-      if (!(await finishSynthesis(db, claim, { error: message }))) return;
+      if (!(await finishSynthesis(db, claim, { error: message }, deps.work.owner))) return;
       for (const m of missing) await insertUtterance(db, record(claim, m.c, m.p, failedResult({ code: SYNTHESIS_FAILED, message }, null), null));
       if (!claim.synthesized) await deps.refund(db, { userId: claim.userId, period: claim.period, characters: claim.characters });
     });
@@ -252,7 +257,7 @@ export function createEvaluationRunner(deps: EvaluationRunnerDeps): EvaluationRu
         await Promise.all(missing.map((m) => recognise(ctx, claim, m.c, m.p, audios!.get(m.c)!)));
       }
       if (stopped) return;
-      await finishSynthesis(db, claim, 'done');
+      await finishSynthesis(db, claim, 'done', deps.work.owner);
     } finally {
       release(claim.evaluationId, entry);
       if (!stopped && !(await hasOpenSyntheses(db, claim.evaluationId))) await finishEvaluationNow(db, claim.evaluationId, now());
@@ -269,10 +274,10 @@ export function createEvaluationRunner(deps: EvaluationRunnerDeps): EvaluationRu
   /** Claims what there is room for and starts each claimed synthesis. */
   async function claimOnce(): Promise<void> {
     const room = deps.lookahead - active.size;
-    if (stopped || !started || room <= 0) return;
+    if (stopped || !started || room <= 0 || !deps.work.claims) return;
     let claimed: ClaimedSynthesis[];
     try {
-      claimed = await claimPendingSyntheses(db, room, now().toISOString());
+      claimed = await claimPendingSyntheses(db, room, now().toISOString(), leases.lease());
     } catch (err) {
       report(err);
       return;
@@ -313,10 +318,12 @@ export function createEvaluationRunner(deps: EvaluationRunnerDeps): EvaluationRu
     start() {
       // Shared by concurrent calls: recovery runs once, and nothing is claimed before it has requeued.
       starting ??= (async () => {
-        await requeueProcessingSyntheses(db);
+        // One instance per data dir requeues what its crash left; peers sharing the queue rely on the leases.
+        if (!deps.work.shared) await requeueProcessingSyntheses(db);
         // A crash between the last result and the summary: summarise now.
         for (const id of await evaluationsReadyToFinish(db)) await finishEvaluationNow(db, id, now());
         started = true;
+        leases.start();
         pump();
       })().catch((err: unknown) => {
         starting = undefined;
@@ -330,6 +337,8 @@ export function createEvaluationRunner(deps: EvaluationRunnerDeps): EvaluationRu
       abort.abort(new Error('The server is stopping'));
       await pumping;
       await Promise.allSettled([...active]);
+      // Work cut off by the shutdown goes back to the queue for a peer or the next start.
+      await leases.stop();
     },
     idle() {
       if (active.size === 0 && !pumping) return Promise.resolve();

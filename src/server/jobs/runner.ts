@@ -1,8 +1,9 @@
 import type { Clock } from '../clock.js';
 import type { Db } from '../storage/db.js';
 import type { ClaimedItem } from '../storage/repositories/jobs.js';
-import { wavInput, writeAudioOnly } from '../services/audio-store.js';
+import { wavInput, writeAudioOnly, type AudioBlobStore } from '../services/audio-store.js';
 import { claimItems, completeItem, failItem, itemAudioId, recoverQueue, type RefundFn } from './queue.js';
+import { createLeaseKeeper, type WorkSharing } from './leases.js';
 
 /** Mono PCM16 at a rate. */
 export interface RenderedAudio {
@@ -13,7 +14,7 @@ export interface RenderedAudio {
 /** Everything the runner works with, passed in (tests give their own synthesiser). */
 export interface JobRunnerDeps {
   db: Db;
-  dataDir: string;
+  blobs: AudioBlobStore;
   clock: Clock;
   /** Synthesises one item: resolves the speaker's voice, runs the engine, resamples to `sampleRate` when set. */
   render(item: { speakerId: string; text: string; sampleRate: number | null }): Promise<RenderedAudio>;
@@ -22,6 +23,8 @@ export interface JobRunnerDeps {
   concurrency: number;
   /** Unexpected errors of the runner itself (database trouble); default: ignored. */
   onError?(err: unknown): void;
+  /** This instance's claims: its id, the lease length, and whether peers share the queue (PostgreSQL). */
+  work: WorkSharing;
 }
 
 /** The background worker of the persistent queue. */
@@ -49,6 +52,8 @@ export function createJobRunner(deps: JobRunnerDeps): JobRunner {
   let starting: Promise<void> | undefined;
 
   const report = (err: unknown) => deps.onError?.(err);
+  // Renews this instance's leases while it works, polls for work its peers queued, hands leases back on stop.
+  const leases = createLeaseKeeper({ db: deps.db, table: 'job_items', clock: deps.clock, work: deps.work, poll: () => pump(), onError: report });
 
   const notifyIdle = () => {
     if (active.size > 0 || pumping !== undefined) return;
@@ -63,7 +68,7 @@ export function createJobRunner(deps: JobRunnerDeps): JobRunner {
       if (stopped) return;
       let claimed: ClaimedItem[];
       try {
-        claimed = await claimItems(deps.db, deps.concurrency - active.size, deps.clock.now());
+        claimed = await claimItems(deps.db, deps.concurrency - active.size, deps.clock.now(), leases.lease());
       } catch (err) {
         report(err);
         return;
@@ -80,7 +85,7 @@ export function createJobRunner(deps: JobRunnerDeps): JobRunner {
   }
 
   function pump(): void {
-    if (stopped || !started) return;
+    if (stopped || !started || !deps.work.claims) return;
     if (pumping) {
       pumpAgain = true;
       return;
@@ -97,21 +102,21 @@ export function createJobRunner(deps: JobRunnerDeps): JobRunner {
       const out = await deps.render({ speakerId: item.speaker_id, text: item.text, sampleRate: item.sample_rate });
       if (out.pcm.length === 0) throw new Error('Synthesis produced no audio');
       audio = await writeAudioOnly(
-        deps.dataDir,
+        deps.blobs,
         wavInput(out.pcm, out.sampleRate, { id: itemAudioId(item.job_id, item.idx), userId: item.user_id, kind: 'tts', now: deps.clock.now() }),
       );
     } catch (err) {
       // Shutting down (the pool closes under us): leave the item `processing`; the next start requeues it.
       if (stopped) return;
       try {
-        await failItem(deps.db, item, failureMessage(err), deps.clock.now(), deps.refund);
+        await failItem(deps.db, item, failureMessage(err), deps.clock.now(), deps.refund, deps.work.owner);
       } catch (dbErr) {
         report(dbErr);
       }
       return;
     }
     try {
-      await completeItem(deps.db, item, audio, deps.clock.now());
+      await completeItem(deps.db, item, audio, deps.clock.now(), deps.work.owner);
     } catch (err) {
       report(err);
     }
@@ -119,10 +124,12 @@ export function createJobRunner(deps: JobRunnerDeps): JobRunner {
 
   return {
     start() {
-      // Nothing is claimed before recovery has requeued what a crash left `processing`.
-      starting ??= recoverQueue(deps.db, deps.dataDir).then(
+      // Nothing is claimed before recovery has requeued what a crash left `processing` (one instance per
+      // data dir); instances sharing a queue leave that to the leases.
+      starting ??= (deps.work.shared ? Promise.resolve() : recoverQueue(deps.db, deps.blobs).then(() => undefined)).then(
         () => {
           started = true;
+          leases.start();
           pump();
         },
         (err: unknown) => {
@@ -138,6 +145,8 @@ export function createJobRunner(deps: JobRunnerDeps): JobRunner {
       // A claim in progress adds its items to `active` before it settles.
       await pumping;
       await Promise.allSettled([...active]);
+      // Whatever is still ours (work cut off by the shutdown) goes back to the queue for a peer or the next start.
+      await leases.stop();
     },
     idle() {
       if (active.size === 0 && pumping === undefined) return Promise.resolve();

@@ -72,6 +72,7 @@ export const STATUS_BY_CODE: Readonly<Record<ErrorCode, number>> = Object.freeze
   url_expired: 410,
   payload_too_large: 413,
   uri_too_long: 414,
+  range_not_satisfiable: 416,
   unsupported_media_type: 415,
   idempotency_conflict: 422,
   quota_exceeded: 429,

@@ -13,7 +13,7 @@ import type { Clock } from '../clock.js';
 import type { Db } from '../storage/db.js';
 import { DomainError, validationFailed } from '../../shared/errors.js';
 import { getAudio } from '../storage/repositories/audio.js';
-import { absoluteAudioPath } from './audio-store.js';
+import { readAudioBytes, type AudioBlobStore } from './audio-store.js';
 import { AUDIO_ID_PATTERN, type UrlSigner } from './audio-urls.js';
 import { blockedReason } from './address-policy.js';
 import { MAX_UPLOAD_BYTES } from '../../shared/constants.js';
@@ -44,7 +44,7 @@ export interface AudioFetchHooks {
 /** Everything `loadAudio` needs. */
 export interface AudioSourceDeps {
   db: Db;
-  dataDir: string;
+  blobs: AudioBlobStore;
   /** Checks the server's own audio URLs (the runtime's signer). */
   urls: Pick<UrlSigner, 'verifyAudio'>;
   clock: Clock;
@@ -94,11 +94,9 @@ async function readOwnAudio(deps: AudioSourceDeps, url: URL): Promise<Buffer | u
   if (check === 'expired') throw new DomainError('url_expired', 'Audio URL has expired');
   const row = await getAudio(deps.db, id);
   if (!row) throw new DomainError('audio_not_found', 'Audio not found');
-  try {
-    return await readFile(absoluteAudioPath(deps.dataDir, row));
-  } catch {
-    throw new DomainError('audio_not_found', 'Audio not found');
-  }
+  const bytes = await readAudioBytes(deps.blobs, row);
+  if (!bytes) throw new DomainError('audio_not_found', 'Audio not found');
+  return bytes;
 }
 
 /** Resolves `url`'s host and checks every address; returns the one to connect to. */

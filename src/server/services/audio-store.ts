@@ -1,56 +1,23 @@
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, readdirSync, rmSync } from 'node:fs';
-import { mkdir, open, rename, rm } from 'node:fs/promises';
-import { join } from 'node:path';
+import type { Readable } from 'node:stream';
 import type { Db } from '../storage/db.js';
 import { getAudio, insertAudio, listAudioPaths, type AudioFormat, type AudioKind, type AudioRow } from '../storage/repositories/audio.js';
+import { BlobNotFoundError, type AudioBlobStore, type ByteRange } from '../storage/blobs/index.js';
 import { encodeWav, roundedDuration } from '../audio/wav.js';
 import { AUDIO_ID_PATTERN } from './audio-urls.js';
 
-export type { AudioFormat };
-
-/** Prefix of files being written; anything with it left in the folder is debris of a crash. */
-const TEMP_PREFIX = '.tmp-';
-
-/** `{dataDir}/audio`: the only folder audio files live in. */
-export const audioDir = (dataDir: string): string => join(dataDir, 'audio');
+export type { AudioFormat, AudioBlobStore };
 
 /** A fresh random audio id (`aud_` + 20 url-safe chars). */
 export const newAudioId = (): string => `aud_${randomBytes(15).toString('base64url')}`;
 
 /**
- * The relative path of an audio file, derived from its id alone, so no user input ever reaches the
- * file system (ids are checked against AUDIO_ID_PATTERN: no dots, no slashes).
+ * The blob name of an audio file, derived from its id alone, so no user input ever reaches a file
+ * system or bucket key (ids are checked against AUDIO_ID_PATTERN: no dots, no slashes).
  */
 export function audioPathFor(id: string, format: AudioFormat): string {
   if (!AUDIO_ID_PATTERN.test(id)) throw new Error(`Invalid audio id: ${id}`);
   return `${id}.${format}`;
-}
-
-/** Absolute location of a recorded audio file. */
-export const absoluteAudioPath = (dataDir: string, row: Pick<AudioRow, 'path'>): string => join(audioDir(dataDir), row.path);
-
-/**
- * Writes `bytes` to `{dataDir}/audio/{path}` atomically: a temp file is written and fsynced, then
- * renamed into place, so readers never see a half-written file and a crash leaves only temp debris.
- */
-export async function writeAudioFile(dataDir: string, path: string, bytes: Uint8Array): Promise<void> {
-  const dir = audioDir(dataDir);
-  await mkdir(dir, { recursive: true });
-  const temp = join(dir, `${TEMP_PREFIX}${randomBytes(8).toString('hex')}-${path}`);
-  const handle = await open(temp, 'w', 0o600);
-  try {
-    await handle.writeFile(bytes);
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
-  try {
-    await rename(temp, join(dir, path));
-  } catch (err) {
-    await rm(temp, { force: true });
-    throw err;
-  }
 }
 
 /** What to record with a stored file. */
@@ -65,21 +32,21 @@ export interface StoreAudioInput {
   now: Date;
 }
 
-/** Puts the file in place first, then the row: a row never points at a missing file. */
-export async function storeAudio(db: Db, dataDir: string, input: StoreAudioInput): Promise<AudioRow> {
-  const row = await writeAudioOnly(dataDir, input);
+/** Puts the bytes in the store first, then the row: a row never points at missing audio. */
+export async function storeAudio(db: Db, blobs: AudioBlobStore, input: StoreAudioInput): Promise<AudioRow> {
+  const row = await writeAudioOnly(blobs, input);
   await insertAudio(db, row);
   return row;
 }
 
 /**
- * Writes the file and returns the row to record, without recording it: the job runner commits the
+ * Writes the bytes and returns the row to record, without recording it: the job runner commits the
  * row in the same transaction that marks its item done.
  */
-export async function writeAudioOnly(dataDir: string, input: StoreAudioInput): Promise<AudioRow> {
+export async function writeAudioOnly(blobs: AudioBlobStore, input: StoreAudioInput): Promise<AudioRow> {
   const id = input.id ?? newAudioId();
   const path = audioPathFor(id, input.format);
-  await writeAudioFile(dataDir, path, input.bytes);
+  await blobs.put(path, input.bytes);
   return {
     id,
     user_id: input.userId,
@@ -105,24 +72,44 @@ export function wavInput(
 /** The audio row `id`, or undefined (re-exported for readers such as STT). */
 export { getAudio };
 
+/** The whole bytes of a recorded audio file, or undefined when its blob is gone. */
+export async function readAudioBytes(blobs: AudioBlobStore, row: Pick<AudioRow, 'path'>): Promise<Buffer | undefined> {
+  let stream: Readable;
+  try {
+    stream = await blobs.open(row.path);
+  } catch (err) {
+    if (err instanceof BlobNotFoundError) return undefined;
+    throw err;
+  }
+  const parts: Buffer[] = [];
+  for await (const chunk of stream) parts.push(chunk as Buffer);
+  return Buffer.concat(parts);
+}
+
+/** A recorded audio file's size and a stream of it (or of `range`); undefined when its blob is gone. */
+export async function openAudio(blobs: AudioBlobStore, row: Pick<AudioRow, 'path'>, range?: ByteRange): Promise<Readable | undefined> {
+  try {
+    return await blobs.open(row.path, range);
+  } catch (err) {
+    if (err instanceof BlobNotFoundError) return undefined;
+    throw err;
+  }
+}
+
 /**
- * Start-up clean-up after a crash: temp files are removed, and so is any file no row records
- * (a crash between the rename and the commit); returns what was removed.
+ * Start-up clean-up after a crash: half-written debris is removed, and so is every blob stored before
+ * `orphansBefore` that no row records (a crash between the write and the commit). One instance on SQLite
+ * passes "now": nothing else writes. Instances sharing a store pass an hour ago, so a blob another
+ * instance is about to record is never taken for an orphan. Returns what was removed.
  */
-export async function recoverAudioDir(db: Db, dataDir: string): Promise<{ temp: number; orphans: number }> {
-  const dir = audioDir(dataDir);
-  mkdirSync(dir, { recursive: true });
+export async function recoverAudioStore(db: Db, blobs: AudioBlobStore, opts: { orphansBefore: Date }): Promise<{ temp: number; orphans: number }> {
+  const temp = (await blobs.sweepDebris?.()) ?? 0;
   const known = await listAudioPaths(db);
-  let temp = 0;
   let orphans = 0;
-  for (const name of readdirSync(dir)) {
-    if (name.startsWith(TEMP_PREFIX)) {
-      rmSync(join(dir, name), { force: true });
-      temp++;
-    } else if (!known.has(name)) {
-      rmSync(join(dir, name), { force: true, recursive: true });
-      orphans++;
-    }
+  for await (const name of blobs.listOlderThan(opts.orphansBefore)) {
+    if (known.has(name)) continue;
+    await blobs.delete(name);
+    orphans++;
   }
   return { temp, orphans };
 }

@@ -1,20 +1,25 @@
 import type { Db } from '../storage/db.js';
 import type { Health } from '../../shared/schemas/system.js';
 import { VERSION } from '../../shared/version.js';
+import { queueDepth } from '../storage/repositories/leases.js';
 
 type SttState = 'ok' | 'unavailable' | 'not_configured';
 
-/** `/health` (DESIGN §4.4): degraded (503) when the database cannot answer `SELECT 1`. */
+/** `/health` (DESIGN §4.4, §9.6): degraded (503) when the database cannot answer; the instance and its shared queue. */
 export async function checkHealth(opts: {
   db: Db;
   startedAt: Date;
   now: Date;
   tts?: { status(): 'ok' | 'unavailable' };
   sttHealth?: () => Record<string, SttState>;
+  instanceId: string;
 }): Promise<{ statusCode: 200 | 503; body: Health }> {
   let database: 'ok' | 'unavailable' = 'ok';
+  let queue = { pending: 0, processing: 0 };
   try {
-    await opts.db.value('SELECT 1');
+    // The queue depth doubles as the database check: an answer means the database works.
+    const [items, syntheses] = await Promise.all([queueDepth(opts.db, 'job_items'), queueDepth(opts.db, 'evaluation_syntheses')]);
+    queue = { pending: items.pending + syntheses.pending, processing: items.processing + syntheses.processing };
   } catch {
     database = 'unavailable';
   }
@@ -37,6 +42,8 @@ export async function checkHealth(opts: {
       status: ok ? 'ok' : 'degraded',
       version: VERSION,
       uptime_seconds: Math.max(0, Math.round((opts.now.getTime() - opts.startedAt.getTime()) / 1000)),
+      instance_id: opts.instanceId,
+      queue,
       checks: { database, tts, stt },
     },
   };

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Db } from '../storage/db.js';
-import { deleteReservation, insertReservation, listReservations } from '../storage/repositories/reservations.js';
+import { deleteReservation, insertReservation, listOrphanedReservations, listReservations } from '../storage/repositories/reservations.js';
 import { refundCharacters, reserveCharacters } from './quota.js';
 
 /**
@@ -17,11 +17,11 @@ export interface Reservation {
 }
 
 /** Takes `characters` of the user's quota (429 when they do not fit) and records the reservation. */
-export async function reserveDurably(db: Db, opts: { userId: string; characters: number; now: Date }): Promise<Reservation> {
+export async function reserveDurably(db: Db, opts: { userId: string; characters: number; now: Date; owner?: string }): Promise<Reservation> {
   const id = `rsv_${randomBytes(12).toString('hex')}`;
   return db.transaction(async () => {
     const { period } = await reserveCharacters(db, opts);
-    await insertReservation(db, { id, user_id: opts.userId, period_start: period, characters: opts.characters, created_at: opts.now.toISOString() });
+    await insertReservation(db, { id, user_id: opts.userId, period_start: period, characters: opts.characters, created_at: opts.now.toISOString(), owner: opts.owner ?? null });
     return { id, userId: opts.userId, period, characters: opts.characters };
   });
 }
@@ -43,13 +43,15 @@ export async function releaseReservation(db: Db, reservation: Reservation): Prom
 }
 
 /**
- * At start, before any request: refunds every reservation a crash left behind (none of them has a stored
- * result). Only one server uses a data dir at a time, so none of them belongs to a request in flight.
+ * Refunds the reservations a crash left behind (none of them has a stored result). With one instance per
+ * data dir (SQLite) that is every reservation at start, before any request. Instances sharing a database
+ * pass `deadBefore`: only reservations of instances gone from the heartbeat table, or silent since then,
+ * are refunded — a live peer's requests in flight keep theirs.
  */
-export async function refundStaleReservations(db: Db): Promise<{ refunded: number; characters: number }> {
+export async function refundStaleReservations(db: Db, opts: { deadBefore?: Date } = {}): Promise<{ refunded: number; characters: number }> {
   return db.transaction(async () => {
     let characters = 0;
-    const rows = await listReservations(db);
+    const rows = opts.deadBefore ? await listOrphanedReservations(db, opts.deadBefore.toISOString()) : await listReservations(db);
     for (const row of rows) {
       await refundCharacters(db, { userId: row.user_id, period: row.period_start, characters: row.characters });
       await deleteReservation(db, row.id);

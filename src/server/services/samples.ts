@@ -4,7 +4,7 @@ import type { Clock } from '../clock.js';
 import { getAudio, type AudioRow } from '../storage/repositories/audio.js';
 import { findSpeaker, speakerBinding } from './speakers.js';
 import { renderSpeech } from './synthesis.js';
-import { storeAudio, wavInput } from './audio-store.js';
+import { storeAudio, wavInput, type AudioBlobStore } from './audio-store.js';
 
 /** Audio ids of speaker samples: `smp_{speaker_id}`. */
 export const SAMPLE_PREFIX = 'smp_';
@@ -43,7 +43,7 @@ const SAMPLE_SENTENCES: Record<string, string> = {
 /** What a sample needs. */
 export interface SampleDeps {
   db: Db;
-  dataDir: string;
+  blobs: AudioBlobStore;
   clock: Clock;
   /** Read per sample: a test may swap the runtime's pool. */
   tts(): TtsPool;
@@ -75,7 +75,7 @@ export function createSampleProvider(deps: SampleDeps): SampleProvider {
     // Another runtime on the same data dir may have stored it meanwhile: keep the first.
     const existing = await getAudio(deps.db, audioId);
     if (existing) return existing;
-    return storeAudio(deps.db, deps.dataDir, wavInput(out.pcm, out.sampleRate, { id: audioId, userId: null, kind: 'sample', now: deps.clock.now() }));
+    return storeAudio(deps.db, deps.blobs, wavInput(out.pcm, out.sampleRate, { id: audioId, userId: null, kind: 'sample', now: deps.clock.now() }));
   }
 
   return {

@@ -8,7 +8,7 @@ import { assertValidText, codePoints } from '../../shared/text-rules.js';
 import { findSpeaker, speakerBinding } from './speakers.js';
 import { releaseReservation, reserveDurably, settleReservation } from './reservations.js';
 import { assertActiveSubscription } from './users.js';
-import { wavInput, writeAudioOnly } from './audio-store.js';
+import { wavInput, writeAudioOnly, type AudioBlobStore } from './audio-store.js';
 import { insertAudio } from '../storage/repositories/audio.js';
 
 /** The voice a catalogue speaker is bound to, or undefined for an unknown id. */
@@ -31,9 +31,11 @@ export async function renderSpeech(
 /** Collaborators of one synthesis. */
 export interface SynthesisDeps {
   db: Db;
-  dataDir: string;
+  blobs: AudioBlobStore;
   clock: Clock;
   tts: TtsPool;
+  /** This instance's id: the owner of its reservations (peers refund them only if it dies). */
+  instanceId?: string;
 }
 
 /**
@@ -50,11 +52,11 @@ export async function synthesizeForUser(
   if (!voice) throw new DomainError('speaker_not_found', 'Speaker not found');
   await assertActiveSubscription(deps.db, input.userId);
   const characters = codePoints(input.text);
-  const reservation = await reserveDurably(deps.db, { userId: input.userId, characters, now: deps.clock.now() });
+  const reservation = await reserveDurably(deps.db, { userId: input.userId, characters, now: deps.clock.now(), ...(deps.instanceId ? { owner: deps.instanceId } : {}) });
   try {
     const out = await renderSpeech(deps.tts, { text: input.text, voice, sampleRate: input.sampleRate });
     const row = await writeAudioOnly(
-      deps.dataDir,
+      deps.blobs,
       wavInput(out.pcm, out.sampleRate, { userId: input.userId, kind: 'tts', now: deps.clock.now() }),
     );
     // A crash before this commit leaves the file unrecorded (removed at start) and the reservation refunded.

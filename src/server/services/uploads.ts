@@ -4,7 +4,7 @@ import type { AudioRow } from '../storage/repositories/audio.js';
 import { AudioDecodeError, decodeAudio, sniffAudioFormat } from '../audio/decode.js';
 import { roundedDuration } from '../audio/wav.js';
 import { DomainError } from '../../shared/errors.js';
-import { storeAudio } from './audio-store.js';
+import { storeAudio, type AudioBlobStore } from './audio-store.js';
 
 export { MAX_UPLOAD_BYTES } from '../../shared/constants.js';
 
@@ -12,7 +12,7 @@ export { MAX_UPLOAD_BYTES } from '../../shared/constants.js';
  * Stores an uploaded WAV/MP3/M4A as it came (vendors then see the real file). The format is sniffed
  * from the bytes, never taken from a name, and the file must decode, which also gives its duration.
  */
-export async function storeUpload(deps: { db: Db; dataDir: string; clock: Clock }, input: { userId: string; bytes: Buffer }): Promise<AudioRow> {
+export async function storeUpload(deps: { db: Db; blobs: AudioBlobStore; clock: Clock }, input: { userId: string; bytes: Buffer }): Promise<AudioRow> {
   const format = sniffAudioFormat(input.bytes);
   if (!format) throw new DomainError('unsupported_audio', 'Unsupported audio format');
   let decoded;
@@ -22,7 +22,7 @@ export async function storeUpload(deps: { db: Db; dataDir: string; clock: Clock 
     if (err instanceof AudioDecodeError) throw new DomainError('unsupported_audio', 'Unsupported audio format');
     throw err;
   }
-  return storeAudio(deps.db, deps.dataDir, {
+  return storeAudio(deps.db, deps.blobs, {
     userId: input.userId,
     kind: 'upload',
     format,

@@ -8,6 +8,10 @@ export const Health = Type.Object({
   status: Type.Union([Type.Literal('ok'), Type.Literal('degraded')]),
   version: Type.String(),
   uptime_seconds: Type.Number(),
+  /** This process (DESIGN §9.6): which of several instances answered. */
+  instance_id: Type.String(),
+  /** Queued work shared by every instance: batch items and evaluation syntheses. */
+  queue: Type.Object({ pending: Type.Integer(), processing: Type.Integer() }),
   checks: Type.Object({
     database: Type.Union([Type.Literal('ok'), Type.Literal('unavailable')]),
     tts: Type.Union([Type.Literal('ok'), Type.Literal('unavailable')]),

@@ -1,13 +1,12 @@
-import { createReadStream } from 'node:fs';
-import { stat } from 'node:fs/promises';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { errorResponses } from '../../../shared/schemas/common.js';
 import { AudioUploaded } from '../../../shared/schemas/tts.js';
 import { requireAuth } from '../../plugins/auth.js';
-import { DomainError } from '../../errors.js';
+import { ApiError, DomainError } from '../../errors.js';
 import { AUDIO_ID_PATTERN, requestBase } from '../../services/audio-urls.js';
-import { absoluteAudioPath, getAudio, type AudioFormat } from '../../services/audio-store.js';
+import { getAudio, openAudio, type AudioFormat } from '../../services/audio-store.js';
+import { resolveRange } from '../../services/byte-range.js';
 import { SAMPLE_PREFIX } from '../../services/samples.js';
 import { storeUpload, MAX_UPLOAD_BYTES } from '../../services/uploads.js';
 
@@ -26,7 +25,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
         summary: 'Download audio through a signed URL',
         params: Type.Object({ audio_id: Type.String() }),
         querystring: Type.Object({ expires: Type.Optional(Type.String()), sig: Type.Optional(Type.String()) }),
-        response: { 200: Type.Any({ description: 'The audio file' }), ...errorResponses(403, 404, 410, 500) },
+        response: { 200: Type.Any({ description: 'The audio file' }), 206: Type.Any({ description: 'The requested byte range' }), ...errorResponses(403, 404, 410, 416, 500) },
       },
     },
     async (request, reply) => {
@@ -41,14 +40,22 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
       if (check === 'expired') throw new DomainError('url_expired', 'Audio URL has expired');
       const row = isSample ? await samples.get(audioId) : await getAudio(runtime.db, audioId);
       if (!row) throw new DomainError('audio_not_found', 'Audio not found');
-      const path = absoluteAudioPath(runtime.options.dataDir, row);
-      const info = await stat(path).catch(() => undefined);
-      if (!info) throw new DomainError('audio_not_found', 'Audio not found');
+      const size = await runtime.blobs.size(row.path);
+      if (size === undefined) throw new DomainError('audio_not_found', 'Audio not found');
+      // Players seek with Range; a range past the end is 416 with the size, anything malformed gets the whole file.
+      const range = resolveRange(request.headers.range, size);
+      if (range === 'unsatisfiable') {
+        throw new ApiError('range_not_satisfiable', 'Requested range not satisfiable', { headers: { 'Content-Range': `bytes */${size}` } });
+      }
+      const body = await openAudio(runtime.blobs, row, range);
+      if (!body) throw new DomainError('audio_not_found', 'Audio not found');
+      reply.header('Content-Type', CONTENT_TYPES[row.format]).header('Accept-Ranges', 'bytes').header('Cache-Control', 'private, max-age=86400');
+      if (!range) return reply.header('Content-Length', String(size)).send(body);
       return reply
-        .header('Content-Type', CONTENT_TYPES[row.format])
-        .header('Content-Length', String(info.size))
-        .header('Cache-Control', 'private, max-age=86400')
-        .send(createReadStream(path));
+        .code(206)
+        .header('Content-Range', `bytes ${range.start}-${range.end}/${size}`)
+        .header('Content-Length', String(range.end - range.start + 1))
+        .send(body);
     },
   );
 
@@ -81,7 +88,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
         }
       }
       if (!bytes) throw new DomainError('validation_failed', "Missing required file part 'file'");
-      const row = await storeUpload({ db: runtime.db, dataDir: runtime.options.dataDir, clock: runtime.clock }, { userId: auth.userId, bytes });
+      const row = await storeUpload({ db: runtime.db, blobs: runtime.blobs, clock: runtime.clock }, { userId: auth.userId, bytes });
       return reply.code(201).send({
         audio_id: row.id,
         audio_url: runtime.urls.audio({ base: requestBase(runtime.options.publicUrl, request), audioId: row.id, now: runtime.clock.now() }),

@@ -13,7 +13,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (_request, reply) => {
       const rt = app.runtime;
-      const { statusCode, body } = await checkHealth({ db: rt.db, startedAt: rt.startedAt, now: rt.clock.now(), tts: rt.tts, sttHealth: rt.sttHealth });
+      const { statusCode, body } = await checkHealth({ db: rt.db, startedAt: rt.startedAt, now: rt.clock.now(), tts: rt.tts, sttHealth: rt.sttHealth, instanceId: rt.instanceId });
       return reply.code(statusCode).send(body);
     },
   );

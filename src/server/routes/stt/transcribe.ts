@@ -35,7 +35,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
               loadAudio(
                 {
                   db: runtime.db,
-                  dataDir: runtime.options.dataDir,
+                  blobs: runtime.blobs,
                   urls: runtime.urls,
                   clock: runtime.clock,
                   allowPrivate: runtime.options.allowPrivateAudioUrls,

@@ -25,7 +25,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     async (request) => {
       const auth = requireAuth(request);
       const { audio, characters } = await synthesizeForUser(
-        { db: runtime.db, dataDir: runtime.options.dataDir, clock: runtime.clock, tts: runtime.tts },
+        { db: runtime.db, blobs: runtime.blobs, instanceId: runtime.instanceId, clock: runtime.clock, tts: runtime.tts },
         { userId: auth.userId, speakerId: request.body.speaker_id, text: request.body.text, sampleRate: request.body.sample_rate },
       );
       return {

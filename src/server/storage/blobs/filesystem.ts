@@ -75,6 +75,23 @@ export function createFilesystemBlobStore(dir: string): AudioBlobStore {
       await rm(pathOf(name), { force: true });
     },
 
+    async sweepDebris() {
+      let removed = 0;
+      let entries;
+      try {
+        entries = await opendir(dir);
+      } catch (err) {
+        if (isMissing(err)) return 0;
+        throw err;
+      }
+      for await (const entry of entries) {
+        if (!entry.name.startsWith(TEMP_PREFIX)) continue;
+        await rm(join(dir, entry.name), { force: true });
+        removed++;
+      }
+      return removed;
+    },
+
     async *listOlderThan(cutoff) {
       let entries;
       try {

@@ -30,6 +30,8 @@ export interface AudioBlobStore {
    * streams already reading them); resolves to how many. Stores that free at once have none.
    */
   collectRetired?(cutoff: Date): Promise<number>;
+  /** Removes what a crash left half-written (stores whose writes are not atomic by themselves); how many. */
+  sweepDebris?(): Promise<number>;
 }
 
 /** `open` of a blob that does not exist. */

@@ -24,10 +24,11 @@ export function getAudio(db: Db, id: string): Promise<AudioRow | undefined> {
 }
 
 /** Records a file that is already in place under the audio folder. */
-export async function insertAudio(db: Db, row: AudioRow): Promise<void> {
+export async function insertAudio(db: Db, row: AudioRow, opts: { ifAbsent?: boolean } = {}): Promise<void> {
+  // `ifAbsent`: ids derived from the work (job items) may be recorded by whichever instance finishes first.
   await db.run(
     `INSERT INTO audio (id, user_id, kind, path, format, bytes, duration_seconds, sample_rate, created_at)
-     VALUES (@id, @user_id, @kind, @path, @format, @bytes, @duration_seconds, @sample_rate, @created_at)`,
+     VALUES (@id, @user_id, @kind, @path, @format, @bytes, @duration_seconds, @sample_rate, @created_at)${opts.ifAbsent ? ' ON CONFLICT (id) DO NOTHING' : ''}`,
     { ...row },
   );
 }

@@ -1,6 +1,7 @@
 import type { Db, SqlParam } from '../db.js';
 import type { EvaluationStatus } from '../../../shared/schemas/evaluations.js';
 import { ownedPageQuery } from './owned-page.js';
+import { claimableWhere, skipLocked, type Lease } from './leases.js';
 
 /** A row of `evaluations`; list columns are JSON text. */
 export interface EvaluationRow {
@@ -142,7 +143,7 @@ export const EVALUATION_SQL = {
   /** The worker's FIFO claim of syntheses (`limit`). */
   claimPending: `SELECT s.evaluation_id, s.text_index, s.speaker_index, s.characters, s.synthesized, e.user_id, e.period
      FROM evaluation_syntheses s JOIN evaluations e ON e.id = s.evaluation_id
-     WHERE s.status = 'pending' ORDER BY s.rowid LIMIT ?`,
+     WHERE ${claimableWhere('s')} ORDER BY s.rowid LIMIT ?`,
   /** Whether an evaluation still has work (`evaluationId`). */
   hasOpen: `SELECT 1 FROM evaluation_syntheses WHERE evaluation_id = ? AND status IN ('pending', 'processing') LIMIT 1`,
 } as const;
@@ -181,7 +182,8 @@ export async function requeueProcessingSyntheses(db: Db): Promise<number> {
  * evaluations, in one transaction (joined when the caller has one open). The only place work is taken
  * from the queue: a variant that skips rows other instances hold replaces this function alone.
  */
-export async function claimPendingSyntheses(db: Db, limit: number, now: string): Promise<ClaimedSynthesis[]> {
+export async function claimPendingSyntheses(db: Db, limit: number, now: string, lease: Lease): Promise<ClaimedSynthesis[]> {
+  // READ COMMITTED: SKIP LOCKED passes over rows a peer is claiming instead of failing the transaction.
   return db.transaction(async () => {
     const rows = await db.all<{
       evaluation_id: string;
@@ -191,12 +193,13 @@ export async function claimPendingSyntheses(db: Db, limit: number, now: string):
       synthesized: number;
       user_id: string;
       period: string;
-    }>(EVALUATION_SQL.claimPending, [limit]);
+    }>(EVALUATION_SQL.claimPending + skipLocked(db, 's'), [now, limit]);
     const claimed: ClaimedSynthesis[] = [];
     for (const r of rows) {
       await db.run(
-        `UPDATE evaluation_syntheses SET status = 'processing' WHERE evaluation_id = ? AND text_index = ? AND speaker_index = ?`,
-        [r.evaluation_id, r.text_index, r.speaker_index],
+        `UPDATE evaluation_syntheses SET status = 'processing', lease_owner = ?, lease_expires_at = ?
+         WHERE evaluation_id = ? AND text_index = ? AND speaker_index = ?`,
+        [lease.owner, lease.expiresAt, r.evaluation_id, r.text_index, r.speaker_index],
       );
       await db.run(`UPDATE evaluations SET status = 'processing', started_at = COALESCE(started_at, ?) WHERE id = ? AND status = 'pending'`, [
         now,
@@ -213,7 +216,7 @@ export async function claimPendingSyntheses(db: Db, limit: number, now: string):
       });
     }
     return claimed;
-  });
+  }, { isolation: 'read committed' });
 }
 
 /** Records that the synthesis's conditioned audio files are in place (the audio rows commit with it). */
@@ -260,14 +263,17 @@ export async function insertUtterance(db: Db, u: UtteranceRecord): Promise<boole
   });
 }
 
-/** Ends a `processing` synthesis as `done` or `failed` (with the reason); false when it was not processing. */
-export async function finishSynthesis(db: Db, key: SynthesisKey, outcome: { error: string } | 'done'): Promise<boolean> {
+/**
+ * Ends a `processing` synthesis `owner` holds as `done` or `failed` (with the reason); false when it was
+ * not processing or another instance took it over after this one's lease ran out.
+ */
+export async function finishSynthesis(db: Db, key: SynthesisKey, outcome: { error: string } | 'done', owner: string): Promise<boolean> {
   const failed = outcome !== 'done';
   return db.transaction(async () => {
     const changes = await db.run(
       `UPDATE evaluation_syntheses SET status = ?, error = ?
-       WHERE evaluation_id = ? AND text_index = ? AND speaker_index = ? AND status = 'processing'`,
-      [failed ? 'failed' : 'done', failed ? outcome.error : null, key.evaluationId, key.textIndex, key.speakerIndex],
+       WHERE evaluation_id = ? AND text_index = ? AND speaker_index = ? AND status = 'processing' AND lease_owner = ?`,
+      [failed ? 'failed' : 'done', failed ? outcome.error : null, key.evaluationId, key.textIndex, key.speakerIndex, owner],
     );
     if (changes > 0 && failed) {
       await db.run('UPDATE evaluations SET failed_syntheses = failed_syntheses + 1 WHERE id = ?', [key.evaluationId]);

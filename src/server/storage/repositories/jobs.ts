@@ -1,5 +1,6 @@
 import type { Db } from '../db.js';
 import { ownedPageQuery } from './owned-page.js';
+import { claimableWhere, skipLocked, type Lease } from './leases.js';
 
 /** Job lifecycle states (DESIGN §4.8). */
 export type JobStatus = 'pending' | 'processing' | 'completed' | 'failed' | 'partial';
@@ -84,9 +85,9 @@ export const JOB_ITEM_SQL = {
   /** A job's items in index order (`jobId`). */
   ofJob: `SELECT i.*, a.duration_seconds FROM job_items i LEFT JOIN audio a ON a.id = i.audio_id
        WHERE i.job_id = ? ORDER BY i.idx`,
-  /** The worker's FIFO claim (`limit`). */
+  /** The worker's FIFO claim (`now`, `limit`): pending items, and items whose lease ran out. */
   claimPending: `SELECT i.*, j.user_id, j.sample_rate FROM job_items i JOIN jobs j ON j.id = i.job_id
-       WHERE i.status = 'pending' ORDER BY i.rowid LIMIT ?`,
+       WHERE ${claimableWhere('i')} ORDER BY i.rowid LIMIT ?`,
 } as const;
 
 /** Items of a job in index order, with the duration of their audio. */
@@ -99,30 +100,45 @@ export function requeueProcessingItems(db: Db): Promise<number> {
   return db.run(`UPDATE job_items SET status = 'pending' WHERE status = 'processing'`);
 }
 
-/** Takes up to `limit` pending items in FIFO order, marks them `processing` and starts their jobs (call inside a transaction). */
-export async function claimPendingItems(db: Db, limit: number, now: string): Promise<ClaimedItem[]> {
-  const items = await db.all<ClaimedItem>(JOB_ITEM_SQL.claimPending, [limit]);
+/**
+ * Takes up to `limit` claimable items in FIFO order under `lease`, marks them `processing` and starts
+ * their jobs (call inside a transaction). On PostgreSQL the rows are locked as they are read and rows
+ * another instance is claiming are skipped, so two instances never take the same item.
+ */
+export async function claimPendingItems(db: Db, limit: number, now: string, lease: Lease): Promise<ClaimedItem[]> {
+  const items = await db.all<ClaimedItem>(JOB_ITEM_SQL.claimPending + skipLocked(db, 'i'), [now, limit]);
+  const jobs = new Set<string>();
   for (const it of items) {
-    await db.run(`UPDATE job_items SET status = 'processing' WHERE job_id = ? AND idx = ?`, [it.job_id, it.idx]);
-    await db.run(
-      `UPDATE jobs SET status = 'processing', started_at = COALESCE(started_at, ?) WHERE id = ? AND status = 'pending'`,
-      [now, it.job_id],
-    );
+    await db.run(`UPDATE job_items SET status = 'processing', lease_owner = ?, lease_expires_at = ? WHERE job_id = ? AND idx = ?`, [
+      lease.owner,
+      lease.expiresAt,
+      it.job_id,
+      it.idx,
+    ]);
+    it.status = 'processing';
+    jobs.add(it.job_id);
+  }
+  for (const jobId of jobs) {
+    await db.run(`UPDATE jobs SET status = 'processing', started_at = COALESCE(started_at, ?) WHERE id = ? AND status = 'pending'`, [now, jobId]);
   }
   return items;
 }
 
-/** Records a finished item (`success` with its audio, or `failed` with the reason) and counts it in its job. */
+/**
+ * Records a finished item (`success` with its audio, or `failed` with the reason) and counts it in its
+ * job — only while `owner` still holds it: an instance whose lease ran out and was taken over records
+ * nothing. Resolves to whether it was recorded.
+ */
 export async function finishItem(
   db: Db,
-  r: { jobId: string; idx: number; now: string } & ({ audioId: string } | { error: string }),
-): Promise<void> {
+  r: { jobId: string; idx: number; now: string; owner: string } & ({ audioId: string } | { error: string }),
+): Promise<boolean> {
   const ok = 'audioId' in r;
   const changed = await db.run(
-    `UPDATE job_items SET status = ?, audio_id = ?, error = ? WHERE job_id = ? AND idx = ? AND status = 'processing'`,
-    [ok ? 'success' : 'failed', ok ? r.audioId : null, ok ? null : r.error, r.jobId, r.idx],
+    `UPDATE job_items SET status = ?, audio_id = ?, error = ? WHERE job_id = ? AND idx = ? AND status = 'processing' AND lease_owner = ?`,
+    [ok ? 'success' : 'failed', ok ? r.audioId : null, ok ? null : r.error, r.jobId, r.idx, r.owner],
   );
-  if (changed === 0) return;
+  if (changed === 0) return false;
   await db.run(
     ok
       ? 'UPDATE jobs SET completed_items = completed_items + 1 WHERE id = ?'
@@ -136,4 +152,5 @@ export async function finishItem(
      WHERE id = ? AND completed_items + failed_items = total_items`,
     [r.now, r.jobId],
   );
+  return true;
 }

@@ -39,3 +39,8 @@ export async function hitRateWindow(
 export async function peekRateWindow(db: Db, subject: string): Promise<RateWindow | undefined> {
   return db.get<RateWindow>('SELECT minute, minute_count AS "minuteCount", day, day_count AS "dayCount" FROM rate_windows WHERE subject = ?', [subject]);
 }
+
+/** Forgets windows whose day is before `day` (they limit nothing any more). */
+export async function pruneRateWindows(db: Db, day: string): Promise<number> {
+  return db.run('DELETE FROM rate_windows WHERE day < ?', [day]);
+}

@@ -1,0 +1,57 @@
+import type { Clock } from '../clock.js';
+import type { Db } from '../storage/db.js';
+import { releaseLeases, renewLeases, type Lease, type LeasedTable } from '../storage/repositories/leases.js';
+
+/** How an instance takes part in the shared work queues (DESIGN §9.3). */
+export interface WorkSharing {
+  /** This instance's id: the owner of its leases. */
+  owner: string;
+  /** How long a claim stays this instance's without renewal (default 60 s). */
+  leaseMs: number;
+  /** True when other instances share the queues (PostgreSQL): poll for their work, never requeue theirs. */
+  shared: boolean;
+  /** False for an API-only instance (`--workers 0`): it claims nothing. */
+  claims: boolean;
+  /** How often a shared instance looks for work queued by its peers or left by a dead one. */
+  pollMs: number;
+}
+
+/** Keeps one runner's leases alive and its queue watched. */
+export interface LeaseKeeper {
+  /** The lease a claim made now takes. */
+  lease(): Lease;
+  /** Starts renewing (every third of the lease) and, when shared, polling. */
+  start(): void;
+  /** Stops the timers and hands back every row still leased (graceful shutdown). */
+  stop(): Promise<void>;
+}
+
+/**
+ * Renews every lease the instance holds on `table` in one statement, a third of the lease length apart,
+ * so a claim outlives two missed renewals; on a shared queue, also calls `poll` so work queued at a peer
+ * (which wakes only that peer) and leases expired by a dead peer are picked up.
+ */
+export function createLeaseKeeper(o: { db: Db; table: LeasedTable; clock: Clock; work: WorkSharing; poll(): void; onError(err: unknown): void }): LeaseKeeper {
+  const timers: NodeJS.Timeout[] = [];
+  const lease = (): Lease => ({ owner: o.work.owner, expiresAt: new Date(o.clock.now().getTime() + o.work.leaseMs).toISOString() });
+  return {
+    lease,
+    start() {
+      if (!o.work.claims || timers.length > 0) return;
+      const renew = setInterval(() => {
+        renewLeases(o.db, o.table, lease()).catch(o.onError);
+      }, Math.max(100, Math.floor(o.work.leaseMs / 3)));
+      renew.unref();
+      timers.push(renew);
+      if (o.work.shared) {
+        const poll = setInterval(o.poll, o.work.pollMs);
+        poll.unref();
+        timers.push(poll);
+      }
+    },
+    async stop() {
+      for (const t of timers.splice(0)) clearInterval(t);
+      if (o.work.claims) await releaseLeases(o.db, o.table, o.work.owner);
+    },
+  };
+}

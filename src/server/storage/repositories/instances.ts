@@ -1,0 +1,26 @@
+import type { Db } from '../db.js';
+
+/** A running `voxctl serve` as its peers see it. */
+export interface InstanceRow {
+  id: string;
+  host: string;
+  pid: number;
+  started_at: string;
+  heartbeat_at: string;
+}
+
+/** Records a starting instance. */
+export async function insertInstance(db: Db, row: InstanceRow): Promise<void> {
+  await db.run('INSERT INTO instances (id, host, pid, started_at, heartbeat_at) VALUES (@id, @host, @pid, @started_at, @heartbeat_at)', { ...row });
+}
+
+/** Marks the instance alive at `now`. */
+export async function beat(db: Db, id: string, now: string): Promise<void> {
+  await db.run('UPDATE instances SET heartbeat_at = ? WHERE id = ?', [now, id]);
+}
+
+/** Forgets an instance (it stopped), and every instance silent since `deadBefore`. */
+export async function deleteInstances(db: Db, o: { id?: string; deadBefore?: string }): Promise<void> {
+  if (o.id) await db.run('DELETE FROM instances WHERE id = ?', [o.id]);
+  if (o.deadBefore) await db.run('DELETE FROM instances WHERE heartbeat_at < ?', [o.deadBefore]);
+}

@@ -1,0 +1,42 @@
+import type { Db, Queryable } from '../db.js';
+
+/** The two work queues whose rows are leased (DESIGN §9.3). */
+export type LeasedTable = 'job_items' | 'evaluation_syntheses';
+
+/** Who holds a claim and until when (ISO time): renewed while the work runs. */
+export interface Lease {
+  owner: string;
+  expiresAt: string;
+}
+
+/**
+ * Rows of `alias` a worker may take: pending ones, and those whose lease ran out (their instance died or
+ * stalled). Takes one parameter: the current time.
+ */
+export const claimableWhere = (alias: string): string =>
+  `(${alias}.status = 'pending' OR (${alias}.status = 'processing' AND ${alias}.lease_expires_at < ?))`;
+
+/**
+ * The row lock of a claim on PostgreSQL: rows another instance is claiming this very moment are skipped,
+ * not waited for. SQLite has one writer at a time and needs nothing.
+ */
+export const skipLocked = (db: Queryable, alias: string): string => (db.dialect === 'postgres' ? ` FOR UPDATE OF ${alias} SKIP LOCKED` : '');
+
+/** Extends every lease `owner` holds on `table`; resolves to how many rows it still holds. */
+export function renewLeases(db: Db, table: LeasedTable, lease: Lease): Promise<number> {
+  return db.run(`UPDATE ${table} SET lease_expires_at = ? WHERE lease_owner = ? AND status = 'processing'`, [lease.expiresAt, lease.owner]);
+}
+
+/** Hands every row `owner` still holds on `table` back to the queue (graceful shutdown); how many. */
+export function releaseLeases(db: Db, table: LeasedTable, owner: string): Promise<number> {
+  return db.run(`UPDATE ${table} SET status = 'pending', lease_owner = NULL, lease_expires_at = NULL WHERE lease_owner = ? AND status = 'processing'`, [owner]);
+}
+
+/** How many rows of `table` wait and how many are being worked (`/health`'s queue). */
+export async function queueDepth(db: Db, table: LeasedTable): Promise<{ pending: number; processing: number }> {
+  const rows = await db.all<{ status: string; n: number }>(
+    `SELECT status, count(*) AS n FROM ${table} WHERE status IN ('pending', 'processing') GROUP BY status`,
+  );
+  const of = (s: string) => Number(rows.find((r) => r.status === s)?.n ?? 0);
+  return { pending: of('pending'), processing: of('processing') };
+}
