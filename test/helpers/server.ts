@@ -6,6 +6,7 @@ import { buildApp } from '../../src/server/app.js';
 import type { ServerOptions } from '../../src/server/options.js';
 import { createRuntime, type Runtime } from '../../src/server/runtime.js';
 import type { Clock } from '../../src/server/clock.js';
+import { backendFor } from './postgres.js';
 
 /** A key every test server is bootstrapped with (VOXCTL_BOOTSTRAP_KEY semantics). */
 export const TEST_KEY = 'vox_' + 'T'.repeat(40);
@@ -26,9 +27,12 @@ export async function startTestServer(
   opts: { options?: Partial<ServerOptions>; clock?: Clock; dataDir?: string } = {},
 ): Promise<TestServer> {
   const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), 'voxctl-test-'));
+  // The project's backend: on PostgreSQL each data dir has its own database (see helpers/postgres.ts).
+  const backend = await backendFor(dataDir);
   const runtime = await createRuntime(
     {
       dataDir,
+      ...backend,
       host: '127.0.0.1',
       port: 0,
       allowPrivateAudioUrls: false,

@@ -8,7 +8,6 @@
  */
 import { createHash } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
-import { readFile } from 'node:fs/promises';
 import type { Clock } from '../clock.js';
 import type { Db } from '../storage/db.js';
 import { parseCondition, type AudioCondition } from '../../shared/conditions.js';

@@ -6,7 +6,6 @@
  * pinned to the address that was checked, so a second DNS answer (rebinding) cannot swap it.
  */
 import { lookup as dnsLookup } from 'node:dns/promises';
-import { readFile } from 'node:fs/promises';
 import { isIP } from 'node:net';
 import { Agent, buildConnector, request, type Dispatcher } from 'undici';
 import type { Clock } from '../clock.js';

@@ -1,7 +1,7 @@
 import type { Db, SqlParam } from '../db.js';
 import type { EvaluationStatus } from '../../../shared/schemas/evaluations.js';
 import { ownedPageQuery } from './owned-page.js';
-import { claimableWhere, skipLocked, type Lease } from './leases.js';
+import { expiredWhere, skipLocked, type Lease } from './leases.js';
 
 /** A row of `evaluations`; list columns are JSON text. */
 export interface EvaluationRow {
@@ -143,7 +143,11 @@ export const EVALUATION_SQL = {
   /** The worker's FIFO claim of syntheses (`limit`). */
   claimPending: `SELECT s.evaluation_id, s.text_index, s.speaker_index, s.characters, s.synthesized, e.user_id, e.period
      FROM evaluation_syntheses s JOIN evaluations e ON e.id = s.evaluation_id
-     WHERE ${claimableWhere('s')} ORDER BY s.rowid LIMIT ?`,
+     WHERE s.status = 'pending' ORDER BY s.rowid LIMIT ?`,
+  /** Syntheses whose lease ran out, to take over after the pending ones (`now`, `limit`). */
+  claimExpired: `SELECT s.evaluation_id, s.text_index, s.speaker_index, s.characters, s.synthesized, e.user_id, e.period
+     FROM evaluation_syntheses s JOIN evaluations e ON e.id = s.evaluation_id
+     WHERE ${expiredWhere('s')} ORDER BY s.rowid LIMIT ?`,
   /** Whether an evaluation still has work (`evaluationId`). */
   hasOpen: `SELECT 1 FROM evaluation_syntheses WHERE evaluation_id = ? AND status IN ('pending', 'processing') LIMIT 1`,
 } as const;
@@ -185,15 +189,10 @@ export async function requeueProcessingSyntheses(db: Db): Promise<number> {
 export async function claimPendingSyntheses(db: Db, limit: number, now: string, lease: Lease): Promise<ClaimedSynthesis[]> {
   // READ COMMITTED: SKIP LOCKED passes over rows a peer is claiming instead of failing the transaction.
   return db.transaction(async () => {
-    const rows = await db.all<{
-      evaluation_id: string;
-      text_index: number;
-      speaker_index: number;
-      characters: number;
-      synthesized: number;
-      user_id: string;
-      period: string;
-    }>(EVALUATION_SQL.claimPending + skipLocked(db, 's'), [now, limit]);
+    type Row = { evaluation_id: string; text_index: number; speaker_index: number; characters: number; synthesized: number; user_id: string; period: string };
+    const rows = await db.all<Row>(EVALUATION_SQL.claimPending + skipLocked(db, 's'), [limit]);
+    // Pending work first; then syntheses a dead or stalled instance held past its lease.
+    if (rows.length < limit) rows.push(...(await db.all<Row>(EVALUATION_SQL.claimExpired + skipLocked(db, 's'), [now, limit - rows.length])));
     const claimed: ClaimedSynthesis[] = [];
     for (const r of rows) {
       await db.run(

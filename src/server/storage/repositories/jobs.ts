@@ -1,6 +1,6 @@
 import type { Db } from '../db.js';
 import { ownedPageQuery } from './owned-page.js';
-import { claimableWhere, skipLocked, type Lease } from './leases.js';
+import { expiredWhere, skipLocked, type Lease } from './leases.js';
 
 /** Job lifecycle states (DESIGN §4.8). */
 export type JobStatus = 'pending' | 'processing' | 'completed' | 'failed' | 'partial';
@@ -85,9 +85,12 @@ export const JOB_ITEM_SQL = {
   /** A job's items in index order (`jobId`). */
   ofJob: `SELECT i.*, a.duration_seconds FROM job_items i LEFT JOIN audio a ON a.id = i.audio_id
        WHERE i.job_id = ? ORDER BY i.idx`,
-  /** The worker's FIFO claim (`now`, `limit`): pending items, and items whose lease ran out. */
+  /** The worker's FIFO claim (`limit`). */
   claimPending: `SELECT i.*, j.user_id, j.sample_rate FROM job_items i JOIN jobs j ON j.id = i.job_id
-       WHERE ${claimableWhere('i')} ORDER BY i.rowid LIMIT ?`,
+       WHERE i.status = 'pending' ORDER BY i.rowid LIMIT ?`,
+  /** Items whose lease ran out, to take over after the pending ones (`now`, `limit`). */
+  claimExpired: `SELECT i.*, j.user_id, j.sample_rate FROM job_items i JOIN jobs j ON j.id = i.job_id
+       WHERE ${expiredWhere('i')} ORDER BY i.rowid LIMIT ?`,
 } as const;
 
 /** Items of a job in index order, with the duration of their audio. */
@@ -101,12 +104,13 @@ export function requeueProcessingItems(db: Db): Promise<number> {
 }
 
 /**
- * Takes up to `limit` claimable items in FIFO order under `lease`, marks them `processing` and starts
+ * Takes up to `limit` items under `lease` — pending ones in FIFO order, then those whose lease ran out — marks them `processing` and starts
  * their jobs (call inside a transaction). On PostgreSQL the rows are locked as they are read and rows
  * another instance is claiming are skipped, so two instances never take the same item.
  */
 export async function claimPendingItems(db: Db, limit: number, now: string, lease: Lease): Promise<ClaimedItem[]> {
-  const items = await db.all<ClaimedItem>(JOB_ITEM_SQL.claimPending + skipLocked(db, 'i'), [now, limit]);
+  const items = await db.all<ClaimedItem>(JOB_ITEM_SQL.claimPending + skipLocked(db, 'i'), [limit]);
+  if (items.length < limit) items.push(...(await db.all<ClaimedItem>(JOB_ITEM_SQL.claimExpired + skipLocked(db, 'i'), [now, limit - items.length])));
   const jobs = new Set<string>();
   for (const it of items) {
     await db.run(`UPDATE job_items SET status = 'processing', lease_owner = ?, lease_expires_at = ? WHERE job_id = ? AND idx = ?`, [

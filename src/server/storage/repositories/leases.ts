@@ -10,11 +10,10 @@ export interface Lease {
 }
 
 /**
- * Rows of `alias` a worker may take: pending ones, and those whose lease ran out (their instance died or
- * stalled). Takes one parameter: the current time.
+ * Rows of `alias` whose lease ran out (their instance died or stalled): a worker may take them over once
+ * the pending rows are taken. Takes one parameter: the current time.
  */
-export const claimableWhere = (alias: string): string =>
-  `(${alias}.status = 'pending' OR (${alias}.status = 'processing' AND ${alias}.lease_expires_at < ?))`;
+export const expiredWhere = (alias: string): string => `${alias}.status = 'processing' AND ${alias}.lease_expires_at < ?`;
 
 /**
  * The row lock of a claim on PostgreSQL: rows another instance is claiming this very moment are skipped,

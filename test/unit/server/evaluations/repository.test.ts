@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openSqliteDatabase, type Db } from '../../../../src/server/storage/db.js';
+import { TEST_LEASE, TEST_OWNER } from '../../../helpers/work.js';
 import {
   cancelEvaluation,
   claimPendingSyntheses,
@@ -84,8 +85,8 @@ describe('evaluation repository', () => {
     await create('ev_1', 5, 30);
     expect(await db.value('SELECT COUNT(*) FROM evaluation_texts WHERE evaluation_id = ?', ['ev_1'])).toBe(5);
     expect(await db.value('SELECT COUNT(*) FROM evaluation_speakers WHERE evaluation_id = ?', ['ev_1'])).toBe(30);
-    const both = await Promise.all([claimPendingSyntheses(db, 70, NOW), claimPendingSyntheses(db, 70, NOW)]);
-    const rest = await claimPendingSyntheses(db, 70, NOW);
+    const both = await Promise.all([claimPendingSyntheses(db, 70, NOW, TEST_LEASE), claimPendingSyntheses(db, 70, NOW, TEST_LEASE)]);
+    const rest = await claimPendingSyntheses(db, 70, NOW, TEST_LEASE);
     // Whichever claim ran first took the head of the queue; together they took 0..139 exactly once, in order.
     const [a, b] = both.sort((x, y) => x[0]!.textIndex - y[0]!.textIndex || x[0]!.speakerIndex - y[0]!.speakerIndex);
     const order = [...a!, ...b!, ...rest].map((c) => c.textIndex * 30 + c.speakerIndex);
@@ -93,7 +94,7 @@ describe('evaluation repository', () => {
     expect(rest).toHaveLength(10);
     expect(a![0]).toEqual({ evaluationId: 'ev_1', textIndex: 0, speakerIndex: 0, characters: 10, synthesized: false, userId: 'usr_1', period: '2026-01' });
     expect(rest.at(-1)).toMatchObject({ textIndex: 4, speakerIndex: 29, characters: 14 });
-    expect(await claimPendingSyntheses(db, 10, NOW)).toEqual([]);
+    expect(await claimPendingSyntheses(db, 10, NOW, TEST_LEASE)).toEqual([]);
     expect(await getEvaluation(db, 'ev_1')).toMatchObject({ status: 'processing', started_at: NOW });
     expect(await db.value(`SELECT COUNT(*) FROM evaluation_syntheses WHERE status = 'processing'`)).toBe(150);
   });
@@ -101,18 +102,18 @@ describe('evaluation repository', () => {
   it('stores an utterance once, counts it once, and stores nothing once the evaluation is cancelled', async () => {
     await create('ev_1', 2, 2);
     expect(await insertUtterance(db, utterance({ t: 0, s: 0, p: 0 }))).toBe(false); // still pending
-    const [first] = await claimPendingSyntheses(db, 1, NOW);
+    const [first] = await claimPendingSyntheses(db, 1, NOW, TEST_LEASE);
     expect(await insertUtterance(db, utterance({ t: 0, s: 0, p: 0 }))).toBe(true);
     expect(await insertUtterance(db, utterance({ t: 0, s: 0, p: 0, errors: 2 }))).toBe(false);
     expect((await getEvaluation(db, 'ev_1'))!.completed_utterances).toBe(1);
     expect(await db.value('SELECT substitutions FROM evaluation_utterances WHERE evaluation_id = ?', ['ev_1'])).toBe(0);
 
-    expect(await finishSynthesis(db, first!, { error: 'Synthesis failed: boom' })).toBe(true);
-    expect(await finishSynthesis(db, first!, { error: 'Synthesis failed: boom' })).toBe(false);
+    expect(await finishSynthesis(db, first!, { error: 'Synthesis failed: boom' }, TEST_OWNER)).toBe(true);
+    expect(await finishSynthesis(db, first!, { error: 'Synthesis failed: boom' }, TEST_OWNER)).toBe(false);
     expect((await getEvaluation(db, 'ev_1'))!.failed_syntheses).toBe(1);
 
     // Three syntheses left, one of them claimed and already synthesised: only the other two are refunded.
-    const [second] = await claimPendingSyntheses(db, 1, NOW);
+    const [second] = await claimPendingSyntheses(db, 1, NOW, TEST_LEASE);
     await db.run('UPDATE evaluation_syntheses SET synthesized = 1 WHERE evaluation_id = ? AND text_index = ? AND speaker_index = ?', [
       'ev_1',
       second!.textIndex,
@@ -128,7 +129,7 @@ describe('evaluation repository', () => {
 
   it('filters, counts and pages utterances; a group matches whatever its case', async () => {
     await create('ev_1', 2, 2);
-    await claimPendingSyntheses(db, 4, NOW);
+    await claimPendingSyntheses(db, 4, NOW, TEST_LEASE);
     for (let t = 0; t < 2; t++) {
       for (let s = 0; s < 2; s++) {
         // Provider 0 hears every audio exactly; provider 1 errs on text 1 and fails on speaker 1 of text 0.

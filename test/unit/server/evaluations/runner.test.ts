@@ -21,6 +21,7 @@ import { cancelEvaluationFor } from '../../../../src/server/evaluations/service.
 import { createEvaluationRunner, type EvaluationRunner } from '../../../../src/server/evaluations/runner.js';
 import { getEvaluation } from '../../../../src/server/storage/repositories/evaluations.js';
 import { fliteSpeaker } from '../../../helpers/audio-jobs.js';
+import { dataDirBlobs, soloWork } from '../../../helpers/work.js';
 
 describe('evaluation runner', () => {
   let pool: TtsPool;
@@ -72,7 +73,8 @@ describe('evaluation runner', () => {
     const limits = new Map<string, ConcurrencyLimit>();
     const r = createEvaluationRunner({
       db,
-      dataDir: dir,
+      blobs: dataDirBlobs(dir),
+      work: soloWork(),
       clock: systemClock,
       lookahead: 3,
       async synthesize(speakerId, text) {

@@ -15,6 +15,7 @@ import { createTtsPool } from '../../../../src/server/engines/tts/pool.js';
 import type { TtsPool } from '../../../../src/server/engines/tts/types.js';
 import { systemClock } from '../../../../src/server/clock.js';
 import { fliteSpeaker } from '../../../helpers/audio-jobs.js';
+import { TEST_LEASE, dataDirBlobs, soloWork } from '../../../helpers/work.js';
 
 describe('job runner over the SQLite queue (real engines)', () => {
   let pool: TtsPool;
@@ -43,7 +44,8 @@ describe('job runner over the SQLite queue (real engines)', () => {
   const runner = (over: Partial<JobRunnerDeps> = {}) =>
     createJobRunner({
       db,
-      dataDir: dir,
+      blobs: dataDirBlobs(dir),
+      work: soloWork(),
       clock: systemClock,
       concurrency: 4,
       refund: refundCharacters,
@@ -112,7 +114,7 @@ describe('job runner over the SQLite queue (real engines)', () => {
     const charged = await used();
     // Simulate a crash: all three claimed; item 0's file renamed into place but its row never committed;
     // a temp file half written; a stray file nobody recorded.
-    expect(await claimItems(db, 3, new Date())).toHaveLength(3);
+    expect(await claimItems(db, 3, new Date(), TEST_LEASE)).toHaveLength(3);
     const audio = join(dir, 'audio');
     mkdirSync(audio, { recursive: true });
     writeFileSync(join(audio, `${itemAudioId(job.id, 0)}.wav`), 'stale');
@@ -130,7 +132,7 @@ describe('job runner over the SQLite queue (real engines)', () => {
     await r.stop();
   });
 
-  it('stop() leaves unfinished items queued for the next start instead of failing them', async () => {
+  it('stop() hands unfinished items back to the queue for the next start instead of failing them', async () => {
     const job = await queue(Array.from({ length: 6 }, (_, i) => `Stopping sentence number ${i}.`));
     let release!: () => void;
     const gate = new Promise<void>((resolve) => (release = resolve));
@@ -147,7 +149,9 @@ describe('job runner over the SQLite queue (real engines)', () => {
     await stopping;
     const statuses = (await listJobItems(db, job.id)).map((i) => i.status);
     expect(statuses.filter((s) => s === 'failed')).toHaveLength(0);
-    expect(statuses.filter((s) => s === 'processing')).toHaveLength(2);
+    // The two it had claimed are pending again, their leases released.
+    expect(statuses.filter((s) => s === 'pending')).toHaveLength(6);
+    expect(await db.value("SELECT count(*) FROM job_items WHERE lease_owner IS NOT NULL AND status = 'pending'")).toBe(0);
     const next = runner();
     await next.start();
     await next.idle();

@@ -11,6 +11,7 @@ import { DomainError } from '../../../../src/shared/errors.js';
 import { statusOf } from '../../../../src/server/plugins/errors.js';
 import { createUrlSigner } from '../../../../src/server/services/audio-urls.js';
 import { storeAudio } from '../../../../src/server/services/audio-store.js';
+import { dataDirBlobs } from '../../../helpers/work.js';
 
 let server: Server;
 let port: number;
@@ -53,7 +54,7 @@ afterAll(async () => {
 
 const deps = (over: Partial<AudioSourceDeps> = {}): AudioSourceDeps => ({
   db,
-  dataDir,
+  blobs: dataDirBlobs(dataDir),
   urls,
   clock: { now: () => now },
   allowPrivate: false,
@@ -104,7 +105,7 @@ describe('loadAudio', () => {
   });
 
   test('reads our own signed URL from storage, 410 when expired, 404 when the row is gone', async () => {
-    const row = await storeAudio(db, dataDir, { userId: null, kind: 'upload', format: 'wav', bytes: Buffer.from('RIFF....WAVE'), durationSeconds: 0, sampleRate: 16000, now });
+    const row = await storeAudio(db, dataDirBlobs(dataDir), { userId: null, kind: 'upload', format: 'wav', bytes: Buffer.from('RIFF....WAVE'), durationSeconds: 0, sampleRate: 16000, now });
     const url = urls.audio({ base: 'https://somewhere.invalid', audioId: row.id, now });
     expect((await loadAudio(deps(), url)).toString()).toBe('RIFF....WAVE');
     const later = { now: () => new Date(now.getTime() + 25 * 3600 * 1000) };

@@ -5,9 +5,10 @@ import { loadSqliteDriver } from '../../../../src/server/storage/sqlite-driver.j
 import { afterEach, describe, expect, it } from 'vitest';
 import { migrate } from '../../../../src/server/storage/migrations/index.js';
 import { createSqliteDb } from '../../../../src/server/storage/sql/sqlite.js';
-import { audioPathFor, recoverAudioDir, storeAudio, wavInput } from '../../../../src/server/services/audio-store.js';
+import { audioPathFor, recoverAudioStore, storeAudio, wavInput } from '../../../../src/server/services/audio-store.js';
 import { getAudio } from '../../../../src/server/storage/repositories/audio.js';
 import { parseWav } from '../../../../src/server/audio/wav.js';
+import { dataDirBlobs } from '../../../helpers/work.js';
 
 const Database = loadSqliteDriver();
 
@@ -35,7 +36,7 @@ describe('audio store', () => {
     migrate(raw);
     const db = createSqliteDb(raw);
     const pcm = new Int16Array(22_051).map((_, i) => Math.round(8000 * Math.sin(i / 5)));
-    const row = await storeAudio(db, dataDir, wavInput(pcm, 22050, { userId: 'u', kind: 'tts', now: new Date() }));
+    const row = await storeAudio(db, dataDirBlobs(dataDir), wavInput(pcm, 22050, { userId: 'u', kind: 'tts', now: new Date() }));
     expect(row.duration_seconds).toBe(1);
     expect(row.path).toBe(`${row.id}.wav`);
     expect(await getAudio(db, row.id)).toEqual(row);
@@ -50,11 +51,11 @@ describe('audio store', () => {
     const raw = new Database(':memory:');
     migrate(raw);
     const db = createSqliteDb(raw);
-    const kept = await storeAudio(db, dataDir, wavInput(new Int16Array(100).fill(1000), 16000, { userId: 'u', kind: 'tts', now: new Date() }));
+    const kept = await storeAudio(db, dataDirBlobs(dataDir), wavInput(new Int16Array(100).fill(1000), 16000, { userId: 'u', kind: 'tts', now: new Date() }));
     mkdirSync(join(dataDir, 'audio'), { recursive: true });
     writeFileSync(join(dataDir, 'audio', '.tmp-1234-aud_zzzzzzzz.wav'), 'x');
     writeFileSync(join(dataDir, 'audio', 'aud_orphan0000.wav'), 'x');
-    expect(await recoverAudioDir(db, dataDir)).toEqual({ temp: 1, orphans: 1 });
+    expect(await recoverAudioStore(db, dataDirBlobs(dataDir), { orphansBefore: new Date(Date.now() + 60_000) })).toEqual({ temp: 1, orphans: 1 });
     expect(readdirSync(join(dataDir, 'audio'))).toEqual([kept.path]);
   });
 });

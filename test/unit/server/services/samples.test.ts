@@ -8,6 +8,7 @@ import { createTtsPool } from '../../../../src/server/engines/tts/pool.js';
 import type { TtsPool } from '../../../../src/server/engines/tts/types.js';
 import { systemClock } from '../../../../src/server/clock.js';
 import { decodeWavToPcm16 } from '../../../../src/server/audio/wav.js';
+import { dataDirBlobs } from '../../../helpers/work.js';
 
 describe('speaker samples in each catalogue language (real engines)', () => {
   let dir: string;
@@ -25,7 +26,7 @@ describe('speaker samples in each catalogue language (real engines)', () => {
   });
 
   it('produces non-silent audio for one speaker of every language with a native sentence', async () => {
-    const samples = createSampleProvider({ db, dataDir: dir, clock: systemClock, tts: () => pool });
+    const samples = createSampleProvider({ db, blobs: dataDirBlobs(dir), clock: systemClock, tts: () => pool });
     const langs = ['English', 'German', 'Spanish', 'Russian', 'Mandarin Chinese', 'Japanese', 'Arabic', 'Hindi', 'Greek'];
     for (const lang of langs) {
       const id = await db.value<string>('SELECT id FROM speakers WHERE native_language = ? LIMIT 1', [lang]);
