@@ -17,6 +17,8 @@ describe('GET /health', () => {
       status: 'ok',
       version: VERSION,
       uptime_seconds: expect.any(Number),
+      instance_id: expect.stringMatching(/^inst_[0-9a-f]{16}$/),
+      queue: { pending: 0, processing: 0 },
       checks: { database: 'ok', tts: expect.stringMatching(/^(ok|unavailable)$/), stt: expect.any(Object) },
     });
     expect(res.body.uptime_seconds).toBeGreaterThanOrEqual(0);
@@ -46,6 +48,23 @@ describe('GET /health with a broken database', () => {
       expect(broken.status).toBe(500);
       expect(broken.body).toEqual({ detail: 'Internal server error', status_code: 500, request_id: broken.headers.get('x-request-id'), code: 'internal_error' });
       expect(broken.headers.get('x-ratelimit-limit')).toBe('60');
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+describe('GET /health queue depth (DESIGN §9.6)', () => {
+  it('counts queued and claimed work, and names the instance', async () => {
+    const server = await startTestServer({ options: { ttsWorkers: 0 } });
+    try {
+      const speaker = (await server.runtime.db.value<string>("SELECT id FROM speakers WHERE engine = 'flite' ORDER BY seq LIMIT 1"))!;
+      const items = Array.from({ length: 3 }, (_, i) => ({ speaker_id: speaker, text: `Queued item ${i}.` }));
+      expect((await call(server, 'POST', '/v1/tts/batch', { key: server.key, json: { items } })).status).toBe(201);
+      // An API-only instance claims nothing: all three wait.
+      const res = await call(server, 'GET', '/health');
+      expect(res.body.queue).toEqual({ pending: 3, processing: 0 });
+      expect(res.body.instance_id).toBe(server.runtime.instanceId);
     } finally {
       await server.close();
     }

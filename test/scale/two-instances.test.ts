@@ -47,7 +47,7 @@ async function flite(db: Db): Promise<string> {
 async function submitBatch(s: ServeProcess, speaker: string, n: number, key = TEST_KEY): Promise<string> {
   const items = Array.from({ length: n }, (_, i) => ({ speaker_id: speaker, text: `Item number ${i + 1} of the shared batch.` }));
   const res = await call(s, 'POST', '/v1/tts/batch', { key, json: { items } });
-  expect(res.status).toBe(202);
+  expect(res.status).toBe(201);
   return res.body.job_id as string;
 }
 

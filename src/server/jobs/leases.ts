@@ -51,7 +51,8 @@ export function createLeaseKeeper(o: { db: Db; table: LeasedTable; clock: Clock;
     },
     async stop() {
       for (const t of timers.splice(0)) clearInterval(t);
-      if (o.work.claims) await releaseLeases(o.db, o.table, o.work.owner);
+      // Best effort: a database already gone cannot take them back, and the leases expire on their own.
+      if (o.work.claims) await releaseLeases(o.db, o.table, o.work.owner).catch(o.onError);
     },
   };
 }

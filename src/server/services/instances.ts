@@ -56,7 +56,7 @@ export async function startInstancePresence(o: { db: Db; clock: Clock; id: strin
     async close() {
       clearInterval(heartbeat);
       clearInterval(sweeper);
-      await deleteInstances(o.db, { id: o.id });
+      await deleteInstances(o.db, { id: o.id }).catch(report);
     },
   };
 }
