@@ -6,6 +6,7 @@ import { TIERS } from '../../shared/schemas/users.js';
 import { CliError, usageError } from '../errors.js';
 import { DomainError } from '../../shared/errors.js';
 import { createEnv, type CliEnv } from '../env.js';
+import { databaseUrlProblem } from '../../shared/database-url.js';
 
 /** What the admin commands use of the handler context. */
 export interface AdminContext {
@@ -18,6 +19,7 @@ interface CreateFlags {
   name?: string;
   tier: string;
   dataDir?: string;
+  databaseUrl?: string;
 }
 
 /**
@@ -26,16 +28,28 @@ interface CreateFlags {
  */
 export async function createUserCommand(flags: CreateFlags, ctx: AdminContext): Promise<void> {
   // Loaded lazily: the client commands should not pay for SQLite.
-  const { validateNewUser, createUserWithKey, openSqliteDatabase } = await import('../../server/admin.js');
+  const { validateNewUser, createUserWithKey, openDatabase } = await import('../../server/admin.js');
   try {
     validateNewUser(flags);
   } catch (err) {
     if (err instanceof DomainError) throw usageError(err.message, 'voxctl admin users create --email you@example.com [--tier pro]');
     throw err;
   }
+  // The shared PostgreSQL of the instances (DESIGN §9.1), else the data dir's SQLite file.
+  const databaseUrl = flags.databaseUrl ?? (ctx.env.raw().VOXCTL_DATABASE_URL || undefined);
+  if (databaseUrl !== undefined) {
+    const problem = databaseUrlProblem(databaseUrl);
+    if (problem) throw usageError(problem);
+  }
   const dataDir = resolveDataDir(flags.dataDir, ctx.env.raw());
-  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
-  const db = openSqliteDatabase(join(dataDir, 'voxctl.db'));
+  if (!databaseUrl) mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  let db;
+  try {
+    db = await openDatabase(databaseUrl ? { url: databaseUrl } : { file: join(dataDir, 'voxctl.db') });
+  } catch (err) {
+    // openDatabase masks the password; nothing else of the URL is secret.
+    throw new CliError(`Cannot open the database: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+  }
   try {
     const { key } = await createUserWithKey(db, { email: flags.email, name: flags.name, tier: flags.tier, now: new Date() });
     ctx.stdout.write(`${key.key}\n`);
@@ -58,9 +72,10 @@ export function registerAdmin(program: Command, ctx: AdminContext = { env: creat
     .option('--name <name>', 'display name')
     .addOption(new Option('--tier <tier>', 'subscription tier').default('free'))
     .option('--data-dir <dir>', 'data folder (default VOXCTL_DATA_DIR or the OS user data dir)')
+    .option('--database-url <url>', 'the PostgreSQL of instances started with --database-url (default VOXCTL_DATABASE_URL)')
     .addHelpText(
       'after',
-      `\nTiers: ${TIERS.join(', ')}.\n\nExamples:\n  $ voxctl admin users create --email ada@example.com --name Ada --tier pro\n  $ KEY=$(voxctl admin users create --email ci@example.com --data-dir /srv/voxctl)`,
+      `\nTiers: ${TIERS.join(', ')}.\n\nExamples:\n  $ voxctl admin users create --email ada@example.com --name Ada --tier pro\n  $ KEY=$(voxctl admin users create --email ci@example.com --data-dir /srv/voxctl)\n  $ VOXCTL_DATABASE_URL=postgres://voxctl@db/voxctl voxctl admin users create --email team@example.com --tier pro`,
     )
     .action(async (flags: CreateFlags) => createUserCommand(flags, ctx));
 }

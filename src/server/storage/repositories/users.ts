@@ -30,14 +30,15 @@ export function findUserById(db: Db, id: string): Promise<UserRow | undefined> {
 }
 
 /** The lookup by e-mail, exported for the query-plan test. */
-export const USER_BY_EMAIL_SQL = 'SELECT * FROM users WHERE email = ? COLLATE NOCASE';
+/** The e-mail lookup per dialect, each matching its unique index (SQLite: NOCASE; PostgreSQL: lower(email)). */
+export const USER_BY_EMAIL_SQL = {
+  sqlite: 'SELECT * FROM users WHERE email = ? COLLATE NOCASE',
+  postgres: 'SELECT * FROM users WHERE lower(email) = lower(?)',
+} as const;
 
-/**
- * The user with `email` (case-insensitive), if any: the one place that compares e-mails (SQLite uses
- * `COLLATE NOCASE`, matching its unique index; another dialect branches here on `db.dialect`).
- */
+/** The user with this e-mail, compared without regard to case (Admin@x and admin@x are one person). */
 export function findUserByEmail(db: Db, email: string): Promise<UserRow | undefined> {
-  return db.get<UserRow>(USER_BY_EMAIL_SQL, [email]);
+  return db.get<UserRow>(USER_BY_EMAIL_SQL[db.dialect], [email]);
 }
 
 /** Number of users (bootstrap runs only on an empty table). */

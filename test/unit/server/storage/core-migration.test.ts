@@ -30,7 +30,7 @@ describe('migration 001-core', () => {
   it('uses indexes for users by email, keys by user, usage and counters', async () => {
     const db = coreDb();
     // The repositories' own SQL, not copies: a query edited there is checked here.
-    expect(await plan(db, USER_BY_EMAIL_SQL, 'a')).toContain('USING INDEX users_email');
+    expect(await plan(db, USER_BY_EMAIL_SQL.sqlite, 'a')).toContain('USING INDEX users_email');
     expect(await plan(db, API_KEY_SQL.pageByUser, 'u', 20, 0)).toContain('USING INDEX api_keys_user');
     expect(await plan(db, CHARACTERS_USED_SQL, 'u', 'p')).toContain('PRIMARY KEY');
     expect(await plan(db, REQUEST_COUNTER_SQL.load, 's', 'd')).toContain('PRIMARY KEY');
