@@ -66,3 +66,11 @@ describe('PostgreSQL storage seam', () => {
     expect(await db.value("SELECT n FROM counter WHERE id = 'a'")).toBe(500);
   });
 });
+
+describe('U+0000 on PostgreSQL (its text cannot hold it; SQLite can)', () => {
+  it('a read looking for a value with NUL finds nothing; a write of one is refused as bad input', async () => {
+    expect(await db.get("SELECT * FROM counter WHERE id = ?", ['a\u0000'])).toBeUndefined();
+    expect(await db.column('SELECT id FROM counter WHERE id = ?', ['\u0000'])).toEqual([]);
+    await expect(db.run('INSERT INTO log (note) VALUES (?)', ['bad\u0000note'])).rejects.toMatchObject({ code: 'validation_failed', message: 'Text must not contain NUL (U+0000) characters' });
+  });
+});

@@ -108,7 +108,7 @@ const codeForStatus = (status: number): ErrorCode =>
   (Object.keys(STATUS_BY_CODE) as ErrorCode[]).find((c) => STATUS_BY_CODE[c] === status) ?? 'malformed_request';
 
 /** Maps any thrown error to `{detail, status_code, request_id, code[, errors]}` (DESIGN §4.2); the one place that does. */
-export function toErrorResponse(error: unknown, requestId: string): ErrorResponse {
+export function toErrorResponse(error: unknown, requestId: string, opts: { multipart?: boolean } = {}): ErrorResponse {
   if (error instanceof DomainError) {
     const res = respond(error.code, error.message, requestId, { errors: error.errors });
     return error instanceof ApiError ? { ...res, headers: error.headers } : res;
@@ -137,7 +137,7 @@ export function toErrorResponse(error: unknown, requestId: string): ErrorRespons
     case 'FST_ERR_MAX_PARAM_LENGTH':
       return respond('uri_too_long', 'Path parameter too long', requestId);
   }
-  const multipart = multipartFault(error);
+  const multipart = multipartFault(error, opts);
   if (multipart) return respond(multipart.code, multipart.detail, requestId);
   if (err instanceof SyntaxError || err.statusCode === 400) return respond('malformed_request', 'Malformed JSON body', requestId);
   if (typeof err.statusCode === 'number' && err.statusCode >= 400 && err.statusCode < 500) {
@@ -164,7 +164,7 @@ export function sendFrameworkError(error: unknown, request: FastifyRequest, repl
 /** Installs the single error handler and the 404 handler. */
 export function registerErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler(async (error: unknown, request: FastifyRequest, reply: FastifyReply) => {
-    const res = toErrorResponse(error, request.id);
+    const res = toErrorResponse(error, request.id, { multipart: request.isMultipart?.() === true });
     if (res.status >= 500) request.log.error({ err: error }, 'request failed');
     if (res.headers) reply.headers(res.headers);
     return reply.code(res.status).type('application/json; charset=utf-8').send(res.body);

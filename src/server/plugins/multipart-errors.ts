@@ -11,8 +11,18 @@ const FAULTS: [RegExp, { code: ErrorCode; detail: string }][] = [
   [/^Unsupported Content-Type\.$|^Missing Content-Type-header\.$/, { code: 'unsupported_media_type', detail: 'Unsupported Content-Type' }],
 ];
 
-/** The code and detail of a multipart parse error raised by busboy, or undefined for any other error. */
-export function multipartFault(error: unknown): { code: ErrorCode; detail: string } | undefined {
-  if (!(error instanceof Error) || (error as { code?: unknown }).code !== undefined) return undefined;
+const TRUNCATED = FAULTS[1]![1];
+
+/**
+ * The code and detail of a multipart parse error raised by busboy, or undefined for any other error.
+ * On a multipart request a stream closed early is the same fault as busboy's "unexpected end": which of
+ * the two a cut-off body raises depends on whether the body had fully arrived before parsing began
+ * (after an authentication lookup on a remote database it has).
+ */
+export function multipartFault(error: unknown, opts: { multipart?: boolean } = {}): { code: ErrorCode; detail: string } | undefined {
+  if (!(error instanceof Error)) return undefined;
+  const code = (error as { code?: unknown }).code;
+  if (opts.multipart && code === 'ERR_STREAM_PREMATURE_CLOSE') return TRUNCATED;
+  if (code !== undefined) return undefined;
   return FAULTS.find(([pattern]) => pattern.test(error.message))?.[1];
 }

@@ -2,9 +2,13 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import pg from 'pg';
 import { orderedParams, toPositional, type PositionalSql } from './placeholders.js';
 import type { Db, Isolation, SqlParams } from './types.js';
+import { DomainError } from '../../../shared/errors.js';
 
 /** Error codes PostgreSQL answers when a transaction lost a race and may simply be run again. */
 const RETRYABLE = new Set(['40001', '40P01']);
+/** A statement that only reads. */
+const READ = /^\s*SELECT\b/i;
+
 /** How many times a transaction that lost a serialisation race is run again before the error is let through. */
 const MAX_ATTEMPTS = 30;
 
@@ -56,6 +60,12 @@ export function createPostgresDb(options: PostgresDbOptions): Db & { readonly po
   const query = async (sql: string, params?: SqlParams): Promise<pg.QueryResult> => {
     const p = prepare(sql);
     const q = { name: p.name, text: p.text, values: orderedParams(p, params) };
+    if (q.values.some((v) => typeof v === 'string' && v.includes('\u0000'))) {
+      // PostgreSQL text cannot hold U+0000 (SQLite can). No stored value contains one, so a read looking for
+      // such a value finds nothing — as it would on SQLite; a write of one is refused as bad input.
+      if (READ.test(p.text)) return { rows: [], rowCount: 0, fields: [], command: 'SELECT', oid: 0 };
+      throw new DomainError('validation_failed', 'Text must not contain NUL (U+0000) characters');
+    }
     const client = current.getStore();
     return client ? client.query(q) : pool.query(q);
   };
