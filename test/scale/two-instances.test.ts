@@ -2,13 +2,14 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { createPostgresDb } from '../../src/server/storage/sql/postgres.js';
 import type { Db } from '../../src/server/storage/sql/types.js';
 import { call } from '../helpers/core-http.js';
 import { createTestDatabase } from '../helpers/postgres.js';
 import { TEST_KEY } from '../helpers/server.js';
 import { startServe, type ServeProcess } from '../helpers/serve-process.js';
+import { startFakeS3 } from '../helpers/fake-s3.js';
 
 // Several `voxctl serve` processes, each with a data dir of its own, on one PostgreSQL (DESIGN §9).
 // Short leases (VOXCTL_LEASE_SECONDS) so a dead instance's items come back within the test.
@@ -21,7 +22,7 @@ afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
 });
 
-async function cluster(n: number, opts: { workers?: number[]; empty?: boolean; env?: Record<string, string> } = {}) {
+async function cluster(n: number, opts: { workers?: number[]; empty?: boolean; env?: Record<string, string>; args?: string[] } = {}) {
   const database = await createTestDatabase({ fromTemplate: !opts.empty });
   const db = createPostgresDb({ connectionString: database.url, max: 4 });
   cleanups.push(database.drop, () => db.close());
@@ -30,7 +31,7 @@ async function cluster(n: number, opts: { workers?: number[]; empty?: boolean; e
     cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));
     return startServe(dataDir, {
       env: { VOXCTL_DATABASE_URL: database.url, VOXCTL_LEASE_SECONDS: LEASE_SECONDS, ...opts.env },
-      args: ['--workers', String(opts.workers?.[i] ?? 1)],
+      args: ['--workers', String(opts.workers?.[i] ?? 1), ...(opts.args ?? [])],
     });
   };
   const instances = await Promise.all(Array.from({ length: n }, (_, i) => start(i)));
@@ -62,8 +63,6 @@ async function waitForJob(s: ServeProcess, jobId: string, timeoutMs = 240_000): 
 }
 
 describe('two instances on one PostgreSQL (DESIGN §9)', () => {
-  afterAll(() => undefined);
-
   it('work a 100-item batch together: both claim items, 100 distinct files, charged once', async () => {
     const { instances: [a, b], db } = await cluster(2);
     const [idA, idB] = [await instanceId(a!), await instanceId(b!)];
@@ -172,6 +171,28 @@ describe('two instances on one PostgreSQL (DESIGN §9)', () => {
     expect(new Set(versions).size).toBe(versions.length);
     expect(await db.value('SELECT count(*) FROM users')).toBe(1);
     for (const s of instances) expect((await call(s, 'GET', '/v1/users/me', { key: TEST_KEY })).status).toBe(200);
+  }, 120_000);
+
+  it('keep audio in an S3-compatible store (--audio-store, --s3-endpoint, AWS_* variables): written by A, served by B', async () => {
+    const fake = await startFakeS3({ buckets: ['voxctl-audio'] });
+    cleanups.push(() => fake.close());
+    const { instances: [a, b], db } = await cluster(2, {
+      args: ['--audio-store', 's3://voxctl-audio/team', '--s3-endpoint', fake.endpoint],
+      env: { AWS_ACCESS_KEY_ID: fake.accessKeyId, AWS_SECRET_ACCESS_KEY: fake.secretAccessKey, AWS_REGION: fake.region },
+    });
+    const speaker = await flite(db);
+    const made = await call(a!, 'POST', '/v1/tts/synthesize', { key: TEST_KEY, json: { speaker_id: speaker, text: 'Stored in a bucket.' } });
+    expect(made.status).toBe(200);
+    const url = new URL(made.body.audio_url as string);
+    const id = /\/v1\/audio\/(aud_[^.]+)\.wav$/.exec(url.pathname)![1]!;
+    const stored = fake.buckets.get('voxctl-audio')!.get(`team/${id}.wav`);
+    expect(stored?.contentType).toBe('audio/wav');
+    // Nothing of it in the database: the bytes live in the bucket only.
+    expect(await db.value('SELECT count(*) FROM audio_blobs')).toBe(0);
+    const fromB = await fetch(new URL(url.pathname + url.search, b!.url), { headers: { range: 'bytes=0-3' } });
+    expect(fromB.status).toBe(206);
+    expect(Buffer.from(await fromB.arrayBuffer()).toString()).toBe('RIFF');
+    expect(fake.requests.some((r) => r.method === 'GET' && r.key === `team/${id}.wav` && r.headers.range === 'bytes=0-3')).toBe(true);
   }, 120_000);
 
   it('never shows the database password: not in logs, /health, or a refused start', async () => {
