@@ -16,6 +16,8 @@ export interface ServerRecord {
   host?: string;
   url: string;
   version: string;
+  /** `sqlite`, or the shared PostgreSQL's URL with its password masked (DESIGN §9.1). */
+  database?: string;
 }
 
 /** Paths of the files a local service keeps in its data dir (DESIGN §5). */

@@ -2,6 +2,7 @@ import { writeFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { VERSION } from '../shared/version.js';
+import { redactDatabaseUrl } from '../shared/database-url.js';
 import { buildApp } from './app.js';
 import type { ServerOptions } from './options.js';
 import { createRuntime, type Runtime } from './runtime.js';
@@ -33,7 +34,9 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const host = options.host.includes(':') ? `[${options.host}]` : options.host;
   const url = `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`;
   const serverFile = join(options.dataDir, 'server.json');
-  writeFileSync(serverFile, JSON.stringify({ pid: process.pid, port, host: options.host, url, version: VERSION }, null, 2));
+  // Never the password: `serve status` shows what this file says.
+  const database = options.databaseUrl ? redactDatabaseUrl(options.databaseUrl) : 'sqlite';
+  writeFileSync(serverFile, JSON.stringify({ pid: process.pid, port, host: options.host, url, version: VERSION, database }, null, 2));
   let closing: Promise<void> | undefined;
   return {
     app,

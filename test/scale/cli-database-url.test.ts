@@ -2,6 +2,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { createPostgresDb } from '../../src/server/storage/sql/postgres.js';
 import { cli, createSandbox } from '../helpers/cli.js';
 import { createTestDatabase } from '../helpers/postgres.js';
+import { startServe } from '../helpers/serve-process.js';
+import { join } from 'node:path';
 
 // The CLI's side of DESIGN §9.1: --database-url / VOXCTL_DATABASE_URL for `serve` and `admin users create`.
 const sandbox = createSandbox();
@@ -28,6 +30,25 @@ describe('voxctl serve --database-url and friends', () => {
     const bad = await cli(sandbox, ['serve', '--port', '0', '--database-url', 'postgres://u@h/d', '--audio-store', 'gs://bucket']);
     expect(bad.exitCode).toBe(2);
     expect(bad.stderr).toContain("Invalid --audio-store: expected s3://bucket/prefix, got 'gs://bucket'");
+  });
+
+  it('serve status names the shared database with its password masked', async () => {
+    const database = await createTestDatabase();
+    const dataDir = join(sandbox.root, 'status-data');
+    const server = await startServe(dataDir, { env: { VOXCTL_DATABASE_URL: database.url }, args: ['--workers', '0'] });
+    try {
+      const status = await cli(sandbox, ['serve', 'status', '--data-dir', dataDir, '--json']);
+      expect(status.exitCode).toBe(0);
+      const body = JSON.parse(status.stdout) as { running: boolean; database: string };
+      expect(body.running).toBe(true);
+      const shown = new URL(database.url);
+      shown.password = '***';
+      expect(body.database).toBe(shown.toString());
+      expect(status.stdout).not.toContain(decodeURIComponent(new URL(database.url).password));
+    } finally {
+      await server.stop();
+      await database.drop();
+    }
   });
 
   it('admin users create writes to the shared PostgreSQL (flag or VOXCTL_DATABASE_URL); a wrong password is masked', async () => {

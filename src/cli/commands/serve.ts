@@ -136,6 +136,7 @@ export function registerServe(program: Command, ctx: HandlerContext): void {
         version: health?.version ?? null,
         status: health?.status ?? null,
         autostarted: alive ? wasAutostarted(dataDir, rec.pid) : false,
+        database: rec?.database ?? null,
         data_dir: dataDir,
         log: localFiles(dataDir).log,
       };
@@ -146,6 +147,7 @@ export function registerServe(program: Command, ctx: HandlerContext): void {
           ['url', status.url],
           ['pid', status.pid],
           ['version', status.version],
+          ['database', status.database ?? 'sqlite'],
           ['data_dir', dataDir],
           ['log', status.log],
         ]);
