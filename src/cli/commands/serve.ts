@@ -97,7 +97,11 @@ export function registerServe(program: Command, ctx: HandlerContext): void {
       if (flags.bootstrapKeyStdin) options.bootstrapKey = (await readStdin(ctx)).trim() || undefined;
       if (flags.detach) return detach(ctx, cmd, options);
       const { startServer } = await import('../../server/start.js');
-      const server = await startServer(options);
+      // Start-up failures (a port in use, an unreachable or newer database, a bad config file) are the
+      // operator's to fix: said plainly, like a detached start's, not as an unexpected error.
+      const server = await startServer(options).catch((e: unknown) => {
+        throw new CliError(`The service did not start: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
+      });
       const store = options.databaseUrl ? redactDatabaseUrl(options.databaseUrl) : options.dataDir;
       process.stderr.write(`voxctl service listening on ${server.url} (data: ${store})\n`);
       if (server.runtime.bootstrap) {

@@ -1,10 +1,10 @@
 import type { Db } from '../storage/db.js';
 import type { TtsPool } from '../engines/tts/types.js';
 import type { Clock } from '../clock.js';
-import { getAudio, type AudioRow } from '../storage/repositories/audio.js';
+import { getAudio, insertAudio, type AudioRow } from '../storage/repositories/audio.js';
 import { findSpeaker, speakerBinding } from './speakers.js';
 import { renderSpeech } from './synthesis.js';
-import { storeAudio, wavInput, type AudioBlobStore } from './audio-store.js';
+import { wavInput, writeAudioOnly, type AudioBlobStore } from './audio-store.js';
 
 /** Audio ids of speaker samples: `smp_{speaker_id}`. */
 export const SAMPLE_PREFIX = 'smp_';
@@ -72,10 +72,11 @@ export function createSampleProvider(deps: SampleDeps): SampleProvider {
       if (sentence === SAMPLE_SENTENCES.English) throw err;
       return renderSpeech(deps.tts(), { text: SAMPLE_SENTENCES.English!, voice });
     });
-    // Another runtime on the same data dir may have stored it meanwhile: keep the first.
-    const existing = await getAudio(deps.db, audioId);
-    if (existing) return existing;
-    return storeAudio(deps.db, deps.blobs, wavInput(out.pcm, out.sampleRate, { id: audioId, userId: null, kind: 'sample', now: deps.clock.now() }));
+    // Another instance may store the same sample at the same moment (its in-flight map is its own): the
+    // id is the speaker's, the bytes are the same, and the first row recorded is the one every reader gets.
+    const row = await writeAudioOnly(deps.blobs, wavInput(out.pcm, out.sampleRate, { id: audioId, userId: null, kind: 'sample', now: deps.clock.now() }));
+    await insertAudio(deps.db, row, { ifAbsent: true });
+    return (await getAudio(deps.db, audioId)) ?? row;
   }
 
   return {
