@@ -1,14 +1,12 @@
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadSqliteDriver } from '../../src/server/storage/sqlite-driver.js';
 import type { ResultPromise } from 'execa';
 import { afterAll, describe, expect, it } from 'vitest';
 import { call } from '../helpers/core-http.js';
 import { TEST_KEY } from '../helpers/server.js';
 import { startServe } from '../helpers/serve-process.js';
-
-const Database = loadSqliteDriver();
+import { audioBlobNames, audioDebris, withBackendDb } from '../helpers/backend-db.js';
 
 describe('crash safety (a real server process, SIGKILL mid-batch)', () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'voxctl-crash-'));
@@ -20,11 +18,12 @@ describe('crash safety (a real server process, SIGKILL mid-batch)', () => {
   });
 
   it('finishes the job after a restart: completed, 100 distinct files, charged exactly once', async () => {
-    let server = await startServe(dataDir);
+    // Short leases: on PostgreSQL the restarted instance takes over the killed one's claimed items only once
+    // their leases expire (DESIGN §9.3), 60 s by default; on SQLite the restart requeues them at once.
+    const serve = () => startServe(dataDir, { env: { VOXCTL_LEASE_SECONDS: '5' } });
+    let server = await serve();
     procs.push(server.proc);
-    const catalogue = new Database(join(dataDir, 'voxctl.db'), { readonly: true });
-    const flite = catalogue.prepare(`SELECT id FROM speakers WHERE engine = 'flite' LIMIT 4`).pluck().all() as string[];
-    catalogue.close();
+    const flite = await withBackendDb(dataDir, (db) => db.column<string>(`SELECT id FROM speakers WHERE engine = 'flite' ORDER BY id LIMIT 4`));
     const items = Array.from({ length: 100 }, (_, i) => ({ speaker_id: flite[i % flite.length], text: `This is batch item number ${i}.` }));
     const expectedChars = items.reduce((n, it) => n + [...it.text].length, 0);
     const usage0 = (await call(server, 'GET', '/v1/users/usage', { key: TEST_KEY })).body.characters_used as number;
@@ -46,14 +45,14 @@ describe('crash safety (a real server process, SIGKILL mid-batch)', () => {
     server.proc.kill('SIGKILL');
     await server.proc;
     // The kill caught items mid-synthesis: the restart has real recovery work to do.
-    const dead = new Database(join(dataDir, 'voxctl.db'), { readonly: true });
-    const left = dead.prepare(`SELECT status, COUNT(*) AS n FROM job_items WHERE job_id = ? GROUP BY status`).all(jobId) as { status: string; n: number }[];
-    dead.close();
+    const left = await withBackendDb(dataDir, (db) =>
+      db.all<{ status: string; n: number }>(`SELECT status, COUNT(*) AS n FROM job_items WHERE job_id = ? GROUP BY status`, [jobId]),
+    );
     const count = (status: string) => left.find((r) => r.status === status)?.n ?? 0;
     expect(count('processing')).toBeGreaterThan(0);
     expect(count('pending')).toBeGreaterThan(0);
 
-    server = await startServe(dataDir);
+    server = await serve();
     procs.push(server.proc);
     let final;
     const deadline = Date.now() + 120_000;
@@ -65,9 +64,10 @@ describe('crash safety (a real server process, SIGKILL mid-batch)', () => {
     expect(final).toMatchObject({ status: 'completed', completed_items: 100, failed_items: 0, progress: 100 });
     const urls = final.results.map((r: { audio_url: string }) => new URL(r.audio_url).pathname);
     expect(new Set(urls).size).toBe(100);
-    const files = readdirSync(join(dataDir, 'audio')).filter((f) => f.startsWith('aud_'));
+    // Audio files on SQLite, `audio_blobs` rows on PostgreSQL: one per item, and no debris of the killed writes.
+    const files = (await audioBlobNames(dataDir)).filter((f) => f.startsWith('aud_'));
     expect(files).toHaveLength(100);
-    expect(readdirSync(join(dataDir, 'audio')).filter((f) => f.startsWith('.tmp'))).toEqual([]);
+    expect(await audioDebris(dataDir)).toEqual([]);
     for (const r of final.results.slice(0, 3)) expect((await fetch(r.audio_url)).status).toBe(200);
     const usage1 = (await call(server, 'GET', '/v1/users/usage', { key: TEST_KEY })).body.characters_used as number;
     expect(usage1 - usage0).toBe(expectedChars);

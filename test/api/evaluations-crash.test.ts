@@ -4,19 +4,20 @@
  * row per utterance, one file per conditioned audio, one charge, and the same results as a run that was
  * never interrupted.
  */
-import { readdirSync, readFileSync, rmSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { loadSqliteDriver } from '../../src/server/storage/sqlite-driver.js';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSandbox, serveDetached, type ServedCli } from '../helpers/cli.js';
 import { call } from '../helpers/core-http.js';
 import { pollEvaluation } from '../helpers/evaluations.js';
-
-const Database = loadSqliteDriver();
+import { audioBlobNames, audioDebris, withBackendDb } from '../helpers/backend-db.js';
+import { backendFor } from '../helpers/postgres.js';
 
 type Row = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
-const sandbox = createSandbox();
+// Short leases: on PostgreSQL the restarted instance takes over the killed one's claimed syntheses only
+// once their leases expire (DESIGN §9.3), 60 s by default; on SQLite the restart requeues them at once.
+const sandbox = createSandbox({ VOXCTL_LEASE_SECONDS: '5' });
 let server: ServedCli | undefined;
 
 const serverPid = (): number => (JSON.parse(readFileSync(join(sandbox.dataDir, 'server.json'), 'utf8')) as { pid: number }).pid;
@@ -30,6 +31,11 @@ async function results(srv: ServedCli, id: string): Promise<Row[]> {
 }
 const withoutLatency = (summary: Row[]) => summary.map(({ latency_ms: _l, ...rest }) => rest);
 
+beforeAll(async () => {
+  // On the postgres project the served CLI runs on the data dir's own database (nothing on SQLite).
+  const { databaseUrl } = await backendFor(sandbox.dataDir);
+  if (databaseUrl) sandbox.env.VOXCTL_DATABASE_URL = databaseUrl;
+});
 afterAll(async () => {
   await server?.stop();
   sandbox.cleanup();
@@ -38,14 +44,11 @@ afterAll(async () => {
 describe('an evaluation survives SIGKILL of its server', () => {
   it('resumes after a restart: no duplicate row or file, one charge, the summary of an uninterrupted run', async () => {
     server = await serveDetached(sandbox);
-    const db = () => new Database(join(sandbox.dataDir, 'voxctl.db'), { readonly: true });
-    const catalogue = db();
-    const ids = catalogue.prepare(`SELECT id FROM speakers WHERE engine = 'flite' AND voice IN ('slt', 'rms') AND abs(pitch) < 2 LIMIT 2`).pluck().all() as string[];
-    catalogue.close();
-    // Enterprise (1,000 requests a minute): polling stays clear of the rate limit.
-    const admin = new Database(join(sandbox.dataDir, 'voxctl.db'));
-    admin.prepare(`UPDATE users SET subscription_tier = 'enterprise'`).run();
-    admin.close();
+    const ids = await withBackendDb(sandbox.dataDir, async (db) => {
+      // Enterprise (1,000 requests a minute): polling stays clear of the rate limit.
+      await db.run(`UPDATE users SET subscription_tier = 'enterprise'`);
+      return db.column<string>(`SELECT id FROM speakers WHERE engine = 'flite' AND voice IN ('slt', 'rms') AND abs(pitch) < 2 ORDER BY id LIMIT 2`);
+    });
     const texts = ['The quick brown fox jumps over the lazy dog.', 'Please call me back after the meeting tomorrow morning.', 'It is raining in the city today.'];
     const request = { texts, speakers: { ids, group_by: 'engine', seed: 3 }, providers: ['local-sphinx'], conditions: ['clean', 'noise:5'] };
     const total = texts.length * ids.length * 2;
@@ -62,10 +65,10 @@ describe('an evaluation survives SIGKILL of its server', () => {
     expect(mid.completed_utterances).toBeLessThan(total);
 
     // The kill left work in flight: the restart has something to recover.
-    const dead = db();
-    const left = dead.prepare(`SELECT status, COUNT(*) AS n FROM evaluation_syntheses WHERE evaluation_id = ? GROUP BY status`).all(id) as { status: string; n: number }[];
-    const storedAtKill = dead.prepare('SELECT COUNT(*) FROM evaluation_utterances WHERE evaluation_id = ?').pluck().get(id) as number;
-    dead.close();
+    const [left, storedAtKill] = await withBackendDb(sandbox.dataDir, async (dead) => [
+      await dead.all<{ status: string; n: number }>(`SELECT status, COUNT(*) AS n FROM evaluation_syntheses WHERE evaluation_id = ? GROUP BY status`, [id]),
+      (await dead.value<number>('SELECT COUNT(*) FROM evaluation_utterances WHERE evaluation_id = ?', [id]))!,
+    ] as const);
     expect(left.find((r) => r.status === 'processing')?.n ?? 0).toBeGreaterThan(0);
     expect(storedAtKill).toBeGreaterThanOrEqual(2);
     expect(storedAtKill).toBeLessThan(total);
@@ -76,18 +79,17 @@ describe('an evaluation survives SIGKILL of its server', () => {
     const resumed = await pollEvaluation(server, id, { timeoutMs: 240_000, intervalMs: 250 });
     expect(resumed).toMatchObject({ status: 'completed', progress: 100, completed_utterances: total });
 
-    const after = db();
-    const rows = after
-      .prepare(
+    const rows = await withBackendDb(sandbox.dataDir, (after) =>
+      after.get<{ n: number; d: number }>(
         `SELECT COUNT(*) AS n, COUNT(DISTINCT text_index || ':' || speaker_index || ':' || condition_index || ':' || provider_index) AS d
          FROM evaluation_utterances WHERE evaluation_id = ?`,
-      )
-      .get(id) as { n: number; d: number };
-    after.close();
+        [id],
+      ),
+    );
     expect(rows).toEqual({ n: total, d: total });
-    const audioFiles = readdirSync(join(sandbox.dataDir, 'audio'));
-    expect(audioFiles.filter((f) => f.startsWith('.tmp'))).toEqual([]);
-    expect(audioFiles.filter((f) => f.startsWith(`aud_${id.replace(/^ev_/, 'ev')}_`))).toHaveLength(texts.length * ids.length * 2);
+    // Audio files on SQLite, `audio_blobs` rows on PostgreSQL: one per conditioned audio, no debris.
+    expect(await audioDebris(sandbox.dataDir)).toEqual([]);
+    expect((await audioBlobNames(sandbox.dataDir)).filter((f) => f.startsWith(`aud_${id.replace(/^ev_/, 'ev')}_`))).toHaveLength(texts.length * ids.length * 2);
     expect((await used(server)) - before).toBe(chars);
 
     // The same request, never interrupted: the same transcripts, scores and summary (timings aside).

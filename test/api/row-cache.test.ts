@@ -1,15 +1,14 @@
-import { join } from 'node:path';
-import { loadSqliteDriver } from '../../src/server/storage/sqlite-driver.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { call } from '../helpers/core-http.js';
 import { createUserWithKey } from '../../src/server/services/users.js';
 import { changeTier, setCancelled } from '../../src/server/billing/service.js';
-
-const Database = loadSqliteDriver();
+import { withBackendDb } from '../helpers/backend-db.js';
 
 // Key and user lookups are cached on the hot path: every change must still apply to the very next
-// request, whether this server made it or another process wrote the database.
+// request, whether this server made it or another process wrote the database. On SQLite that is the row
+// cache's `data_version` check; on PostgreSQL, where several instances write the same rows, nothing is
+// cached — the same assertions hold there through a second connection to the server's database.
 describe('cached key and user lookups stay exact', () => {
   let server: TestServer;
   beforeAll(async () => {
@@ -30,9 +29,7 @@ describe('cached key and user lookups stay exact', () => {
   it('a key revoked by another process (another connection to the database) answers 401 on the next request', async () => {
     const created = await call(server, 'POST', '/v1/keys', { key: server.key, json: { name: 'revoked elsewhere' } });
     expect((await me(created.body.key)).status).toBe(200);
-    const other = new Database(join(server.dataDir, 'voxctl.db'));
-    other.prepare('UPDATE api_keys SET revoked_at = ? WHERE id = ?').run(new Date().toISOString(), created.body.id);
-    other.close();
+    await withBackendDb(server.dataDir, (other) => other.run('UPDATE api_keys SET revoked_at = ? WHERE id = ?', [new Date().toISOString(), created.body.id]));
     expect((await me(created.body.key)).status).toBe(401);
   });
 
@@ -41,9 +38,7 @@ describe('cached key and user lookups stay exact', () => {
     expect((await me(key.key)).headers.get('x-ratelimit-limit')).toBe('20');
     await changeTier(server.runtime.db, { userId: user.id, tier: 'starter', now: new Date() });
     expect((await me(key.key)).headers.get('x-ratelimit-limit')).toBe('60');
-    const other = new Database(join(server.dataDir, 'voxctl.db'));
-    other.prepare(`UPDATE users SET subscription_tier = 'pro' WHERE id = ?`).run(user.id);
-    other.close();
+    await withBackendDb(server.dataDir, (other) => other.run(`UPDATE users SET subscription_tier = 'pro' WHERE id = ?`, [user.id]));
     expect((await me(key.key)).headers.get('x-ratelimit-limit')).toBe('300');
   });
 
@@ -69,9 +64,7 @@ describe('cached key and user lookups stay exact', () => {
   it('a user changed by another process shows the change on the next request', async () => {
     const { user, key } = await createUserWithKey(server.runtime.db, { email: 'rename@example.com', name: 'Before', now: new Date() });
     expect((await me(key.key)).body.name).toBe('Before');
-    const other = new Database(join(server.dataDir, 'voxctl.db'));
-    other.prepare(`UPDATE users SET name = 'After' WHERE id = ?`).run(user.id);
-    other.close();
+    await withBackendDb(server.dataDir, (other) => other.run(`UPDATE users SET name = 'After' WHERE id = ?`, [user.id]));
     expect((await me(key.key)).body.name).toBe('After');
   });
 });

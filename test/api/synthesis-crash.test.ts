@@ -1,15 +1,15 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadSqliteDriver } from '../../src/server/storage/sqlite-driver.js';
 import type { ResultPromise } from 'execa';
 import { afterAll, describe, expect, it } from 'vitest';
 import { call } from '../helpers/core-http.js';
 import { TEST_KEY } from '../helpers/server.js';
 import { startServe } from '../helpers/serve-process.js';
 import { TEST_HANG, TEST_HOOKS_ENV } from '../../src/server/engines/tts/protocol.js';
-
-const Database = loadSqliteDriver();
+import { DEAD_AFTER_MS } from '../../src/server/services/instances.js';
+import { withBackendDb } from '../helpers/backend-db.js';
+import { testBackend } from '../helpers/postgres.js';
 
 const usage = async (server: { url: string }) => (await call(server, 'GET', '/v1/users/usage', { key: TEST_KEY })).body.characters_used as number;
 
@@ -31,10 +31,7 @@ describe('a synthesis killed mid-way keeps no characters (a real server process,
     process.env[TEST_HOOKS_ENV] = '1';
     let server = await startServe(dataDir);
     procs.push(server.proc);
-    const db = () => new Database(join(dataDir, 'voxctl.db'), { readonly: true });
-    const catalogue = db();
-    const speaker = catalogue.prepare(`SELECT id FROM speakers WHERE engine = 'flite' LIMIT 1`).pluck().get() as string;
-    catalogue.close();
+    const speaker = (await withBackendDb(dataDir, (db) => db.value<string>(`SELECT id FROM speakers WHERE engine = 'flite' ORDER BY id LIMIT 1`)))!;
     const done = await call(server, 'POST', '/v1/tts/synthesize', { key: TEST_KEY, json: { speaker_id: speaker, text: 'Stored before the crash.' } });
     expect(done.status).toBe(200);
     const before = await usage(server);
@@ -48,17 +45,24 @@ describe('a synthesis killed mid-way keeps no characters (a real server process,
     await server.proc;
     await cut;
     // The crash left the characters charged, with their reservation recorded and no audio for it.
-    const dead = db();
-    expect(dead.prepare('SELECT characters FROM character_reservations').pluck().all()).toEqual([[...text].length]);
-    expect(dead.prepare('SELECT COUNT(*) FROM audio').pluck().get()).toBe(1);
-    dead.close();
+    await withBackendDb(dataDir, async (dead) => {
+      expect(await dead.column('SELECT characters FROM character_reservations')).toEqual([[...text].length]);
+      expect(await dead.value('SELECT COUNT(*) FROM audio')).toBe(1);
+    });
+    if (testBackend() === 'postgres') {
+      // On a shared database the next instance refunds only the reservations of an instance silent for
+      // DEAD_AFTER_MS (a live peer may still finish them): the killed one's last heartbeat is aged by that
+      // much, as a minute of silence would, instead of the test waiting out the minute.
+      await withBackendDb(dataDir, async (db) => {
+        expect(await db.value('SELECT COUNT(*) FROM character_reservations r JOIN instances i ON i.id = r.owner')).toBe(1);
+        await db.run('UPDATE instances SET heartbeat_at = ?', [new Date(Date.now() - DEAD_AFTER_MS - 1000).toISOString()]);
+      });
+    }
 
     server = await startServe(dataDir);
     procs.push(server.proc);
     expect(await usage(server)).toBe(before);
-    const after = db();
-    expect(after.prepare('SELECT COUNT(*) FROM character_reservations').pluck().get()).toBe(0);
-    after.close();
+    expect(await withBackendDb(dataDir, (db) => db.value('SELECT COUNT(*) FROM character_reservations'))).toBe(0);
     // Nothing else was handed back: the stored synthesis stays charged, and a new one is charged once.
     const next = await call(server, 'POST', '/v1/tts/synthesize', { key: TEST_KEY, json: { speaker_id: speaker, text: 'After the restart.' } });
     expect(next.status).toBe(200);
