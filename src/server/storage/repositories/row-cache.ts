@@ -4,17 +4,17 @@ import type { Db } from '../db.js';
  * Rows read on the request hot path (the key behind a Bearer token, the caller's user), remembered per
  * database handle. Looking them up was ~17% (key join) and ~7% (user) of the server's time on
  * `GET /v1/users/me` under load. The caches are exact, not timed: the repository functions that change a
- * cached row drop or update it on this connection, and a commit by any other connection (the admin CLI,
- * a second process) empties every cache of the handle — SQLite's `data_version` moves exactly then.
- * Reading it costs ~3 µs (a third of a key lookup), so it is read once per event-loop turn: every
- * request handled in a turn was received after the turn began, so a write that finished before a
- * request was sent is always seen. Only SQLite has `data_version`: on any other dialect nothing is cached
- * (several processes write the same rows there; invalidation is designed with that backend).
+ * cached row drop or update it on this connection, and a commit by any other connection empties every
+ * cache of the handle. The database says when: SQLite's `data_version` moves on another connection's
+ * commit; on PostgreSQL triggers bump `cache_epoch` in the same transaction as any change to `users` or to
+ * what is cached of `api_keys` (another instance, the admin CLI, an operator's SQL). The version is read
+ * once per event-loop turn, by a query issued in that turn: every request handled in the turn was
+ * received after the turn began, so a write that finished before a request was sent is always seen.
+ * SQLite answers in ~3 µs; on PostgreSQL one round trip per turn replaces two per request.
  */
 interface Caches {
+  /** The version of the cached tables the cached rows belong to. */
   dataVersion: number;
-  /** `data_version` was read in the current event-loop turn. */
-  checked: boolean;
   /** Bumped by every change made on this handle: a load that a change overlapped must not be remembered. */
   changes: number;
   byName: Map<string, Map<string, object>>;
@@ -27,33 +27,42 @@ export const ROW_CACHES = { keyOwners: 'key-owners', users: 'users' } as const;
 const MAX_ENTRIES = 10_000;
 const handles = new WeakMap<Db, Caches>();
 
+/** The statement that reads the version of the cached tables, per dialect. */
+const VERSION_SQL = { sqlite: 'PRAGMA data_version', postgres: 'SELECT epoch FROM cache_epoch WHERE id = 1' } as const;
+
+/** The read of the version issued in the current event-loop turn, per handle. */
+const turnReads = new WeakMap<Db, Promise<number>>();
+
+function versionThisTurn(db: Db): Promise<number> {
+  let read = turnReads.get(db);
+  if (!read) {
+    read = db.value<number>(VERSION_SQL[db.dialect]).then(Number);
+    turnReads.set(db, read);
+    // Requests of a later turn may have been sent after a write this read did not see: they read again.
+    setImmediate(() => turnReads.delete(db)).unref();
+  }
+  return read;
+}
+
 async function cachesOf(db: Db): Promise<Caches> {
-  const known = handles.get(db);
-  if (known?.checked) return known;
-  const dataVersion = Number(await db.value<number>('PRAGMA data_version'));
-  // Another call may have created or checked the caches while this one awaited.
+  const version = await versionThisTurn(db);
   let caches = handles.get(db);
   if (!caches) {
-    caches = { dataVersion, checked: false, changes: 0, byName: new Map() };
+    caches = { dataVersion: version, changes: 0, byName: new Map() };
     handles.set(db, caches);
-  } else if (caches.dataVersion !== dataVersion) {
-    caches.dataVersion = dataVersion;
-    caches.changes++;
-    for (const rows of caches.byName.values()) rows.clear();
-  }
-  if (!caches.checked) {
-    const turn = caches;
-    turn.checked = true;
-    setImmediate(() => {
-      turn.checked = false;
-    }).unref();
+  } else if (caches.dataVersion !== version) {
+    // Reads of earlier turns may settle late: only a version newer than the one applied empties the caches.
+    if (version > caches.dataVersion || db.dialect === 'sqlite') {
+      caches.dataVersion = version;
+      caches.changes++;
+      for (const rows of caches.byName.values()) rows.clear();
+    }
   }
   return caches;
 }
 
 /** The remembered row `key` of cache `name`, else `load()`'s answer (remembered when found). Callers must not mutate it. */
 export async function cachedRow<T extends object>(db: Db, name: string, key: string, load: () => Promise<T | undefined>): Promise<T | undefined> {
-  if (db.dialect !== 'sqlite') return load();
   const caches = await cachesOf(db);
   let rows = caches.byName.get(name);
   if (!rows) {

@@ -50,6 +50,24 @@ export const p002ScaleOut: PostgresMigration = {
         blob_id TEXT PRIMARY KEY,
         retired_at TEXT NOT NULL
       );
+      -- The version of what instances cache of users and keys (repositories/row-cache.ts): bumped in the
+      -- same transaction as any change to a user or to the cached columns of a key, by whoever makes it.
+      CREATE TABLE cache_epoch (
+        id INTEGER PRIMARY KEY CHECK (id = 1),
+        epoch BIGINT NOT NULL
+      );
+      INSERT INTO cache_epoch (id, epoch) VALUES (1, 0);
+      CREATE FUNCTION voxctl_bump_cache_epoch() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        UPDATE cache_epoch SET epoch = epoch + 1 WHERE id = 1;
+        RETURN NULL;
+      END $$;
+      CREATE TRIGGER users_cache_epoch AFTER UPDATE OR DELETE ON users
+        FOR EACH STATEMENT EXECUTE FUNCTION voxctl_bump_cache_epoch();
+      -- last_used_at is left out: it is written once a minute per key and never decides a request.
+      CREATE TRIGGER api_keys_cache_epoch AFTER UPDATE OF user_id, scope, key_hash, revoked_at OR DELETE ON api_keys
+        FOR EACH STATEMENT EXECUTE FUNCTION voxctl_bump_cache_epoch();
+
       CREATE TABLE audio_blob_chunks (
         blob_id TEXT NOT NULL,
         seq INTEGER NOT NULL,

@@ -46,15 +46,4 @@ describe('row cache', () => {
     await cachedRow(db, 'users', 'usr_1', () => load('usr_1'));
     expect(reads()).toBe(3);
   });
-
-  it('caches nothing on a database without data_version (another process may change any row)', async () => {
-    const sqlite = coreDb();
-    await withUser(sqlite);
-    // The same connection, presented as another dialect: the cache must not even ask for data_version.
-    const other: Db = { ...sqlite, dialect: 'postgres', value: () => Promise.reject(new Error('no PRAGMA here')) };
-    const { load, reads } = loader(sqlite);
-    for (let i = 0; i < 3; i++) expect(await cachedRow(other, 'users', 'usr_1', () => load('usr_1'))).toEqual({ id: 'usr_1', name: 'Ada' });
-    expect(reads()).toBe(3);
-    updateCachedRows(other, 'users', () => true);
-  });
 });
