@@ -8,31 +8,73 @@ export interface RateWindow {
   dayCount: number;
 }
 
+/** `n` requests of one subject to count now, under its limits. */
+export interface RateHits {
+  subject: string;
+  minute: number;
+  day: string;
+  n: number;
+  perMinute: number;
+  /** null: no day limit. */
+  perDay: number | null;
+}
+
+/** A subject's windows after a count, and how many of its requests were granted (the first `granted`). */
+export interface RateOutcome extends RateWindow {
+  subject: string;
+  granted: number;
+}
+
 /** Day limit used for "unlimited": larger than any count a day can reach. */
 const UNLIMITED = 2_000_000_000;
 
-// One statement counts and checks both windows: the upsert holds the subject's row lock from the read of
-// the old counts to the write, so concurrent requests on any instance are counted one after another.
-// A window of an earlier minute/day starts again at 1. When a limit is spent the WHERE keeps the row as it
-// was and nothing is returned.
-const HIT_SQL = `
-  INSERT INTO rate_windows AS w (subject, minute, minute_count, day, day_count)
-  VALUES (@subject, @minute, 1, @day, 1)
-  ON CONFLICT (subject) DO UPDATE SET
-    minute = excluded.minute,
-    minute_count = CASE WHEN w.minute = excluded.minute THEN w.minute_count + 1 ELSE 1 END,
-    day = excluded.day,
-    day_count = CASE WHEN w.day = excluded.day THEN w.day_count + 1 ELSE 1 END
-  WHERE (w.minute <> excluded.minute OR w.minute_count < @per_minute)
-    AND (w.day <> excluded.day OR w.day_count < @per_day)
-  RETURNING minute, minute_count AS "minuteCount", day, day_count AS "dayCount"`;
+// The counts of the window the hits fall in: a row of an earlier minute/day counts as empty. A hit from an
+// instance whose clock lags (an earlier minute than the row's) counts in the row's window — a window
+// never moves back, so skewed clocks cannot reopen a spent one.
+const MINUTE_USED = '(CASE WHEN w.minute >= t.minute THEN w.minute_count ELSE 0 END)';
+const DAY_USED = '(CASE WHEN w.day >= t.day THEN w.day_count ELSE 0 END)';
+const GRANTED = `GREATEST(0, LEAST(t.n, t.per_minute - ${MINUTE_USED}, t.per_day - ${DAY_USED}))`;
 
-/** Counts one request of `subject` when both windows have room; undefined (nothing counted) when not. */
-export async function hitRateWindow(
-  db: Db,
-  o: { subject: string; minute: number; day: string; perMinute: number; perDay: number | null },
-): Promise<RateWindow | undefined> {
-  return db.get<RateWindow>(HIT_SQL, { subject: o.subject, minute: o.minute, day: o.day, per_minute: o.perMinute, per_day: o.perDay ?? UNLIMITED });
+// One statement counts a whole batch of subjects. UPDATE takes each row's lock and, when another
+// instance changed the row meanwhile, evaluates the SET on the newest version (READ COMMITTED), so every
+// instance's batches are counted one after another per subject: the limits hold exactly across instances.
+const HIT_SQL = `
+  UPDATE rate_windows AS w SET
+    minute = GREATEST(w.minute, t.minute),
+    minute_count = ${MINUTE_USED} + ${GRANTED},
+    day = GREATEST(w.day, t.day),
+    day_count = ${DAY_USED} + ${GRANTED},
+    last_granted = ${GRANTED}
+  FROM unnest(?::text[], ?::bigint[], ?::text[], ?::int[], ?::int[], ?::int[]) AS t(subject, minute, day, n, per_minute, per_day)
+  WHERE w.subject = t.subject
+  RETURNING w.subject, w.minute, w.minute_count AS "minuteCount", w.day, w.day_count AS "dayCount", w.last_granted AS granted`;
+
+const ENSURE_SQL = `
+  INSERT INTO rate_windows (subject, minute, minute_count, day, day_count, last_granted)
+  SELECT subject, minute, 0, day, 0, 0 FROM unnest(?::text[], ?::bigint[], ?::text[]) AS t(subject, minute, day)
+  ON CONFLICT (subject) DO NOTHING`;
+
+const run = (db: Db, hits: readonly RateHits[]) =>
+  db.all<RateOutcome>(HIT_SQL, [
+    hits.map((h) => h.subject),
+    hits.map((h) => h.minute),
+    hits.map((h) => h.day),
+    hits.map((h) => h.n),
+    hits.map((h) => h.perMinute),
+    hits.map((h) => h.perDay ?? UNLIMITED),
+  ]);
+
+/**
+ * Counts every subject's requests in one statement, granting each subject what both its windows still
+ * hold; subjects seen for the first time get their row first. One entry per subject.
+ */
+export async function hitRateWindows(db: Db, hits: readonly RateHits[]): Promise<RateOutcome[]> {
+  const out = await run(db, hits);
+  if (out.length === hits.length) return out;
+  const seen = new Set(out.map((o) => o.subject));
+  const missing = hits.filter((h) => !seen.has(h.subject));
+  await db.run(ENSURE_SQL, [missing.map((h) => h.subject), missing.map((h) => h.minute), missing.map((h) => h.day)]);
+  return [...out, ...(await run(db, missing))];
 }
 
 /** The subject's windows as they stand, or undefined when it never made a request. */

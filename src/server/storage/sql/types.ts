@@ -1,8 +1,11 @@
 /** The two databases the service runs on: SQLite (embedded default) and PostgreSQL (scale-out, DESIGN §9). */
 export type Dialect = 'sqlite' | 'postgres';
 
-/** A value bound to a placeholder. Booleans are stored as 0/1 integers in both dialects. */
-export type SqlParam = string | number | bigint | null | Buffer | Uint8Array;
+/**
+ * A value bound to a placeholder. Booleans are stored as 0/1 integers in both dialects. Arrays are for
+ * PostgreSQL only (`unnest(?::text[])`: one statement for many rows).
+ */
+export type SqlParam = string | number | bigint | null | Buffer | Uint8Array | readonly string[] | readonly number[];
 
 /** Positional (`?`) or named (`@name`) parameters; one statement uses one kind. */
 export type SqlParams = readonly SqlParam[] | Readonly<Record<string, SqlParam | undefined>>;

@@ -33,7 +33,9 @@ export const p002ScaleOut: PostgresMigration = {
         minute BIGINT NOT NULL,
         minute_count INTEGER NOT NULL,
         day TEXT NOT NULL,
-        day_count INTEGER NOT NULL
+        day_count INTEGER NOT NULL,
+        -- How many requests the last count granted (the batch's first ones): RETURNING shows only new values.
+        last_granted INTEGER NOT NULL DEFAULT 0
       );
       CREATE INDEX rate_windows_day ON rate_windows (day);
 
