@@ -49,7 +49,9 @@ export async function buildApp(runtime: Runtime, options: AppOptions = {}): Prom
     ...(options.logger ? { logger: options.logger } : { loggerInstance: runtime.logger }),
     genReqId: genRequestId,
     bodyLimit: JSON_BODY_LIMIT,
-    trustProxy: false,
+    // Client address, scheme and host come from X-Forwarded-* only when the connection is from a proxy the
+    // operator named (--trust-proxy); anyone else could claim any address and dodge the per-IP limit.
+    trustProxy: runtime.options.trustProxy && runtime.options.trustProxy.length > 0 ? [...runtime.options.trustProxy] : false,
     return503OnClosing: true,
     // Ids are at most ~80 chars; longer path params answer 414 in the error envelope.
     routerOptions: { maxParamLength: 500 },

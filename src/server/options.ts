@@ -25,6 +25,11 @@ export interface ServerOptions {
   audioStore?: string;
   /** Endpoint of an S3-compatible store (`--s3-endpoint`); none: AWS's own endpoint for the region. */
   s3Endpoint?: string;
+  /**
+   * Addresses or CIDR ranges of reverse proxies (`--trust-proxy`): from them, X-Forwarded-For/-Proto/-Host
+   * give the client's address (the per-IP limit), scheme and host (audio URLs). None: headers ignored.
+   */
+  trustProxy?: readonly string[];
   /** Pino log level (default info); `silent` in tests. */
   logLevel: string;
 }

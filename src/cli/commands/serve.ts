@@ -7,6 +7,7 @@ import { DEFAULT_HOST, DEFAULT_PORT } from '../../shared/constants.js';
 import { CliError, usageError } from '../errors.js';
 import { databaseUrlProblem, redactDatabaseUrl } from '../../shared/database-url.js';
 import { s3UrlProblem } from '../../shared/s3-url.js';
+import { parseTrustedProxies } from '../../shared/proxy-addresses.js';
 import type { HandlerContext } from '../context.js';
 import { isAlive, localFiles, logTail, probeHealth, readServerRecord, startDetached, stopLocal, wasAutostarted } from '../local-server.js';
 import { outputFor } from '../session.js';
@@ -23,6 +24,7 @@ interface ServeFlags {
   workers?: number;
   audioStore?: string;
   s3Endpoint?: string;
+  trustProxy?: string;
   logLevel: string;
 }
 
@@ -52,12 +54,19 @@ export function resolveServeOptions(flags: ServeFlags, env: NodeJS.ProcessEnv = 
     if (problem) throw usageError(problem);
   }
   if (flags.s3Endpoint !== undefined && flags.audioStore === undefined) throw usageError('--s3-endpoint needs --audio-store s3://bucket/prefix');
+  let trustProxy: string[] | undefined;
+  if (flags.trustProxy !== undefined) {
+    const parsed = parseTrustedProxies(flags.trustProxy);
+    if ('problem' in parsed) throw usageError(parsed.problem);
+    trustProxy = parsed.proxies;
+  }
   return {
     dataDir: resolveDataDir(flags.dataDir, env),
     ...(databaseUrl ? { databaseUrl } : {}),
     ...(flags.workers !== undefined ? { ttsWorkers: flags.workers } : {}),
     ...(flags.audioStore ? { audioStore: flags.audioStore } : {}),
     ...(flags.s3Endpoint ? { s3Endpoint: flags.s3Endpoint } : {}),
+    ...(trustProxy ? { trustProxy } : {}),
     host,
     port,
     publicUrl: flags.publicUrl,
@@ -83,6 +92,7 @@ export function registerServe(program: Command, ctx: HandlerContext): void {
     .option('--workers <n>', 'engine worker threads (default: CPU count; 0 = API-only, claims no queued work)', intOption('--workers', 0, 256))
     .option('--audio-store <url>', 'with --database-url: keep audio in s3://bucket/prefix (AWS_* variables) instead of the database')
     .option('--s3-endpoint <url>', 'endpoint of an S3-compatible store for --audio-store')
+    .option('--trust-proxy <addresses>', 'reverse proxies (IPs or CIDRs, comma-separated) whose X-Forwarded-For/-Proto/-Host to believe')
     .option('-d, --detach', 'start in the background (log in {data dir}/serve.log) and return')
     // How a detached start hands over VOXCTL_BOOTSTRAP_KEY without putting it in the child's environment.
     .addOption(new Option('--bootstrap-key-stdin', 'read the bootstrap key from stdin').hideHelp())
@@ -239,6 +249,7 @@ function serveArgs(flags: ServeFlags): string[] {
     ...(flags.workers !== undefined ? ['--workers', String(flags.workers)] : []),
     ...(flags.audioStore ? ['--audio-store', flags.audioStore] : []),
     ...(flags.s3Endpoint ? ['--s3-endpoint', flags.s3Endpoint] : []),
+    ...(flags.trustProxy ? ['--trust-proxy', flags.trustProxy] : []),
     '--log-level',
     flags.logLevel,
   ];
