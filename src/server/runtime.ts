@@ -107,7 +107,7 @@ export async function createRuntime(options: ServerOptions, deps: { clock?: Cloc
   let bootstrap: BootstrapResult | undefined;
   let rateLimiter: RateLimiter;
   let secret: Buffer;
-  let blobs: OpenedBlobStore;
+  let blobs: OpenedBlobStore | undefined;
   try {
     // One secret for every instance of a database, so a URL signed by one verifies at any other.
     secret = shared ? await loadOrCreateSharedSecret(db) : loadOrCreateSecret(options.dataDir);
@@ -122,6 +122,7 @@ export async function createRuntime(options: ServerOptions, deps: { clock?: Cloc
     rateLimiter = shared ? createSharedRateLimiter({ db, clock }) : await createRateLimiter({ db, clock, journalPath: join(options.dataDir, 'requests.journal') });
   } catch (err) {
     for (const c of closers.reverse()) await c();
+    blobs?.close();
     await db.close();
     throw err;
   }

@@ -7,6 +7,7 @@ import { refundStaleReservations } from './reservations.js';
 import type { AudioBlobStore } from '../storage/blobs/index.js';
 import { recoverAudioStore } from './audio-store.js';
 import { pruneRateWindows } from '../storage/repositories/rate-windows.js';
+import { utcDay } from './rate-decision.js';
 
 /** How often an instance on a shared database says it is alive. */
 export const HEARTBEAT_MS = 10_000;
@@ -43,7 +44,7 @@ export async function startInstancePresence(o: { db: Db; clock: Clock; id: strin
     await o.blobs.collectRetired?.(new Date(now().getTime() - RETIRED_GRACE_MS));
     // Listing every blob is the costly step: at start and then hourly.
     if (round++ % 60 === 0) await recoverAudioStore(o.db, o.blobs, { orphansBefore: new Date(now().getTime() - ORPHAN_AGE_MS) });
-    await pruneRateWindows(o.db, new Date(now().getTime() - 86_400_000).toISOString().slice(0, 10));
+    await pruneRateWindows(o.db, utcDay(now().getTime() - 86_400_000));
   };
   const report = (err: unknown) => o.logger.warn({ err }, 'instance upkeep failed (retried later)');
   await sweep().catch(report);

@@ -21,13 +21,16 @@ export interface WindowCounts {
 
 const DAY_MS = 86_400_000;
 
+/** The UTC day (`YYYY-MM-DD`) of an instant: the day window a request counts in. */
+export const utcDay = (nowMs: number): string => new Date(nowMs).toISOString().slice(0, 10);
+
 /**
  * The decision and headers for counts that already include this request when `allowed` (or stand
  * without it when refused). Windows of another minute or day than `nowMs`'s count as empty.
  */
 export function decisionFor(w: WindowCounts, o: { perMinute: number; perDay: number | null; nowMs: number; allowed: boolean }): RateDecision {
   const minute = Math.floor(o.nowMs / 60_000);
-  const today = new Date(o.nowMs).toISOString().slice(0, 10);
+  const today = utcDay(o.nowMs);
   const minuteCount = w.minute === minute ? w.minuteCount : 0;
   const dayCount = w.day === today ? w.dayCount : 0;
   const minuteReset = (minute + 1) * 60;

@@ -3,7 +3,7 @@ import { deleteRequestCountsBefore, loadRequestCount, saveRequestCounts } from '
 import { openRequestJournal } from '../storage/request-journal.js';
 import type { Clock } from '../clock.js';
 import { ANONYMOUS_PER_MINUTE, TIER_LIMITS, type Tier } from './tiers.js';
-import { decisionFor, type RateDecision } from './rate-decision.js';
+import { decisionFor, utcDay, type RateDecision } from './rate-decision.js';
 
 export type { RateDecision };
 
@@ -36,7 +36,6 @@ interface Window {
 }
 
 const DAY_MS = 86_400_000;
-const dayOf = (nowMs: number) => new Date(nowMs).toISOString().slice(0, 10);
 
 /**
  * Counters live in memory (one map lookup per request; Node runs hooks one at a time, so counts are
@@ -74,13 +73,13 @@ export async function createRateLimiter(opts: {
     const minute = Math.floor(nowMs / 60_000);
     let w = windows.get(subject);
     if (!w) {
-      w = { minute, minuteCount: 0, day: dayOf(nowMs), dayCount: 0 };
+      w = { minute, minuteCount: 0, day: utcDay(nowMs), dayCount: 0 };
       windows.set(subject, w);
     }
     if (w.minute !== minute) {
       w.minute = minute;
       w.minuteCount = 0;
-      w.day = dayOf(nowMs);
+      w.day = utcDay(nowMs);
       w.dayCount = 0;
     }
     return w;
@@ -92,7 +91,7 @@ export async function createRateLimiter(opts: {
 
   const loadUserWindow = async (subject: string, nowMs: number): Promise<Window> => {
     const minute = Math.floor(nowMs / 60_000);
-    const day = dayOf(nowMs);
+    const day = utcDay(nowMs);
     const old = windows.get(subject);
     // Yesterday's last counts go to the db now: the next fold empties the journal and saves only today.
     if (old && old.day !== day && dirty.has(subject)) await saveRequestCounts(db, [{ subject, day: old.day, count: old.dayCount }]);
@@ -106,7 +105,7 @@ export async function createRateLimiter(opts: {
     const w = windows.get(subject);
     if (w && w.minute === minute) return w;
     // The day can only change when the minute does: the date string is built once a minute at most.
-    if (w && w.day === dayOf(nowMs)) {
+    if (w && w.day === utcDay(nowMs)) {
       w.minute = minute;
       w.minuteCount = 0;
       return w;
@@ -178,13 +177,13 @@ export async function createRateLimiter(opts: {
   const prune = async (): Promise<void> => {
     const nowMs = clock.now().getTime();
     const minute = Math.floor(nowMs / 60_000);
-    const today = dayOf(nowMs);
+    const today = utcDay(nowMs);
     for (const [subject, w] of windows) {
       if (w.minute < minute && w.day !== today && !dirty.has(subject)) windows.delete(subject);
       // Anonymous windows have no day to keep: forget them once their minute is over.
       else if (subject.startsWith('ip:') && w.minute < minute) windows.delete(subject);
     }
-    await deleteRequestCountsBefore(db, dayOf(nowMs - 2 * DAY_MS));
+    await deleteRequestCountsBefore(db, utcDay(nowMs - 2 * DAY_MS));
   };
 
   const timer = setInterval(() => {
@@ -209,7 +208,7 @@ export async function createRateLimiter(opts: {
     async requestsToday(userId) {
       const nowMs = clock.now().getTime();
       const w = windows.get(userId);
-      const today = dayOf(nowMs);
+      const today = utcDay(nowMs);
       if (w && w.day === today) return w.dayCount;
       return loadRequestCount(db, userId, today);
     },

@@ -3,14 +3,13 @@ import type { Clock } from '../clock.js';
 import { ANONYMOUS_PER_MINUTE, TIER_LIMITS } from './tiers.js';
 import type { RateLimiter } from './rate-limiter.js';
 import { hitRateWindows, peekRateWindow, type RateWindow } from '../storage/repositories/rate-windows.js';
-import { decisionFor, type RateDecision } from './rate-decision.js';
+import { decisionFor, utcDay, type RateDecision } from './rate-decision.js';
 
 /** The limiter of several instances on one PostgreSQL (DESIGN §9.4): counts are committed in the database. */
 export interface SharedRateLimiter extends RateLimiter {
   hitAnonymous(ip: string): Promise<RateDecision>;
 }
 
-const dayOf = (nowMs: number) => new Date(nowMs).toISOString().slice(0, 10);
 
 interface Waiting {
   perMinute: number;
@@ -37,7 +36,7 @@ export function createSharedRateLimiter(opts: { db: Db; clock: Clock }): SharedR
   const flush = async (batch: Map<string, Waiting>): Promise<void> => {
     const nowMs = clock.now().getTime();
     const minute = Math.floor(nowMs / 60_000);
-    const day = dayOf(nowMs);
+    const day = utcDay(nowMs);
     let outcomes;
     try {
       outcomes = await hitRateWindows(
@@ -81,13 +80,13 @@ export function createSharedRateLimiter(opts: { db: Db; clock: Clock }): SharedR
     hitAnonymous: (ip) => hit(`ip:${ip}`, ANONYMOUS_PER_MINUTE, null),
     peekAnonymous(ip) {
       const nowMs = clock.now().getTime();
-      const w = lastSeen.get(`ip:${ip}`) ?? { minute: Math.floor(nowMs / 60_000), minuteCount: 0, day: dayOf(nowMs), dayCount: 0 };
+      const w = lastSeen.get(`ip:${ip}`) ?? { minute: Math.floor(nowMs / 60_000), minuteCount: 0, day: utcDay(nowMs), dayCount: 0 };
       const spent = w.minute === Math.floor(nowMs / 60_000) && w.minuteCount >= ANONYMOUS_PER_MINUTE;
       return decisionFor(w, { perMinute: ANONYMOUS_PER_MINUTE, perDay: null, nowMs, allowed: !spent });
     },
     async requestsToday(userId) {
       const w = await peekRateWindow(db, userId);
-      return w && w.day === dayOf(clock.now().getTime()) ? w.dayCount : 0;
+      return w && w.day === utcDay(clock.now().getTime()) ? w.dayCount : 0;
     },
     async flush() {},
     async close() {

@@ -1,24 +1,16 @@
 import { DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client, S3ServiceException } from '@aws-sdk/client-s3';
 import type { Readable } from 'node:stream';
 import { assertBlobName, assertRange, BlobNotFoundError, isBlobName, type AudioBlobStore, type ByteRange } from './types.js';
+import { parseS3Url as parseLocation, type S3Location } from '../../../shared/s3-url.js';
 
 /** Where `--audio-store s3://bucket/prefix` points. */
-export interface S3Location {
-  bucket: string;
-  /** Key prefix without slashes at either end; '' for the bucket root. */
-  prefix: string;
-}
+export type { S3Location };
 
-// S3's bucket naming rules (3–63 lower-case letters, digits, dots, hyphens; a letter or digit at each end).
-const BUCKET = /^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/;
-
-/** Parses `s3://bucket` or `s3://bucket/prefix/…`; throws on anything else. */
+/** Parses `s3://bucket` or `s3://bucket/prefix/…` with the CLI's rule (src/shared/s3-url.ts); throws on anything else. */
 export function parseS3Url(url: string): S3Location {
-  const match = /^s3:\/\/([^/]+)(?:\/(.*))?$/.exec(url);
-  if (!match || !BUCKET.test(match[1]!)) throw new Error(`Invalid S3 audio store ${JSON.stringify(url)}: expected s3://bucket/prefix`);
-  const prefix = (match[2] ?? '').replace(/^\/+|\/+$/g, '');
-  if (prefix.split('/').some((part) => part === '.' || part === '..')) throw new Error(`Invalid S3 audio store prefix in ${JSON.stringify(url)}`);
-  return { bucket: match[1]!, prefix };
+  const location = parseLocation(url);
+  if (!location) throw new Error(`Invalid S3 audio store ${JSON.stringify(url)}: expected s3://bucket/prefix`);
+  return location;
 }
 
 /** Options of the S3 store. Credentials come from the SDK's default chain (`AWS_*` variables, profiles) unless given. */
