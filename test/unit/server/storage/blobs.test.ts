@@ -95,7 +95,7 @@ const LOCAL_HARNESSES: [string, () => Promise<Harness>][] = [
   [
     'database (SQLite)',
     async () => {
-      const db = openSqliteDatabase(join(tempDir(), 'voxctl.db'));
+      const db = await openSqliteDatabase(join(tempDir(), 'voxctl.db'));
       return databaseHarness(db, () => db.close());
     },
   ],
@@ -272,7 +272,7 @@ if (testBackend() !== 'postgres') {
 describe('database blob store on SQLite', () => {
   let db: Db;
   beforeEach(async () => {
-    db = openSqliteDatabase(join(tempDir(), 'voxctl.db'));
+    db = await openSqliteDatabase(join(tempDir(), 'voxctl.db'));
     await db.exec(audioBlobTablesDdl('sqlite'));
   });
   afterEach(async () => {
@@ -506,7 +506,7 @@ describe('fake S3 strictness (requests the SDK would never send)', () => {
 describe('openAudioBlobStore picks the store from --audio-store and the dialect', () => {
   it('SQLite: filesystem by default, database or S3 on request; bad combinations are refused', async () => {
     const dataDir = tempDir();
-    const db = openSqliteDatabase(join(dataDir, 'voxctl.db'));
+    const db = await openSqliteDatabase(join(dataDir, 'voxctl.db'));
     try {
       const kinds: string[] = [];
       for (const audioStore of [undefined, 'filesystem', 'database', 's3://voxctl-audio/x']) {
