@@ -11,7 +11,7 @@ import type { FinalizeHandler, FinalizeHandlerArguments } from '@smithy/types';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { openSqliteDatabase } from '../../../../src/server/storage/db.js';
 import type { Db } from '../../../../src/server/storage/sql/types.js';
-import { audioBlobTablesDdl, BLOB_CHUNK_SIZE, createDatabaseBlobStore } from '../../../../src/server/storage/blobs/database.js';
+import { BLOB_CHUNK_SIZE, createDatabaseBlobStore } from '../../../../src/server/storage/blobs/database.js';
 import { createFilesystemBlobStore, TEMP_PREFIX } from '../../../../src/server/storage/blobs/filesystem.js';
 import { createS3BlobStore, parseS3Url, type S3BlobStore } from '../../../../src/server/storage/blobs/s3.js';
 import { BlobNotFoundError, type AudioBlobStore } from '../../../../src/server/storage/blobs/types.js';
@@ -37,12 +37,8 @@ interface Harness {
   close(): Promise<void>;
 }
 
-/**
- * The database store over any `Db`: the lead adds PostgreSQL to HARNESSES with this and a `Db` opened on
- * the test server (`audioBlobTablesDdl('postgres')` creates the tables until the migrations do).
- */
-export async function databaseHarness(db: Db, closeDb: () => Promise<void>): Promise<Harness> {
-  await db.exec(audioBlobTablesDdl(db.dialect));
+/** The database store over a migrated `Db` of either dialect (the migrations own its tables). */
+export function databaseHarness(db: Db, closeDb: () => Promise<void>): Harness {
   return {
     store: createDatabaseBlobStore(db),
     backdate: async (name, when) => {
@@ -273,7 +269,6 @@ describe('database blob store on SQLite', () => {
   let db: Db;
   beforeEach(async () => {
     db = await openSqliteDatabase(join(tempDir(), 'voxctl.db'));
-    await db.exec(audioBlobTablesDdl('sqlite'));
   });
   afterEach(async () => {
     await db.close();
