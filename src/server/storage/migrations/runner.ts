@@ -93,12 +93,15 @@ export async function migrateSchema(db: Db, now: () => Date = () => new Date()):
       { isolation: 'read committed' },
     );
   }
-  return inspectSchema(db);
+  return statusOf(db, known);
 }
 
 /** Reads what is applied and what is pending, changing nothing (`voxctl admin schema`). */
 export async function inspectSchema(db: Db): Promise<SchemaStatus> {
-  const known = await knownMigrations(db.dialect);
+  return statusOf(db, await knownMigrations(db.dialect));
+}
+
+async function statusOf(db: Db, known: KnownMigration[]): Promise<SchemaStatus> {
   const state = await readState(db, known);
   const byVersion = new Map(known.map((m) => [m.version, m]));
   const applied = [...state.applied.values()]
