@@ -26,6 +26,7 @@ const zone = (files, { patterns = [], sqlite = true, allowTypeImports = false, i
 const CLI_SERVER_ENTRIES = {
   'src/cli/commands/serve.ts': ['../../server/start.js'],
   'src/cli/commands/admin.ts': ['../../server/admin.js'],
+  'src/cli/commands/admin-schema.ts': ['../../server/admin.js'],
 };
 const escape = (s) => s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
 const lazyServerImport = (allowed = []) => ({

@@ -96,7 +96,7 @@ try {
   {
     const { openSqliteDatabase } = await import('../dist/server/storage/db.js');
     const { createUserWithKey } = await import('../dist/server/services/users.js');
-    const db = openSqliteDatabase(join(dataDir, 'voxctl.db'));
+    const db = await openSqliteDatabase(join(dataDir, 'voxctl.db'));
     // 1,000 accounts × 1,000 requests a minute: more than this machine can send, so no request meets a 429.
     await db.transaction(async () => {
       for (let k = 0; k < 1000; k++) keys.push((await createUserWithKey(db, { email: `bench${k}@example.com`, tier: 'enterprise', now: new Date() })).key.key);

@@ -5,4 +5,4 @@
  * way into src/server (eslint.config.js).
  */
 export { createUserWithKey, validateNewUser } from './services/users.js';
-export { openDatabase, openSqliteDatabase } from './storage/db.js';
+export { openDatabase, openSqliteDatabase, inspectDatabaseSchema, migrateDatabase } from './storage/db.js';

@@ -1,7 +1,7 @@
 import pg from 'pg';
 import type { TestProject } from 'vitest/node';
 import { databaseUrl, startPostgresCluster, type PostgresCluster } from '../helpers/postgres-cluster.js';
-import { migratePostgres } from '../../src/server/storage/migrations/postgres/index.js';
+import { migratePostgres } from '../../src/server/storage/migrations/migrate-postgres.js';
 
 const TEMPLATE = 'voxctl_template';
 

@@ -7,6 +7,7 @@ import { CliError, usageError } from '../errors.js';
 import { DomainError } from '../../shared/errors.js';
 import { createEnv, type CliEnv } from '../env.js';
 import { databaseUrlProblem } from '../../shared/database-url.js';
+import { registerSchemaCommands } from './admin-schema.js';
 
 /** What the admin commands use of the handler context. */
 export interface AdminContext {
@@ -78,4 +79,5 @@ export function registerAdmin(program: Command, ctx: AdminContext = { env: creat
       `\nTiers: ${TIERS.join(', ')}.\n\nExamples:\n  $ voxctl admin users create --email ada@example.com --name Ada --tier pro\n  $ KEY=$(voxctl admin users create --email ci@example.com --data-dir /srv/voxctl)\n  $ VOXCTL_DATABASE_URL=postgres://voxctl@db/voxctl voxctl admin users create --email team@example.com --tier pro`,
     )
     .action(async (flags: CreateFlags) => createUserCommand(flags, ctx));
+  registerSchemaCommands(admin, ctx);
 }

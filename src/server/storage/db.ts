@@ -1,16 +1,30 @@
-import { migrate } from './migrations/index.js';
+import { existsSync } from 'node:fs';
+import { inspectSchema, migrateSchema, MigrationChangedError, unmigratedStatus, type SchemaStatus } from './migrations/runner.js';
 import { loadSqliteDriver } from './sqlite-driver.js';
 import { makeDatabaseFilesPrivate } from './private-files.js';
 import { createSqliteDb } from './sql/sqlite.js';
 import type { Db } from './sql/types.js';
 import { createPostgresDb } from './sql/postgres.js';
-import { migratePostgres } from './migrations/postgres/index.js';
+import { migratePostgres } from './migrations/migrate-postgres.js';
 import { redactDatabaseUrl } from '../../shared/database-url.js';
 
 export type { Db, Queryable, Dialect, SqlParam, SqlParams } from './sql/types.js';
+export type { SchemaStatus, AppliedMigration } from './migrations/runner.js';
+export { MigrationChangedError } from './migrations/runner.js';
 
 /** Opens (or creates) the SQLite file with the pragmas the service relies on, migrates it, and wraps it in the seam. */
-export function openSqliteDatabase(file: string): Db {
+export async function openSqliteDatabase(file: string): Promise<Db> {
+  const db = openSqliteFile(file);
+  try {
+    await migrateSchema(db);
+  } catch (err) {
+    await db.close();
+    throw err;
+  }
+  return db;
+}
+
+function openSqliteFile(file: string): Db {
   makeDatabaseFilesPrivate(file);
   const Driver = loadSqliteDriver();
   const raw = new Driver(file);
@@ -19,12 +33,6 @@ export function openSqliteDatabase(file: string): Db {
   raw.pragma('synchronous = NORMAL');
   raw.pragma('foreign_keys = ON');
   raw.pragma('busy_timeout = 5000');
-  try {
-    migrate(raw);
-  } catch (err) {
-    raw.close();
-    throw err;
-  }
   return createSqliteDb(raw);
 }
 
@@ -40,9 +48,51 @@ export async function openDatabase(target: DatabaseTarget): Promise<Db> {
   try {
     await migratePostgres(target.url);
   } catch (err) {
+    // Said as DESIGN §14.1 words it, whatever the database.
+    if (err instanceof MigrationChangedError) throw err;
     throw new Error(`PostgreSQL at ${redactDatabaseUrl(target.url)}: ${maskPassword(err, target.url)}`, { cause: err });
   }
   return createPostgresDb({ connectionString: target.url, ...(target.onIdleError ? { onIdleError: target.onIdleError } : {}) });
+}
+
+/** What `voxctl admin schema` shows: applied and pending migrations, read without changing anything. */
+export async function inspectDatabaseSchema(target: DatabaseTarget): Promise<SchemaStatus> {
+  if ('file' in target) {
+    // No database yet: everything is pending (and the file is not created by looking).
+    if (!existsSync(target.file)) return unmigratedStatus('sqlite');
+    const db = openSqliteFile(target.file);
+    try {
+      return await inspectSchema(db);
+    } finally {
+      await db.close();
+    }
+  }
+  const db = createPostgresDb({ connectionString: target.url, max: 1 });
+  try {
+    return await inspectSchema(db);
+  } catch (err) {
+    throw new Error(`PostgreSQL at ${redactDatabaseUrl(target.url)}: ${maskPassword(err, target.url)}`, { cause: err });
+  } finally {
+    await db.close();
+  }
+}
+
+/** `voxctl admin migrate`: applies the pending migrations without starting a server; resolves to the new status. */
+export async function migrateDatabase(target: DatabaseTarget): Promise<SchemaStatus> {
+  if ('file' in target) {
+    const db = openSqliteFile(target.file);
+    try {
+      return await migrateSchema(db);
+    } finally {
+      await db.close();
+    }
+  }
+  try {
+    return await migratePostgres(target.url);
+  } catch (err) {
+    if (err instanceof MigrationChangedError) throw err;
+    throw new Error(`PostgreSQL at ${redactDatabaseUrl(target.url)}: ${maskPassword(err, target.url)}`, { cause: err });
+  }
 }
 
 function maskPassword(err: unknown, url: string): string {

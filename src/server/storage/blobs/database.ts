@@ -1,39 +1,15 @@
 import { randomBytes } from 'node:crypto';
 import { Readable } from 'node:stream';
-import type { Db, Dialect } from '../sql/types.js';
+import type { Db } from '../sql/types.js';
 import { assertBlobName, assertRange, BlobNotFoundError, type AudioBlobStore, type ByteRange } from './types.js';
 
 /** Bytes per stored chunk: a range read fetches only the chunks it touches. */
 export const BLOB_CHUNK_SIZE = 256 * 1024;
 
-/**
- * The tables of the database store, per dialect (the migrations own them; tests create them from here).
- * `audio_blobs` names the current version of each blob; its bytes are `audio_blob_chunks` rows of that
- * version's random `blob_id`. A replacement writes a new version and drops the old one in one
- * transaction, so a reader that found a version never mixes its chunks with another's.
- */
-export function audioBlobTablesDdl(dialect: Dialect): string {
-  const bytes = dialect === 'postgres' ? 'BYTEA' : 'BLOB';
-  const size = dialect === 'postgres' ? 'BIGINT' : 'INTEGER';
-  return `
-CREATE TABLE IF NOT EXISTS audio_blobs (
-  name TEXT PRIMARY KEY,
-  blob_id TEXT NOT NULL UNIQUE,
-  size ${size} NOT NULL,
-  created_at TEXT NOT NULL
-);
-CREATE INDEX IF NOT EXISTS audio_blobs_created_at ON audio_blobs (created_at);
-CREATE TABLE IF NOT EXISTS audio_blob_retired (
-  blob_id TEXT PRIMARY KEY,
-  retired_at TEXT NOT NULL
-);
-CREATE TABLE IF NOT EXISTS audio_blob_chunks (
-  blob_id TEXT NOT NULL,
-  seq INTEGER NOT NULL,
-  data ${bytes} NOT NULL,
-  PRIMARY KEY (blob_id, seq)
-);`;
-}
+// The tables (audio_blobs, audio_blob_chunks, audio_blob_retired) belong to the migrations of both
+// dialects. `audio_blobs` names the current version of each blob; its bytes are `audio_blob_chunks` rows
+// of that version's random `blob_id`. A replacement writes a new version and drops the old one in one
+// transaction, so a reader that found a version never mixes its chunks with another's.
 
 interface Head {
   blob_id: string;

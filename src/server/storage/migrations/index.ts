@@ -8,12 +8,16 @@ import { m005Evaluations } from './005-evaluations.js';
 import { m006Leases } from './006-leases.js';
 import { newerSchemaError } from './schema-version.js';
 
-/** Every migration in order; the position + 1 is its version (tracked by PRAGMA user_version). */
+/**
+ * The legacy SQLite migrations, written as code; the position + 1 is the version (PRAGMA user_version).
+ * Closed: later migrations are SQL text in ./next/, and the service applies both through ./runner.ts.
+ */
 export const migrations: Migration[] = [m001Core, m002Speakers, m003Audio, m004SessionsReservations, m005Evaluations, m006Leases];
 
 /**
- * Applies the migrations newer than the database's `user_version`, each in its own transaction, and
- * refuses a database a newer voxctl has migrated (its schema may hold rows this version would corrupt).
+ * Applies the legacy migrations newer than `user_version` to a raw handle, synchronously, each in its own
+ * transaction — for tests of one legacy migration on a raw better-sqlite3 handle. The service migrates
+ * through runner.ts (checksums, the next/ migrations); refuses a database a newer voxctl has migrated.
  */
 export function migrate(db: Database.Database): void {
   const current = db.pragma('user_version', { simple: true }) as number;

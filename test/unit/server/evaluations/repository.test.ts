@@ -26,9 +26,9 @@ const NOW = '2026-01-02T03:04:05.000Z';
 describe('evaluation repository', () => {
   let dir: string;
   let db: Db;
-  beforeEach(() => {
+  beforeEach(async () => {
     dir = mkdtempSync(join(tmpdir(), 'voxctl-evalrepo-'));
-    db = openSqliteDatabase(join(dir, 'voxctl.db'));
+    db = await openSqliteDatabase(join(dir, 'voxctl.db'));
   });
   afterEach(async () => {
     await db.close();

@@ -29,7 +29,7 @@ describe('job runner over the SQLite queue (real engines)', () => {
   afterAll(async () => pool.close());
   beforeEach(async () => {
     dir = mkdtempSync(join(tmpdir(), 'voxctl-runner-'));
-    db = openSqliteDatabase(join(dir, 'voxctl.db'));
+    db = await openSqliteDatabase(join(dir, 'voxctl.db'));
     userId = (await createUserWithKey(db, { email: 'runner@example.com', tier: 'pro', now: new Date() })).user.id;
     speaker = await fliteSpeaker(db);
   });

@@ -22,7 +22,7 @@ const now = new Date('2030-01-01T00:00:00Z');
 const resolved: string[] = [];
 
 beforeAll(async () => {
-  db = openSqliteDatabase(join(dataDir, 'voxctl.db'));
+  db = await openSqliteDatabase(join(dataDir, 'voxctl.db'));
   server = createServer((req, res) => {
     if (req.url === '/small') return res.end(Buffer.alloc(1000, 1));
     if (req.url === '/big') return res.writeHead(200, { 'content-length': String(5000) }).end(Buffer.alloc(5000));

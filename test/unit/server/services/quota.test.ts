@@ -80,7 +80,7 @@ describe('quota under 20 concurrent reservations from separate connections', () 
 
   it('never overshoots: exactly the reservations that fit succeed', async () => {
     const file = join(dir, 'voxctl.db');
-    const db = openSqliteDatabase(file);
+    const db = await openSqliteDatabase(file);
     const { user } = await createUserWithKey(db, { email: 'a@b.c', tier: 'free', now: new Date() });
     await db.close();
     // Each worker thread owns a connection and runs the real service, built to dist/ (workers cannot load .ts).
@@ -124,7 +124,7 @@ describe('quota under 20 concurrent reservations from separate connections', () 
     const outcomes = await Promise.all(results);
     expect(outcomes.filter((o) => o === 'ok')).toHaveLength(14);
     expect(outcomes.filter((o) => o === '429')).toHaveLength(6);
-    const check = openSqliteDatabase(file);
+    const check = await openSqliteDatabase(file);
     expect((await getUsage(check, { userId: user.id, now: new Date(), requestsToday: 0 })).characters_used).toBe(9_800);
     await check.close();
   });

@@ -8,7 +8,7 @@ import { refundStaleReservations, releaseReservation, reserveDurably, settleRese
 describe('durable character reservations', () => {
   const now = new Date('2025-03-10T12:00:00Z');
   const setup = async () => {
-    const db = openSqliteDatabase(':memory:');
+    const db = await openSqliteDatabase(':memory:');
     const a = (await createUserWithKey(db, { email: 'a@example.com', tier: 'free', now })).user.id;
     const b = (await createUserWithKey(db, { email: 'b@example.com', tier: 'free', now })).user.id;
     return { db, a, b, used: (id: string) => getCharactersUsed(db, id, '2025-03-01') };

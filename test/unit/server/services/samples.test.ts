@@ -14,9 +14,9 @@ describe('speaker samples in each catalogue language (real engines)', () => {
   let dir: string;
   let db: Db;
   let pool: TtsPool;
-  beforeAll(() => {
+  beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'voxctl-samples-'));
-    db = openSqliteDatabase(join(dir, 'voxctl.db'));
+    db = await openSqliteDatabase(join(dir, 'voxctl.db'));
     pool = createTtsPool({ size: 2 });
   });
   afterAll(async () => {

@@ -11,7 +11,7 @@ import type { FinalizeHandler, FinalizeHandlerArguments } from '@smithy/types';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { openSqliteDatabase } from '../../../../src/server/storage/db.js';
 import type { Db } from '../../../../src/server/storage/sql/types.js';
-import { audioBlobTablesDdl, BLOB_CHUNK_SIZE, createDatabaseBlobStore } from '../../../../src/server/storage/blobs/database.js';
+import { BLOB_CHUNK_SIZE, createDatabaseBlobStore } from '../../../../src/server/storage/blobs/database.js';
 import { createFilesystemBlobStore, TEMP_PREFIX } from '../../../../src/server/storage/blobs/filesystem.js';
 import { createS3BlobStore, parseS3Url, type S3BlobStore } from '../../../../src/server/storage/blobs/s3.js';
 import { BlobNotFoundError, type AudioBlobStore } from '../../../../src/server/storage/blobs/types.js';
@@ -37,12 +37,8 @@ interface Harness {
   close(): Promise<void>;
 }
 
-/**
- * The database store over any `Db`: the lead adds PostgreSQL to HARNESSES with this and a `Db` opened on
- * the test server (`audioBlobTablesDdl('postgres')` creates the tables until the migrations do).
- */
-export async function databaseHarness(db: Db, closeDb: () => Promise<void>): Promise<Harness> {
-  await db.exec(audioBlobTablesDdl(db.dialect));
+/** The database store over a migrated `Db` of either dialect (the migrations own its tables). */
+export function databaseHarness(db: Db, closeDb: () => Promise<void>): Harness {
   return {
     store: createDatabaseBlobStore(db),
     backdate: async (name, when) => {
@@ -95,7 +91,7 @@ const LOCAL_HARNESSES: [string, () => Promise<Harness>][] = [
   [
     'database (SQLite)',
     async () => {
-      const db = openSqliteDatabase(join(tempDir(), 'voxctl.db'));
+      const db = await openSqliteDatabase(join(tempDir(), 'voxctl.db'));
       return databaseHarness(db, () => db.close());
     },
   ],
@@ -272,8 +268,7 @@ if (testBackend() !== 'postgres') {
 describe('database blob store on SQLite', () => {
   let db: Db;
   beforeEach(async () => {
-    db = openSqliteDatabase(join(tempDir(), 'voxctl.db'));
-    await db.exec(audioBlobTablesDdl('sqlite'));
+    db = await openSqliteDatabase(join(tempDir(), 'voxctl.db'));
   });
   afterEach(async () => {
     await db.close();
@@ -506,7 +501,7 @@ describe('fake S3 strictness (requests the SDK would never send)', () => {
 describe('openAudioBlobStore picks the store from --audio-store and the dialect', () => {
   it('SQLite: filesystem by default, database or S3 on request; bad combinations are refused', async () => {
     const dataDir = tempDir();
-    const db = openSqliteDatabase(join(dataDir, 'voxctl.db'));
+    const db = await openSqliteDatabase(join(dataDir, 'voxctl.db'));
     try {
       const kinds: string[] = [];
       for (const audioStore of [undefined, 'filesystem', 'database', 's3://voxctl-audio/x']) {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { coreDb } from '../../../helpers/core-db.js';
 import { openSqliteDatabase, type SqlParam } from '../../../../src/server/storage/db.js';
-import { migrations } from '../../../../src/server/storage/migrations/index.js';
+import { knownMigrations } from '../../../../src/server/storage/migrations/known.js';
 import { insertUser, USER_BY_EMAIL_SQL } from '../../../../src/server/storage/repositories/users.js';
 import { API_KEY_SQL } from '../../../../src/server/storage/repositories/api-keys.js';
 import { CHARACTERS_USED_SQL } from '../../../../src/server/storage/repositories/usage.js';
@@ -12,8 +12,8 @@ const plan = async (db: ReturnType<typeof coreDb>, sql: string, ...args: SqlPara
 
 describe('migration 001-core', () => {
   it('migrates an in-memory database to the last version', async () => {
-    const db = openSqliteDatabase(':memory:');
-    expect(await db.value('PRAGMA user_version')).toBe(migrations.length);
+    const db = await openSqliteDatabase(':memory:');
+    expect(await db.value('PRAGMA user_version')).toBe((await knownMigrations('sqlite')).length);
     const tables = await db.column<string>("SELECT name FROM sqlite_master WHERE type = 'table'");
     expect(tables).toEqual(expect.arrayContaining(['users', 'api_keys', 'usage_periods', 'request_counters']));
     await db.close();

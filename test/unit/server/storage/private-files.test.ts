@@ -23,7 +23,7 @@ describe('database files are owner-only (0600)', () => {
     const file = join(tempDir(), 'voxctl.db');
     const previous = process.umask(0o022);
     try {
-      const db = openSqliteDatabase(file);
+      const db = await openSqliteDatabase(file);
       dbs.push(db);
       await db.exec('CREATE TABLE t (x)');
       await db.run('INSERT INTO t VALUES (1)');
@@ -35,18 +35,18 @@ describe('database files are owner-only (0600)', () => {
 
   it('tightens a database an earlier version left 0644', async () => {
     const file = join(tempDir(), 'voxctl.db');
-    dbs.push(openSqliteDatabase(file));
+    dbs.push(await openSqliteDatabase(file));
     await dbs.pop()!.close();
     chmodSync(file, 0o644);
     writeFileSync(`${file}-wal`, '', { mode: 0o644 });
     chmodSync(`${file}-wal`, 0o644);
-    dbs.push(openSqliteDatabase(file));
+    dbs.push(await openSqliteDatabase(file));
     expect(mode(file).toString(8)).toBe('600');
     expect(mode(`${file}-wal`).toString(8)).toBe('600');
   });
 
   it('leaves in-memory databases alone', async () => {
-    const db = openSqliteDatabase(':memory:');
+    const db = await openSqliteDatabase(':memory:');
     dbs.push(db);
     expect(await db.get('SELECT 1 AS one')).toEqual({ one: 1 });
   });

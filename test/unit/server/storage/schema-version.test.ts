@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openSqliteDatabase } from '../../../../src/server/storage/db.js';
-import { migrations } from '../../../../src/server/storage/migrations/index.js';
+import { knownMigrations } from '../../../../src/server/storage/migrations/known.js';
 import { loadSqliteDriver } from '../../../../src/server/storage/sqlite-driver.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'voxctl-schema-'));
@@ -15,10 +15,10 @@ describe('a SQLite schema newer than this voxctl (DESIGN §9.5)', () => {
     await (await openSqliteDatabase(file)).close();
     const Driver = loadSqliteDriver();
     const raw = new Driver(file);
-    const known = migrations.length;
+    const known = (await knownMigrations('sqlite')).length;
     raw.pragma(`user_version = ${known + 3}`);
     raw.close();
-    expect(() => openSqliteDatabase(file)).toThrow(
+    await expect(openSqliteDatabase(file)).rejects.toThrow(
       `Database schema version ${known + 3} is newer than this voxctl knows (${known}); upgrade voxctl or use another database`,
     );
     const after = new Driver(file, { readonly: true });

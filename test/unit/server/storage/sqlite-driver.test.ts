@@ -58,7 +58,7 @@ describe('loadSqliteDriver on this Node', () => {
   });
 
   it('never loads the other build, even after the service opened a database', async () => {
-    await openSqliteDatabase(join(dir, 'seam.db')).close();
+    await (await openSqliteDatabase(join(dir, 'seam.db'))).close();
     const otherDir = packageDir(other);
     const loaded = Object.keys(require.cache).filter((file) => otherDir !== undefined && file.startsWith(otherDir + '/'));
     expect(loaded).toEqual([]);
@@ -66,11 +66,11 @@ describe('loadSqliteDriver on this Node', () => {
 
   it('opens, writes, closes and reopens a database file', async () => {
     const file = join(dir, 'reopen.db');
-    const db = openSqliteDatabase(file);
+    const db = await openSqliteDatabase(file);
     await db.exec('CREATE TABLE notes (body TEXT NOT NULL)');
     await db.run('INSERT INTO notes (body) VALUES (?)', ['kept across a reopen']);
     await db.close();
-    const again = openSqliteDatabase(file);
+    const again = await openSqliteDatabase(file);
     expect(await again.all('SELECT body FROM notes')).toEqual([{ body: 'kept across a reopen' }]);
     expect(await again.value('PRAGMA journal_mode')).toBe('wal');
     await again.close();
@@ -86,11 +86,11 @@ describe('a process that uses the built storage seam', () => {
     const file = join(dir, 'child.db');
     const script = `
       const { openSqliteDatabase } = await import(${JSON.stringify(dbUrl.href)});
-      let db = openSqliteDatabase(${JSON.stringify(file)});
+      let db = await openSqliteDatabase(${JSON.stringify(file)});
       await db.exec('CREATE TABLE t (n INTEGER)');
       for (let n = 0; n < 500; n++) await db.run('INSERT INTO t (n) VALUES (?)', [n]);
       await db.close();
-      db = openSqliteDatabase(${JSON.stringify(file)});
+      db = await openSqliteDatabase(${JSON.stringify(file)});
       for (let n = 0; n < 500; n++) await db.get('SELECT n FROM t WHERE n = ?', [n]);
       console.log(await db.value('SELECT count(*) AS c FROM t'));
       await db.close();

@@ -1,0 +1,38 @@
+import type { Dialect } from '../sql/types.js';
+
+/**
+ * The checksum of every published migration, per dialect and version (DESIGN §14.1). A test compares
+ * the code with this list, so editing a published migration fails CI; a new migration adds its line here.
+ */
+export const PUBLISHED_CHECKSUMS: Readonly<Record<Dialect, Readonly<Record<number, string>>>> = {
+  sqlite: {
+    1: 'a2fb632f1223300c6f2dd6c0f02d1790b45bcbd18903f319f0c26c7d6fb7ceeb', // core
+    2: 'ae24885d7de98b0aa6a4faa1ba2e31c77f2864e79df04eb926412b42ca5ffb0f', // speakers-billing
+    3: 'f13f65cda5838e99fb9a8cc613667c731fc19c68d36f02f02b5871fe0485a009', // audio-jobs
+    4: '05577984f53a3a84b4f4deedb5da52ad62480d51dcf335d6ee176d30820178b3', // sessions-reservations
+    5: '3afd8faa8d5a58d11091ddd5500eeacdd1bf93f45fb93772d0fd1eb0c6a0d3e5', // evaluations
+    6: '5b2ffdd8d5184bc331c70ce5445060950108ff3f3f98f3196328f1837cc85cf9', // leases
+    7: 'c769be18b1962be9e38ced24828f744102fdc40508b762d9661ee0981dbad80a', // schema-repair
+  },
+  postgres: {
+    1: '37117d1e912be5b9309072eaa114dfdb292a3a474df4873549b68a5f44686c20', // initial
+    2: 'ccea9de2d70428774e829cc87b4e1d595aa4d663434d5b3d7b7b1e0f9e8aa939', // scale-out
+    3: 'a943075fcbd9c7eb57de520e593ee09b2c2c8d0cc03c203ff454faa977bb561d', // schema-repair
+  },
+};
+
+/**
+ * Earlier texts of legacy migrations, edited in place after they were published and before checksums
+ * were recorded; a database that recorded one of them upgrades instead of being refused. PostgreSQL 2
+ * (scale-out) as of 229f8ec, 21aa4a4 and 43e9102 (test/fixtures/old-schemas/ holds each text).
+ */
+export const HISTORICAL_CHECKSUMS: Readonly<Record<Dialect, Readonly<Record<number, readonly string[]>>>> = {
+  sqlite: {},
+  postgres: {
+    2: [
+      'ea8ed4ee517bbc9d3db112cb201cc73b4410cb9d6663e6a0e4c6d4a9869a13a8', // 229f8ec: no audio blobs, cache epoch or last_granted
+      '5cd854f4f1fea4df06a294bec71206a2c8a6b3bbbb5d8680a089bbbd6e1e5a76', // 21aa4a4: + audio blob tables (docs/deploy.md was published with it)
+      'ec9a75622b17a46aa9fefcefa6a1f9979b503ddf79c3b977bc5c770040040a50', // 43e9102: + cache_epoch and its triggers
+    ],
+  },
+};

@@ -1,0 +1,12 @@
+import type { SqlMigration } from './types.js';
+import { schemaRepairMigration } from './a-schema-repair.js';
+
+export type { SqlMigration } from './types.js';
+
+/**
+ * The migrations of the one-file-per-version format, in order, applied after each dialect's legacy ones:
+ * on SQLite the migration at position p (from 1) is version 6 + p, on PostgreSQL 2 + p (DESIGN §9.5:
+ * numbered per dialect). Adding one is one entry at the end (plus its import and its checksum in
+ * ../checksums.ts); never reorder, edit or remove a published entry.
+ */
+export const NEXT_MIGRATIONS: readonly SqlMigration[] = [schemaRepairMigration];
