@@ -30,6 +30,11 @@ export interface ServerOptions {
    * give the client's address (the per-IP limit), scheme and host (audio URLs). None: headers ignored.
    */
   trustProxy?: readonly string[];
+  /**
+   * Bearer token that lets a non-loopback caller read `/metrics` (`--metrics-token` / VOXCTL_METRICS_TOKEN);
+   * none: only loopback callers get the metrics, everyone else a 404.
+   */
+  metricsToken?: string;
   /** Pino log level (default info); `silent` in tests. */
   logLevel: string;
 }
