@@ -14,7 +14,9 @@ export const VERSION: string = (
 export const COMMIT: string | null = buildInfoCommit() ?? gitHeadCommit();
 
 function buildInfoCommit(): string | null {
-  const file = new URL('../../dist/build-info.json', import.meta.url);
+  // Beside the built modules (dist/build-info.json from dist/shared/); run from src/ there is none, and the
+  // checkout's HEAD is the truth.
+  const file = new URL('../build-info.json', import.meta.url);
   if (!existsSync(file)) return null;
   try {
     const commit = (JSON.parse(readFileSync(file, 'utf8')) as { commit?: unknown }).commit;
