@@ -35,6 +35,8 @@ export interface ServerOptions {
    * none: only loopback callers get the metrics, everyone else a 404.
    */
   metricsToken?: string;
+  /** The file a detached instance's output goes to (recorded in server.json for `serve status`); none in the foreground. */
+  logFile?: string;
   /** Pino log level (default info); `silent` in tests. */
   logLevel: string;
 }

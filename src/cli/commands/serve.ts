@@ -163,6 +163,8 @@ export function registerServe(program: Command, ctx: HandlerContext): void {
     .action(async (flags: ServeFlags & { detach?: boolean; bootstrapKeyStdin?: boolean }, cmd: Command) => {
       const options = resolveServeOptions(flags, ctx.env.raw());
       if (flags.bootstrapKeyStdin) options.bootstrapKey = (await readStdin(ctx)).trim() || undefined;
+      // A detached start sends this process's output to serve.log; in the foreground there is no log file.
+      if (ctx.env.raw().VOXCTL_SERVE_DETACHED === '1') options.logFile = localFiles(options.dataDir).log;
       if (flags.detach) return detach(ctx, cmd, options);
       const { startServer } = await import('../../server/start.js');
       // Start-up failures (a port in use, an unreachable or newer database, a bad config file) are the
@@ -213,7 +215,8 @@ export function registerServe(program: Command, ctx: HandlerContext): void {
         autostarted: alive ? wasAutostarted(dataDir, rec.pid) : false,
         database: rec?.database ?? null,
         data_dir: dataDir,
-        log: localFiles(dataDir).log,
+        // Records of older versions have no `log`: they were detached or auto-started, so the file is theirs.
+        log: rec === undefined ? null : rec.log === undefined ? localFiles(dataDir).log : rec.log,
       };
       if (out.json) out.printJson(status);
       else if (status.running) {
@@ -224,7 +227,7 @@ export function registerServe(program: Command, ctx: HandlerContext): void {
           ['version', status.version],
           ['database', status.database ?? 'sqlite'],
           ['data_dir', dataDir],
-          ['log', status.log],
+          ['log', status.log ?? 'none (a foreground instance logs to its stdout)'],
         ]);
       } else {
         out.write(`not running${alive ? ` (pid ${rec.pid} does not answer at ${rec.url})` : ''}; data dir ${dataDir}\n`);
