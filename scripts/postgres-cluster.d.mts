@@ -1,6 +1,10 @@
 /** A PostgreSQL server of the test run: its superuser URL (database `postgres`) and how to stop it. */
 export interface PostgresCluster {
   adminUrl: string;
+  /** Stops the server but keeps its data: an outage until `resume()`. */
+  pause(): Promise<void>;
+  /** Starts a paused server again on the same port. */
+  resume(): Promise<void>;
   stop(): Promise<void>;
 }
 /** The exact command that installs the server binaries the tests start (DESIGN §9.7). */

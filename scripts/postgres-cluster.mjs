@@ -73,10 +73,19 @@ export async function startPostgresCluster() {
     `-p ${port}`, `-k ${dir}`, '-c listen_addresses=127.0.0.1', '-c max_connections=300',
     '-c fsync=off', '-c synchronous_commit=off', '-c full_page_writes=off', '-c shared_buffers=64MB',
   ].join(' ');
-  await execa(join(bin, 'pg_ctl'), ['start', '-D', data, '-w', '-t', '60', '-l', join(dir, 'server.log'), '-o', settings], { ...as, env, cwd: dir });
+  const start = () => execa(join(bin, 'pg_ctl'), ['start', '-D', data, '-w', '-t', '60', '-l', join(dir, 'server.log'), '-o', settings], { ...as, env, cwd: dir });
+  await start();
   let stopped = false;
   return {
     adminUrl: `postgres://${user}:${password}@127.0.0.1:${port}/postgres`,
+    // An outage on demand (tests of how the service behaves while its database is away): stop the
+    // server, keep its files, start it again on the same port.
+    async pause() {
+      await execa(join(bin, 'pg_ctl'), ['stop', '-D', data, '-m', 'fast', '-w'], { ...as, env, cwd: dir });
+    },
+    async resume() {
+      await start();
+    },
     async stop() {
       if (stopped) return;
       stopped = true;

@@ -18,6 +18,8 @@ export interface ServerRecord {
   version: string;
   /** `sqlite`, or the shared PostgreSQL's URL with its password masked (DESIGN §9.1). */
   database?: string;
+  /** The log file of a detached instance; null for one in the foreground (its log is its stdout). */
+  log?: string | null;
 }
 
 /** Paths of the files a local service keeps in its data dir (DESIGN §5). */

@@ -1,5 +1,5 @@
 import { Command, CommanderError, Option } from 'commander';
-import { VERSION } from '../shared/version.js';
+import { versionLine } from '../shared/version.js';
 import { ApiRequestError, NetworkError } from '../client/errors.js';
 import { CliError, ExitCode, exitCodeOfService, serviceErrorCode } from './errors.js';
 import { createDefaultContext, type HandlerContext } from './context.js';
@@ -35,7 +35,7 @@ export interface ProgramOptions {
 export function buildProgram(ctx: HandlerContext = createDefaultContext(), options: ProgramOptions = {}): Command {
   const program = new Command('voxctl')
     .description('Test voice synthesis and speech recognition: TTS, batch jobs, datasets, STT vendor comparison.')
-    .version(VERSION, '-V, --version')
+    .version(versionLine(), '-V, --version')
     .showSuggestionAfterError()
     .exitOverride()
     .configureOutput({ writeOut: (s) => ctx.stdout.write(s), writeErr: (s) => (options.json ? undefined : ctx.stderr.write(s)) })

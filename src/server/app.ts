@@ -1,4 +1,6 @@
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import type { Bindings, ChildLoggerOptions } from 'pino';
+import { serializeRequest } from './logger.js';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import swagger from '@fastify/swagger';
 import multipart from '@fastify/multipart';
@@ -12,6 +14,7 @@ import { registerValidation } from './plugins/validation.js';
 import { registerAuthentication, registerAuthorization } from './plugins/auth.js';
 import { rateLimitHeaders, registerRateLimit } from './plugins/rate-limit.js';
 import { registerJsonBody } from './plugins/json-body.js';
+import { registerMetrics } from './plugins/metrics.js';
 import healthRoutes from './routes/health/index.js';
 import speakersRoutes from './routes/speakers/index.js';
 import ttsRoutes from './routes/tts/index.js';
@@ -47,6 +50,13 @@ export interface AppOptions {
 export async function buildApp(runtime: Runtime, options: AppOptions = {}): Promise<FastifyInstance> {
   const app = Fastify({
     ...(options.logger ? { logger: options.logger } : { loggerInstance: runtime.logger }),
+    // Request lines log the URL with a signed URL's `sig` redacted (a test's own logger keeps its serializers).
+    ...(options.logger
+      ? {}
+      : {
+          childLoggerFactory: (logger: FastifyBaseLogger, bindings: Bindings, opts: ChildLoggerOptions) =>
+            logger.child(bindings, { ...opts, serializers: { ...opts.serializers, req: serializeRequest } }),
+        }),
     genReqId: genRequestId,
     bodyLimit: JSON_BODY_LIMIT,
     // Client address, scheme and host come from X-Forwarded-* only when the connection is from a proxy the
@@ -74,6 +84,7 @@ export async function buildApp(runtime: Runtime, options: AppOptions = {}): Prom
   registerRateLimit(app);
   registerAuthorization(app);
   registerJsonBody(app);
+  registerMetrics(app, runtime.metrics, runtime.options.metricsToken);
   app.addSchema(ErrorBody);
 
   await app.register(swagger, {

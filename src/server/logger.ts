@@ -14,3 +14,13 @@ export const loggerOptions = (level: string) => ({
 export function createLogger(level: string): Logger {
   return pino(loggerOptions(level));
 }
+
+/** A URL as logged: the `sig` of a signed URL (valid 24 h, a bearer credential) becomes `[redacted]` (DESIGN §14.5). */
+export function redactSignature(url: string): string {
+  return url.replace(/([?&]sig=)[^&#]*/gi, '$1[redacted]');
+}
+
+/** The request as request lines log it: Fastify's usual fields, the URL with its signature redacted. */
+export function serializeRequest(req: { method: string; url: string; host?: string; ip?: string; socket?: { remotePort?: number } }) {
+  return { method: req.method, url: redactSignature(req.url), host: req.host, remoteAddress: req.ip, remotePort: req.socket?.remotePort };
+}

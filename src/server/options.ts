@@ -30,6 +30,13 @@ export interface ServerOptions {
    * give the client's address (the per-IP limit), scheme and host (audio URLs). None: headers ignored.
    */
   trustProxy?: readonly string[];
+  /**
+   * Bearer token that lets a non-loopback caller read `/metrics` (`--metrics-token` / VOXCTL_METRICS_TOKEN);
+   * none: only loopback callers get the metrics, everyone else a 404.
+   */
+  metricsToken?: string;
+  /** The file a detached instance's output goes to (recorded in server.json for `serve status`); none in the foreground. */
+  logFile?: string;
   /** Pino log level (default info); `silent` in tests. */
   logLevel: string;
 }

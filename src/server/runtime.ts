@@ -27,6 +27,9 @@ import { loadServerConfig, type ServerConfig } from './config.js';
 import { createSttRegistry, sttHealthOf, type SttRegistry } from './engines/stt/registry.js';
 import type { AudioFetchHooks } from './services/audio-fetch.js';
 import { createUrlSigner, type UrlSigner } from './services/audio-urls.js';
+import { createMetrics, type Metrics } from './services/metrics.js';
+import { createDatabaseAvailability, type DatabaseAvailability } from './services/database-availability.js';
+import type { TtsWorkerPool } from './engines/tts/pool.js';
 
 /**
  * The composition root: every long-lived collaborator of the service, built once per server.
@@ -71,6 +74,10 @@ export interface Runtime {
   config: ServerConfig;
   /** STT providers: the nine spec tokens as bound by the config, plus local-sphinx. */
   stt: SttRegistry;
+  /** Prometheus metrics of this instance (`/metrics`, DESIGN §14.4). */
+  metrics: Metrics;
+  /** Tells a lost database from other failures: 503 instead of 500, one log line per outage (§14.3). */
+  database: DatabaseAvailability;
   /** Test seams of the audio_url fetcher (fake DNS, connect redirection); empty in production. */
   audioFetch: AudioFetchHooks;
   /** Registers a cleanup to run on `close()` (in reverse order of registration, before the db closes). */
@@ -158,6 +165,8 @@ export async function createRuntime(options: ServerOptions, deps: { clock?: Cloc
     stt,
     sttHealth: () => sttHealthOf(stt),
     audioFetch: {},
+    metrics: createMetrics({ db, busyWorkers: () => (runtime.tts as Partial<TtsWorkerPool>).stats?.().busy ?? 0 }),
+    database: createDatabaseAvailability({ db, logger }),
     onClose(fn) {
       closers.push(fn);
     },
@@ -168,6 +177,7 @@ export async function createRuntime(options: ServerOptions, deps: { clock?: Cloc
       await db.close();
     },
   };
+  runtime.onClose(() => runtime.database.close());
   // Closers run in reverse: the runners stop (draining their items) while the pool is still up.
   runtime.onClose(() => runtime.jobs.stop());
   try {

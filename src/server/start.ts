@@ -36,7 +36,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const serverFile = join(options.dataDir, 'server.json');
   // Never the password: `serve status` shows what this file says.
   const database = options.databaseUrl ? redactDatabaseUrl(options.databaseUrl) : 'sqlite';
-  writeFileSync(serverFile, JSON.stringify({ pid: process.pid, port, host: options.host, url, version: VERSION, database }, null, 2));
+  writeFileSync(serverFile, JSON.stringify({ pid: process.pid, port, host: options.host, url, version: VERSION, database, log: options.logFile ?? null }, null, 2));
   let closing: Promise<void> | undefined;
   return {
     app,

@@ -75,14 +75,17 @@ describe('voxctl serve on an empty data dir', () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'voxctl-serve-'));
   afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
-  it('creates the pro admin once, prints its key on stderr and writes bootstrap-key 0600', async () => {
+  it('creates the pro admin once, names the bootstrap-key file (0600) in a JSON line, never the key off a terminal', async () => {
     const first = await startServe(dataDir, { env: { VOXCTL_BOOTSTRAP_KEY: '' }, logLevel: 'warn' });
     let key: string;
     try {
-      const m = await first.waitForOutput(/API key \(shown once, also in .*bootstrap-key\): (vox_[A-Za-z0-9_-]{40})\n/);
-      key = m[1]!;
+      await first.waitForOutput(/"event":"bootstrap".*API key written to .*bootstrap-key/);
       const file = join(dataDir, 'bootstrap-key');
-      expect(readFileSync(file, 'utf8').trim()).toBe(key);
+      key = readFileSync(file, 'utf8').trim();
+      expect(key).toMatch(/^vox_[A-Za-z0-9_-]{40}$/);
+      // stderr is a pipe here (a journal, a container log): the key itself is never written there.
+      expect(first.output()).not.toContain(key);
+      for (const line of first.output().trim().split('\n')) expect(() => JSON.parse(line), line).not.toThrow();
       expect(statSync(file).mode & 0o777).toBe(0o600);
       const me = await call({ url: first.url }, 'GET', '/v1/users/me', { key });
       expect(me.body).toMatchObject({ email: 'admin@localhost', subscription_tier: 'pro' });
@@ -104,8 +107,9 @@ describe('voxctl serve on an empty data dir', () => {
     const key = `vox_${'ci'.repeat(20)}`;
     const server = await startServe(dir, { env: { VOXCTL_BOOTSTRAP_KEY: key }, logLevel: 'warn' });
     try {
-      expect((await server.waitForOutput(new RegExp(key)))[0]).toBe(key);
+      await server.waitForOutput(/"event":"bootstrap"/);
       expect((await call({ url: server.url }, 'GET', '/v1/users/me', { key })).status).toBe(200);
+      expect(server.output()).not.toContain(key);
     } finally {
       await server.stop();
       rmSync(dir, { recursive: true, force: true });

@@ -1,4 +1,5 @@
 import { existsSync, statSync } from 'node:fs';
+import { hostname } from 'node:os';
 import type { Command } from 'commander';
 import { Option } from 'commander';
 import { resolveDataDir } from '../../shared/paths.js';
@@ -25,11 +26,62 @@ interface ServeFlags {
   audioStore?: string;
   s3Endpoint?: string;
   trustProxy?: string;
-  logLevel: string;
+  metricsToken?: string;
+  logLevel?: string;
 }
 
-/** Flags > VOXCTL_LISTEN (`host:port`) > defaults; never the client's VOXCTL_BASE_URL (DESIGN §7). */
-export function resolveServeOptions(flags: ServeFlags, env: NodeJS.ProcessEnv = process.env): ServerOptions {
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'silent'] as const;
+
+/**
+ * Each `serve` flag's environment variable (DESIGN §14.6): `VOXCTL_` + the flag in upper snake case, for an
+ * `EnvironmentFile` or a container. `--data-dir` and `--database-url` are read where they always were.
+ */
+export const SERVE_ENV = {
+  host: 'VOXCTL_HOST',
+  port: 'VOXCTL_PORT',
+  config: 'VOXCTL_CONFIG',
+  publicUrl: 'VOXCTL_PUBLIC_URL',
+  allowPrivateAudioUrls: 'VOXCTL_ALLOW_PRIVATE_AUDIO_URLS',
+  workers: 'VOXCTL_WORKERS',
+  audioStore: 'VOXCTL_AUDIO_STORE',
+  s3Endpoint: 'VOXCTL_S3_ENDPOINT',
+  trustProxy: 'VOXCTL_TRUST_PROXY',
+  metricsToken: 'VOXCTL_METRICS_TOKEN',
+  logLevel: 'VOXCTL_LOG_LEVEL',
+} as const satisfies Partial<Record<keyof ServeFlags, string>>;
+
+/** A boolean variable: 1/true/yes or 0/false/no (anything else is a usage error naming the variable). */
+function envBoolean(name: string, value: string): boolean {
+  if (/^(1|true|yes)$/i.test(value)) return true;
+  if (/^(0|false|no)$/i.test(value)) return false;
+  throw usageError(`${name} must be true or false, got '${value}'`);
+}
+
+/** The flags with every unset one taken from its variable (a flag wins over its variable). */
+export function serveFlagsWithEnv(flags: ServeFlags, env: NodeJS.ProcessEnv): ServeFlags {
+  const value = (name: string): string | undefined => (env[name] === undefined || env[name] === '' ? undefined : env[name]);
+  const out: ServeFlags = { ...flags };
+  for (const key of ['host', 'port', 'config', 'publicUrl', 'audioStore', 's3Endpoint', 'trustProxy', 'metricsToken'] as const) {
+    out[key] ??= value(SERVE_ENV[key]);
+  }
+  if (out.workers === undefined && value(SERVE_ENV.workers) !== undefined) out.workers = intOption(SERVE_ENV.workers, 0, 256)(value(SERVE_ENV.workers)!);
+  if (out.allowPrivateAudioUrls === undefined && value(SERVE_ENV.allowPrivateAudioUrls) !== undefined) {
+    out.allowPrivateAudioUrls = envBoolean(SERVE_ENV.allowPrivateAudioUrls, value(SERVE_ENV.allowPrivateAudioUrls)!);
+  }
+  if (out.logLevel === undefined && value(SERVE_ENV.logLevel) !== undefined) {
+    const level = value(SERVE_ENV.logLevel)!;
+    if (!(LOG_LEVELS as readonly string[]).includes(level)) throw usageError(`${SERVE_ENV.logLevel} must be one of ${LOG_LEVELS.join(', ')}, got '${level}'`);
+    out.logLevel = level;
+  }
+  return out;
+}
+
+/**
+ * Flags > their variables (DESIGN §14.6) > VOXCTL_LISTEN (`host:port`) > defaults; never the client's
+ * VOXCTL_BASE_URL (DESIGN §7).
+ */
+export function resolveServeOptions(given: ServeFlags, env: NodeJS.ProcessEnv = process.env): ServerOptions {
+  const flags = serveFlagsWithEnv(given, env);
   let host = DEFAULT_HOST;
   let port = DEFAULT_PORT;
   if (env.VOXCTL_LISTEN) {
@@ -40,7 +92,9 @@ export function resolveServeOptions(flags: ServeFlags, env: NodeJS.ProcessEnv = 
   }
   if (flags.host) host = flags.host;
   if (flags.port !== undefined) {
-    if (!/^\d+$/.test(flags.port) || Number(flags.port) > 65535) throw usageError(`--port must be 0..65535, got '${flags.port}'`);
+    if (!/^\d+$/.test(flags.port) || Number(flags.port) > 65535) {
+      throw usageError(`${given.port === undefined ? SERVE_ENV.port : '--port'} must be 0..65535, got '${flags.port}'`);
+    }
     port = Number(flags.port);
   }
   const databaseUrl = flags.databaseUrl ?? (env.VOXCTL_DATABASE_URL || undefined);
@@ -67,13 +121,14 @@ export function resolveServeOptions(flags: ServeFlags, env: NodeJS.ProcessEnv = 
     ...(flags.audioStore ? { audioStore: flags.audioStore } : {}),
     ...(flags.s3Endpoint ? { s3Endpoint: flags.s3Endpoint } : {}),
     ...(trustProxy ? { trustProxy } : {}),
+    ...(flags.metricsToken ? { metricsToken: flags.metricsToken } : {}),
     host,
     port,
     publicUrl: flags.publicUrl,
     configPath: flags.config,
     allowPrivateAudioUrls: flags.allowPrivateAudioUrls ?? false,
     bootstrapKey: env.VOXCTL_BOOTSTRAP_KEY,
-    logLevel: flags.logLevel,
+    logLevel: flags.logLevel ?? 'info',
   };
 }
 
@@ -81,7 +136,7 @@ export function resolveServeOptions(flags: ServeFlags, env: NodeJS.ProcessEnv = 
 export function registerServe(program: Command, ctx: HandlerContext): void {
   const serve = program
     .command('serve')
-    .description('Run the voxctl service (HTTP API on SQLite with offline engines) in the foreground, or detached')
+    .description('Run the voxctl service (HTTP API with offline engines; SQLite in the data dir, or a shared PostgreSQL) in the foreground, or detached')
     .option('--host <host>', `address to bind (default ${DEFAULT_HOST}, or VOXCTL_LISTEN)`)
     .option('--port <port>', `port to bind (default ${DEFAULT_PORT}, or VOXCTL_LISTEN)`)
     .option('--data-dir <dir>', 'data folder (default VOXCTL_DATA_DIR or the OS user data dir)')
@@ -93,18 +148,23 @@ export function registerServe(program: Command, ctx: HandlerContext): void {
     .option('--audio-store <url>', 'with --database-url: keep audio in s3://bucket/prefix (AWS_* variables) instead of the database')
     .option('--s3-endpoint <url>', 'endpoint of an S3-compatible store for --audio-store')
     .option('--trust-proxy <addresses>', 'reverse proxies (IPs or CIDRs, comma-separated) whose X-Forwarded-For/-Proto/-Host to believe')
+    .option('--metrics-token <token>', 'let any caller presenting this Bearer token read /metrics (default: loopback callers only)')
     .option('-d, --detach', 'start in the background (log in {data dir}/serve.log) and return')
     // How a detached start hands over VOXCTL_BOOTSTRAP_KEY without putting it in the child's environment.
     .addOption(new Option('--bootstrap-key-stdin', 'read the bootstrap key from stdin').hideHelp())
-    .addOption(new Option('--log-level <level>', 'log level').choices(['fatal', 'error', 'warn', 'info', 'debug', 'silent']).default('info'))
+    .addOption(new Option('--log-level <level>', 'log level').choices(LOG_LEVELS))
     .addHelpText(
       'after',
-      '\nExamples:\n  $ voxctl serve --port 7723\n  $ VOXCTL_LISTEN=0.0.0.0:8080 voxctl serve --data-dir /srv/voxctl\n' +
+      '\nEvery flag has an environment variable: VOXCTL_ + the flag in upper snake case (--workers → VOXCTL_WORKERS,\n' +
+        '--public-url → VOXCTL_PUBLIC_URL, --trust-proxy → VOXCTL_TRUST_PROXY, ...); a flag wins over its variable.\n' +
+        '\nExamples:\n  $ voxctl serve --port 7723\n  $ VOXCTL_LISTEN=0.0.0.0:8080 voxctl serve --data-dir /srv/voxctl\n' +
         '  $ voxctl serve --detach && voxctl serve status\n  $ voxctl serve logs --lines 100\n  $ voxctl serve stop',
     )
     .action(async (flags: ServeFlags & { detach?: boolean; bootstrapKeyStdin?: boolean }, cmd: Command) => {
       const options = resolveServeOptions(flags, ctx.env.raw());
       if (flags.bootstrapKeyStdin) options.bootstrapKey = (await readStdin(ctx)).trim() || undefined;
+      // A detached start sends this process's output to serve.log; in the foreground there is no log file.
+      if (ctx.env.raw().VOXCTL_SERVE_DETACHED === '1') options.logFile = localFiles(options.dataDir).log;
       if (flags.detach) return detach(ctx, cmd, options);
       const { startServer } = await import('../../server/start.js');
       // Start-up failures (a port in use, an unreachable or newer database, a bad config file) are the
@@ -113,22 +173,25 @@ export function registerServe(program: Command, ctx: HandlerContext): void {
         throw new CliError(`The service did not start: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
       });
       const store = options.databaseUrl ? redactDatabaseUrl(options.databaseUrl) : options.dataDir;
-      process.stderr.write(`voxctl service listening on ${server.url} (data: ${store})\n`);
+      lifecycle('listening', `voxctl service listening on ${server.url} (data: ${store})`, { url: server.url, data: store, instance_id: server.runtime.instanceId });
       if (server.runtime.bootstrap) {
         const { key, warning } = server.runtime.bootstrap;
-        if (warning) process.stderr.write(`Warning: ${warning}\n`);
-        // Shown once on the operator's console; a detached server's stderr is a log file, where no key belongs.
+        if (warning) lifecycle(undefined, `Warning: ${warning}`, {}, 40);
+        // Shown once on the operator's own terminal; a log file or the journal (systemd, a container) is no
+        // place for a key, so there the line names the file that holds it (DESIGN §14.5).
         const file = `${options.dataDir}/bootstrap-key`;
-        const line =
-          ctx.env.raw().VOXCTL_SERVE_DETACHED === '1'
-            ? `API key written to ${file}`
-            : `API key (shown once, also in ${file}): ${key}`;
-        process.stderr.write(`Created user admin@localhost (pro). ${line}\n`);
+        const onTerminal = process.stderr.isTTY === true && ctx.env.raw().VOXCTL_SERVE_DETACHED !== '1';
+        if (onTerminal) process.stderr.write(`Created user admin@localhost (pro). API key (shown once, also in ${file}): ${key}\n`);
+        else lifecycle('bootstrap', `Created user admin@localhost (pro). API key written to ${file}`, { key_file: file });
       }
       await new Promise<void>((resolve) => {
-        const stop = () => {
-          process.stderr.write('Shutting down...\n');
-          void server.close().then(resolve);
+        const stop = (signal: NodeJS.Signals) => {
+          const started = Date.now();
+          lifecycle('draining', `${signal}: finishing requests and claimed work, then stopping`, { signal });
+          void server.close().then(() => {
+            lifecycle('stopped', 'voxctl service stopped', { drain_ms: Date.now() - started });
+            resolve();
+          });
         };
         process.once('SIGINT', stop);
         process.once('SIGTERM', stop);
@@ -152,7 +215,8 @@ export function registerServe(program: Command, ctx: HandlerContext): void {
         autostarted: alive ? wasAutostarted(dataDir, rec.pid) : false,
         database: rec?.database ?? null,
         data_dir: dataDir,
-        log: localFiles(dataDir).log,
+        // Records of older versions have no `log`: they were detached or auto-started, so the file is theirs.
+        log: rec === undefined ? null : rec.log === undefined ? localFiles(dataDir).log : rec.log,
       };
       if (out.json) out.printJson(status);
       else if (status.running) {
@@ -163,7 +227,7 @@ export function registerServe(program: Command, ctx: HandlerContext): void {
           ['version', status.version],
           ['database', status.database ?? 'sqlite'],
           ['data_dir', dataDir],
-          ['log', status.log],
+          ['log', status.log ?? 'none (a foreground instance logs to its stdout)'],
         ]);
       } else {
         out.write(`not running${alive ? ` (pid ${rec.pid} does not answer at ${rec.url})` : ''}; data dir ${dataDir}\n`);
@@ -240,6 +304,15 @@ export function registerServe(program: Command, ctx: HandlerContext): void {
   });
 }
 
+/**
+ * One lifecycle line of the service (DESIGN §14.5): a JSON object shaped like the request log's pino lines,
+ * on stderr at every log level (an operator always sees where it listens and when it stopped).
+ */
+function lifecycle(event: string | undefined, msg: string, fields: Record<string, unknown> = {}, level = 30): void {
+  const line = { level, time: Date.now(), pid: process.pid, hostname: hostname(), ...(event ? { event } : {}), ...fields, msg };
+  process.stderr.write(JSON.stringify(line) + '\n');
+}
+
 /** The `serve` flags a detached child gets besides data dir, host and port. */
 function serveArgs(flags: ServeFlags): string[] {
   return [
@@ -250,8 +323,7 @@ function serveArgs(flags: ServeFlags): string[] {
     ...(flags.audioStore ? ['--audio-store', flags.audioStore] : []),
     ...(flags.s3Endpoint ? ['--s3-endpoint', flags.s3Endpoint] : []),
     ...(flags.trustProxy ? ['--trust-proxy', flags.trustProxy] : []),
-    '--log-level',
-    flags.logLevel,
+    ...(flags.logLevel ? ['--log-level', flags.logLevel] : []),
   ];
 }
 
@@ -262,6 +334,7 @@ function serveArgs(flags: ServeFlags): string[] {
 function childEnv(ctx: HandlerContext, options: ServerOptions): NodeJS.ProcessEnv {
   const env = { ...ctx.env.raw() };
   if (options.databaseUrl) env.VOXCTL_DATABASE_URL = options.databaseUrl;
+  if (options.metricsToken) env.VOXCTL_METRICS_TOKEN = options.metricsToken;
   return env;
 }
 

@@ -21,6 +21,8 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** A GET that can still change the account (the billing portal): 403 for a `read` key, like a write. */
     fullScope?: boolean;
+    /** The route reads `Authorization` itself (the metrics token): it is not an API key to look up. */
+    ownBearer?: boolean;
   }
 }
 
@@ -40,13 +42,17 @@ export function requireAuth(request: FastifyRequest): AuthContext {
 export function registerAuthentication(app: FastifyInstance): void {
   app.decorateRequest('auth', undefined);
   app.decorateRequest('authRejected', false);
-  app.addHook('onRequest', async (request) => {
+  app.addHook('onRequest', async (request, reply) => {
     const header = request.headers.authorization;
-    if (header !== undefined) {
+    if (header !== undefined && request.routeOptions.config.ownBearer !== true) {
       const key = BEARER.exec(header)?.[1];
       const identity = key === undefined ? undefined : await authenticateApiKey(app.runtime.db, key, app.runtime.clock.now());
-      if (identity) request.auth = identity;
-      else request.authRejected = true;
+      if (identity) {
+        request.auth = identity;
+        // Request lines say who asked (DESIGN §14.5): the ids, never the key.
+        request.log = request.log.child({ user_id: identity.userId, key_id: identity.keyId });
+        reply.log = request.log;
+      } else request.authRejected = true;
     }
   });
 }

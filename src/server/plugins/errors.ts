@@ -164,8 +164,13 @@ export function sendFrameworkError(error: unknown, request: FastifyRequest, repl
 /** Installs the single error handler and the 404 handler. */
 export function registerErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler(async (error: unknown, request: FastifyRequest, reply: FastifyReply) => {
-    const res = toErrorResponse(error, request.id, { multipart: request.isMultipart?.() === true });
-    if (res.status >= 500) request.log.error({ err: error }, 'request failed');
+    // A lost database is the operator's outage, not this request's bug: 503 with Retry-After, logged once
+    // per outage by the availability tracker instead of once per request (DESIGN §14.3).
+    const unavailable = app.runtime.database.report(error);
+    const res = unavailable
+      ? toErrorResponse(new ApiError('service_unavailable', 'Service temporarily unavailable', { headers: { 'Retry-After': '5' } }), request.id)
+      : toErrorResponse(error, request.id, { multipart: request.isMultipart?.() === true });
+    if (res.status >= 500 && !unavailable) request.log.error({ err: error }, 'request failed');
     if (res.headers) reply.headers(res.headers);
     return reply.code(res.status).type('application/json; charset=utf-8').send(res.body);
   });

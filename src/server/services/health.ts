@@ -1,7 +1,8 @@
 import type { Db } from '../storage/db.js';
 import type { Health } from '../../shared/schemas/system.js';
-import { VERSION } from '../../shared/version.js';
+import { COMMIT, VERSION } from '../../shared/version.js';
 import { queueDepth } from '../storage/repositories/leases.js';
+import { inspectSchema } from '../storage/migrations/runner.js';
 
 type SttState = 'ok' | 'unavailable' | 'not_configured';
 
@@ -41,10 +42,46 @@ export async function checkHealth(opts: {
     body: {
       status: ok ? 'ok' : 'degraded',
       version: VERSION,
+      commit: COMMIT,
       uptime_seconds: Math.max(0, Math.round((opts.now.getTime() - opts.startedAt.getTime()) / 1000)),
       instance_id: opts.instanceId,
       queue,
       checks: { database, tts, stt },
     },
   };
+}
+
+/**
+ * `/health/ready` (DESIGN §14.2): ready when the database answers and the engines are up; else the reason,
+ * for a load balancer to take this instance out of rotation until it is.
+ */
+export async function checkReadiness(opts: { db: Db; tts?: { status(): 'ok' | 'unavailable' }; schemaProblem?: () => Promise<string | undefined> }): Promise<
+  { ready: true } | { ready: false; reason: string }
+> {
+  try {
+    await opts.db.value('SELECT 1');
+  } catch (err) {
+    return { ready: false, reason: `database unavailable: ${err instanceof Error ? err.message : String(err)}` };
+  }
+  const schema = await opts.schemaProblem?.().catch((err: unknown) => `schema unknown: ${err instanceof Error ? err.message : String(err)}`);
+  if (schema) return { ready: false, reason: schema };
+  let tts: 'ok' | 'unavailable' = 'unavailable';
+  try {
+    tts = opts.tts?.status() ?? 'unavailable';
+  } catch {
+    tts = 'unavailable';
+  }
+  if (tts !== 'ok') return { ready: false, reason: 'speech engines not loaded' };
+  return { ready: true };
+}
+
+/** Why the database's schema is not the one this voxctl runs on (pending, newer or changed migrations), or undefined. */
+export async function schemaProblem(db: Db): Promise<string | undefined> {
+  const status = await inspectSchema(db);
+  const newer = status.applied.find((m) => m.checksum === 'unknown');
+  if (newer) return `schema is newer than this voxctl (migration ${newer.version} ${newer.name})`;
+  const changed = status.applied.find((m) => m.checksum === 'changed');
+  if (changed) return `Migration ${changed.version} (${changed.name}) was changed after it was applied`;
+  if (status.pending.length > 0) return `schema not current: ${status.pending.map((m) => `${m.version} (${m.name})`).join(', ')} pending`;
+  return undefined;
 }

@@ -6,6 +6,7 @@ import {
   findActiveKeyByHash,
   insertApiKey,
   listActiveKeys,
+  findApiKeyById,
   revokeApiKey,
   touchApiKey,
   type ApiKeyRow,
@@ -134,5 +135,20 @@ export async function deleteApiKey(db: Db, opts: { userId: string; keyId: string
       throw validationFailed('Cannot delete the last full-scope API key');
     }
     await revokeApiKey(db, row.id, opts.now.toISOString());
+  });
+}
+
+/**
+ * Revokes any user's key by id (the operator's `voxctl admin keys revoke`): it stops authenticating at
+ * once, on every instance. A key revoked already keeps its first revocation time.
+ */
+export async function revokeKeyAsOperator(db: Db, opts: { keyId: string; now: Date }): Promise<{ id: string; user_id: string; revoked_at: string }> {
+  return db.transaction(async () => {
+    const row = await findApiKeyById(db, opts.keyId);
+    if (!row) throw new DomainError('key_not_found', `Key not found: ${opts.keyId}`);
+    if (row.revoked_at) return { id: row.id, user_id: row.user_id, revoked_at: row.revoked_at };
+    const at = opts.now.toISOString();
+    await revokeApiKey(db, row.id, at);
+    return { id: row.id, user_id: row.user_id, revoked_at: at };
   });
 }

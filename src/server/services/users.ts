@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Db } from '../storage/db.js';
-import { findUserByEmail, findUserById, insertUser, type UserRow } from '../storage/repositories/users.js';
+import { findUserByEmail, findUserById, insertUser, listUsers, setUserDisabled, type UserRow } from '../storage/repositories/users.js';
 import type { CreatedKey, Tier, User } from '../../shared/schemas/users.js';
 import { DomainError, validationFailed } from '../../shared/errors.js';
 import { isTier } from './tiers.js';
@@ -64,4 +64,47 @@ export async function getUser(db: Db, userId: string): Promise<UserRow> {
 export async function assertActiveSubscription(db: Db, userId: string): Promise<void> {
   const row = await findUserById(db, userId);
   if (!row || row.subscription_status !== 'active') throw new DomainError('subscription_cancelled', 'Subscription is cancelled');
+}
+
+/** A user as the operator sees it (`voxctl admin users list`): the account and whether it is disabled. */
+export interface AdminUser {
+  id: string;
+  email: string;
+  name: string | null;
+  subscription_tier: Tier;
+  subscription_status: 'active' | 'cancelled';
+  created_at: string;
+  disabled: boolean;
+  disabled_at: string | null;
+}
+
+const toAdminUser = (row: UserRow): AdminUser => ({
+  id: row.id,
+  email: row.email,
+  name: row.name,
+  subscription_tier: row.subscription_tier,
+  subscription_status: row.subscription_status,
+  created_at: row.created_at,
+  disabled: Boolean(row.disabled_at),
+  disabled_at: row.disabled_at ?? null,
+});
+
+/** One page of every account, oldest first. */
+export async function listUsersForAdmin(db: Db, page: { limit: number; offset: number }): Promise<{ items: AdminUser[]; total: number }> {
+  const { rows, total } = await listUsers(db, page);
+  return { items: rows.map(toAdminUser), total };
+}
+
+/**
+ * Disables or enables the account named by id (`usr_…`) or e-mail: a disabled account's keys answer 401
+ * like unknown ones until it is enabled again; its data stays. Doing it twice changes nothing.
+ */
+export async function setAccountDisabled(db: Db, opts: { user: string; disabled: boolean; now: Date }): Promise<AdminUser> {
+  return db.transaction(async () => {
+    const row = opts.user.startsWith('usr_') ? await findUserById(db, opts.user) : await findUserByEmail(db, opts.user);
+    if (!row) throw new DomainError('user_not_found', `User not found: ${opts.user}`);
+    const at = opts.disabled ? (row.disabled_at ?? opts.now.toISOString()) : null;
+    if ((row.disabled_at ?? null) !== at) await setUserDisabled(db, row.id, at);
+    return toAdminUser({ ...row, disabled_at: at });
+  });
 }

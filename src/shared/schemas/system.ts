@@ -7,6 +7,8 @@ export const CheckState = Type.Union([Type.Literal('ok'), Type.Literal('unavaila
 export const Health = Type.Object({
   status: Type.Union([Type.Literal('ok'), Type.Literal('degraded')]),
   version: Type.String(),
+  /** The build's git commit (DESIGN §14.8): two builds of one version are told apart; null when unknown. */
+  commit: Type.Union([Type.String(), Type.Null()]),
   uptime_seconds: Type.Number(),
   /** This process (DESIGN §9.6): which of several instances answered. */
   instance_id: Type.String(),
@@ -19,6 +21,17 @@ export const Health = Type.Object({
   }),
 });
 export type Health = Static<typeof Health>;
+
+/** GET /health/live (DESIGN §14.2): the process serves. */
+export const Liveness = Type.Object({ status: Type.Literal('ok') });
+export type Liveness = Static<typeof Liveness>;
+
+/** GET /health/ready (DESIGN §14.2): 200 `ready`, or 503 `not_ready` with the reason. */
+export const Readiness = Type.Union([
+  Type.Object({ status: Type.Literal('ready') }),
+  Type.Object({ status: Type.Literal('not_ready'), reason: Type.String() }),
+]);
+export type Readiness = Static<typeof Readiness>;
 
 export const BillingPortal = Type.Object({ url: Type.String(), expires_at: Type.String() });
 export type BillingPortal = Static<typeof BillingPortal>;

@@ -41,7 +41,7 @@ export const API_KEY_SQL = {
   /** The hot path: one active key by hash, with its owner's tier. */
   byHash: `SELECT k.id, k.user_id, k.scope, k.key_hash, k.last_used_at, u.subscription_tier
        FROM api_keys k JOIN users u ON u.id = k.user_id
-       WHERE k.key_hash = ? AND k.revoked_at IS NULL`,
+       WHERE k.key_hash = ? AND k.revoked_at IS NULL AND u.disabled_at IS NULL`,
   /** One page of a user's active keys, newest first (`userId, limit, offset`). */
   pageByUser: `SELECT * FROM api_keys WHERE user_id = ? AND revoked_at IS NULL
      ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?`,
@@ -68,6 +68,11 @@ export async function listActiveKeys(db: Db, userId: string, page: { limit: numb
 export async function countActiveFullKeys(db: Db, userId: string): Promise<number> {
   const n = await db.value<number>("SELECT count(*) AS n FROM api_keys WHERE user_id = ? AND scope = 'full' AND revoked_at IS NULL", [userId]);
   return Number(n ?? 0);
+}
+
+/** A key by id whatever its owner (the operator's `admin keys revoke`), revoked or not. */
+export function findApiKeyById(db: Db, id: string): Promise<ApiKeyRow | undefined> {
+  return db.get<ApiKeyRow>('SELECT * FROM api_keys WHERE id = ?', [id]);
 }
 
 /** Marks a key revoked; it stops authenticating at once (its cached lookup goes with it). */

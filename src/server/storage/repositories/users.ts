@@ -13,6 +13,8 @@ export interface UserRow {
   subscription_status: 'active' | 'cancelled';
   cancel_at_period_end: number;
   created_at: string;
+  /** When an operator disabled the account (its keys stop working); null while enabled. */
+  disabled_at?: string | null;
 }
 
 /** Inserts a user (throws on a duplicate email: the unique index is case-insensitive). */
@@ -64,5 +66,18 @@ export async function updateUserSubscription(
     change.cancelAtPeriodEnd ? 1 : 0,
     id,
   ]);
+  updateCachedRows<UserRow>(db, USERS, (row) => row.id === id);
+}
+
+/** One page of every user, oldest first (the operator's view), and how many there are. */
+export async function listUsers(db: Db, page: { limit: number; offset: number }): Promise<{ rows: UserRow[]; total: number }> {
+  const rows = await db.all<UserRow>('SELECT * FROM users ORDER BY created_at, id LIMIT ? OFFSET ?', [page.limit, page.offset]);
+  return { rows, total: await countUsers(db) };
+}
+
+/** Disables (`at`) or enables (null) an account; its keys stop or start authenticating on the next request. */
+export async function setUserDisabled(db: Db, id: string, at: string | null): Promise<void> {
+  await db.run('UPDATE users SET disabled_at = ? WHERE id = ?', [at, id]);
+  updateCachedRows<{ user_id: string }>(db, ROW_CACHES.keyOwners, (row) => row.user_id === id);
   updateCachedRows<UserRow>(db, USERS, (row) => row.id === id);
 }

@@ -1,5 +1,6 @@
 import type { SqlMigration } from './types.js';
 import { schemaRepairMigration } from './a-schema-repair.js';
+import { userDisabledMigration } from './b-user-disabled.js';
 
 export type { SqlMigration } from './types.js';
 
@@ -9,4 +10,4 @@ export type { SqlMigration } from './types.js';
  * numbered per dialect). Adding one is one entry at the end (plus its import and its checksum in
  * ../checksums.ts); never reorder, edit or remove a published entry.
  */
-export const NEXT_MIGRATIONS: readonly SqlMigration[] = [schemaRepairMigration];
+export const NEXT_MIGRATIONS: readonly SqlMigration[] = [schemaRepairMigration, userDisabledMigration];

@@ -1,0 +1,149 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { execa } from 'execa';
+import { afterAll, describe, expect, it } from 'vitest';
+import { TEST_KEY } from '../helpers/server.js';
+import { backendFor } from '../helpers/postgres.js';
+import { resolveServeOptions } from '../../src/cli/commands/serve.js';
+import { CliError } from '../../src/cli/errors.js';
+
+const BIN = fileURLToPath(new URL('../../bin/voxctl.js', import.meta.url));
+const dirs: string[] = [];
+const tempDir = () => {
+  const d = mkdtempSync(join(tmpdir(), 'voxctl-ops-'));
+  dirs.push(d);
+  return d;
+};
+afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
+
+/** Runs `voxctl serve` on port 0 with `env`, calls `work(url)`, stops it with SIGTERM; stdout and stderr. */
+async function withServe(args: string[], env: Record<string, string>, work: (url: string) => Promise<void>) {
+  const dataDir = tempDir();
+  const { databaseUrl } = await backendFor(dataDir);
+  const proc = execa('node', [BIN, 'serve', '--port', '0', '--data-dir', dataDir, ...args], {
+    env: { FORCE_COLOR: '0', VOXCTL_BOOTSTRAP_KEY: TEST_KEY, ...(databaseUrl ? { VOXCTL_DATABASE_URL: databaseUrl } : {}), ...env },
+    reject: false,
+    stdin: 'ignore',
+    // A drain on a loaded machine may take seconds: no SIGKILL after execa's default 5 s.
+    forceKillAfterDelay: false,
+  });
+  let stderr = '';
+  const url = await new Promise<string>((resolve, reject) => {
+    proc.stderr!.on('data', (c: Buffer) => {
+      stderr += c.toString();
+      const m = /listening on (http:\/\/\S+)/.exec(stderr);
+      if (m) resolve(m[1]!);
+    });
+    void proc.finally(() => reject(new Error(`serve ended: ${stderr}`)));
+  });
+  try {
+    await work(url);
+  } finally {
+    proc.kill('SIGTERM');
+  }
+  const done = await proc;
+  return { stdout: String(done.stdout), stderr: String(done.stderr) };
+}
+
+const jsonLines = (text: string) =>
+  text
+    .trim()
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
+
+describe('voxctl serve as an operator runs it (DESIGN §14.5, §14.6)', () => {
+  it('takes every setting from VOXCTL_* variables, logs only JSON lines with user and key ids, never a signature', async () => {
+    let audioUrl = '';
+    let signed = '';
+    const { stdout, stderr } = await withServe([], { VOXCTL_LOG_LEVEL: 'info', VOXCTL_PUBLIC_URL: 'https://voxctl.example.test', VOXCTL_WORKERS: '1' }, async (url) => {
+      const auth = { authorization: `Bearer ${TEST_KEY}`, 'content-type': 'application/json' };
+      expect((await fetch(`${url}/v1/users/me`, { headers: auth })).status).toBe(200);
+      const speakers = (await (await fetch(`${url}/v1/speakers?limit=1`)).json()) as { items: { id: string }[] };
+      const res = await fetch(`${url}/v1/tts/synthesize`, { method: 'POST', headers: auth, body: JSON.stringify({ text: 'Hello there.', speaker_id: speakers.items[0]!.id }) });
+      expect(res.status, await res.clone().text()).toBe(200);
+      audioUrl = ((await res.json()) as { audio_url: string }).audio_url;
+      // VOXCTL_PUBLIC_URL is the base of the URLs handed out.
+      expect(audioUrl.startsWith('https://voxctl.example.test/v1/audio/')).toBe(true);
+      signed = new URL(audioUrl).searchParams.get('sig')!;
+      const local = new URL(audioUrl);
+      expect((await fetch(`${url}${local.pathname}${local.search}`)).status).toBe(200);
+    });
+    const logs = jsonLines(stdout);
+    const lifecycle = jsonLines(stderr);
+    expect(lifecycle.map((l) => l.event)).toEqual(expect.arrayContaining(['listening', 'draining', 'stopped']));
+    const me = logs.find((l) => l.msg === 'request completed' && l.user_id !== undefined);
+    expect(me).toMatchObject({ user_id: expect.stringMatching(/^usr_/), key_id: expect.any(String) });
+    const audioLine = logs.find((l) => (l.req as { url?: string } | undefined)?.url?.startsWith('/v1/audio/'));
+    expect((audioLine!.req as { url: string }).url).toContain('sig=[redacted]');
+    expect(stdout + stderr).not.toContain(signed);
+    expect(stdout + stderr).not.toContain(TEST_KEY);
+  });
+
+  it('a flag wins over its variable', async () => {
+    const { stdout } = await withServe(['--log-level', 'silent'], { VOXCTL_LOG_LEVEL: 'info' }, async (url) => {
+      expect((await fetch(`${url}/health/live`)).status).toBe(200);
+    });
+    expect(stdout.trim()).toBe('');
+  });
+
+  it('a bad variable is a usage error naming it (exit 2), before anything starts', async () => {
+    const r = await execa('node', [BIN, 'serve', '--port', '0', '--data-dir', tempDir()], { env: { VOXCTL_WORKERS: 'many' }, reject: false, stdin: 'ignore' });
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr).toContain("VOXCTL_WORKERS must be an integer in 0..256, got 'many'");
+  });
+});
+
+describe('resolveServeOptions', () => {
+  const base = { VOXCTL_DATA_DIR: '/srv/voxctl' };
+  it('maps each variable to its option', () => {
+    const o = resolveServeOptions(
+      {},
+      {
+        ...base,
+        VOXCTL_HOST: '0.0.0.0',
+        VOXCTL_PORT: '8080',
+        VOXCTL_CONFIG: '/etc/voxctl.json',
+        VOXCTL_PUBLIC_URL: 'https://v.example',
+        VOXCTL_ALLOW_PRIVATE_AUDIO_URLS: 'true',
+        VOXCTL_WORKERS: '0',
+        VOXCTL_DATABASE_URL: 'postgres://u:p@db:5432/voxctl',
+        VOXCTL_AUDIO_STORE: 's3://bucket/prefix',
+        VOXCTL_S3_ENDPOINT: 'http://127.0.0.1:9000',
+        VOXCTL_TRUST_PROXY: '127.0.0.1,10.0.0.0/8',
+        VOXCTL_METRICS_TOKEN: 'tok',
+        VOXCTL_LOG_LEVEL: 'warn',
+      },
+    );
+    expect(o).toMatchObject({
+      dataDir: '/srv/voxctl',
+      host: '0.0.0.0',
+      port: 8080,
+      configPath: '/etc/voxctl.json',
+      publicUrl: 'https://v.example',
+      allowPrivateAudioUrls: true,
+      ttsWorkers: 0,
+      audioStore: 's3://bucket/prefix',
+      s3Endpoint: 'http://127.0.0.1:9000',
+      trustProxy: ['127.0.0.1', '10.0.0.0/8'],
+      metricsToken: 'tok',
+      logLevel: 'warn',
+    });
+  });
+
+  it('flags win; VOXCTL_HOST/PORT win over VOXCTL_LISTEN; bad values name the variable', () => {
+    expect(resolveServeOptions({ workers: 3, host: '127.0.0.2' }, { ...base, VOXCTL_WORKERS: '1', VOXCTL_HOST: '0.0.0.0' })).toMatchObject({ ttsWorkers: 3, host: '127.0.0.2' });
+    expect(resolveServeOptions({}, { ...base, VOXCTL_LISTEN: '0.0.0.0:9000', VOXCTL_PORT: '9001' })).toMatchObject({ host: '0.0.0.0', port: 9001 });
+    for (const [env, message] of [
+      [{ VOXCTL_ALLOW_PRIVATE_AUDIO_URLS: 'maybe' }, "VOXCTL_ALLOW_PRIVATE_AUDIO_URLS must be true or false, got 'maybe'"],
+      [{ VOXCTL_PORT: '70000' }, "VOXCTL_PORT must be 0..65535, got '70000'"],
+      [{ VOXCTL_LOG_LEVEL: 'loud' }, "VOXCTL_LOG_LEVEL must be one of fatal, error, warn, info, debug, silent, got 'loud'"],
+    ] as const) {
+      expect(() => resolveServeOptions({}, { ...base, ...env })).toThrow(CliError);
+      expect(() => resolveServeOptions({}, { ...base, ...env })).toThrow(message);
+    }
+    expect(resolveServeOptions({}, { ...base, VOXCTL_ALLOW_PRIVATE_AUDIO_URLS: '0' }).allowPrivateAudioUrls).toBe(false);
+  });
+});
