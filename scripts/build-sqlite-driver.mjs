@@ -9,7 +9,7 @@
 // from our own script we pass `--nodedir` directly, with no config at all. On Node 22+ the Node-API build
 // (better-sqlite3 13, prebuilt inside its package) is used and v12 is never loaded: nothing to build.
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync, utimesSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 
@@ -40,6 +40,15 @@ function loads() {
 
 if (loads()) process.exit(0);
 
+// npm trusts its record of node_modules (node_modules/.package-lock.json) only while no package folder is
+// newer than it; adding build/ inside better-sqlite3 would make every later npm and npx command re-read
+// the whole tree. The package's files do not change, so its folder keeps its time.
+const folderTimes = statSync(dir);
+const done = () => {
+  utimesSync(dir, folderTimes.atime, folderTimes.mtime);
+  process.exit(0);
+};
+
 /**
  * The headers of the running Node: official tarballs, nvm, the `node` npm package and Debian/NodeSource all
  * keep them at <prefix>/include/node beside <prefix>/bin/node. Used only when their version matches.
@@ -61,7 +70,7 @@ const log = [];
 // A prebuilt binary when the network allows (a second), else a compile (a minute or two).
 const prebuild = run(process.execPath, [require.resolve('prebuild-install/bin.js', { paths: [dir] })]);
 log.push(prebuild.stdout, prebuild.stderr);
-if (prebuild.status === 0 && loads()) process.exit(0);
+if (prebuild.status === 0 && loads()) done();
 
 // npm hands its bundled node-gyp to every lifecycle script (npm_config_node_gyp); outside npm, use PATH's.
 const nodeGyp = process.env.npm_config_node_gyp;
@@ -71,7 +80,7 @@ const gypArgs = ['rebuild', '--release', ...(headers ? [`--nodedir=${headers}`] 
 console.error(`Building better-sqlite3 (the SQLite driver of Node ${major}) from source${headers ? ` with the headers in ${headers}/include/node` : ''} ...`);
 const gyp = nodeGyp ? run(process.execPath, [nodeGyp, ...gypArgs]) : run('node-gyp', gypArgs);
 log.push(gyp.stdout, gyp.stderr, gyp.error?.message);
-if (gyp.status === 0 && loads()) process.exit(0);
+if (gyp.status === 0 && loads()) done();
 
 console.error(log.filter(Boolean).join('\n').split('\n').slice(-40).join('\n'));
 console.error(
