@@ -4,7 +4,7 @@ import tseslint from 'typescript-eslint';
 import globals from 'globals';
 
 // Layers (issue 10): each block says what a folder may not import, so a wrong arrow fails `npm run lint`.
-// test/unit/lint-layers.test.ts proves each zone catches its wrong arrow. ESLint replaces (does not merge)
+// test/unit/eslint-layers.test.ts proves each zone catches its wrong arrow. ESLint replaces (does not merge)
 // a rule's options when blocks overlap, so every zone also carries the rules of the zones around it.
 const SQLITE_VALUE = {
   name: 'better-sqlite3',
@@ -38,9 +38,76 @@ const lazyServerImport = (allowed = []) => ({
     },
   ],
 });
+// The server's layers, as one table of allowed arrows: each folder of src/server (and each file at its top)
+// may import the folders listed here, src/shared, and the leaf files at the top of src/server (clock,
+// logger, errors, html: they import only src/shared). Every other arrow inside src/server fails lint.
+//   routes → services, plugins and the features (evaluations, billing) → work → storage/engines → audio
+// Routes read plain data through services too (named reads such as `jobPage`), never a repository:
+// a service is where a read becomes a rule (ownership, not-found), and the rule is then written once.
+// `work/` is the one home of background work (claim loop, leases, recovery): jobs and evaluations are
+// its clients; routes reach it only through services.
+const SERVER_FOLDERS = {
+  storage: [],
+  audio: [],
+  engines: ['audio'],
+  services: ['storage', 'engines', 'audio'],
+  work: ['storage', 'engines', 'audio', 'services'],
+  jobs: ['work', 'storage', 'engines', 'audio', 'services'],
+  // Until the claim loop moves to work/, evaluations also use jobs' leases and queue.
+  evaluations: ['work', 'jobs', 'storage', 'engines', 'audio', 'services'],
+  billing: ['storage', 'services'],
+  plugins: ['services'],
+  routes: ['services', 'plugins', 'evaluations', 'billing'],
+};
+const SERVER_LEAVES = ['clock', 'logger', 'errors', 'html'];
+// The wiring at the top of src/server: which folders and which top-level files each may import. A top-level
+// file not named here is a leaf (src/shared only). Nothing in a folder imports these files.
+const SERVER_TOP = {
+  start: { folders: [], files: ['app', 'runtime', 'options'] },
+  app: { folders: ['plugins', 'routes'], files: ['runtime'] },
+  runtime: { folders: ['storage', 'audio', 'engines', 'services', 'work', 'jobs', 'evaluations', 'billing'], files: ['config', 'options', 'secret'] },
+  admin: { folders: ['storage', 'services'], files: [] },
+  config: { folders: ['engines'], files: [] },
+  secret: { folders: ['storage'], files: [] },
+  options: { folders: [], files: [] },
+};
+const MAX_SERVER_DEPTH = 5;
+const TOP_FILES = Object.keys(SERVER_TOP);
+const alternation = (names) => names.map(escape).join('|');
+// Import specifiers are relative, so a file `depth` folders below src/server reaches its top with exactly
+// `depth` "../" (or one more and `server/`): the patterns are anchored on that, so `routes/jobs/` is never
+// taken for `jobs/`.
+const upTo = (depth) => `^(?:(?:\\.\\./){${depth}}|(?:\\.\\./){${depth + 1}}server/)`;
+const serverRegex = (depth, what) => (depth === 0 ? `^\\./${what}` : `${upTo(depth)}${what}`);
+const serverZone = (files, depth, from, mayFolders, mayFiles, extra = {}) => {
+  const allowed = [...mayFolders.map((f) => `${f}/`), ...mayFiles.map((f) => `${f}.ts`)];
+  const says = `${from} may import ${allowed.length ? allowed.join(', ') + ', ' : ''}src/shared and ${SERVER_LEAVES.map((f) => `${f}.ts`).join('/')} (the server's layer table in eslint.config.js)`;
+  const folders = Object.keys(SERVER_FOLDERS).filter((f) => f !== from.replace(/\/$/, '') && !mayFolders.includes(f));
+  const topFiles = TOP_FILES.filter((f) => `${f}.ts` !== from && !mayFiles.includes(f));
+  return zone(files, {
+    ...extra,
+    patterns: [
+      { regex: `^(?:\\.\\./){${depth + 1}}(?:cli|client)(?:/|$)`, message: `The server does not import the CLI or the client (${from}).` },
+      ...folders.map((f) => ({ regex: serverRegex(depth, `${escape(f)}(?:/|$)`), message: `${from} → ${f}/ is not an arrow of the server's layers: ${says}.` })),
+      ...(topFiles.length ? [{ regex: serverRegex(depth, `(?:${alternation(topFiles)})\\.js$`), message: `${from} → the server's wiring (${topFiles.join(', ')}) is not an arrow of its layers: ${says}.` }] : []),
+    ],
+  });
+};
+const serverZones = () => [
+  serverZone(['src/server/*.ts'], 0, 'a top-level leaf', [], []),
+  ...Object.entries(SERVER_TOP).map(([file, may]) => serverZone([`src/server/${file}.ts`], 0, `${file}.ts`, may.folders, may.files)),
+  ...Object.entries(SERVER_FOLDERS).flatMap(([folder, may]) =>
+    Array.from({ length: MAX_SERVER_DEPTH }, (_, i) =>
+      serverZone([`src/server/${folder}/${'*/'.repeat(i)}*.ts`], i + 1, `${folder}/`, may, [], {
+        ignores: folder === 'storage' ? ['src/server/storage/sqlite-driver.ts'] : [],
+      }),
+    ),
+  ),
+  // The driver seam may load better-sqlite3 and is otherwise storage.
+  serverZone(['src/server/storage/sqlite-driver.ts'], 1, 'storage/', SERVER_FOLDERS.storage, [], { sqlite: false }),
+];
 const layers = [
   zone(['src/**/*.ts']),
-  zone(['src/server/storage/sqlite-driver.ts'], { sqlite: false }),
   zone(['src/shared/**/*.ts'], { patterns: [forbid(['cli', 'client', 'server'], 'src/shared is the bottom layer: it imports nothing from cli, client or server.')] }),
   zone(['src/client/**/*.ts'], { patterns: [forbid(['cli', 'server'], 'The client depends only on src/shared.')] }),
   zone(['src/cli/**/*.ts'], {
@@ -49,19 +116,7 @@ const layers = [
   }),
   { files: ['src/cli/**/*.ts'], rules: lazyServerImport() },
   ...Object.entries(CLI_SERVER_ENTRIES).map(([file, allowed]) => ({ files: [file], rules: lazyServerImport(allowed) })),
-  zone(['src/server/routes/**/*.ts'], { patterns: [forbid(['storage'], 'Routes call services, not repositories or the database.')] }),
-  zone(['src/server/storage/**/*.ts'], {
-    patterns: [forbid(['engines', 'services', 'routes', 'plugins', 'jobs', 'billing', 'evaluations'], 'Storage is below engines, services and routes: it imports only storage, shared and drivers.')],
-    ignores: ['src/server/storage/sqlite-driver.ts'],
-  }),
-  zone(['src/server/engines/**/*.ts', 'src/server/audio/**/*.ts'], {
-    patterns: [forbid(['storage', 'services', 'routes', 'plugins', 'jobs', 'billing', 'evaluations'], 'Engines and audio code know nothing of storage, services or HTTP: they take audio and settings, and return results.')],
-  }),
-  zone(['src/server/billing/**/*.ts'], { patterns: [forbid(['evaluations', 'routes'], 'Features stand side by side: billing imports neither evaluations nor routes.')] }),
-  zone(['src/server/evaluations/**/*.ts'], { patterns: [forbid(['billing', 'routes'], 'Features stand side by side: evaluations import neither billing nor routes.')] }),
-  zone(['src/server/services/**/*.ts'], {
-    patterns: [forbid(['routes', 'plugins', 'billing'], 'Services do not depend on routes, Fastify plugins or the billing feature (billing builds on services, not the reverse).')],
-  }),
+  ...serverZones(),
 ];
 
 export default tseslint.config(

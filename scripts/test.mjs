@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-// `npm test`: make sure the OS packages the tests need are present (installing them when we are root
+// `npm test`: lint (the layer rules of eslint.config.js) and type-check (src and test) first, stopping at the
+// first problem; make sure the OS packages the tests need are present (installing them when we are root
 // with apt-get), build, then run the whole suite inside a D-Bus session with an unlocked keyring.
 // Never skips silently: a missing package we may not install stops the run with the exact command.
 import { spawnSync } from 'node:child_process';
@@ -34,6 +35,15 @@ function sh(cmd, args, opts = {}) {
   const r = spawnSync(cmd, args, { stdio: 'inherit', ...opts });
   if (r.error) throw r.error;
   return r.status ?? 1;
+}
+
+// The cheap checks come first: a wrong import arrow or a type error fails the run in seconds, not after
+// the suite. Arguments (`npm test -- test/api/x.test.ts`) narrow the suite, never these checks.
+for (const check of ['lint', 'typecheck']) {
+  if (sh('npm', ['run', check, '--silent']) !== 0) {
+    console.error(`npm test stopped: \`npm run ${check}\` failed (above).`);
+    process.exit(1);
+  }
 }
 
 const missing = REQUIRED.filter((r) => !(r.present ? r.present() : existsSync(r.file))).map((r) => r.pkg);

@@ -7,50 +7,13 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { SPEC_PROVIDERS, LOCAL_PROVIDERS } from '../shared/schemas/stt.js';
 import { LANGUAGE_OF } from './engines/stt/languages.js';
-
-/** Adapters a token can be bound to. */
-export const ADAPTERS = ['openai', 'deepgram', 'assemblyai', 'google', 'azure', 'revai', 'speechmatics', 'elevenlabs', 'gladia', 'local-sphinx'] as const;
-export type AdapterKind = (typeof ADAPTERS)[number];
-
-/** One token's binding as written in the file. */
-export interface ProviderBinding {
-  adapter: AdapterKind;
-  /** Model the vendor is asked for (each adapter has a default). */
-  model?: string;
-  /** Vendor API base (default: the vendor's public endpoint; required for self-hosted servers). */
-  base_url?: string;
-  /** Environment variable with the credential. */
-  api_key_env?: string;
-  /** Default language when a request names none (e.g. `en`, `en-US`). */
-  language?: string;
-  /** Endpoint path override (openai: `/inference` for whisper.cpp's server). */
-  path?: string;
-  /** Per-provider timeout: 60000 ms; job-based vendors (assemblyai, revai, speechmatics, gladia) 120000 ms plus `timeout_per_audio_second_ms`. */
-  timeout_ms?: number;
-  /** Added to `timeout_ms` per second of audio: job-based vendors 1000 unless `timeout_ms` is given, others 0. */
-  timeout_per_audio_second_ms?: number;
-  /** Pause between status polls of job-based vendors, default 3000 ms. */
-  poll_interval_ms?: number;
-  /** Azure region (`westeurope`): base URL `https://{region}.stt.speech.microsoft.com`. */
-  region?: string;
-}
-
-/** Settings of the always-present `local-sphinx` provider. */
-export interface SphinxSettings {
-  timeout_ms?: number;
-  max_concurrent?: number;
-  model_dir?: string;
-  binary?: string;
-}
+import { ADAPTERS, type AdapterKind, type ProviderBinding, type SphinxSettings, type SttBindings } from './engines/stt/bindings.js';
 
 /** The validated config. */
 export interface ServerConfig {
   /** Where it was read from (undefined: no file, defaults only). */
   file?: string;
-  stt: {
-    providers: Partial<Record<string, ProviderBinding>>;
-    localSphinx: SphinxSettings;
-  };
+  stt: SttBindings;
 }
 
 /** A config file that cannot be used; the message names the file and the offending key. */

@@ -1,3 +1,4 @@
+import { readdirSync } from 'node:fs';
 import { ESLint } from 'eslint';
 import { describe, expect, it } from 'vitest';
 
@@ -29,6 +30,38 @@ const wrong: [string, string, string][] = [
   ['serve → a server module other than start', 'src/cli/commands/serve.ts', "const { x } = await import('../../server/app.js');"],
   ['admin → a server module other than its entry', 'src/cli/commands/admin.ts', "const { x } = await import('../../server/storage/db.js');"],
   ['better-sqlite3 value import outside the driver seam', 'src/server/storage/db.ts', "import x from 'better-sqlite3';"],
+  // Background work: jobs and work/ sit between services and the features; routes never reach them.
+  ['jobs → routes', 'src/server/jobs/runner.ts', "import { x } from '../routes/jobs/index.js';"],
+  ['jobs → evaluations', 'src/server/jobs/index.ts', "import { x } from '../evaluations/index.js';"],
+  ['jobs → plugins', 'src/server/jobs/index.ts', "import { x } from '../plugins/auth.js';"],
+  ['work → jobs (jobs is a client of work, not the reverse)', 'src/server/work/loop.ts', "import { x } from '../jobs/queue.js';"],
+  ['work → evaluations', 'src/server/work/loop.ts', "import { x } from '../evaluations/runner.js';"],
+  ['work → routes', 'src/server/work/loop.ts', "import { x } from '../routes/jobs/index.js';"],
+  ['services → work', 'src/server/services/jobs.ts', "import { x } from '../work/loop.js';"],
+  ['services → jobs', 'src/server/services/jobs.ts', "import { x } from '../jobs/queue.js';"],
+  ['routes → work', 'src/server/routes/jobs/index.ts', "import { x } from '../../work/loop.js';"],
+  ['routes → jobs', 'src/server/routes/evaluations/index.ts', "import { x } from '../../jobs/queue.js';"],
+  ['routes → engines', 'src/server/routes/stt/index.ts', "import { x } from '../../engines/stt/registry.js';"],
+  ['routes → storage by way of ../server/', 'src/server/routes/jobs/index.ts', "import { x } from '../../../server/storage/db.js';"],
+  ['storage → jobs, three folders down', 'src/server/storage/migrations/postgres/001-initial.ts', "import { x } from '../../../jobs/queue.js';"],
+  // Plugins: HTTP glue over services.
+  ['plugins → storage', 'src/server/plugins/auth.ts', "import { x } from '../storage/repositories/keys.js';"],
+  ['plugins → routes', 'src/server/plugins/auth.ts', "import { x } from '../routes/keys/index.js';"],
+  // The top of src/server: wiring files import down; nothing imports them back.
+  ['engines → config (the adapter list lives in engines/stt)', 'src/server/engines/stt/registry.ts', "import type { x } from '../../config.js';"],
+  ['services → runtime', 'src/server/services/jobs.ts', "import type { x } from '../runtime.js';"],
+  ['evaluations → start', 'src/server/evaluations/runner.ts', "import { x } from '../start.js';"],
+  ['a leaf (clock) → runtime', 'src/server/clock.ts', "import { x } from './runtime.js';"],
+  ['a leaf (errors) → storage', 'src/server/errors.ts', "import { x } from './storage/db.js';"],
+  ['config → storage', 'src/server/config.ts', "import { x } from './storage/db.js';"],
+  ['app → storage', 'src/server/app.ts', "import { x } from './storage/db.js';"],
+  ['app → services', 'src/server/app.ts', "import { x } from './services/jobs.js';"],
+  ['runtime → routes', 'src/server/runtime.ts', "import { x } from './routes/jobs/index.js';"],
+  ['runtime → plugins', 'src/server/runtime.ts', "import { x } from './plugins/auth.js';"],
+  ['runtime → app', 'src/server/runtime.ts', "import { x } from './app.js';"],
+  ['start → storage', 'src/server/start.ts', "import { x } from './storage/db.js';"],
+  ['server → cli', 'src/server/start.ts', "import { x } from '../cli/main.js';"],
+  ['server → client', 'src/server/services/jobs.ts', "import { x } from '../../client/index.js';"],
 ];
 
 const allowed: [string, string, string][] = [
@@ -40,6 +73,19 @@ const allowed: [string, string, string][] = [
   ['admin loads its server entry lazily', 'src/cli/commands/admin.ts', "const { x } = await import('../../server/admin.js');"],
   ['the driver seam loads better-sqlite3', 'src/server/storage/sqlite-driver.ts', "import x from 'better-sqlite3';"],
   ['a type import of better-sqlite3', 'src/server/storage/db.ts', "import type x from 'better-sqlite3';"],
+  ['jobs → work', 'src/server/jobs/runner.ts', "import { x } from '../work/loop.js';"],
+  ['jobs → services', 'src/server/jobs/index.ts', "import { x } from '../services/synthesis.js';"],
+  ['evaluations → work', 'src/server/evaluations/runner.ts', "import { x } from '../work/loop.js';"],
+  ['work → services, storage, engines', 'src/server/work/loop.ts', "import { x } from '../services/audio-store.js';\nimport { y } from '../storage/db.js';\nimport { z } from '../engines/tts/types.js';\nexport const w = y + z;"],
+  ['plugins → services', 'src/server/plugins/auth.ts', "import { x } from '../services/keys.js';"],
+  ['routes → the evaluations feature', 'src/server/routes/evaluations/index.ts', "import { x } from '../../evaluations/service.js';"],
+  ['a route module beside another (routes/jobs is not jobs/)', 'src/server/routes/evaluations/index.ts', "import { x } from '../jobs/index.js';"],
+  ['any layer → a leaf at the top (clock, errors)', 'src/server/services/jobs.ts', "import type { x } from '../clock.js';\nimport { y } from '../errors.js';\nexport const w = y;"],
+  ['config → engines/stt', 'src/server/config.ts', "import { x } from './engines/stt/bindings.js';"],
+  ['app → routes/jobs (a route folder, not jobs/)', 'src/server/app.ts', "import { x } from './routes/jobs/index.js';"],
+  ['app → plugins and the runtime type', 'src/server/app.ts', "import { x } from './plugins/auth.js';\nimport type { y } from './runtime.js';\nexport type W = y;"],
+  ['runtime → work, jobs and evaluations', 'src/server/runtime.ts', "import { x } from './work/loop.js';\nimport { y } from './jobs/index.js';\nimport { z } from './evaluations/index.js';\nexport const w = [y, z];"],
+  ['start → app and runtime', 'src/server/start.ts', "import { x } from './app.js';\nimport { y } from './runtime.js';\nexport const w = y;"],
 ];
 
 describe('layer rules (eslint.config.js)', () => {
@@ -49,6 +95,15 @@ describe('layer rules (eslint.config.js)', () => {
 
   it.each(allowed)('%s passes', async (_name, filePath, code) => {
     expect(await layerErrors(filePath, code)).toEqual([]);
+  });
+
+  it('every folder of src/server has a zone (a new folder must be placed in the table of eslint.config.js)', async () => {
+    const folders = readdirSync('src/server', { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name);
+    expect(folders.length).toBeGreaterThan(5);
+    for (const folder of folders) {
+      // No folder may import the composition root: a folder without a zone would let it through.
+      expect(await layerErrors(`src/server/${folder}/probe.ts`, "import { x } from '../runtime.js';"), folder).toHaveLength(1);
+    }
   });
 
   it('the server never writes to the console (it logs through runtime.logger)', async () => {

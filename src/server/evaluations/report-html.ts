@@ -11,8 +11,6 @@ import { providerLatencies, setupFacts, summaryGroups, worstFailures, WORST_FAIL
 import { REPORT_STYLE } from './report-style.js';
 import { heatMap, latencyStrips, percent, providerColour, werBarChart } from './report-svg.js';
 
-export { REPORT_CSP } from './report-style.js';
-
 /** Renders the whole report page of an evaluation at `generatedAt`. */
 export function renderEvaluationReport(input: EvaluationReportInput): string {
   const { evaluation: ev, utterances, generatedAt } = input;

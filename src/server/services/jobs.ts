@@ -1,12 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import type { Db } from '../storage/db.js';
-import { insertJob, listJobItems, type JobRow } from '../storage/repositories/jobs.js';
-import type { Job, JobResultItem, JobSummary } from '../../shared/schemas/tts.js';
+import { getJob, insertJob, listJobItems, listJobs, type JobRow } from '../storage/repositories/jobs.js';
+import type { Job, JobPage, JobResultItem, JobStatus, JobSummary } from '../../shared/schemas/tts.js';
+import { DomainError } from '../../shared/errors.js';
 import { reserveCharacters } from './quota.js';
 import { codePoints } from '../../shared/text-rules.js';
-
-// Routes read jobs through this service, never the repository (the layer rule of eslint.config.js).
-export { getJob, listJobs } from '../storage/repositories/jobs.js';
 
 /** A fresh job id (`job_` + 20 url-safe chars). */
 export const newJobId = (): string => `job_${randomBytes(15).toString('base64url')}`;
@@ -46,6 +44,19 @@ export async function enqueueJob(
 /** floor(100 × done / total), done = succeeded + failed (DESIGN §4.8). */
 export const jobProgress = (job: Pick<JobRow, 'total_items' | 'completed_items' | 'failed_items'>): number =>
   job.total_items === 0 ? 100 : Math.floor((100 * (job.completed_items + job.failed_items)) / job.total_items);
+
+/** A page of `userId`'s jobs, newest first, optionally of one status (GET /v1/jobs). */
+export async function jobPage(db: Db, q: { userId: string; status?: JobStatus; limit: number; offset: number }): Promise<JobPage> {
+  const { rows, total } = await listJobs(db, q);
+  return { items: rows.map(toJobSummary), total, limit: q.limit, offset: q.offset, has_more: q.offset + rows.length < total };
+}
+
+/** `userId`'s job `jobId`; another user's job is `job_not_found` too, so ids reveal nothing. */
+export async function ownJob(db: Db, userId: string, jobId: string): Promise<JobRow> {
+  const job = await getJob(db, jobId, userId);
+  if (!job) throw new DomainError('job_not_found', 'Job not found');
+  return job;
+}
 
 /** The list view of a job. */
 export function toJobSummary(job: JobRow): JobSummary {

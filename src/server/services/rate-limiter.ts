@@ -2,7 +2,8 @@ import type { Db } from '../storage/db.js';
 import { deleteRequestCountsBefore, loadRequestCount, saveRequestCounts } from '../storage/repositories/request-counters.js';
 import { openRequestJournal } from '../storage/request-journal.js';
 import type { Clock } from '../clock.js';
-import { ANONYMOUS_PER_MINUTE, TIER_LIMITS, type Tier } from './tiers.js';
+import { TIER_LIMITS, type Tier } from './tiers.js';
+import { ANONYMOUS_PER_MINUTE } from '../../shared/tier-limits.js';
 import { decisionFor, utcDay, type RateDecision } from './rate-decision.js';
 
 export type { RateDecision };

@@ -1,6 +1,7 @@
 import type { Db } from '../storage/db.js';
 import type { Clock } from '../clock.js';
-import { ANONYMOUS_PER_MINUTE, TIER_LIMITS } from './tiers.js';
+import { TIER_LIMITS } from './tiers.js';
+import { ANONYMOUS_PER_MINUTE } from '../../shared/tier-limits.js';
 import type { RateLimiter } from './rate-limiter.js';
 import { hitRateWindows, peekRateWindow, type RateWindow } from '../storage/repositories/rate-windows.js';
 import { decisionFor, utcDay, type RateDecision } from './rate-decision.js';

@@ -13,8 +13,6 @@ export interface TierLimits {
 /** Quotas (DESIGN §4.13) and rate limits (the spec's table; free per DESIGN), shared with the CLI. */
 export const TIER_LIMITS: Readonly<Record<Tier, TierLimits>> = SHARED_TIER_LIMITS;
 
-export { ANONYMOUS_PER_MINUTE } from '../../shared/tier-limits.js';
-
 /** True when `value` names a tier. */
 export function isTier(value: unknown): value is Tier {
   return typeof value === 'string' && (TIERS as readonly string[]).includes(value);

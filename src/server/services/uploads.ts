@@ -6,8 +6,6 @@ import { roundedDuration } from '../audio/wav.js';
 import { DomainError } from '../../shared/errors.js';
 import { storeAudio, type AudioBlobStore } from './audio-store.js';
 
-export { MAX_UPLOAD_BYTES } from '../../shared/constants.js';
-
 /**
  * Stores an uploaded WAV/MP3/M4A as it came (vendors then see the real file). The format is sniffed
  * from the bytes, never taken from a name, and the file must decode, which also gives its duration.

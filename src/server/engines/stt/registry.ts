@@ -4,7 +4,7 @@
  */
 import type { fetch as undiciFetch } from 'undici';
 import { ALL_PROVIDERS, LOCAL_PROVIDERS } from '../../../shared/schemas/stt.js';
-import type { ProviderBinding, ServerConfig } from '../../config.js';
+import type { ProviderBinding, SttBindings } from './bindings.js';
 import type { SttAdapter } from './types.js';
 import type { AdapterSettings } from './settings.js';
 import { createLocalSphinxAdapter } from './local-sphinx.js';
@@ -62,7 +62,7 @@ export interface SttRegistry {
 }
 
 /** Builds the registry; `env` is read on every call (keys can be set without a restart). */
-export function createSttRegistry(config: ServerConfig, deps: { env?: () => NodeJS.ProcessEnv; fetch?: typeof undiciFetch } = {}): SttRegistry {
+export function createSttRegistry(config: { stt: SttBindings }, deps: { env?: () => NodeJS.ProcessEnv; fetch?: typeof undiciFetch } = {}): SttRegistry {
   const env = deps.env ?? (() => process.env);
   const sphinxCfg = config.stt.localSphinx;
   const sphinx: BoundProvider = {

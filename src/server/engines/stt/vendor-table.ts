@@ -3,7 +3,7 @@
  * accepts, and whether it works as submit-and-poll. One table, so that docs/stt-providers.md and the
  * adapters cannot disagree; each figure's source is cited there.
  */
-import type { AdapterKind } from '../../config.js';
+import type { AdapterKind } from './bindings.js';
 
 /** Hosted vendor adapters (every adapter but the local recognizer). */
 export type VendorKind = Exclude<AdapterKind, 'local-sphinx'>;

@@ -8,7 +8,8 @@ import { AUDIO_ID_PATTERN, requestBase } from '../../services/audio-urls.js';
 import { getAudio, openAudio, type AudioFormat } from '../../services/audio-store.js';
 import { resolveRange } from '../../services/byte-range.js';
 import { SAMPLE_PREFIX } from '../../services/samples.js';
-import { storeUpload, MAX_UPLOAD_BYTES } from '../../services/uploads.js';
+import { storeUpload } from '../../services/uploads.js';
+import { MAX_UPLOAD_BYTES } from '../../../shared/constants.js';
 
 const CONTENT_TYPES: Record<AudioFormat, string> = { wav: 'audio/wav', mp3: 'audio/mpeg', m4a: 'audio/mp4' };
 

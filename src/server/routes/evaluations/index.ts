@@ -26,7 +26,8 @@ import {
   utterancePage,
 } from '../../evaluations/service.js';
 import { evaluationLists, toEvaluationDetail, toEvaluationListItem, toEvaluationUtterance, type UrlSigners } from '../../evaluations/views.js';
-import { renderEvaluationReport, REPORT_CSP } from '../../evaluations/report-html.js';
+import { renderEvaluationReport } from '../../evaluations/report-html.js';
+import { REPORT_CSP } from '../../evaluations/report-style.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {

@@ -3,9 +3,8 @@ import { Type } from '@sinclair/typebox';
 import { errorResponses } from '../../../shared/schemas/common.js';
 import { Job, JobPage, JobQuery } from '../../../shared/schemas/tts.js';
 import { requireAuth } from '../../plugins/auth.js';
-import { DomainError } from '../../errors.js';
 import { requestBase } from '../../services/audio-urls.js';
-import { getJob, listJobs, toJobSummary, toJobView } from '../../services/jobs.js';
+import { jobPage, ownJob, toJobView } from '../../services/jobs.js';
 
 /** GET /v1/jobs (newest first, status filter) and GET /v1/jobs/{job_id} (DESIGN §4.8, §4.9). */
 const routes: FastifyPluginAsyncTypebox = async (app) => {
@@ -23,10 +22,8 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => {
       const auth = requireAuth(request);
-      const limit = request.query.limit ?? 20;
-      const offset = request.query.offset ?? 0;
-      const { rows, total } = await listJobs(runtime.db, { userId: auth.userId, status: request.query.status, limit, offset });
-      return { items: rows.map(toJobSummary), total, limit, offset, has_more: offset + rows.length < total };
+      const { status, limit = 20, offset = 0 } = request.query;
+      return jobPage(runtime.db, { userId: auth.userId, status, limit, offset });
     },
   );
 
@@ -42,8 +39,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => {
       const auth = requireAuth(request);
-      const job = await getJob(runtime.db, request.params.job_id, auth.userId);
-      if (!job) throw new DomainError('job_not_found', 'Job not found');
+      const job = await ownJob(runtime.db, auth.userId, request.params.job_id);
       const base = requestBase(runtime.options.publicUrl, request);
       const now = runtime.clock.now();
       return toJobView(runtime.db, job, (audioId) => runtime.urls.audio({ base, audioId, now }));

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { alignmentHtml, REPORT_CSP, renderEvaluationReport } from '../../../../src/server/evaluations/report-html.js';
+import { alignmentHtml, renderEvaluationReport } from '../../../../src/server/evaluations/report-html.js';
+import { REPORT_CSP } from '../../../../src/server/evaluations/report-style.js';
 import { providerLatencies, setupFacts, worstFailures } from '../../../../src/server/evaluations/report-data.js';
 import { verdict } from '../../../../src/shared/comparison-verdict.js';
 import { REPORT_STYLE } from '../../../../src/server/evaluations/report-style.js';
