@@ -36,6 +36,8 @@ export interface FakeVendor {
   delayMs: number;
   /** "Still processing" answers before a job is done. */
   pendingPolls: number;
+  /** What the openai and deepgram fakes recognise (default FAKE_TRANSCRIPT); a test changes it to make a vendor worse. */
+  transcript: string;
   requests: RecordedRequest[];
   /** Contract violations seen (also answered with 400). */
   violations: string[];
@@ -196,7 +198,7 @@ const HANDLERS: Record<Vendor, Handler> = {
       if (include.includes('logprobs')) {
         return ok({ text: FAKE_TRANSCRIPT, logprobs: words.map((w) => ({ token: w, logprob: -0.1, bytes: [...Buffer.from(w)] })) });
       }
-      return ok({ text: FAKE_TRANSCRIPT });
+      return ok({ text: fake.transcript });
     }
     return ok({
       task: 'transcribe',
@@ -229,7 +231,7 @@ const HANDLERS: Record<Vendor, Handler> = {
           {
             ...detected,
             alternatives: [
-              { transcript: FAKE_TRANSCRIPT, confidence: 0.98, words: words.map((w, i) => ({ word: w.toLowerCase(), start: i * 0.3, end: i * 0.3 + 0.25, confidence: 0.98, punctuated_word: w })) },
+              { transcript: fake.transcript, confidence: 0.98, words: words.map((w, i) => ({ word: w.toLowerCase(), start: i * 0.3, end: i * 0.3 + 0.25, confidence: 0.98, punctuated_word: w })) },
             ],
           },
         ],
@@ -444,6 +446,7 @@ export async function startFakeVendor(vendor: Vendor, opts: { key?: string; mode
     mode: opts.mode ?? 'ok',
     delayMs: opts.delayMs ?? 0,
     pendingPolls: opts.pendingPolls ?? 1,
+    transcript: FAKE_TRANSCRIPT,
     requests: [],
     violations: [],
     close: async () => {
