@@ -196,7 +196,7 @@ const HANDLERS: Record<Vendor, Handler> = {
     if (language !== null) must(/^[a-z]{2}$/.test(String(language)), `language '${String(language)}' is not ISO-639-1`);
     if (format === 'json') {
       if (include.includes('logprobs')) {
-        return ok({ text: FAKE_TRANSCRIPT, logprobs: words.map((w) => ({ token: w, logprob: -0.1, bytes: [...Buffer.from(w)] })) });
+        return ok({ text: fake.transcript, logprobs: words.map((w) => ({ token: w, logprob: -0.1, bytes: [...Buffer.from(w)] })) });
       }
       return ok({ text: fake.transcript });
     }
@@ -204,7 +204,7 @@ const HANDLERS: Record<Vendor, Handler> = {
       task: 'transcribe',
       language: 'english',
       duration: 3.26,
-      text: FAKE_TRANSCRIPT,
+      text: fake.transcript,
       segments: [
         { id: 0, seek: 0, start: 0, end: 1.6, text: ' Please call me back', tokens: [1, 2], temperature: 0, avg_logprob: -0.2, compression_ratio: 0.9, no_speech_prob: 0.01 },
         { id: 1, seek: 0, start: 1.6, end: 3.2, text: ' after the meeting tomorrow morning.', tokens: [3], temperature: 0, avg_logprob: -0.4, compression_ratio: 0.9, no_speech_prob: 0.01 },
