@@ -37,10 +37,6 @@ export const summaryCsvColumns: Column<EvaluationSummaryRow>[] = [
   { header: 'latency_p50_ms', get: (r) => r.latency_ms.p50 },
   { header: 'latency_p95_ms', get: (r) => r.latency_ms.p95 },
   { header: 'failed_requests', get: (r) => r.failed_requests },
-  // Cost and speed (DESIGN §11.6).
-  { header: 'audio_seconds', get: (r) => r.audio_seconds },
-  { header: 'cost_usd', get: (r) => r.cost_usd },
-  { header: 'rtfx', get: (r) => r.rtfx },
 ];
 
 export const comparisonColumns: Column<EvaluationComparison>[] = [
