@@ -178,5 +178,6 @@ export interface CiTargets {
 export function writeCiOutputs(targets: CiTargets, content: { evaluationId: string; cases: readonly CiCase[]; markdown: string; now: Date }): void {
   if (targets.junit) writeFileSync(targets.junit, junitXml({ evaluationId: content.evaluationId, cases: content.cases, timestamp: content.now }));
   if (targets.markdown) writeFileSync(targets.markdown, content.markdown);
-  if (targets.stepSummary) appendFileSync(targets.stepSummary, content.markdown);
+  // A blank line first: the previous step's Markdown may not end with one, and a heading must start a block.
+  if (targets.stepSummary) appendFileSync(targets.stepSummary, `\n${content.markdown}`);
 }

@@ -80,7 +80,7 @@ describe('voxctl eval over time and in CI', () => {
     expect(md).toMatch(/\| {2}\| stt-b \| clean \| 0\.\d{4} \|/);
     const summary = readFileSync(summaryFile, 'utf8');
     expect(summary.startsWith('## Build\n\nearlier step output\n')).toBe(true);
-    expect(summary.slice('## Build\n\nearlier step output\n'.length)).toBe(md);
+    expect(summary.slice('## Build\n\nearlier step output\n'.length)).toBe(`\n${md}`);
   }, 150_000);
 
   it('eval rerun --watch on an unchanged vendor: no_change, the gate passes (exit 0)', async () => {

@@ -140,7 +140,7 @@ describe('Markdown summary and the GitHub job summary', () => {
     const content = { evaluationId: 'ev_1', cases: [], markdown: '### voxctl eval ev_1\n', now: new Date() };
     writeCiOutputs({ stepSummary: summaryFile, junit: join(dir, 'j.xml'), markdown: join(dir, 's.md') }, content);
     writeCiOutputs({ stepSummary: summaryFile }, content);
-    expect(readFileSync(summaryFile, 'utf8')).toBe('## Earlier step\n\nkept\n### voxctl eval ev_1\n### voxctl eval ev_1\n');
+    expect(readFileSync(summaryFile, 'utf8')).toBe('## Earlier step\n\nkept\n\n### voxctl eval ev_1\n\n### voxctl eval ev_1\n');
     expect(readFileSync(join(dir, 's.md'), 'utf8')).toBe('### voxctl eval ev_1\n');
     expect(parseJUnit(readFileSync(join(dir, 'j.xml'), 'utf8')).testsuite[0]!.tests).toBe('0');
   });
