@@ -114,9 +114,9 @@ describe('evaluations over time: setup, rerun, compare, cost', () => {
       if (r.provider === 'stt-b') expect(r.cost_usd).toBe(Math.round((r.audio_seconds / 60) * PRICE * 1e6) / 1e6);
       else expect(r.cost_usd).toBeNull();
     }
-    expect((base.summary as Row[]).find((r) => r.provider === 'stt-b' && r.group === 'all').cost_usd).toBeGreaterThan(0);
+    expect((base.summary as Row[]).find((r) => r.provider === 'stt-b' && r.group === 'all')!.cost_usd).toBeGreaterThan(0);
     const providers = (await get('/v1/stt/providers')).body.items as Row[];
-    expect(providers.find((p) => p.id === 'stt-b').price_per_minute_usd).toBe(PRICE);
+    expect(providers.find((p) => p.id === 'stt-b')!.price_per_minute_usd).toBe(PRICE);
     expect(providers.find((p) => p.id === 'stt-c')).not.toHaveProperty('price_per_minute_usd');
   });
 
