@@ -233,6 +233,10 @@ describe('evaluations over time: setup, rerun, compare, cost', () => {
       expect((await compare(a, b)).status).toBe(404);
     }
     expect((await get(`/v1/evaluations/${base.evaluation_id}/compare`)).status).toBe(400);
+    // Both endpoints are in the OpenAPI document with their answers.
+    const paths = (await get('/openapi.json')).body.paths;
+    expect(Object.keys(paths['/v1/evaluations/{evaluation_id}/rerun'].post.responses)).toEqual(expect.arrayContaining(['201', '404', '429']));
+    expect(Object.keys(paths['/v1/evaluations/{evaluation_id}/compare'].get.responses)).toEqual(expect.arrayContaining(['200', '404', '409']));
     expect((await post('/v1/evaluations/ev_nope/rerun')).body.detail).toBe('Evaluation not found');
 
     // 'Hi there.' is 9 characters: leave 8 of the free tier's 10,000.
