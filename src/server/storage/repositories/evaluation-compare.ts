@@ -1,4 +1,5 @@
 import type { Db } from '../db.js';
+import { listEvaluationSpeakers, listEvaluationTexts } from './evaluations.js';
 
 /**
  * One scored utterance as a comparison over time needs it (DESIGN §11.3): what identifies its source
@@ -16,21 +17,37 @@ export interface CompareUtteranceRow {
   reference_words: number;
 }
 
-/** SQL of `scoredUtterancesForCompare`, exported so a query-plan test can check it. */
-export const COMPARE_SQL = `SELECT u.text_index, t.text AS reference, s.speaker_id, s.grp, u.condition_index, u.provider_index,
-       u.substitutions + u.deletions + u.insertions AS errors, u.reference_words
-  FROM evaluation_utterances u
-  JOIN evaluation_speakers s ON s.evaluation_id = u.evaluation_id AND s.idx = u.speaker_index
-  JOIN evaluation_texts t ON t.evaluation_id = u.evaluation_id AND t.idx = u.text_index
-  WHERE u.evaluation_id = ? AND u.transcript IS NOT NULL AND u.reference_words IS NOT NULL
-  ORDER BY u.text_index, u.speaker_index, u.condition_index, u.provider_index`;
+/** SQL of `scoredUtterancesForCompare`, exported so a query-plan test can check it: the primary key's order, no join. */
+export const COMPARE_SQL = `SELECT text_index, speaker_index, condition_index, provider_index,
+       substitutions + deletions + insertions AS errors, reference_words
+  FROM evaluation_utterances
+  WHERE evaluation_id = ? AND transcript IS NOT NULL AND reference_words IS NOT NULL
+  ORDER BY text_index, speaker_index, condition_index, provider_index`;
 
 /**
  * The scored utterances of an evaluation (a transcript and its counts), lean: no transcript text and no
- * determinable flag, which a comparison does not use and which cost most of a full read.
+ * determinable flag, which a comparison does not use. Texts and speakers are read once and attached by
+ * index — joining them on every row cost more than the comparison itself at 20,000 utterances.
  */
 export async function scoredUtterancesForCompare(db: Db, evaluationId: string): Promise<CompareUtteranceRow[]> {
-  return db.all<CompareUtteranceRow>(COMPARE_SQL, [evaluationId]);
+  const texts = await listEvaluationTexts(db, evaluationId);
+  const speakers = await listEvaluationSpeakers(db, evaluationId);
+  type Row = Omit<CompareUtteranceRow, 'reference' | 'speaker_id' | 'grp'> & { speaker_index: number };
+  const rows = await db.all<Row>(COMPARE_SQL, [evaluationId]);
+  return rows.map((r) => {
+    const speaker = speakers[r.speaker_index];
+    return {
+      text_index: r.text_index,
+      reference: texts[r.text_index] ?? '',
+      speaker_id: speaker?.speaker_id ?? String(r.speaker_index),
+      grp: speaker?.grp ?? '',
+      condition_index: r.condition_index,
+      provider_index: r.provider_index,
+      // PostgreSQL hands over integer sums as numbers, SQLite too; Number() keeps both honest.
+      errors: Number(r.errors),
+      reference_words: Number(r.reference_words),
+    };
+  });
 }
 
 /** Seconds of each conditioned audio an evaluation's utterances were transcribed from, by audio id. */

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { loadSqliteDriver } from '../../../../src/server/storage/sqlite-driver.js';
 import { migrate, migrations } from '../../../../src/server/storage/migrations/index.js';
 import { evaluationSetupMigration } from '../../../../src/server/storage/migrations/next/c-evaluation-setup.js';
+import { COMPARE_SQL } from '../../../../src/server/storage/repositories/evaluation-compare.js';
 
 const Database = loadSqliteDriver();
 
@@ -34,6 +35,17 @@ describe('migration evaluation-setup (SQLite)', () => {
     expect(Object.keys(JSON.parse(row.setup).providers)).toEqual(['stt-b', 'local-sphinx']);
     expect(row.baseline_id).toBeNull();
     expect(row.prices).toBeNull();
+    raw.close();
+  });
+});
+
+describe('the comparison read', () => {
+  it("reads one evaluation's utterances along the primary key, sorting nothing", () => {
+    const raw = new Database(':memory:');
+    migrate(raw);
+    const plan = (raw.prepare(`EXPLAIN QUERY PLAN ${COMPARE_SQL}`).all('ev_x') as { detail: string }[]).map((r) => r.detail).join(' | ');
+    expect(plan).toMatch(/SEARCH evaluation_utterances USING PRIMARY KEY \(evaluation_id=\?\)/);
+    expect(plan).not.toContain('TEMP B-TREE');
     raw.close();
   });
 });
