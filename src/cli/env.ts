@@ -11,6 +11,8 @@ export interface CliEnv {
   dataDir(): string | undefined;
   /** NO_COLOR (any non-empty value) or FORCE_COLOR=0 turn colours off. */
   noColor(): boolean;
+  /** GITHUB_STEP_SUMMARY: the file GitHub Actions shows as the job summary (evaluation outputs append to it). */
+  githubStepSummary(): string | undefined;
   /** The raw environment, for child processes. */
   raw(): NodeJS.ProcessEnv;
 }
@@ -26,6 +28,7 @@ export function createEnv(source: NodeJS.ProcessEnv = process.env): CliEnv {
     apiKey: () => get('VOXCTL_API_KEY'),
     dataDir: () => get('VOXCTL_DATA_DIR'),
     noColor: () => get('NO_COLOR') !== undefined || source.FORCE_COLOR === '0',
+    githubStepSummary: () => get('GITHUB_STEP_SUMMARY'),
     raw: () => source,
   };
 }

@@ -18,6 +18,7 @@ import type { ApiKeyInfo, CreateKeyRequest, CreatedKey, Usage, User } from '../s
 import type { BillingPortal, Health, Subscription } from '../shared/schemas/system.js';
 import type {
   CreateEvaluationRequest,
+  EvaluationCompare,
   EvaluationCreated,
   EvaluationDetail,
   EvaluationListItem,
@@ -92,6 +93,10 @@ export interface VoxClient {
   getEvaluation(id: string): Promise<EvaluationDetail>;
   listEvaluationUtterances(id: string, query?: EvaluationUtteranceQuery): Promise<PageOf<EvaluationUtterance>>;
   cancelEvaluation(id: string): Promise<EvaluationDetail>;
+  /** Starts the same evaluation again (same texts, speakers, conditions, providers, normaliser, seed); its `baseline_id` is `id`. */
+  rerunEvaluation(id: string): Promise<EvaluationCreated>;
+  /** Compares evaluation `id` with `baselineId` on their matched utterances (DESIGN §11.3). */
+  compareEvaluations(id: string, baselineId: string): Promise<EvaluationCompare>;
   /** Downloads an evaluation's signed `report_url` as HTML text; the key is not sent. */
   downloadReport(url: string): Promise<string>;
 }
@@ -176,6 +181,8 @@ export function createClient(options: ClientOptions): VoxClient {
     getEvaluation: (id) => get<EvaluationDetail>(`/v1/evaluations/${enc(id)}`),
     listEvaluationUtterances: (id, query = {}) => get<PageOf<EvaluationUtterance>>(`/v1/evaluations/${enc(id)}/utterances`, { ...query }),
     cancelEvaluation: (id) => post<EvaluationDetail>(`/v1/evaluations/${enc(id)}/cancel`, {}),
+    rerunEvaluation: (id) => post<EvaluationCreated>(`/v1/evaluations/${enc(id)}/rerun`, {}),
+    compareEvaluations: (id, baselineId) => get<EvaluationCompare>(`/v1/evaluations/${enc(id)}/compare`, { baseline: baselineId }),
     downloadReport: async (url) =>
       (await send(http, { method: 'GET', path: url, auth: false, headers: { accept: 'text/html, */*' } })).body.toString('utf8'),
   };

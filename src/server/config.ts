@@ -27,8 +27,8 @@ export class ConfigError extends Error {
 /** Name of the file looked for in the data dir. */
 export const CONFIG_FILE_NAME = 'voxctl.config.json';
 
-const BINDING_KEYS = ['adapter', 'model', 'base_url', 'api_key_env', 'language', 'path', 'timeout_ms', 'timeout_per_audio_second_ms', 'poll_interval_ms', 'region'];
-const SPHINX_KEYS = ['timeout_ms', 'max_concurrent', 'model_dir', 'binary'];
+const BINDING_KEYS = ['adapter', 'model', 'base_url', 'api_key_env', 'language', 'path', 'timeout_ms', 'timeout_per_audio_second_ms', 'poll_interval_ms', 'region', 'price_per_minute_usd'];
+const SPHINX_KEYS = ['timeout_ms', 'max_concurrent', 'model_dir', 'binary', 'price_per_minute_usd'];
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const MAX_TIMEOUT_MS = 10 * 60_000;
 
@@ -98,6 +98,14 @@ function optInt(o: Record<string, unknown>, key: string, where: string, min: num
   return v;
 }
 
+/** `price_per_minute_usd`: a finite number ≥ 0, or absent. */
+function optPrice(o: Record<string, unknown>, where: string): number | undefined {
+  const v = o.price_per_minute_usd;
+  if (v === undefined) return undefined;
+  if (typeof v !== 'number' || !Number.isFinite(v) || v < 0) throw new ConfigError(`"${where}.price_per_minute_usd" must be a number ≥ 0 (USD per minute of audio)`);
+  return v;
+}
+
 function parseBinding(value: unknown, where: string): ProviderBinding {
   if (!isObject(value)) throw new ConfigError(`"${where}" must be an object with at least "adapter"`);
   for (const key of Object.keys(value)) {
@@ -143,6 +151,8 @@ function parseBinding(value: unknown, where: string): ProviderBinding {
   if (perSecond !== undefined) binding.timeout_per_audio_second_ms = perSecond;
   const poll = optInt(value, 'poll_interval_ms', where, 1, 60_000);
   if (poll !== undefined) binding.poll_interval_ms = poll;
+  const price = optPrice(value, where);
+  if (price !== undefined) binding.price_per_minute_usd = price;
   checkVendorRules(binding, where);
   if (binding.adapter === 'local-sphinx') {
     for (const key of ['model', 'base_url', 'api_key_env', 'region', 'timeout_per_audio_second_ms'] as const) {
@@ -184,5 +194,7 @@ function parseSphinx(value: unknown, where: string): SphinxSettings {
   if (dir !== undefined) out.model_dir = dir;
   const binary = optString(value, 'binary', where);
   if (binary !== undefined) out.binary = binary;
+  const price = optPrice(value, where);
+  if (price !== undefined) out.price_per_minute_usd = price;
   return out;
 }

@@ -130,11 +130,13 @@ export function speakerBootstrapCi(rows: readonly UtteranceScore[], options: Boo
   return percentileInterval(wers);
 }
 
-/** What `pairedSpeakerBootstrap` answers: WER(a) − WER(b), its 95% interval and P(a's WER < b's). */
+/** What `pairedSpeakerBootstrap` answers: WER(a) − WER(b), its 95% interval, P(a's WER < b's) and P(a's WER > b's). */
 export interface PairedBootstrap {
   difference: number;
   ci95: [number, number];
   pABetter: number;
+  /** Share of draws with Δ* > 0 (ties count in neither share). */
+  pAWorse: number;
 }
 
 /**
@@ -151,16 +153,18 @@ export function pairedSpeakerBootstrap(a: readonly UtteranceScore[], b: readonly
   const index = new Map<string, number>();
   const ta = speakerTotals(a, index);
   const tb = speakerTotals(b, index);
-  if (ta.errors.length === 0) return { difference, ci95: [0, 0], pABetter: 0 };
+  if (ta.errors.length === 0) return { difference, ci95: [0, 0], pABetter: 0, pAWorse: 0 };
   const picks = drawSpeakers(ta.errors.length, options);
   const deltas = new Float64Array(picks.length);
   let better = 0;
+  let worse = 0;
   for (let k = 0; k < picks.length; k++) {
     const d = drawWer(picks[k]!, ta.errors, ta.words) - drawWer(picks[k]!, tb.errors, tb.words);
     deltas[k] = d;
     if (d < 0) better++;
+    else if (d > 0) worse++;
   }
-  return { difference, ci95: percentileInterval(deltas), pABetter: round4(better / picks.length) };
+  return { difference, ci95: percentileInterval(deltas), pABetter: round4(better / picks.length), pAWorse: round4(worse / picks.length) };
 }
 
 /**

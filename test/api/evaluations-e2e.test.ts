@@ -15,6 +15,7 @@ import { pollEvaluation } from '../helpers/evaluations.js';
 import { FAKE_TRANSCRIPT, startFakeVendor, type FakeVendor } from '../helpers/fake-stt-vendors.js';
 import { decodeWavToPcm16 } from '../../src/server/audio/wav.js';
 import { allUtterances, listEvaluationSpeakers } from '../../src/server/storage/repositories/evaluations.js';
+import { utteranceAudioSeconds } from '../../src/server/storage/repositories/evaluation-compare.js';
 import { summarise } from '../../src/server/evaluations/summary.js';
 
 type Row = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -131,6 +132,7 @@ describe('an evaluation on local-sphinx with Flite and eSpeak voices under three
       conditions: detail.conditions,
       groups: (await listEvaluationSpeakers(s.runtime.db, id)).map((sp) => sp.grp),
       seed: 11,
+      audioSeconds: await utteranceAudioSeconds(s.runtime.db, id),
     });
     expect(again.summary).toEqual(detail.summary);
   });

@@ -33,6 +33,8 @@ function evaluation(over: Partial<EvaluationDetail> = {}): EvaluationDetail {
     normalizer: { name: 'basic', version: 1 },
     seed: 0,
     report_url: 'http://127.0.0.1/r',
+    setup: { voxctl_version: '0.1.0', normalizer: { name: 'basic', version: 1 }, providers: { 'local-sphinx': { adapter: 'local-sphinx', model: null, language: null } }, conditions: ['clean'], seed: 0 },
+    baseline_id: null,
     ...over,
   };
 }
@@ -52,6 +54,9 @@ const row = (over: Partial<EvaluationSummaryRow>): EvaluationSummaryRow => ({
   cer: 0.02,
   latency_ms: { p50: 10, p95: 20 },
   failed_requests: 0,
+  audio_seconds: null,
+  cost_usd: null,
+  rtfx: null,
   ...over,
 });
 

@@ -36,6 +36,8 @@ export interface FakeVendor {
   delayMs: number;
   /** "Still processing" answers before a job is done. */
   pendingPolls: number;
+  /** What the openai and deepgram fakes recognise (default FAKE_TRANSCRIPT); a test changes it to make a vendor worse. */
+  transcript: string;
   requests: RecordedRequest[];
   /** Contract violations seen (also answered with 400). */
   violations: string[];
@@ -194,15 +196,15 @@ const HANDLERS: Record<Vendor, Handler> = {
     if (language !== null) must(/^[a-z]{2}$/.test(String(language)), `language '${String(language)}' is not ISO-639-1`);
     if (format === 'json') {
       if (include.includes('logprobs')) {
-        return ok({ text: FAKE_TRANSCRIPT, logprobs: words.map((w) => ({ token: w, logprob: -0.1, bytes: [...Buffer.from(w)] })) });
+        return ok({ text: fake.transcript, logprobs: words.map((w) => ({ token: w, logprob: -0.1, bytes: [...Buffer.from(w)] })) });
       }
-      return ok({ text: FAKE_TRANSCRIPT });
+      return ok({ text: fake.transcript });
     }
     return ok({
       task: 'transcribe',
       language: 'english',
       duration: 3.26,
-      text: FAKE_TRANSCRIPT,
+      text: fake.transcript,
       segments: [
         { id: 0, seek: 0, start: 0, end: 1.6, text: ' Please call me back', tokens: [1, 2], temperature: 0, avg_logprob: -0.2, compression_ratio: 0.9, no_speech_prob: 0.01 },
         { id: 1, seek: 0, start: 1.6, end: 3.2, text: ' after the meeting tomorrow morning.', tokens: [3], temperature: 0, avg_logprob: -0.4, compression_ratio: 0.9, no_speech_prob: 0.01 },
@@ -229,7 +231,7 @@ const HANDLERS: Record<Vendor, Handler> = {
           {
             ...detected,
             alternatives: [
-              { transcript: FAKE_TRANSCRIPT, confidence: 0.98, words: words.map((w, i) => ({ word: w.toLowerCase(), start: i * 0.3, end: i * 0.3 + 0.25, confidence: 0.98, punctuated_word: w })) },
+              { transcript: fake.transcript, confidence: 0.98, words: words.map((w, i) => ({ word: w.toLowerCase(), start: i * 0.3, end: i * 0.3 + 0.25, confidence: 0.98, punctuated_word: w })) },
             ],
           },
         ],
@@ -444,6 +446,7 @@ export async function startFakeVendor(vendor: Vendor, opts: { key?: string; mode
     mode: opts.mode ?? 'ok',
     delayMs: opts.delayMs ?? 0,
     pendingPolls: opts.pendingPolls ?? 1,
+    transcript: FAKE_TRANSCRIPT,
     requests: [],
     violations: [],
     close: async () => {

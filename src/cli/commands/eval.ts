@@ -11,6 +11,7 @@ import { assertWritable, examples, flagsOf, intOption, pagingOptions, writeOutpu
 import { parseConditions, runRequest, werOption, type RunFlags } from './eval-request.js';
 import { listColumns, printEvaluation, printPages, summaryCsvColumns, utteranceColumns } from './eval-views.js';
 import { EvaluationProgress, finishRun, watchEvaluation } from './eval-watch.js';
+import { ciOutputOptions, emitCiOutputs, finishWatched, registerEvalCompare, regressionGateOption, type CiFlags } from './eval-compare.js';
 
 /** The states of `--status`: the schema's EvaluationStatus, copied so TypeBox is not loaded at start-up (a test checks they match). */
 export const STATUSES = ['pending', 'processing', 'completed', 'partial', 'failed', 'cancelled'];
@@ -25,10 +26,11 @@ export function registerEval(program: Command, ctx: HandlerContext): void {
   const evaluation = program
     .command('eval')
     .description('Evaluate STT providers on synthesised speech across voices, groups and audio conditions')
-    .addHelpText('after', `\nExit codes as the other commands, plus ${ExitCode.werGate} when --max-wer is exceeded (the CI gate).`);
+    .addHelpText('after', `\nExit codes as the other commands, plus ${ExitCode.werGate} when --max-wer or --max-regression is exceeded (the CI gates).`);
 
   examples(
-    evaluation
+    // CI outputs and the regression gate against a baseline (DESIGN §11.4, §11.5): see eval-compare.ts.
+    regressionGateOption(ciOutputOptions(evaluation
       .command('run')
       .description('Start an evaluation: synthesise texts with speakers, degrade, transcribe, score')
       .option('--texts <file>', "texts, one per line ('-' reads stdin)")
@@ -45,18 +47,21 @@ export function registerEval(program: Command, ctx: HandlerContext): void {
       .option('--watch', 'show progress until it ends (exit 6 if it fails)')
       .option('--report <file>', 'save the HTML report when it ends (implies --watch)')
       .option('--force', 'overwrite an existing --report file')
-      .option('--max-wer <x>', `CI gate: exit ${ExitCode.werGate} when a provider's overall WER under a condition exceeds x (implies --watch)`, werOption),
+      .option('--max-wer <x>', `CI gate: exit ${ExitCode.werGate} when a provider's overall WER under a condition exceeds x (implies --watch)`, werOption)
+      .option('--baseline <id>', 'an earlier evaluation to compare with when this one ends (with --max-regression: the regression gate)'))),
     [
       'voxctl eval run --texts prompts.txt --filter region=Europe --group-by accent --per-group 2 --providers local-sphinx --conditions clean,telephone,noise:5 --watch --report r.html',
       'voxctl eval run --texts prompts.txt --speaker spk_a spk_b --providers stt-b,local-sphinx --max-wer 0.3',
     ],
   ).action(async (_o, cmd: Command) => {
-    const flags = flagsOf<RunFlags>(cmd);
+    const flags = flagsOf<RunFlags & CiFlags & { baseline?: string }>(cmd);
     const body = await runRequest(ctx, flags);
+    if (flags.baseline !== undefined) body.baseline_id = flags.baseline;
     if (flags.report) assertWritable(flags.report, flags.force);
     const { client, out } = await connect(ctx, flags, { announce: true });
     const created = await client.createEvaluation(body);
-    const watch = flags.watch || flags.report !== undefined || flags.maxWer !== undefined;
+    const ci = flags.junit !== undefined || flags.markdown !== undefined || flags.maxRegression !== undefined;
+    const watch = flags.watch || flags.report !== undefined || flags.maxWer !== undefined || ci;
     if (!watch) {
       if (out.json) return out.printJson(created);
       out.write(created.evaluation_id + '\n');
@@ -70,13 +75,11 @@ export function registerEval(program: Command, ctx: HandlerContext): void {
       now: () => ctx.clock.now().getTime(),
       sleep: ctx.clock.sleep,
     });
-    if (out.json) out.printJson(ev);
-    else await printEvaluation(out, ev);
     if (flags.report) {
       await saveReport(client, ev, flags.report, flags.force);
       out.success(`Saved the report of ${ev.evaluation_id} to ${flags.report}`);
     }
-    finishRun(ev, flags.maxWer);
+    await finishWatched(ctx, client, out, ev, flags);
   });
 
   examples(
@@ -91,10 +94,10 @@ export function registerEval(program: Command, ctx: HandlerContext): void {
   });
 
   examples(
-    evaluation.command('show').argument('<id>', 'evaluation id').option('--csv', 'the summary rows as CSV').option('--watch', 'follow progress until it ends (exit 6 unless it completes)').description('Show an evaluation: progress, summary and comparisons'),
+    ciOutputOptions(evaluation.command('show').argument('<id>', 'evaluation id').option('--csv', 'the summary rows as CSV').option('--watch', 'follow progress until it ends (exit 6 unless it completes)').description('Show an evaluation: progress, summary and comparisons')),
     ['voxctl eval show ev_123', 'voxctl eval show ev_123 --csv > summary.csv', 'voxctl eval show ev_123 --json | jq ".summary[] | select(.group == \\"all\\")"'],
   ).action(async (id: string, _o, cmd: Command) => {
-    const flags = flagsOf<{ csv?: boolean; watch?: boolean }>(cmd);
+    const flags = flagsOf<{ csv?: boolean; watch?: boolean } & CiFlags>(cmd);
     const { client, out } = await connect(ctx, flags);
     const ev = flags.watch
       ? await watchEvaluation(() => client.getEvaluation(id), { out, progress: new EvaluationProgress(out), now: () => ctx.clock.now().getTime(), sleep: ctx.clock.sleep })
@@ -104,6 +107,7 @@ export function registerEval(program: Command, ctx: HandlerContext): void {
       if (!ev.summary) throw new CliError(`${id} is ${ev.status}: the summary appears when it is completed or partial`, { hint: `voxctl eval show ${id} --watch` });
       await out.csv(ev.summary, summaryCsvColumns);
     } else await printEvaluation(out, ev);
+    await emitCiOutputs(ctx, flags, { evaluation: ev });
     if (flags.watch) finishRun(ev, undefined);
   });
 
@@ -154,6 +158,8 @@ export function registerEval(program: Command, ctx: HandlerContext): void {
     else out.success(`Saved the report of ${id} (${ev.status}) to ${flags.out}`);
     if (flags.open && !(await ctx.openUrl(pathToFileURL(resolve(flags.out)).href))) out.warn(`No browser opener found; open ${flags.out} yourself.`);
   });
+
+  registerEvalCompare(evaluation, ctx);
 
   examples(evaluation.command('cancel').argument('<id>', 'evaluation id').description('Cancel an evaluation; characters not yet synthesised are refunded'), [
     'voxctl eval cancel ev_123',

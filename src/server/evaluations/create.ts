@@ -12,7 +12,9 @@ import { DomainError, validationFailed } from '../../shared/errors.js';
 import { reserveCharacters } from '../services/quota.js';
 import { assertValidText, codePoints } from '../../shared/text-rules.js';
 import { assertActiveSubscription } from '../services/users.js';
-import { checkSpeakerSpec, selectSpeakers } from './speakers.js';
+import { checkSpeakerSpec, selectSpeakers, type SelectedSpeaker } from './speakers.js';
+import { recordSetup, type DescribeProvider } from './setup.js';
+import { evaluationOf } from './service.js';
 
 import { EVALUATION_LIMITS } from '../../shared/constants.js';
 
@@ -79,16 +81,70 @@ export function checkConditions(conditions: string[] | undefined): string[] {
   });
 }
 
+/** Everything an evaluation is stored from, once validated. */
+export interface EvaluationPlan {
+  userId: string;
+  name: string | null;
+  texts: readonly string[];
+  speakers: readonly SelectedSpeaker[];
+  groupBy: string;
+  providers: readonly string[];
+  conditions: readonly string[];
+  normalizer: Pick<Normalizer, 'name' | 'version'>;
+  seed: number;
+  baselineId: string | null;
+}
+
 /**
- * POST /v1/evaluations (DESIGN §8.1): validates everything, then reserves the characters (Σ text code
- * points × speakers) and stores the evaluation with its queue of syntheses in one transaction — a 429
- * stores nothing.
+ * Reserves the characters (Σ text code points × speakers) and stores the evaluation with its recorded
+ * setup and its queue of syntheses in one transaction — a 429 stores nothing. Shared by create and rerun.
+ */
+export async function storeEvaluation(deps: { db: Db; now: Date; describe?: DescribeProvider }, plan: EvaluationPlan): Promise<EvaluationCreated> {
+  const { db, now } = deps;
+  const charactersOfText = plan.texts.map(codePoints);
+  const characters = charactersOfText.reduce((a, b) => a + b, 0) * plan.speakers.length;
+  const id = newEvaluationId();
+  const total = plan.speakers.length * plan.texts.length * plan.conditions.length * plan.providers.length;
+  const { setup, prices } = recordSetup({ ...plan, describe: deps.describe });
+  // The id is drawn above: on PostgreSQL this body may run again and must insert the same evaluation.
+  await db.transaction(async () => {
+    const { period } = await reserveCharacters(db, { userId: plan.userId, characters, now });
+    await insertEvaluation(
+      db,
+      {
+        id,
+        user_id: plan.userId,
+        name: plan.name,
+        total_utterances: total,
+        providers: JSON.stringify(plan.providers),
+        conditions: JSON.stringify(plan.conditions),
+        group_by: plan.groupBy,
+        normalizer: plan.normalizer.name,
+        normalizer_version: plan.normalizer.version,
+        seed: plan.seed,
+        period,
+        created_at: now.toISOString(),
+        setup: JSON.stringify(setup),
+        baseline_id: plan.baselineId,
+        prices: JSON.stringify(prices),
+      },
+      plan.texts,
+      plan.speakers,
+      charactersOfText,
+    );
+  });
+  return { evaluation_id: id, status: 'pending', total_utterances: total, created_at: now.toISOString() };
+}
+
+/**
+ * POST /v1/evaluations (DESIGN §8.1): validates everything, then stores it (`storeEvaluation`). A
+ * `baseline_id` must name one of the caller's evaluations (404 otherwise).
  */
 export async function createEvaluation(
-  deps: { db: Db; now: Date },
+  deps: { db: Db; now: Date; describe?: DescribeProvider },
   input: { userId: string; body: CreateEvaluationRequest },
 ): Promise<EvaluationCreated> {
-  const { db, now } = deps;
+  const { db } = deps;
   const { body, userId } = input;
   if (body.name !== undefined && (codePoints(body.name) < 1 || codePoints(body.name) > EVALUATION_LIMITS.name)) {
     throw validationFailed(`Name must be 1 to ${EVALUATION_LIMITS.name} characters`);
@@ -105,35 +161,18 @@ export async function createEvaluation(
   if (body.speakers.ids && overLimit(body.speakers.ids.length)) throw validationFailed(limitMessage);
   const selection = await selectSpeakers(db, body.speakers);
   if (overLimit(selection.speakers.length)) throw validationFailed(limitMessage);
+  if (body.baseline_id !== undefined) await evaluationOf(db, body.baseline_id, userId);
   await assertActiveSubscription(db, userId);
-
-  const charactersOfText = texts.map(codePoints);
-  const characters = charactersOfText.reduce((a, b) => a + b, 0) * selection.speakers.length;
-  const id = newEvaluationId();
-  const total = selection.speakers.length * perSpeaker;
-  // The id is drawn above: on PostgreSQL this body may run again and must insert the same evaluation.
-  await db.transaction(async () => {
-    const { period } = await reserveCharacters(db, { userId, characters, now });
-    await insertEvaluation(
-      db,
-      {
-        id,
-        user_id: userId,
-        name: body.name ?? null,
-        total_utterances: total,
-        providers: JSON.stringify(providers),
-        conditions: JSON.stringify(conditions),
-        group_by: selection.groupBy,
-        normalizer: normalizer.name,
-        normalizer_version: normalizer.version,
-        seed: body.speakers.seed ?? 0,
-        period,
-        created_at: now.toISOString(),
-      },
-      texts,
-      selection.speakers,
-      charactersOfText,
-    );
+  return storeEvaluation(deps, {
+    userId,
+    name: body.name ?? null,
+    texts,
+    speakers: selection.speakers,
+    groupBy: selection.groupBy,
+    providers,
+    conditions,
+    normalizer,
+    seed: body.speakers.seed ?? 0,
+    baselineId: body.baseline_id ?? null,
   });
-  return { evaluation_id: id, status: 'pending', total_utterances: total, created_at: now.toISOString() };
 }

@@ -1,7 +1,8 @@
 import type { Db } from '../storage/db.js';
 import type { EvaluationStatus } from '../../shared/schemas/evaluations.js';
 import { allUtterances, finishEvaluation, getEvaluation, listEvaluationSpeakers } from '../storage/repositories/evaluations.js';
-import { evaluationLists } from './views.js';
+import { utteranceAudioSeconds } from '../storage/repositories/evaluation-compare.js';
+import { evaluationLists, evaluationPrices } from './views.js';
 import { summarise } from './summary.js';
 
 /**
@@ -18,7 +19,14 @@ export async function finishEvaluationNow(db: Db, id: string, now: Date): Promis
   let summary: string | null = null;
   let comparisons: string | null = null;
   if (status !== 'failed') {
-    const result = summarise({ rows: await allUtterances(db, id), ...lists, groups: speakers.map((s) => s.grp), seed: row.seed });
+    const result = summarise({
+      rows: await allUtterances(db, id),
+      ...lists,
+      groups: speakers.map((s) => s.grp),
+      seed: row.seed,
+      audioSeconds: await utteranceAudioSeconds(db, id),
+      prices: evaluationPrices(row),
+    });
     summary = JSON.stringify(result.summary);
     comparisons = JSON.stringify(result.comparisons);
   }

@@ -10,6 +10,7 @@ import { verdict } from '../../shared/comparison-verdict.js';
 import { providerLatencies, setupFacts, summaryGroups, worstFailures, WORST_FAILURES, type ReportedFailure } from './report-data.js';
 import { REPORT_STYLE } from './report-style.js';
 import { heatMap, latencyStrips, percent, providerColour, werBarChart } from './report-svg.js';
+import { baselineSection, costSection } from './report-over-time.js';
 
 /** Renders the whole report page of an evaluation at `generatedAt`. */
 export function renderEvaluationReport(input: EvaluationReportInput): string {
@@ -29,6 +30,8 @@ ${ev.summary ? html`${legend(ev.providers, colours)}${werCharts(ev, summary, col
 <p class="lead">WER over every group (group “all”); darker is worse.</p>
 ${ev.summary ? html`${heatMap({ title: 'WER by provider and condition', providers: ev.providers, conditions: ev.conditions, cells: heatCells(summary) })}${totalsTable(summary)}` : pendingNote(ev)}</section>
 ${latencySection(input, colours)}
+${costSection({ summary: ev.summary, providers: ev.providers, prices: input.prices ?? {}, colours })}
+${baselineSection(ev.baseline_id, input.baseline)}
 ${comparisonSection(ev)}
 ${failureSection(ev, worstFailures(ev, utterances))}
 </main>`;
@@ -76,13 +79,22 @@ function setupSection(input: EvaluationReportInput): SafeHtml {
   return html`<section id="setup" aria-labelledby="setup-h"><h2 id="setup-h">Setup</h2><dl class="setup">
 <dt>Texts</dt><dd id="setup-texts">${facts.texts > 0 ? count(facts.texts) : '—'}</dd>
 <dt>Speakers</dt><dd id="setup-speakers">${facts.speakers > 0 ? `${count(facts.speakers)} in ${facts.groups.length} ${ev.group_by} group(s): ${groups}` : '—'}</dd>
-<dt>Providers</dt><dd>${ev.providers.join(', ')}</dd>
+<dt>Providers</dt><dd id="setup-providers">${ev.providers.map((p) => providerLabel(p, ev, input.prices?.[p]))
+    .join('; ')}</dd>
+<dt>voxctl</dt><dd id="setup-version">${ev.setup.voxctl_version ?? 'not recorded'}</dd>
 <dt>Conditions</dt><dd>${ev.conditions.join(', ')}</dd>
 <dt>Normaliser</dt><dd id="setup-normalizer">${ev.normalizer.name} (version ${ev.normalizer.version})</dd>
 <dt>Seed</dt><dd id="setup-seed">${ev.seed}</dd>
 <dt>Utterances</dt><dd>${count(ev.completed_utterances)} of ${count(ev.total_utterances)} (texts × speakers × conditions × providers)</dd>
 <dt>Created</dt><dd>${stamp(ev.created_at)}</dd><dt>Started</dt><dd>${stamp(ev.started_at)}</dd><dt>Finished</dt><dd>${stamp(ev.completed_at)}</dd>
 </dl></section>`;
+}
+
+/** `stt-b · deepgram nova-3 (en) · $0.0043/min`, from the recorded setup. */
+function providerLabel(token: string, ev: EvaluationDetail, price: number | null | undefined): string {
+  const p = ev.setup.providers[token];
+  const bound = p?.adapter ? ` · ${p.adapter}${p.model ? ` ${p.model}` : ''}${p.language ? ` (${p.language})` : ''}` : '';
+  return `${token}${bound}${price === null || price === undefined ? '' : ` · $${price}/min`}`;
 }
 
 function legend(providers: readonly string[], colours: Map<string, string>): SafeHtml {
@@ -114,11 +126,12 @@ function heatCells(summary: readonly EvaluationSummaryRow[]) {
 
 function totalsTable(summary: readonly EvaluationSummaryRow[]): SafeHtml {
   const rows = summary.filter((r) => r.group === 'all');
-  return html`<table id="totals"><thead><tr><th>Provider</th><th>Condition</th><th>Utterances</th><th>Speakers</th><th>Words</th><th>S / D / I</th><th>WER</th><th>95% CI</th><th>CER</th><th>p50 / p95 ms</th><th>Failed requests</th></tr></thead><tbody>
+  return html`<table id="totals"><thead><tr><th>Provider</th><th>Condition</th><th>Utterances</th><th>Speakers</th><th>Words</th><th>S / D / I</th><th>WER</th><th>95% CI</th><th>CER</th><th>p50 / p95 ms</th><th>Failed requests</th><th>Audio s</th><th>Cost USD</th><th>RTFx</th></tr></thead><tbody>
 ${rows.map(
   (r) => html`<tr><td>${r.provider}</td><td>${r.condition}</td><td class="num">${count(r.utterances)}</td><td class="num">${r.speakers}</td><td class="num">${count(r.reference_words)}</td>
 <td class="num">${r.substitutions} / ${r.deletions} / ${r.insertions}</td><td class="num">${fixed(r.wer)}</td><td class="num">${interval(r.wer_ci95)}</td><td class="num">${fixed(r.cer)}</td>
-<td class="num">${r.latency_ms.p50 ?? 'n/a'} / ${r.latency_ms.p95 ?? 'n/a'}</td><td class="num">${r.failed_requests}</td></tr>`,
+<td class="num">${r.latency_ms.p50 ?? 'n/a'} / ${r.latency_ms.p95 ?? 'n/a'}</td><td class="num">${r.failed_requests}</td>
+<td class="num">${r.audio_seconds ?? 'n/a'}</td><td class="num">${r.cost_usd ?? 'n/a'}</td><td class="num">${r.rtfx ?? 'n/a'}</td></tr>`,
 )}</tbody></table>`;
 }
 

@@ -23,7 +23,7 @@ svg .value{fill:var(--muted);font-size:10px}svg .cell{font-size:13px;font-weight
 svg .whisker{stroke:var(--ink);stroke-width:1.2}svg .p50{stroke:var(--ink);stroke-width:2.5}svg .p95{stroke:var(--bad);stroke-width:2;stroke-dasharray:3 2}
 table{width:100%;border-collapse:collapse;font-size:13px}th,td{text-align:left;padding:6px 8px;border-bottom:1px solid var(--line);vertical-align:top}
 th{color:var(--muted);font-weight:600;font-size:12px}td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
-.better{color:var(--ok);font-weight:600}.same{color:var(--muted)}
+.better,.improved{color:var(--ok);font-weight:600}.same,.no_change{color:var(--muted)}.regressed{color:#c62828;font-weight:600}
 ol.failures{margin:0;padding-left:22px}ol.failures li{margin:0 0 14px}.meta{font-size:12px;color:var(--muted)}
 .align{margin:4px 0 0;line-height:1.9;font-size:14px}.align span{padding:1px 3px;border-radius:3px}
 .align .sub{background:#fff1c2}.align .del{background:#fde0dc;text-decoration:line-through}.align .ins{background:#dcf2e4}

@@ -19,8 +19,43 @@ const isScored = (u: UtteranceView): u is Scored => u.transcript !== null && u.r
 const errorsOf = (u: Scored): number => u.substitutions + u.deletions + u.insertions;
 const scoreOf = (u: Scored): UtteranceScore => ({ speaker: u.speaker_id, errors: errorsOf(u), referenceWords: u.reference_words });
 
+/** What cost and speed figures are computed from (DESIGN §11.6). */
+export interface CostInputs {
+  /** Seconds of each conditioned audio by audio id; absent: audio seconds unknown. */
+  audioSeconds?: ReadonlyMap<string, number>;
+  /** The provider's price per minute in USD; null or absent: unpriced. */
+  price?: number | null;
+}
+
+const round = (x: number, digits: number): number => Math.round(x * 10 ** digits) / 10 ** digits;
+
+/**
+ * `audio_seconds` of the scored utterances, `cost_usd` = audio minutes × price (6 decimals, from the
+ * rounded seconds so the figure can be checked by hand), `rtfx` = audio seconds ÷ processing seconds.
+ */
+export function costAndSpeed(scored: readonly { audio_id: string | null; latency_ms: number | null }[], inputs: CostInputs): Pick<EvaluationSummaryRow, 'audio_seconds' | 'cost_usd' | 'rtfx'> {
+  if (!inputs.audioSeconds || scored.length === 0) return { audio_seconds: null, cost_usd: null, rtfx: null };
+  let audio = 0;
+  let processingMs = 0;
+  for (const u of scored) {
+    audio += (u.audio_id === null ? undefined : inputs.audioSeconds.get(u.audio_id)) ?? 0;
+    processingMs += u.latency_ms ?? 0;
+  }
+  const seconds = round(audio, 3);
+  return {
+    audio_seconds: seconds,
+    cost_usd: inputs.price === null || inputs.price === undefined ? null : round((seconds / 60) * inputs.price, 6),
+    rtfx: processingMs > 0 ? round(seconds / (processingMs / 1000), 4) : null,
+  };
+}
+
 /** One summary row over the utterances of a provider × condition × group. */
-function summaryRow(key: { provider: string; condition: string; group: string }, rows: readonly UtteranceView[], seed: number): EvaluationSummaryRow {
+function summaryRow(
+  key: { provider: string; condition: string; group: string },
+  rows: readonly UtteranceView[],
+  seed: number,
+  cost: CostInputs,
+): EvaluationSummaryRow {
   const scored = rows.filter(isScored);
   const failedRequests = rows.filter((u) => u.transcript === null && u.error_code !== SYNTHESIS_FAILED).length;
   let substitutions = 0;
@@ -52,6 +87,7 @@ function summaryRow(key: { provider: string; condition: string; group: string },
     cer: any && chars > 0 ? round4(charErrors / chars) : null,
     latency_ms: latency,
     failed_requests: failedRequests,
+    ...costAndSpeed(scored, cost),
   };
 }
 
@@ -78,6 +114,10 @@ export function summarise(input: {
   conditions: readonly string[];
   groups: readonly string[];
   seed: number;
+  /** Seconds of each conditioned audio by id (cost and speed figures; null figures without it). */
+  audioSeconds?: ReadonlyMap<string, number>;
+  /** Each provider's price per minute in USD recorded at creation. */
+  prices?: Readonly<Record<string, number | null>>;
 }): { summary: EvaluationSummaryRow[]; comparisons: EvaluationComparison[] } {
   const cells = byProviderCondition(input.rows);
   const groups = [...new Set(input.groups)].sort();
@@ -85,9 +125,10 @@ export function summarise(input: {
   input.providers.forEach((provider, p) => {
     input.conditions.forEach((condition, c) => {
       const rows = cells.get(`${p}:${c}`) ?? [];
-      summary.push(summaryRow({ provider, condition, group: ALL_GROUPS }, rows, input.seed));
+      const cost: CostInputs = { audioSeconds: input.audioSeconds, price: input.prices?.[provider] ?? null };
+      summary.push(summaryRow({ provider, condition, group: ALL_GROUPS }, rows, input.seed, cost));
       for (const group of groups) {
-        summary.push(summaryRow({ provider, condition, group }, rows.filter((u) => u.grp === group), input.seed));
+        summary.push(summaryRow({ provider, condition, group }, rows.filter((u) => u.grp === group), input.seed, cost));
       }
     });
   });

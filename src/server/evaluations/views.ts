@@ -3,6 +3,7 @@ import type {
   EvaluationDetail,
   EvaluationGroupBy,
   EvaluationListItem,
+  EvaluationSetup,
   EvaluationSummaryRow,
   EvaluationUtterance,
 } from '../../shared/schemas/evaluations.js';
@@ -28,6 +29,30 @@ export function evaluationLists(row: Pick<EvaluationRow, 'providers' | 'conditio
   return { providers: JSON.parse(row.providers) as string[], conditions: JSON.parse(row.conditions) as string[] };
 }
 
+/** Each provider's recorded price per minute (USD), null when unpriced. */
+export function evaluationPrices(row: Pick<EvaluationRow, 'prices'>): Record<string, number | null> {
+  return row.prices ? (JSON.parse(row.prices) as Record<string, number | null>) : {};
+}
+
+/**
+ * The recorded setup (DESIGN §11.1); a row stored without one (written before it was recorded and not
+ * migrated, e.g. by a benchmark) gets what its own columns say.
+ */
+export function evaluationSetup(row: EvaluationRow): EvaluationSetup {
+  if (row.setup) return JSON.parse(row.setup) as EvaluationSetup;
+  const { providers, conditions } = evaluationLists(row);
+  return {
+    voxctl_version: null,
+    normalizer: { name: row.normalizer, version: row.normalizer_version },
+    providers: Object.fromEntries(providers.map((p) => [p, { adapter: null, model: null, language: null }])),
+    conditions,
+    seed: Number(row.seed),
+  };
+}
+
+/** A summary row as the API shows it: rows stored before cost and speed were recorded read them as null. */
+const withCostFields = (r: EvaluationSummaryRow): EvaluationSummaryRow => ({ ...r, audio_seconds: r.audio_seconds ?? null, cost_usd: r.cost_usd ?? null, rtfx: r.rtfx ?? null });
+
 /** The list view of an evaluation. */
 export function toEvaluationListItem(row: EvaluationRow, urls: Pick<UrlSigners, 'report'>): EvaluationListItem {
   const { providers, conditions } = evaluationLists(row);
@@ -47,6 +72,8 @@ export function toEvaluationListItem(row: EvaluationRow, urls: Pick<UrlSigners, 
     normalizer: { name: row.normalizer as NormalizerName, version: row.normalizer_version },
     seed: row.seed,
     report_url: urls.report(row.id),
+    setup: evaluationSetup(row),
+    baseline_id: row.baseline_id ?? null,
   };
 }
 
@@ -54,7 +81,7 @@ export function toEvaluationListItem(row: EvaluationRow, urls: Pick<UrlSigners, 
 export function toEvaluationDetail(row: EvaluationRow, urls: Pick<UrlSigners, 'report'>): EvaluationDetail {
   const view: EvaluationDetail = toEvaluationListItem(row, urls);
   if ((row.status === 'completed' || row.status === 'partial') && row.summary !== null) {
-    view.summary = JSON.parse(row.summary) as EvaluationSummaryRow[];
+    view.summary = (JSON.parse(row.summary) as EvaluationSummaryRow[]).map(withCostFields);
     view.comparisons = JSON.parse(row.comparisons ?? '[]') as EvaluationComparison[];
   }
   return view;

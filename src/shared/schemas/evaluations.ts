@@ -58,6 +58,8 @@ export const CreateEvaluationRequest = Type.Object({
   providers: Type.Array(Type.String()),
   conditions: Type.Optional(Type.Array(Type.String())),
   normalizer: Type.Optional(EvaluationNormalizerName),
+  /** An earlier evaluation of the caller's this one is compared with (DESIGN §11; `eval run --baseline`). */
+  baseline_id: Type.Optional(Type.String()),
 });
 export type CreateEvaluationRequest = Static<typeof CreateEvaluationRequest>;
 
@@ -91,6 +93,12 @@ export const EvaluationSummaryRow = Type.Object({
   cer: Nullable(Type.Number()),
   latency_ms: Type.Object({ p50: Nullable(Type.Number()), p95: Nullable(Type.Number()) }),
   failed_requests: Type.Integer(),
+  /** Seconds of audio the provider transcribed (the scored utterances; DESIGN §11.6). */
+  audio_seconds: Nullable(Type.Number()),
+  /** audio minutes × the binding's `price_per_minute_usd`, 6 decimals; null when the binding has no price. */
+  cost_usd: Nullable(Type.Number()),
+  /** Real-time factor: audio seconds ÷ the provider's processing seconds (higher is faster). */
+  rtfx: Nullable(Type.Number()),
 });
 export type EvaluationSummaryRow = Static<typeof EvaluationSummaryRow>;
 
@@ -106,6 +114,24 @@ export const EvaluationComparison = Type.Object({
   p_a_better: Nullable(Type.Number()),
 });
 export type EvaluationComparison = Static<typeof EvaluationComparison>;
+
+/** What a provider token was bound to when the evaluation was created (null: not recorded, or none). */
+export const EvaluationProviderSetup = Type.Object({
+  adapter: Nullable(Type.String()),
+  model: Nullable(Type.String()),
+  language: Nullable(Type.String()),
+});
+export type EvaluationProviderSetup = Static<typeof EvaluationProviderSetup>;
+
+/** What produced an evaluation's numbers (DESIGN §11.1); `voxctl_version` is null for evaluations made before it was recorded. */
+export const EvaluationSetup = Type.Object({
+  voxctl_version: Nullable(Type.String()),
+  normalizer: Type.Object({ name: Type.String(), version: Type.Integer() }),
+  providers: Type.Record(Type.String(), EvaluationProviderSetup),
+  conditions: Type.Array(Type.String()),
+  seed: Type.Integer(),
+});
+export type EvaluationSetup = Static<typeof EvaluationSetup>;
 
 /** The fields of an evaluation shown in lists and in detail. */
 const evaluationFields = {
@@ -127,6 +153,9 @@ const evaluationFields = {
   seed: Type.Integer(),
   /** Signed URL of the HTML report (24 h, no auth header). */
   report_url: Type.String(),
+  setup: EvaluationSetup,
+  /** The evaluation this one reruns or is compared with (DESIGN §11.2); null when none. */
+  baseline_id: Nullable(Type.String()),
 };
 
 /** An item of `GET /v1/evaluations`. */
@@ -190,9 +219,50 @@ export const EvaluationUtteranceQuery = Type.Composite([
 ]);
 export type EvaluationUtteranceQuery = Static<typeof EvaluationUtteranceQuery>;
 
+/** GET /v1/evaluations/{id}/compare query. */
+export const EvaluationCompareQuery = Type.Object({ baseline: Type.String({ minLength: 1 }) });
+export type EvaluationCompareQuery = Static<typeof EvaluationCompareQuery>;
+
+/** How a row of a comparison over time reads (DESIGN §11.3). */
+export const COMPARE_VERDICTS = ['regressed', 'improved', 'no_change'] as const;
+export const CompareVerdict = Type.Union(COMPARE_VERDICTS.map((v) => Type.Literal(v)));
+export type CompareVerdict = (typeof COMPARE_VERDICTS)[number];
+
+/** One provider × condition × group of a comparison of two evaluations, over their matched utterances. */
+export const EvaluationCompareRow = Type.Object({
+  provider: Type.String(),
+  condition: Type.String(),
+  group: Type.String(),
+  /** Matched utterances (scored in both evaluations). */
+  utterances: Type.Integer(),
+  wer_baseline: Type.Number(),
+  wer: Type.Number(),
+  /** wer − wer_baseline. */
+  difference: Type.Number(),
+  ci95: Interval,
+  /** Share of paired speaker draws in which the new evaluation's WER is higher. */
+  p_worse: Type.Number(),
+  verdict: CompareVerdict,
+});
+export type EvaluationCompareRow = Static<typeof EvaluationCompareRow>;
+
+/** GET /v1/evaluations/{id}/compare?baseline={other} → 200. */
+export const EvaluationCompare = Type.Object({
+  evaluation_id: Type.String(),
+  baseline_id: Type.String(),
+  matched_utterances: Type.Integer(),
+  changed_setup: Type.Array(Type.String()),
+  rows: Type.Array(EvaluationCompareRow),
+});
+export type EvaluationCompare = Static<typeof EvaluationCompare>;
+
 /** Input of E2's report renderer: the evaluation and every utterance, at a time. */
 export interface EvaluationReportInput {
   evaluation: EvaluationDetail;
   utterances: EvaluationUtterance[];
   generatedAt: Date;
+  /** The comparison with the evaluation's baseline, when it has a finished one. */
+  baseline?: EvaluationCompare;
+  /** Each provider's list price per minute (USD) recorded at creation; absent or null: unpriced. */
+  prices?: Record<string, number | null>;
 }

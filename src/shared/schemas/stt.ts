@@ -41,6 +41,8 @@ export const ProviderInfo = Type.Object({
   model: Type.Union([Type.String(), Type.Null()]),
   state: Type.Union([Type.Literal('ready'), Type.Literal('not_configured'), Type.Literal('unavailable')]),
   detail: Type.Optional(Type.String()),
+  /** The binding's list price per minute of audio in USD (`price_per_minute_usd`), when the config gives one. */
+  price_per_minute_usd: Type.Optional(Type.Number({ minimum: 0 })),
 });
 export const ProviderList = Type.Object({ items: Type.Array(ProviderInfo) });
 export type ProviderList = Static<typeof ProviderList>;

@@ -99,3 +99,24 @@ describe('docs/stt-providers.md', () => {
     for (const b of blocks) expect(() => parseServerConfig(JSON.parse(b))).not.toThrow();
   });
 });
+
+describe('price_per_minute_usd (DESIGN §11.6)', () => {
+  test('a price ≥ 0 is kept on the binding and shown with the provider; none is built in', () => {
+    const cfg = parseServerConfig({
+      stt: { providers: { 'stt-b': { adapter: 'deepgram', api_key_env: 'DG_KEY', price_per_minute_usd: 0.0043 }, 'stt-c': { adapter: 'deepgram', api_key_env: 'DG_KEY', price_per_minute_usd: 0 }, 'local-sphinx': { price_per_minute_usd: 0.001 } } },
+    });
+    expect(cfg.stt.providers['stt-b']!.price_per_minute_usd).toBe(0.0043);
+    expect(cfg.stt.localSphinx.price_per_minute_usd).toBe(0.001);
+    const states = createSttRegistry({ stt: cfg.stt }, { env: () => ({ DG_KEY: 'k' }) }).states();
+    expect(states.find((s) => s.id === 'stt-b')!.price_per_minute_usd).toBe(0.0043);
+    expect(states.find((s) => s.id === 'stt-c')!.price_per_minute_usd).toBe(0);
+    expect(states.find((s) => s.id === 'local-sphinx')!.price_per_minute_usd).toBe(0.001);
+    expect(states.find((s) => s.id === 'stt-d')).not.toHaveProperty('price_per_minute_usd');
+  });
+
+  test.each([-0.01, '0.004', Number.POSITIVE_INFINITY, null])('refuses %s, naming the key', (price) => {
+    expect(() => parseServerConfig(binding({ price_per_minute_usd: price }))).toThrow(
+      new ConfigError('"stt.providers.stt-b.price_per_minute_usd" must be a number ≥ 0 (USD per minute of audio)'),
+    );
+  });
+});

@@ -88,7 +88,7 @@ describe('pairedSpeakerBootstrap', () => {
   it('a system against itself: difference 0, interval [0, 0], never better', () => {
     fc.assert(
       fc.property(rowsArb, fc.integer(), (rows, seed) => {
-        expect(pairedSpeakerBootstrap(rows, rows, { seed })).toEqual({ difference: 0, ci95: [0, 0], pABetter: 0 });
+        expect(pairedSpeakerBootstrap(rows, rows, { seed })).toEqual({ difference: 0, ci95: [0, 0], pABetter: 0, pAWorse: 0 });
       }),
       { numRuns: 200 },
     );
@@ -102,7 +102,7 @@ describe('pairedSpeakerBootstrap', () => {
     // Each draw's Δ is exactly −0.1: the same speakers, one error fewer per 10 words.
     expect(res.ci95).toEqual([-0.1, -0.1]);
     expect(res.pABetter).toBe(1);
-    expect(pairedSpeakerBootstrap(b, a, { seed: 2 })).toEqual({ difference: 0.1, ci95: [0.1, 0.1], pABetter: 0 });
+    expect(pairedSpeakerBootstrap(b, a, { seed: 2 })).toEqual({ difference: 0.1, ci95: [0.1, 0.1], pABetter: 0, pAWorse: 1 });
   });
 
   it('the interval contains the difference; identical seeds give identical output', () => {

@@ -28,6 +28,8 @@ export interface ProviderBinding {
   poll_interval_ms?: number;
   /** Azure region (`westeurope`): base URL `https://{region}.stt.speech.microsoft.com`. */
   region?: string;
+  /** List price per minute of audio in USD (DESIGN §11.6): evaluations report cost with it; none is built in. */
+  price_per_minute_usd?: number;
 }
 
 /** Settings of the always-present `local-sphinx` provider. */
@@ -36,6 +38,8 @@ export interface SphinxSettings {
   max_concurrent?: number;
   model_dir?: string;
   binary?: string;
+  /** Cost per minute of audio in USD, when you want local-sphinx priced too (your own compute). */
+  price_per_minute_usd?: number;
 }
 
 /** Every STT binding of a validated config: the registry builds one adapter per entry. */

@@ -42,6 +42,10 @@ export const VENDOR_FACTORIES: Record<VendorKind, (s: AdapterSettings) => SttAda
 export interface BoundProvider {
   adapter: SttAdapter;
   timeoutMs: number;
+  /** The binding's default language, when it names one (recorded in an evaluation's setup). */
+  language?: string;
+  /** The binding's `price_per_minute_usd`, when it has one. */
+  pricePerMinuteUsd?: number;
 }
 
 /** State of one provider as `GET /v1/stt/providers` and `/health` report it (no secrets). */
@@ -51,6 +55,7 @@ export interface ProviderState {
   model: string | null;
   state: 'ready' | 'not_configured' | 'unavailable';
   detail?: string;
+  price_per_minute_usd?: number;
 }
 
 /** Every provider id of the API and what it is bound to. */
@@ -73,18 +78,23 @@ export function createSttRegistry(config: { stt: SttBindings }, deps: { env?: ()
       timeoutMs: sphinxCfg.timeout_ms ?? DEFAULT_TIMEOUT_MS,
     }),
     timeoutMs: sphinxCfg.timeout_ms ?? DEFAULT_TIMEOUT_MS,
+    ...(sphinxCfg.price_per_minute_usd !== undefined ? { pricePerMinuteUsd: sphinxCfg.price_per_minute_usd } : {}),
   };
   const bound = new Map<string, BoundProvider>();
   for (const id of LOCAL_PROVIDERS) bound.set(id, sphinx);
   for (const [id, binding] of Object.entries(config.stt.providers)) {
     if (!binding) continue;
+    const extras = {
+      ...(binding.language !== undefined ? { language: binding.language } : {}),
+      ...(binding.price_per_minute_usd !== undefined ? { pricePerMinuteUsd: binding.price_per_minute_usd } : {}),
+    };
     if (binding.adapter === 'local-sphinx') {
-      bound.set(id, { adapter: sphinx.adapter, timeoutMs: binding.timeout_ms ?? DEFAULT_TIMEOUT_MS });
+      bound.set(id, { adapter: sphinx.adapter, timeoutMs: binding.timeout_ms ?? DEFAULT_TIMEOUT_MS, ...extras });
       continue;
     }
     const settings = settingsOf(binding, binding.adapter, env, deps.fetch);
     const scaled = (settings.timeoutPerAudioSecondMs ?? 0) > 0;
-    bound.set(id, { adapter: VENDOR_FACTORIES[binding.adapter](settings), timeoutMs: scaled ? TIMEOUTS.maxMs : (settings.timeoutMs ?? DEFAULT_TIMEOUT_MS) });
+    bound.set(id, { adapter: VENDOR_FACTORIES[binding.adapter](settings), timeoutMs: scaled ? TIMEOUTS.maxMs : (settings.timeoutMs ?? DEFAULT_TIMEOUT_MS), ...extras });
   }
   return {
     get: (id) => bound.get(id),
@@ -93,7 +103,7 @@ export function createSttRegistry(config: { stt: SttBindings }, deps: { env?: ()
         const p = bound.get(id);
         if (!p) return { id, adapter: null, model: null, state: 'not_configured', detail: 'not bound to an adapter in the server config' };
         const check = p.adapter.check();
-        const base = { id, adapter: p.adapter.adapter, model: p.adapter.model };
+        const base = { id, adapter: p.adapter.adapter, model: p.adapter.model, ...(p.pricePerMinuteUsd !== undefined ? { price_per_minute_usd: p.pricePerMinuteUsd } : {}) };
         if (check.ok) return { ...base, state: 'ready' };
         // A vendor whose key variable is unset is "not configured"; a missing local engine is "unavailable".
         return { ...base, state: p.adapter.adapter === 'local-sphinx' ? 'unavailable' : 'not_configured', detail: check.detail };

@@ -4,6 +4,8 @@ import { Type } from '@sinclair/typebox';
 import { errorResponses } from '../../../shared/schemas/common.js';
 import {
   CreateEvaluationRequest,
+  EvaluationCompare,
+  EvaluationCompareQuery,
   EvaluationCreated,
   EvaluationDetail,
   EvaluationListQuery,
@@ -16,6 +18,10 @@ import { DomainError } from '../../errors.js';
 import { requestBase } from '../../services/audio-urls.js';
 import { refundCharacters } from '../../services/quota.js';
 import { createEvaluation } from '../../evaluations/create.js';
+import { rerunEvaluation } from '../../evaluations/rerun.js';
+import { compareEvaluations } from '../../evaluations/compare.js';
+import { describeFrom } from '../../evaluations/setup.js';
+import { baselineComparison } from '../../evaluations/report-baseline.js';
 import {
   allUtterances,
   cancelEvaluationFor,
@@ -25,7 +31,7 @@ import {
   listEvaluations,
   utterancePage,
 } from '../../evaluations/service.js';
-import { evaluationLists, toEvaluationDetail, toEvaluationListItem, toEvaluationUtterance, type UrlSigners } from '../../evaluations/views.js';
+import { evaluationLists, evaluationPrices, toEvaluationDetail, toEvaluationListItem, toEvaluationUtterance, type UrlSigners } from '../../evaluations/views.js';
 import { renderEvaluationReport } from '../../evaluations/report-html.js';
 import { REPORT_CSP } from '../../evaluations/report-style.js';
 
@@ -62,9 +68,50 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       const auth = requireAuth(request);
-      const created = await createEvaluation({ db: runtime.db, now: runtime.clock.now() }, { userId: auth.userId, body: request.body });
+      const created = await createEvaluation(
+        { db: runtime.db, now: runtime.clock.now(), describe: describeFrom(runtime.stt) },
+        { userId: auth.userId, body: request.body },
+      );
       runtime.evaluations.wake();
       return reply.code(201).send(created);
+    },
+  );
+
+  app.post(
+    '/v1/evaluations/:evaluation_id/rerun',
+    {
+      schema: {
+        summary: 'Run an evaluation again: same texts, speakers, conditions, providers, normaliser and seed (DESIGN §11.2)',
+        security: [{ bearer: [] }],
+        params: EvaluationParams,
+        response: { 201: EvaluationCreated, ...errorResponses(400, 401, 403, 404, 429) },
+      },
+    },
+    async (request, reply) => {
+      const auth = requireAuth(request);
+      const created = await rerunEvaluation(
+        { db: runtime.db, now: runtime.clock.now(), describe: describeFrom(runtime.stt) },
+        { id: request.params.evaluation_id, userId: auth.userId },
+      );
+      runtime.evaluations.wake();
+      return reply.code(201).send(created);
+    },
+  );
+
+  app.get(
+    '/v1/evaluations/:evaluation_id/compare',
+    {
+      schema: {
+        summary: 'Compare an evaluation with a baseline on their matched utterances (DESIGN §11.3)',
+        security: [{ bearer: [] }],
+        params: EvaluationParams,
+        querystring: EvaluationCompareQuery,
+        response: { 200: EvaluationCompare, ...errorResponses(400, 401, 404, 409) },
+      },
+    },
+    async (request) => {
+      const auth = requireAuth(request);
+      return compareEvaluations(runtime.db, { id: request.params.evaluation_id, baselineId: request.query.baseline, userId: auth.userId });
     },
   );
 
@@ -172,6 +219,8 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
         evaluation: toEvaluationDetail(row, urls),
         utterances: (await allUtterances(runtime.db, row.id)).map((u) => toEvaluationUtterance(u, lists, urls)),
         generatedAt: now,
+        baseline: await baselineComparison(runtime.db, row),
+        prices: evaluationPrices(row),
       });
       return reply
         .header('Content-Type', 'text/html; charset=utf-8')

@@ -27,6 +27,12 @@ export interface EvaluationRow {
   completed_at: string | null;
   summary: string | null;
   comparisons: string | null;
+  /** JSON `EvaluationSetup` (DESIGN §11.1). */
+  setup: string | null;
+  /** The evaluation this one reruns or is compared with. */
+  baseline_id: string | null;
+  /** JSON `{token: price per minute in USD | null}` recorded at creation. */
+  prices: string | null;
 }
 
 /** One speaker of an evaluation with its group value. */
@@ -101,17 +107,18 @@ async function insertRows(db: Db, table: string, columns: readonly string[], row
 /** Inserts an evaluation (status `pending`), its texts, speakers and one queued synthesis per pair. */
 export async function insertEvaluation(
   db: Db,
-  row: Omit<EvaluationRow, 'status' | 'completed_utterances' | 'failed_syntheses' | 'started_at' | 'completed_at' | 'summary' | 'comparisons'>,
+  row: Omit<EvaluationRow, 'status' | 'completed_utterances' | 'failed_syntheses' | 'started_at' | 'completed_at' | 'summary' | 'comparisons' | 'setup' | 'baseline_id' | 'prices'> &
+    Partial<Pick<EvaluationRow, 'setup' | 'baseline_id' | 'prices'>>,
   texts: readonly string[],
   speakers: readonly { speakerId: string; group: string }[],
   charactersOfText: readonly number[],
 ): Promise<void> {
   await db.run(
     `INSERT INTO evaluations (id, user_id, name, status, total_utterances, providers, conditions, group_by, normalizer,
-                              normalizer_version, seed, period, created_at)
+                              normalizer_version, seed, period, created_at, setup, baseline_id, prices)
      VALUES (@id, @user_id, @name, 'pending', @total_utterances, @providers, @conditions, @group_by, @normalizer,
-             @normalizer_version, @seed, @period, @created_at)`,
-    row,
+             @normalizer_version, @seed, @period, @created_at, @setup, @baseline_id, @prices)`,
+    { setup: null, baseline_id: null, prices: null, ...row },
   );
   await insertRows(db, 'evaluation_texts', ['evaluation_id', 'idx', 'text'], texts.map((t, i) => [row.id, i, t]));
   await insertRows(

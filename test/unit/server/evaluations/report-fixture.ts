@@ -92,6 +92,14 @@ export function fixtureReport(options: { hostile?: boolean; status?: EvaluationD
     seed: 3,
     normalizer: { name: 'basic', version: 1 },
     report_url: 'http://127.0.0.1/v1/evaluations/ev_fixture/report?expires=1&sig=x',
+    setup: {
+      voxctl_version: '0.1.0',
+      normalizer: { name: 'basic', version: 1 },
+      providers: Object.fromEntries(providers.map((p) => [p, { adapter: p === 'local-sphinx' ? 'local-sphinx' : 'deepgram', model: p === 'local-sphinx' ? null : 'nova-3', language: null }])),
+      conditions,
+      seed: 3,
+    },
+    baseline_id: null,
     summary,
     comparisons: compare(utterances, conditions),
   };
@@ -136,6 +144,10 @@ function summarise(utterances: EvaluationUtterance[], providers: string[], condi
           cer: null,
           latency_ms: lat,
           failed_requests: inGroup.length - scored.length,
+          // 2.5 s per utterance; the fixture's second provider is priced at $0.0043 a minute.
+          audio_seconds: scored.length * 2.5,
+          cost_usd: provider === 'local-sphinx' ? null : Math.round(((scored.length * 2.5) / 60) * 0.0043 * 1e6) / 1e6,
+          rtfx: lat.p50 > 0 ? Math.round((2500 / lat.p50) * 1e4) / 1e4 : null,
         });
       }
     }

@@ -1,6 +1,7 @@
 import type { SqlMigration } from './types.js';
 import { schemaRepairMigration } from './a-schema-repair.js';
 import { userDisabledMigration } from './b-user-disabled.js';
+import { evaluationSetupMigration } from './c-evaluation-setup.js';
 
 export type { SqlMigration } from './types.js';
 
@@ -10,4 +11,4 @@ export type { SqlMigration } from './types.js';
  * numbered per dialect). Adding one is one entry at the end (plus its import and its checksum in
  * ../checksums.ts); never reorder, edit or remove a published entry.
  */
-export const NEXT_MIGRATIONS: readonly SqlMigration[] = [schemaRepairMigration, userDisabledMigration];
+export const NEXT_MIGRATIONS: readonly SqlMigration[] = [schemaRepairMigration, userDisabledMigration, evaluationSetupMigration];

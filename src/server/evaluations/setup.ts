@@ -1,0 +1,58 @@
+/**
+ * The recorded setup of an evaluation (DESIGN §11.1): what produced its numbers — this voxctl's version,
+ * the normaliser, what each provider token was bound to, the conditions and the seed — taken when the
+ * evaluation is created, so a later change of the server config shows up in a comparison.
+ */
+import type { EvaluationProviderSetup, EvaluationSetup } from '../../shared/schemas/evaluations.js';
+import type { Normalizer } from '../../shared/normalizers/index.js';
+import { VERSION } from '../../shared/version.js';
+import type { SttRegistry } from '../engines/stt/registry.js';
+
+/** What a provider token is bound to now, with its list price (null: unpriced). */
+export interface ProviderDescription extends EvaluationProviderSetup {
+  pricePerMinuteUsd: number | null;
+}
+
+/** Looks up what a token is bound to; an unbound token has null adapter and model. */
+export type DescribeProvider = (token: string) => ProviderDescription;
+
+/** The describer over the server's STT registry. */
+export function describeFrom(registry: Pick<SttRegistry, 'get'>): DescribeProvider {
+  return (token) => {
+    const bound = registry.get(token);
+    return {
+      adapter: bound?.adapter.adapter ?? null,
+      model: bound?.adapter.model ?? null,
+      language: bound?.language ?? null,
+      pricePerMinuteUsd: bound?.pricePerMinuteUsd ?? null,
+    };
+  };
+}
+
+/** The setup to record and each provider's price, for an evaluation about to be stored. */
+export function recordSetup(input: {
+  providers: readonly string[];
+  conditions: readonly string[];
+  normalizer: Pick<Normalizer, 'name' | 'version'>;
+  seed: number;
+  describe?: DescribeProvider;
+  version?: string;
+}): { setup: EvaluationSetup; prices: Record<string, number | null> } {
+  const providers: Record<string, EvaluationProviderSetup> = {};
+  const prices: Record<string, number | null> = {};
+  for (const token of input.providers) {
+    const d = input.describe?.(token) ?? { adapter: null, model: null, language: null, pricePerMinuteUsd: null };
+    providers[token] = { adapter: d.adapter, model: d.model, language: d.language };
+    prices[token] = d.pricePerMinuteUsd;
+  }
+  return {
+    setup: {
+      voxctl_version: input.version ?? VERSION,
+      normalizer: { name: input.normalizer.name, version: input.normalizer.version },
+      providers,
+      conditions: [...input.conditions],
+      seed: input.seed,
+    },
+    prices,
+  };
+}

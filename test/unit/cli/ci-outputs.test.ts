@@ -1,0 +1,147 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { XMLParser, XMLValidator } from 'fast-xml-parser';
+import { ciCases, junitXml, markdownSummary, writeCiOutputs } from '../../../src/cli/ci-outputs.js';
+import type { EvaluationCompare, EvaluationCompareRow, EvaluationSummaryRow } from '../../../src/shared/schemas/evaluations.js';
+
+const HOSTILE_PROVIDER = 'stt-<b>&"co"';
+const HOSTILE_GROUP = 'en <GB> & "friends"';
+
+const summaryRow = (over: Partial<EvaluationSummaryRow>): EvaluationSummaryRow => ({
+  provider: 'stt-b',
+  condition: 'clean',
+  group: 'all',
+  utterances: 8,
+  speakers: 4,
+  reference_words: 40,
+  substitutions: 2,
+  deletions: 0,
+  insertions: 0,
+  wer: 0.05,
+  wer_ci95: [0.02, 0.08],
+  cer: 0.01,
+  latency_ms: { p50: 1250, p95: 2000 },
+  failed_requests: 0,
+  audio_seconds: 20,
+  cost_usd: 0.001433,
+  rtfx: 16,
+  ...over,
+});
+
+const compareRow = (over: Partial<EvaluationCompareRow>): EvaluationCompareRow => ({
+  provider: 'stt-b',
+  condition: 'clean',
+  group: 'all',
+  utterances: 8,
+  wer_baseline: 0.05,
+  wer: 0.15,
+  difference: 0.1,
+  ci95: [0.05, 0.15],
+  p_worse: 1,
+  verdict: 'regressed',
+  ...over,
+});
+
+/** How Jenkins' and GitLab's readers see the file: attributes kept, one array per repeated element. */
+const parser = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '', isArray: (name) => ['testsuite', 'testcase', 'failure'].includes(name) });
+
+function parseJUnit(xml: string) {
+  expect(XMLValidator.validate(xml)).toBe(true);
+  const doc = parser.parse(xml) as { testsuites: { tests: string; failures: string; errors: string; skipped: string; time: string; testsuite: Record<string, any>[] } }; // eslint-disable-line @typescript-eslint/no-explicit-any
+  return doc.testsuites;
+}
+
+describe('JUnit XML', () => {
+  const summary = [
+    summaryRow({}),
+    summaryRow({ group: HOSTILE_GROUP, latency_ms: { p50: 900, p95: 1000 } }),
+    summaryRow({ provider: HOSTILE_PROVIDER, wer: 0.4, latency_ms: { p50: 300, p95: 400 } }),
+    summaryRow({ provider: 'local-sphinx', wer: null, wer_ci95: null, latency_ms: { p50: null, p95: null }, utterances: 0 }),
+  ];
+  const compare: EvaluationCompare = {
+    evaluation_id: 'ev_new',
+    baseline_id: 'ev_old',
+    matched_utterances: 16,
+    changed_setup: ['stt-b model nova-2 → nova-3'],
+    rows: [compareRow({}), compareRow({ group: HOSTILE_GROUP, difference: 0.3 }), compareRow({ provider: HOSTILE_PROVIDER, difference: -0.1, ci95: [-0.2, -0.05], p_worse: 0, verdict: 'improved' })],
+  };
+
+  it('has the structure JUnit consumers read, names escaped and read back intact', () => {
+    const cases = ciCases({ summary, gates: { maxWer: 0.3 } });
+    const xml = junitXml({ evaluationId: 'ev_new', cases, timestamp: new Date('2026-11-24T03:00:00Z') });
+    expect(xml).toContain('&lt;');
+    expect(xml).toContain('&amp;');
+    const suites = parseJUnit(xml);
+    expect(suites.testsuite).toHaveLength(1);
+    const suite = suites.testsuite[0]!;
+    expect(suite.name).toBe('voxctl eval ev_new');
+    // Only group-`all` summary rows are test cases.
+    expect(suite.testcase).toHaveLength(3);
+    for (const holder of [suites, suite]) {
+      expect(holder).toMatchObject({ tests: '3', failures: '2', errors: '0', skipped: '0' });
+      expect(Number(holder.time)).toBeCloseTo(1.25 + 0.3, 3);
+    }
+    const [b, hostile, sphinx] = suite.testcase;
+    expect(b).toMatchObject({ classname: 'stt-b', name: 'clean / all', time: '1.250' });
+    expect(b.failure).toBeUndefined();
+    expect(hostile).toMatchObject({ classname: HOSTILE_PROVIDER, name: 'clean / all', time: '0.300' });
+    expect(hostile.failure).toHaveLength(1);
+    expect(hostile.failure[0]).toMatchObject({ type: 'max-wer', message: 'WER 0.4000 exceeds --max-wer 0.3' });
+    // Nothing scored fails the gate too.
+    expect(sphinx.failure[0].message).toContain('n/a (nothing scored)');
+    expect(sphinx.time).toBe('0.000');
+  });
+
+  it('a compare row per test case, failures only for group `all` regressed beyond --max-regression', () => {
+    const cases = ciCases({ compare, gates: { maxRegression: 0.05 }, latencyFrom: summary });
+    const suite = parseJUnit(junitXml({ evaluationId: 'ev_new', cases, timestamp: new Date() })).testsuite[0]!;
+    expect(suite.testcase.map((c: { classname: string; name: string }) => [c.classname, c.name])).toEqual([
+      ['stt-b', 'clean / all'],
+      ['stt-b', `clean / ${HOSTILE_GROUP}`],
+      [HOSTILE_PROVIDER, 'clean / all'],
+    ]);
+    expect(suite.failures).toBe('1');
+    expect(suite.testcase[0].failure[0].type).toBe('max-regression');
+    expect(suite.testcase[0].failure[0].message).toContain('stt-b under clean: WER 0.0500 → 0.1500 (+0.1000');
+    // A group row never fails the gate (it is about group `all`), nor does an improvement.
+    expect(suite.testcase[1].failure).toBeUndefined();
+    expect(suite.testcase[2].failure).toBeUndefined();
+    // Time: the new run's p50 of the same row.
+    expect(suite.testcase[1].time).toBe('0.900');
+  });
+
+  it('no gate given: no failure whatever the numbers', () => {
+    const cases = ciCases({ summary, compare, gates: {} });
+    expect(cases.every((c) => c.failures.length === 0)).toBe(true);
+    // The summary's and the comparison's `all` rows of one provider and condition are one case.
+    expect(cases.filter((c) => c.provider === 'stt-b' && c.group === 'all')).toHaveLength(1);
+  });
+});
+
+describe('Markdown summary and the GitHub job summary', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'voxctl-ci-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('tables the rows with pipes escaped, and marks gated rows', () => {
+    const md = markdownSummary({
+      compare: { evaluation_id: 'ev_new', baseline_id: 'ev_old', matched_utterances: 8, changed_setup: ['voxctl 0.1.0 → 0.2.0'], rows: [compareRow({ provider: 'a|b' })] },
+      gates: { maxRegression: 0 },
+    });
+    expect(md).toContain('### ev_new against baseline ev_old');
+    expect(md).toContain('- voxctl 0.1.0 → 0.2.0');
+    expect(md).toContain('| ❌ | a\\|b | clean | all | 8 | 0.0500 | 0.1500 | +0.1000 | 0.0500–0.1500 | 1.000 | regressed |');
+  });
+
+  it('appends to the job summary file and keeps what earlier steps wrote; --junit and --markdown are written', () => {
+    const summaryFile = join(dir, 'step-summary.md');
+    writeFileSync(summaryFile, '## Earlier step\n\nkept\n');
+    const content = { evaluationId: 'ev_1', cases: [], markdown: '### voxctl eval ev_1\n', now: new Date() };
+    writeCiOutputs({ stepSummary: summaryFile, junit: join(dir, 'j.xml'), markdown: join(dir, 's.md') }, content);
+    writeCiOutputs({ stepSummary: summaryFile }, content);
+    expect(readFileSync(summaryFile, 'utf8')).toBe('## Earlier step\n\nkept\n\n### voxctl eval ev_1\n\n### voxctl eval ev_1\n');
+    expect(readFileSync(join(dir, 's.md'), 'utf8')).toBe('### voxctl eval ev_1\n');
+    expect(parseJUnit(readFileSync(join(dir, 'j.xml'), 'utf8')).testsuite[0]!.tests).toBe('0');
+  });
+});
