@@ -102,6 +102,16 @@ export function createSttRegistry(config: ServerConfig, deps: { env?: () => Node
 }
 
 /**
+ * Whether `id` can be called at all: bound by the config and, for a hosted vendor, with its credential
+ * set (`GET /v1/stt/providers` says `not_configured` otherwise). A local engine that is bound but missing
+ * is configured, only unavailable.
+ */
+export function isProviderConfigured(registry: SttRegistry, id: string): boolean {
+  const state = registry.states().find((s) => s.id === id);
+  return state !== undefined && state.state !== 'not_configured';
+}
+
+/**
  * A binding's adapter settings with the vendor's defaults. Job-based vendors poll every 3 s and get a
  * budget that grows with the audio, unless the binding fixes `timeout_ms` without a per-second share.
  */

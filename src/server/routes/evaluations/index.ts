@@ -16,6 +16,7 @@ import { DomainError } from '../../errors.js';
 import { requestBase } from '../../services/audio-urls.js';
 import { refundCharacters } from '../../services/quota.js';
 import { createEvaluation } from '../../evaluations/create.js';
+import { isProviderConfigured } from '../../engines/stt/registry.js';
 import {
   allUtterances,
   cancelEvaluationFor,
@@ -61,7 +62,10 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       const auth = requireAuth(request);
-      const created = await createEvaluation({ db: runtime.db, now: runtime.clock.now() }, { userId: auth.userId, body: request.body });
+      const created = await createEvaluation(
+        { db: runtime.db, now: runtime.clock.now(), isConfigured: (provider) => isProviderConfigured(runtime.stt, provider) },
+        { userId: auth.userId, body: request.body },
+      );
       runtime.evaluations.wake();
       return reply.code(201).send(created);
     },
