@@ -136,7 +136,9 @@ describe('POST /v1/evaluations (DESIGN §8.1)', () => {
     await expect400(body({ providers: ['stt-c', 'stt-c'] }), 'Duplicate provider: stt-c');
     expect(await charactersUsed(s)).toBe(before);
     expect((await call(s, 'GET', '/v1/evaluations', { key: s.key })).body.total).toBe(listed);
-    // What the API says is configured is what creation accepts.
+    // What the API says is configured is what creation accepts; views label providers with adapter and model.
+    const shown = (await call(s, 'GET', '/v1/evaluations?limit=1', { key: s.key })).body.items[0];
+    expect(shown.provider_labels).toEqual(Object.fromEntries(shown.providers.map((p: string) => [p, p === FAILING ? 'stt-b · deepgram nova-3' : 'local-sphinx · en-us'])));
     const states = (await call(s, 'GET', '/v1/stt/providers', { key: s.key })).body.items as { id: string; state: string }[];
     expect(states.filter((p) => p.state !== 'not_configured').map((p) => p.id)).toEqual([FAILING, 'local-sphinx']);
   });

@@ -29,6 +29,7 @@ function evaluation(over: Partial<EvaluationDetail> = {}): EvaluationDetail {
     started_at: null,
     completed_at: null,
     providers: ['local-sphinx'],
+    provider_labels: { 'local-sphinx': 'local-sphinx · en-us' },
     conditions: ['clean'],
     group_by: 'accent',
     normalizer: { name: 'basic', version: 1 },

@@ -16,7 +16,7 @@ import { DomainError } from '../../errors.js';
 import { requestBase } from '../../services/audio-urls.js';
 import { refundCharacters } from '../../services/quota.js';
 import { createEvaluation } from '../../evaluations/create.js';
-import { isProviderConfigured } from '../../engines/stt/registry.js';
+import { isProviderConfigured, providerLabelOf } from '../../engines/stt/registry.js';
 import {
   allUtterances,
   cancelEvaluationFor,
@@ -26,7 +26,7 @@ import {
   listEvaluations,
   utterancePage,
 } from '../../evaluations/service.js';
-import { evaluationLists, toEvaluationDetail, toEvaluationListItem, toEvaluationUtterance, type UrlSigners } from '../../evaluations/views.js';
+import { evaluationLists, toEvaluationDetail, toEvaluationListItem, toEvaluationUtterance, type ViewContext } from '../../evaluations/views.js';
 import { renderEvaluationReport, REPORT_CSP } from '../../evaluations/report-html.js';
 
 declare module 'fastify' {
@@ -41,12 +41,13 @@ const EvaluationParams = Type.Object({ evaluation_id: Type.String() });
 /** The evaluation endpoints of DESIGN §8: create, list, show, utterances, cancel, and the signed report. */
 const routes: FastifyPluginAsyncTypebox = async (app) => {
   const { runtime } = app;
-  const signers = (request: FastifyRequest): UrlSigners => {
+  const signers = (request: FastifyRequest): ViewContext => {
     const base = requestBase(runtime.options.publicUrl, request);
     const now = runtime.clock.now();
     return {
       report: (evaluationId) => runtime.urls.report({ base, evaluationId, now }),
       audio: (audioId) => runtime.urls.audio({ base, audioId, now }),
+      providerLabel: providerLabelOf(runtime.stt),
     };
   };
 
@@ -175,6 +176,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
         evaluation: toEvaluationDetail(row, urls),
         utterances: (await allUtterances(runtime.db, row.id)).map((u) => toEvaluationUtterance(u, lists, urls)),
         generatedAt: now,
+        adapters: Object.fromEntries(runtime.stt.states().map((p) => [p.id, p.adapter])),
       });
       return reply
         .header('Content-Type', 'text/html; charset=utf-8')
