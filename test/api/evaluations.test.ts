@@ -115,6 +115,18 @@ describe('POST /v1/evaluations (DESIGN §8.1)', () => {
     expect(detail).toMatchObject({ group_by: 'engine', seed: 7 });
   });
 
+  it('selects speakers by engine too: a filter key and a group_by', async () => {
+    const r = await post(body({ speakers: { filter: { engine: 'Flite' }, group_by: 'accent', per_group: 1 } }));
+    expect(r.status, r.text).toBe(201);
+    const speakers = await call(s, 'GET', `/v1/evaluations/${r.body.evaluation_id}/utterances?limit=100`, { key: s.key });
+    const ids: string[] = [...new Set<string>(speakers.body.items.map((u: { speaker_id: string }) => u.speaker_id))];
+    await call(s, 'POST', `/v1/evaluations/${r.body.evaluation_id}/cancel`, { key: s.key });
+    const fliteAccents = (await call(s, 'GET', '/v1/speakers?engine=flite&limit=100')).body.items as { accent: string; engine: string }[];
+    expect(r.body.total_utterances).toBe(new Set(fliteAccents.map((x) => x.accent)).size);
+    for (const id of ids) expect((await call(s, 'GET', `/v1/speakers/${id}`, { key: s.key })).body.engine).toBe('flite');
+    await expect400(body({ speakers: { filter: { engine: 'festival' }, group_by: 'engine', per_group: 1 } }), 'No speakers match the filter');
+  });
+
   it('checks providers: 1..10 distinct known names', async () => {
     await expect400(body({ providers: ['nope'] }), 'Unknown provider: nope');
     await expect400(body({ providers: [] }), 'At least one provider is required');

@@ -30,6 +30,7 @@ export const EvaluationSpeakerFilter = Type.Object(
     accent: Type.Optional(Type.String()),
     age_range: Type.Optional(Type.String()),
     native_language: Type.Optional(Type.String()),
+    engine: Type.Optional(Type.String()),
   },
   // A misspelt key (`regoin`) would otherwise widen the selection to the whole catalogue unnoticed.
   { additionalProperties: false },
