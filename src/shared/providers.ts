@@ -26,7 +26,7 @@ export function providerLabel(p: ProviderBindingInfo): string {
  */
 export const SPHINX_NARROWBAND_NOTE =
   "PocketSphinx's US English model is trained on 16 kHz wideband speech: 8 kHz telephone audio (300-3400 Hz) is resampled " +
-  'to 16 kHz before recognition, but the bands the line removed stay empty, so WER under `telephone` is near 100% ' +
+  'to 16 kHz before recognition, but the bands the line removed stay empty, so WER under telephone is near 100% ' +
   'whatever the voice. No narrowband (8 kHz) model is packaged for Debian or npm; compare telephone speech with hosted providers.';
 
 /** The caveat of `adapter`'s results under `condition` (a canonical condition text), if any. */
