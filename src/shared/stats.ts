@@ -130,19 +130,23 @@ export function speakerBootstrapCi(rows: readonly UtteranceScore[], options: Boo
   return percentileInterval(wers);
 }
 
-/** What `pairedSpeakerBootstrap` answers: WER(a) − WER(b), its 95% interval, P(a's WER < b's) and P(a's WER > b's). */
+/** What `pairedSpeakerBootstrap` answers: WER(a) − WER(b), its 95% interval, P(a's WER < b's), P(a's WER > b's) and P(equal). */
 export interface PairedBootstrap {
   difference: number;
   ci95: [number, number];
   pABetter: number;
   /** Share of draws with Δ* > 0 (ties count in neither share). */
   pAWorse: number;
+  /** Share of draws where both WERs are equal: an exact tie has 1, so it never reads as a loss. */
+  pEqual: number;
 }
 
 /**
  * Paired speaker bootstrap of two systems scored on the same utterances (`a[i]` and `b[i]` are one
  * utterance, same speaker): the same speaker draws serve both, Δ* = WER*(a) − WER*(b) per draw; the
- * interval is Δ*'s percentiles and `pABetter` the share of draws with Δ* < 0. Values rounded to 4 decimals.
+ * interval is Δ*'s percentiles, `pABetter` the share of draws with Δ* < 0 and `pEqual` with Δ* = 0 (both
+ * WERs share their denominator, the drawn reference words, so equal error counts give exactly 0).
+ * Values rounded to 4 decimals.
  */
 export function pairedSpeakerBootstrap(a: readonly UtteranceScore[], b: readonly UtteranceScore[], options: BootstrapOptions): PairedBootstrap {
   if (a.length !== b.length) throw new RangeError(`paired rows differ in length: ${a.length} and ${b.length}`);
@@ -153,18 +157,26 @@ export function pairedSpeakerBootstrap(a: readonly UtteranceScore[], b: readonly
   const index = new Map<string, number>();
   const ta = speakerTotals(a, index);
   const tb = speakerTotals(b, index);
-  if (ta.errors.length === 0) return { difference, ci95: [0, 0], pABetter: 0, pAWorse: 0 };
+  if (ta.errors.length === 0) return { difference, ci95: [0, 0], pABetter: 0, pAWorse: 0, pEqual: 1 };
   const picks = drawSpeakers(ta.errors.length, options);
   const deltas = new Float64Array(picks.length);
   let better = 0;
   let worse = 0;
+  let equal = 0;
   for (let k = 0; k < picks.length; k++) {
     const d = drawWer(picks[k]!, ta.errors, ta.words) - drawWer(picks[k]!, tb.errors, tb.words);
     deltas[k] = d;
     if (d < 0) better++;
     else if (d > 0) worse++;
+    else if (d === 0) equal++;
   }
-  return { difference, ci95: percentileInterval(deltas), pABetter: round4(better / picks.length), pAWorse: round4(worse / picks.length) };
+  return {
+    difference,
+    ci95: percentileInterval(deltas),
+    pABetter: round4(better / picks.length),
+    pAWorse: round4(worse / picks.length),
+    pEqual: round4(equal / picks.length),
+  };
 }
 
 /**

@@ -8,7 +8,7 @@ import { REPORT_CSP } from '../../src/server/evaluations/report-style.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { call } from '../helpers/core-http.js';
 import { espeakSpeaker, fliteSpeaker } from '../helpers/audio-jobs.js';
-import { pollEvaluation } from '../helpers/evaluations.js';
+import { failingVendorConfig, pollEvaluation } from '../helpers/evaluations.js';
 import { fixtureReport, HOSTILE_TRANSCRIPT } from '../unit/server/evaluations/report-fixture.js';
 
 /**
@@ -106,11 +106,14 @@ describe('evaluation report in Chromium', () => {
 
   describe('a real evaluation through the signed report URL', () => {
     let s: TestServer;
+    let vendor: Awaited<ReturnType<typeof failingVendorConfig>>;
     beforeAll(async () => {
-      s = await startTestServer();
+      vendor = await failingVendorConfig();
+      s = await startTestServer({ options: { configPath: vendor.configPath } });
     });
     afterAll(async () => {
       await s?.close();
+      await vendor?.close();
     });
 
     it('serves the report of a finished local-sphinx run (Flite and eSpeak voices) with its CSP', async () => {
@@ -121,7 +124,7 @@ describe('evaluation report in Chromium', () => {
           name: 'browser <i>check</i>',
           texts: [reference],
           speakers: { ids: [await fliteSpeaker(s.runtime.db), await espeakSpeaker(s.runtime.db)], group_by: 'engine' },
-          // stt-b is bound to no vendor here: it fails every request at once, a realistic second row.
+          // stt-b is bound to a vendor that fails every request at once: a realistic second row.
           providers: ['local-sphinx', 'stt-b'],
           conditions: ['clean', 'telephone'],
         },

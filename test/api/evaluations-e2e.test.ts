@@ -234,13 +234,25 @@ describe('hosted providers through their loopback fakes', () => {
     expect(determinable.length).toBe(sphinx.filter((u) => u.wer > 0).length);
     expect(determinable.every((u) => u.provider === 'local-sphinx')).toBe(true);
 
-    expect(detail.comparisons).toHaveLength(2 * 3);
-    const cmp = detail.comparisons.find((c: Row) => c.condition === 'clean' && c.a === 'stt-a-model-1' && c.b === 'local-sphinx');
+    // 2 conditions × (group all + espeak + flite) × 3 pairs, group `all` first under each condition.
+    expect(detail.comparisons).toHaveLength(2 * 3 * 3);
+    expect(detail.comparisons.map((c: Row) => `${c.condition}/${c.group}`).filter((k: string, i: number, a: string[]) => a.indexOf(k) === i)).toEqual([
+      'clean/all', 'clean/espeak', 'clean/flite', 'noise:10/all', 'noise:10/espeak', 'noise:10/flite',
+    ]);
+    const cmp = detail.comparisons.find((c: Row) => c.condition === 'clean' && c.group === 'all' && c.a === 'stt-a-model-1' && c.b === 'local-sphinx');
+    // The two fakes transcribe the same sentence exactly wherever both answered: a tie in every draw.
+    for (const tie of detail.comparisons.filter((c: Row) => c.a === 'stt-a-model-1' && c.b === 'stt-c' && c.wer_a !== null)) {
+      expect(tie).toMatchObject({ difference: 0, p_a_better: 0, p_equal: 1 });
+    }
+    const listed = (await call(s, 'GET', '/v1/stt/providers', { key: s.key })).body.items as { id: string; label: string }[];
+    const labels = Object.fromEntries(listed.filter((p) => detail.providers.includes(p.id)).map((p) => [p.id, p.label]));
+    expect(detail.provider_labels).toEqual(labels);
+    expect(labels['stt-c']).toMatch(/^stt-c · deepgram/);
     expect(cmp.wer_a).toBe(0);
     expect(cmp.difference).toBeCloseTo(cmp.wer_a - cmp.wer_b, 4);
     expect(cmp.ci95[0]).toBeLessThanOrEqual(cmp.difference);
     expect(cmp.ci95[1]).toBeGreaterThanOrEqual(cmp.difference);
     expect(cmp.p_a_better).toBeGreaterThanOrEqual(0);
-    expect(cmp.p_a_better).toBeLessThanOrEqual(1);
+    expect(cmp.p_a_better + cmp.p_equal).toBeLessThanOrEqual(1);
   }, 200_000);
 });

@@ -3,11 +3,13 @@ import { startTestServer, type TestServer } from '../helpers/server.js';
 import { call } from '../helpers/core-http.js';
 import { charactersUsed, espeakSpeaker, fliteSpeaker, postMultipart, promoteToEnterprise } from '../helpers/audio-jobs.js';
 import { createUserWithKey } from '../../src/server/services/users.js';
-import { pollEvaluation } from '../helpers/evaluations.js';
+import { failingVendorConfig, pollEvaluation } from '../helpers/evaluations.js';
 
-// `stt-b` is not bound by any config here: every request answers provider_not_configured at once, so
-// these tests exercise the API rules without spending the machine's CPU on recognition.
-const UNBOUND = 'stt-b';
+// `stt-b` is bound to a fake vendor that answers 500 at once (helpers/evaluations.ts): a configured
+// provider whose every request fails, so these tests exercise the API rules without spending the
+// machine's CPU on recognition. Nothing else but local-sphinx is configured.
+const FAILING = 'stt-b';
+let vendor: Awaited<ReturnType<typeof failingVendorConfig>>;
 
 let s: TestServer;
 let flite: string;
@@ -16,7 +18,7 @@ const post = (json: unknown, key = s.key) => call(s, 'POST', '/v1/evaluations', 
 const body = (over: Record<string, unknown> = {}) => ({
   texts: ['The quick brown fox jumps over the lazy dog.'],
   speakers: { ids: [flite] },
-  providers: [UNBOUND],
+  providers: [FAILING],
   ...over,
 });
 /** A second user's full-scope key. */
@@ -28,13 +30,15 @@ const expect400 = async (json: unknown, detail: string) => {
 };
 
 beforeAll(async () => {
-  s = await startTestServer();
+  vendor = await failingVendorConfig();
+  s = await startTestServer({ options: { configPath: vendor.configPath } });
   await promoteToEnterprise(s);
   flite = await fliteSpeaker(s.runtime.db);
   espeak = await espeakSpeaker(s.runtime.db);
 });
 afterAll(async () => {
   await s.close();
+  await vendor.close();
 });
 
 describe('POST /v1/evaluations (DESIGN §8.1)', () => {
@@ -111,16 +115,44 @@ describe('POST /v1/evaluations (DESIGN §8.1)', () => {
     expect(detail).toMatchObject({ group_by: 'engine', seed: 7 });
   });
 
+  it('selects speakers by engine too: a filter key and a group_by', async () => {
+    const r = await post(body({ speakers: { filter: { engine: 'Flite' }, group_by: 'accent', per_group: 1 } }));
+    expect(r.status, r.text).toBe(201);
+    const speakers = await call(s, 'GET', `/v1/evaluations/${r.body.evaluation_id}/utterances?limit=100`, { key: s.key });
+    const ids: string[] = [...new Set<string>(speakers.body.items.map((u: { speaker_id: string }) => u.speaker_id))];
+    await call(s, 'POST', `/v1/evaluations/${r.body.evaluation_id}/cancel`, { key: s.key });
+    const fliteAccents = (await call(s, 'GET', '/v1/speakers?engine=flite&limit=100')).body.items as { accent: string; engine: string }[];
+    expect(r.body.total_utterances).toBe(new Set(fliteAccents.map((x) => x.accent)).size);
+    for (const id of ids) expect((await call(s, 'GET', `/v1/speakers/${id}`, { key: s.key })).body.engine).toBe('flite');
+    await expect400(body({ speakers: { filter: { engine: 'festival' }, group_by: 'engine', per_group: 1 } }), 'No speakers match the filter');
+  });
+
   it('checks providers: 1..10 distinct known names', async () => {
     await expect400(body({ providers: ['nope'] }), 'Unknown provider: nope');
     await expect400(body({ providers: [] }), 'At least one provider is required');
     await expect400(body({ providers: ['local-sphinx', 'local-sphinx'] }), 'Duplicate provider: local-sphinx');
     await expect400(body({ providers: Array.from({ length: 11 }, () => 'local-sphinx') }), 'At most 10 providers can be evaluated at once');
-    const all = ['stt-a-model-1', 'stt-a-model-2', 'stt-b', 'stt-c', 'stt-d', 'stt-e', 'stt-f', 'stt-g', 'stt-h', 'local-sphinx'];
-    const r = await post(body({ providers: all }));
+    const r = await post(body({ providers: [FAILING, 'local-sphinx'] }));
     expect(r.status, r.text).toBe(201);
-    expect(r.body.total_utterances).toBe(10);
+    expect(r.body.total_utterances).toBe(2);
     await call(s, 'POST', `/v1/evaluations/${r.body.evaluation_id}/cancel`, { key: s.key });
+  });
+
+  it('refuses a provider the server has not configured, after the unknown names, storing and charging nothing', async () => {
+    const before = await charactersUsed(s);
+    const listed = (await call(s, 'GET', '/v1/evaluations', { key: s.key })).body.total;
+    const all = ['stt-a-model-1', 'stt-a-model-2', 'stt-b', 'stt-c', 'stt-d', 'stt-e', 'stt-f', 'stt-g', 'stt-h', 'local-sphinx'];
+    await expect400(body({ providers: all }), 'Provider not configured: stt-a-model-1');
+    await expect400(body({ providers: [FAILING, 'stt-c'] }), 'Provider not configured: stt-c');
+    await expect400(body({ providers: ['stt-c', 'nope'] }), 'Unknown provider: nope');
+    await expect400(body({ providers: ['stt-c', 'stt-c'] }), 'Duplicate provider: stt-c');
+    expect(await charactersUsed(s)).toBe(before);
+    expect((await call(s, 'GET', '/v1/evaluations', { key: s.key })).body.total).toBe(listed);
+    // What the API says is configured is what creation accepts; views label providers with adapter and model.
+    const shown = (await call(s, 'GET', '/v1/evaluations?limit=1', { key: s.key })).body.items[0];
+    expect(shown.provider_labels).toEqual(Object.fromEntries(shown.providers.map((p: string) => [p, p === FAILING ? 'stt-b · deepgram nova-3' : 'local-sphinx · en-us'])));
+    const states = (await call(s, 'GET', '/v1/stt/providers', { key: s.key })).body.items as { id: string; state: string }[];
+    expect(states.filter((p) => p.state !== 'not_configured').map((p) => p.id)).toEqual([FAILING, 'local-sphinx']);
   });
 
   it('checks conditions: known forms and ranges, 1..8 distinct, default clean', async () => {
@@ -216,7 +248,7 @@ describe('reading evaluations', () => {
     expect(Object.keys(page).sort()).toEqual(['has_more', 'items', 'limit', 'offset', 'total']);
     expect(page.items.map((e: { evaluation_id: string }) => e.evaluation_id)).toEqual([b, a]);
     expect(page).toMatchObject({ limit: 2, offset: 0, has_more: true });
-    expect(page.items[0]).toMatchObject({ name: 'newer', providers: [UNBOUND], conditions: ['clean'], group_by: 'accent' });
+    expect(page.items[0]).toMatchObject({ name: 'newer', providers: [FAILING], conditions: ['clean'], group_by: 'accent' });
     expect(page.items[0].summary).toBeUndefined();
     for (const q of ['limit=0', 'limit=101', 'offset=-1', 'status=running']) {
       expect((await call(s, 'GET', `/v1/evaluations?${q}`, { key: s.key })).status).toBe(400);
@@ -305,7 +337,7 @@ describe('utterances and the report', () => {
     expect(detail).toMatchObject({ status: 'completed', progress: 100, completed_utterances: 8, total_utterances: 8 });
     expect(detail.summary).toHaveLength(2 * 3);
     for (const row of detail.summary) {
-      expect(row).toMatchObject({ provider: UNBOUND, utterances: 0, wer: null, failed_requests: row.group === 'all' ? 4 : 2 });
+      expect(row).toMatchObject({ provider: FAILING, utterances: 0, wer: null, failed_requests: row.group === 'all' ? 4 : 2 });
     }
     expect(detail.comparisons).toEqual([]);
   });
@@ -317,8 +349,8 @@ describe('utterances and the report', () => {
     expect(Object.keys(first).sort()).toEqual(
       ['audio_url', 'confidence', 'condition', 'deletions', 'determinable', 'error', 'group', 'insertions', 'latency_ms', 'provider', 'reference', 'speaker_id', 'substitutions', 'text_index', 'transcript', 'wer'].sort(),
     );
-    expect(first).toMatchObject({ text_index: 0, speaker_id: flite, group: 'flite', condition: 'clean', provider: UNBOUND, reference: 'One two three.', transcript: null, determinable: false });
-    expect(first.error.code).toBe('provider_not_configured');
+    expect(first).toMatchObject({ text_index: 0, speaker_id: flite, group: 'flite', condition: 'clean', provider: FAILING, reference: 'One two three.', transcript: null, determinable: false });
+    expect(first.error.code).toBe('upstream_error');
     expect(page.items.map((u: { text_index: number; condition: string }) => `${u.text_index}${u.condition}`)).toEqual(
       ['0clean', '0speed:1.5', '0clean', '0speed:1.5', '1clean', '1speed:1.5', '1clean', '1speed:1.5'],
     );
@@ -333,7 +365,7 @@ describe('utterances and the report', () => {
     expect((await q('group=espeak')).total).toBe(4);
     // Group values match case-insensitively, on SQLite and PostgreSQL alike.
     expect((await q('group=ESPeak')).total).toBe(4);
-    expect((await q(`provider=${UNBOUND}&group=flite&condition=clean`)).total).toBe(2);
+    expect((await q(`provider=${FAILING}&group=flite&condition=clean`)).total).toBe(2);
     expect((await q('provider=local-sphinx')).total).toBe(0);
     expect((await q('errors_only=true')).total).toBe(8);
     expect((await q('determinable_only=true')).total).toBe(0);

@@ -33,7 +33,7 @@ describe('/v1/speakers', () => {
       expect(['Male', 'Female', 'Non-binary']).toContain(s.gender);
       expect(s.age_range).toMatch(/^\d+-\d+$/);
       expect(typeof s.region).toBe('string');
-      expect(Object.keys(s).sort()).toEqual(['accent', 'age_range', 'gender', 'id', 'native_language', 'region', 'sample_audio_url']);
+      expect(Object.keys(s).sort()).toEqual(['accent', 'age_range', 'engine', 'gender', 'id', 'native_language', 'region', 'sample_audio_url', 'variant', 'voice']);
     }
   });
 
@@ -87,7 +87,7 @@ describe('/v1/speakers', () => {
     const facets = await json<SpeakerFacets>('/v1/speakers/facets');
     expect(facets.gender.map((g) => g.value).sort()).toEqual(['Female', 'Male', 'Non-binary']);
     const all = await json<SpeakerPage>('/v1/speakers?limit=1');
-    for (const key of ['gender', 'region', 'accent', 'age_range', 'native_language'] as const) {
+    for (const key of ['gender', 'region', 'accent', 'age_range', 'native_language', 'engine'] as const) {
       expect(facets[key].reduce((n, f) => n + f.count, 0)).toBe(all.total);
     }
     for (const f of facets.region.slice(0, 3)) {
@@ -95,6 +95,25 @@ describe('/v1/speakers', () => {
       expect(page.total).toBe(f.count);
     }
     for (const f of facets.age_range) expect(f.value).toMatch(/^\d+-\d+$/);
+  });
+
+  // DESIGN §4.5: speakers say how they are made, and `engine` filters like the other attributes.
+  it('exposes engine, voice and variant (null when none), with engine as a filter and a facet', async () => {
+    const facets = await json<SpeakerFacets>('/v1/speakers/facets');
+    expect(facets.engine.map((f) => f.value).sort()).toEqual(['espeak', 'flite']);
+    for (const f of facets.engine) {
+      const page = await json<SpeakerPage>(`/v1/speakers?engine=${f.value.toUpperCase()}&limit=100`);
+      expect(page.total).toBe(f.count);
+      expect(page.items.every((s) => s.engine === f.value)).toBe(true);
+    }
+    const flite = await json<SpeakerPage>('/v1/speakers?engine=flite&limit=100');
+    expect(flite.items.every((s) => ['slt', 'rms', 'awb', 'kal16'].includes(s.voice!) && s.variant === null)).toBe(true);
+    const scottish = await json<SpeakerPage>('/v1/speakers?engine=espeak&accent=scottish&limit=100');
+    expect(scottish.total).toBeGreaterThan(0);
+    expect(scottish.items.every((s) => s.voice === 'en-gb-scotland' && typeof s.variant === 'string')).toBe(true);
+    expect((await json<SpeakerPage>('/v1/speakers?engine=festival')).total).toBe(0);
+    const one = await json<Speaker>(`/v1/speakers/${scottish.items[0]!.id}`, true);
+    expect(one).toMatchObject({ engine: 'espeak', voice: 'en-gb-scotland', variant: scottish.items[0]!.variant });
   });
 
   it('needs a key for one speaker, and answers 404 Speaker not found for unknown ids', async () => {

@@ -285,6 +285,21 @@ describe('GET /v1/stt/providers', () => {
     for (const f of fakes) expect(text).not.toContain(f.key);
   });
 
+  test('labels each provider with its adapter and model, and explains PocketSphinx on telephone audio', async () => {
+    const body = (await (await fetch(`${s.url}/v1/stt/providers`, { headers: { authorization: `Bearer ${s.key}` } })).json()) as {
+      items: { id: string; adapter: string | null; model: string | null; label: string; note?: string }[];
+    };
+    for (const i of body.items) {
+      const parts = [i.adapter === i.id ? null : i.adapter, i.model].filter(Boolean);
+      expect(i.label).toBe(i.adapter ? `${i.id} · ${parts.join(' ')}` : i.id);
+    }
+    expect(body.items.find((i) => i.id === 'stt-a-model-1')!.label).toBe('stt-a-model-1 · openai whisper-1');
+    const sphinx = body.items.find((i) => i.id === 'local-sphinx')!;
+    expect(sphinx.label).toBe('local-sphinx · en-us');
+    expect(sphinx.note).toMatch(/8 kHz telephone audio .* resampled to 16 kHz/);
+    expect(body.items.find((i) => i.id === 'stt-a-model-1')!.note).toBeUndefined();
+  });
+
   test('a binding whose key variable is unset is not_configured, and so is its transcription', async () => {
     const name = 'VOXCTL_TEST_DEEPGRAM_KEY';
     const saved = process.env[name];

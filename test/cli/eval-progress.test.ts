@@ -13,6 +13,7 @@ import type { EvaluationDetail, EvaluationSummaryRow } from '../../src/shared/sc
 import { Capture, closeTestDispatcher, testContext } from '../helpers/cli-context.js';
 import { fliteSpeaker } from '../helpers/audio-jobs.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
+import { failingVendorConfig } from '../helpers/evaluations.js';
 
 const ESC = String.fromCharCode(27);
 
@@ -28,6 +29,7 @@ function evaluation(over: Partial<EvaluationDetail> = {}): EvaluationDetail {
     started_at: null,
     completed_at: null,
     providers: ['local-sphinx'],
+    provider_labels: { 'local-sphinx': 'local-sphinx · en-us' },
     conditions: ['clean'],
     group_by: 'accent',
     normalizer: { name: 'basic', version: 1 },
@@ -162,17 +164,20 @@ describe('eval gate and texts', () => {
 
 describe('eval run on a terminal (in-process, real service)', () => {
   let s: TestServer;
+  let vendor: Awaited<ReturnType<typeof failingVendorConfig>>;
   beforeAll(async () => {
-    s = await startTestServer();
+    vendor = await failingVendorConfig();
+    s = await startTestServer({ options: { configPath: vendor.configPath } });
   });
   afterAll(async () => {
     await closeTestDispatcher();
     await s?.close();
+    await vendor?.close();
   });
 
   it('draws the bar on stderr, prints the table, and gates a provider that transcribed nothing', async () => {
     const t = testContext({ env: { VOXCTL_BASE_URL: s.url, VOXCTL_API_KEY: s.key }, tty: true, stdin: 'Hello there.\nGood morning.\n' });
-    // stt-b is bound to no vendor on this server: every request fails at once, so no WER can be computed.
+    // stt-b is bound to a vendor that fails every request at once, so no WER can be computed.
     const code = await t.run(['eval', 'run', '--texts', '-', '--speaker', await fliteSpeaker(s.runtime.db), '--providers', 'stt-b', '--max-wer', '0.9']);
     expect(code, t.stderr.text).toBe(7);
     const plain = t.stderr.text.replace(new RegExp(`${ESC}\\[[0-9;]*m`, 'g'), ''); // colours off, cursor codes kept

@@ -1,3 +1,7 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startFakeVendor } from './fake-stt-vendors.js';
 import { call, type Reply } from './core-http.js';
 import type { TestServer } from './server.js';
 
@@ -16,4 +20,27 @@ export async function pollEvaluation(
     if (Date.now() > deadline) throw new Error(`evaluation ${id} still ${res.body.status} (${res.body.completed_utterances}/${res.body.total_utterances})`);
     await new Promise((r) => setTimeout(r, opts.intervalMs ?? 100));
   }
+}
+
+/**
+ * A server config that binds `stt-b` to a fake Deepgram answering 500 to everything: a configured
+ * provider whose every request fails at once (evaluations refuse unbound ones, DESIGN §8.1), so tests
+ * exercise the API without spending the machine's CPU on recognition.
+ */
+export async function failingVendorConfig(): Promise<{ configPath: string; provider: 'stt-b'; close(): Promise<void> }> {
+  const vendor = await startFakeVendor('deepgram', { mode: '500' });
+  const dir = mkdtempSync(join(tmpdir(), 'voxctl-failing-vendor-'));
+  const env = 'VOXCTL_TEST_FAILING_VENDOR_KEY';
+  process.env[env] = vendor.key;
+  const configPath = join(dir, 'voxctl.config.json');
+  const binding = { adapter: 'deepgram', base_url: vendor.url, api_key_env: env, model: 'nova-3', timeout_ms: 10_000 };
+  writeFileSync(configPath, JSON.stringify({ stt: { providers: { 'stt-b': binding } } }));
+  return {
+    configPath,
+    provider: 'stt-b',
+    async close() {
+      await vendor.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
 }

@@ -70,6 +70,14 @@ export function checkProviders(providers: string[]): string[] {
   });
 }
 
+/**
+ * Refuses a provider the server cannot call (`Provider not configured: {name}`, after every name is known):
+ * an evaluation must never run only to fail every utterance of a provider (DESIGN §8.1).
+ */
+export function checkConfigured(providers: readonly string[], isConfigured: (provider: string) => boolean): void {
+  for (const p of providers) if (!isConfigured(p)) throw validationFailed(`Provider not configured: ${p}`);
+}
+
 /** `conditions` (default `clean`) in canonical form (`noise:5.0` → `noise:5`); `Unknown condition: {c}`. */
 export function checkConditions(conditions: string[] | undefined): string[] {
   return checkList(conditions ?? ['clean'], {
@@ -141,7 +149,7 @@ export async function storeEvaluation(deps: { db: Db; now: Date; describe?: Desc
  * `baseline_id` must name one of the caller's evaluations (404 otherwise).
  */
 export async function createEvaluation(
-  deps: { db: Db; now: Date; describe?: DescribeProvider },
+  deps: { db: Db; now: Date; describe?: DescribeProvider; isConfigured: (provider: string) => boolean },
   input: { userId: string; body: CreateEvaluationRequest },
 ): Promise<EvaluationCreated> {
   const { db } = deps;
@@ -152,6 +160,7 @@ export async function createEvaluation(
   const normalizer = getNormalizer(body.normalizer ?? 'basic');
   const texts = await resolveTexts(db, userId, body, normalizer);
   const providers = checkProviders(body.providers);
+  checkConfigured(providers, deps.isConfigured);
   const conditions = checkConditions(body.conditions);
   checkSpeakerSpec(body.speakers);
   const perSpeaker = texts.length * conditions.length * providers.length;

@@ -2,14 +2,22 @@
  * What the evaluation report shows, derived from the stored evaluation and its utterances: pure
  * functions, so each figure of the page can be tested without parsing HTML.
  */
-import { calculateAccuracy, type AlignmentStep } from '../../shared/accuracy.js';
-import type { EvaluationDetail, EvaluationUtterance } from '../../shared/schemas/evaluations.js';
-import { latencyPercentiles } from '../../shared/stats.js';
+import { calculateAccuracy, round4, type AlignmentStep } from '../../shared/accuracy.js';
+import type { EvaluationDetail, EvaluationSummaryRow, EvaluationUtterance } from '../../shared/schemas/evaluations.js';
+import { getNormalizer } from '../../shared/normalizers/index.js';
+import { whitespaceTokens } from '../../shared/normalize.js';
+import { corpusWer, latencyPercentiles } from '../../shared/stats.js';
 
 /** How many failures the report lists (DESIGN §8.5). */
 export const WORST_FAILURES = 20;
 /** At most this many dots per provider in the latency strip: the page stays light at 20,000 utterances. */
 export const MAX_LATENCY_DOTS = 400;
+
+/**
+ * Groups with fewer speakers than this are marked: a speaker bootstrap over 2-4 voices gives an interval
+ * that is little more than their range (EVALUATION-NOTES.md).
+ */
+export const FEW_SPEAKERS = 5;
 
 /** The facts of the setup section that come from the utterances. */
 export interface SetupFacts {
@@ -96,4 +104,62 @@ export function worstFailures(evaluation: Pick<EvaluationDetail, 'normalizer'>, 
       return { utterance };
     }
   });
+}
+
+/** Group values (never `all`) with fewer than FEW_SPEAKERS speakers. */
+export function fewSpeakerGroups(facts: Pick<SetupFacts, 'groups'>): Set<string> {
+  return new Set(facts.groups.filter((g) => g.speakers < FEW_SPEAKERS).map((g) => g.group));
+}
+
+/**
+ * The one WER axis of the page (DESIGN §8.5): every chart runs from 0 to the largest WER or interval end
+ * of any of them (at least 10%), so equal bars mean equal WER across charts.
+ */
+export function reportWerMax(summary: readonly Pick<EvaluationSummaryRow, 'wer' | 'wer_ci95'>[]): number {
+  return Math.max(0.1, ...summary.flatMap((r) => (r.wer === null ? [] : [r.wer, r.wer_ci95?.[1] ?? r.wer])));
+}
+
+/** One speaker's corpus WER per provider under one condition; null where nothing was scored. */
+export interface SpeakerRow {
+  speaker: string;
+  group: string;
+  condition: string;
+  wer: (number | null)[];
+}
+
+/**
+ * The per-speaker table: for each speaker (by group, then id) and condition, the corpus WER of each
+ * provider over that speaker's texts (Σ errors ÷ Σ reference words, words counted by the evaluation's
+ * normaliser as the scores were).
+ */
+export function speakerRows(ev: Pick<EvaluationDetail, 'providers' | 'conditions' | 'normalizer'>, utterances: readonly EvaluationUtterance[]): SpeakerRow[] {
+  const normalizer = getNormalizer(ev.normalizer.name);
+  const words = new Map<string, number>();
+  const wordsOf = (reference: string) => {
+    let n = words.get(reference);
+    if (n === undefined) words.set(reference, (n = whitespaceTokens(normalizer.normalize(reference)).length));
+    return n;
+  };
+  const cells = new Map<string, { errors: number; referenceWords: number }[]>();
+  const speakers = new Map<string, string>();
+  for (const u of utterances) {
+    speakers.set(u.speaker_id, u.group);
+    if (u.transcript === null) continue;
+    const key = `${u.speaker_id}\u0000${u.condition}\u0000${u.provider}`;
+    let list = cells.get(key);
+    if (!list) cells.set(key, (list = []));
+    list.push({ errors: (u.substitutions ?? 0) + (u.deletions ?? 0) + (u.insertions ?? 0), referenceWords: wordsOf(u.reference) });
+  }
+  const order = [...speakers].sort(([a, ga], [b, gb]) => ga.localeCompare(gb) || a.localeCompare(b));
+  return order.flatMap(([speaker, group]) =>
+    ev.conditions.map((condition) => ({
+      speaker,
+      group,
+      condition,
+      wer: ev.providers.map((p) => {
+        const rows = cells.get(`${speaker}\u0000${condition}\u0000${p}`);
+        return rows && rows.some((r) => r.referenceWords > 0) ? round4(corpusWer(rows)) : null;
+      }),
+    })),
+  );
 }

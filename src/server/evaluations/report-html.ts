@@ -7,7 +7,19 @@ import type { AlignmentStep } from '../../shared/accuracy.js';
 import type { EvaluationComparison, EvaluationDetail, EvaluationReportInput, EvaluationSummaryRow } from '../../shared/schemas/evaluations.js';
 import { html, SafeHtml } from '../html.js';
 import { verdict } from '../../shared/comparison-verdict.js';
-import { providerLatencies, setupFacts, summaryGroups, worstFailures, WORST_FAILURES, type ReportedFailure } from './report-data.js';
+import { conditionCaveat } from '../../shared/providers.js';
+import {
+  FEW_SPEAKERS,
+  fewSpeakerGroups,
+  providerLatencies,
+  reportWerMax,
+  setupFacts,
+  speakerRows,
+  summaryGroups,
+  worstFailures,
+  WORST_FAILURES,
+  type ReportedFailure,
+} from './report-data.js';
 import { REPORT_STYLE } from './report-style.js';
 import { heatMap, latencyStrips, percent, providerColour, werBarChart } from './report-svg.js';
 import { baselineSection, costSection } from './report-over-time.js';
@@ -18,6 +30,11 @@ export function renderEvaluationReport(input: EvaluationReportInput): string {
   const title = `Evaluation ${ev.name ?? ev.evaluation_id}`;
   const summary = ev.summary ?? [];
   const colours = new Map(ev.providers.map((p, i) => [p, providerColour(i)]));
+  const view: PageView = {
+    label: (p) => ev.provider_labels?.[p] ?? p,
+    few: fewSpeakerGroups(setupFacts(utterances)),
+    caveat: (p, condition) => conditionCaveat(input.adapters?.[p] ?? (p === 'local-sphinx' ? 'local-sphinx' : null), condition),
+  };
   const body = html`
 <header><div><h1>${title}</h1><p>${ev.evaluation_id} · <span class="badge ${ev.status}" id="status">${ev.status}</span> · generated ${stamp(generatedAt.toISOString())}</p></div></header>
 <main>
@@ -25,17 +42,33 @@ ${stateNotice(ev)}
 ${setupSection(input)}
 <section id="wer-by-group" aria-labelledby="wer-h"><h2 id="wer-h">WER by ${ev.group_by} per provider</h2>
 <p class="lead">Corpus WER (all errors ÷ all reference words) per group value; whiskers are 95% intervals from 1,000 bootstrap resamples of speakers.</p>
-${ev.summary ? html`${legend(ev.providers, colours)}${werCharts(ev, summary, colours)}` : pendingNote(ev)}</section>
+${ev.summary ? html`${legend(ev.providers, colours, view)}${werCharts(ev, summary, colours, view)}${fewNote(view)}` : pendingNote(ev)}</section>
 <section id="heat-map" aria-labelledby="heat-h"><h2 id="heat-h">Provider × condition</h2>
 <p class="lead">WER over every group (group “all”); darker is worse.</p>
-${ev.summary ? html`${heatMap({ title: 'WER by provider and condition', providers: ev.providers, conditions: ev.conditions, cells: heatCells(summary) })}${totalsTable(summary)}` : pendingNote(ev)}</section>
-${latencySection(input, colours)}
+${ev.summary ? html`${heatMap({ title: 'WER by provider and condition', providers: ev.providers, conditions: ev.conditions, cells: heatCells(summary), label: view.label })}${totalsTable(summary, view)}` : pendingNote(ev)}</section>
+${latencySection(input, colours, view)}
 ${costSection({ summary: ev.summary, providers: ev.providers, prices: input.prices ?? {}, colours })}
 ${baselineSection(ev.baseline_id, input.baseline)}
-${comparisonSection(ev)}
-${failureSection(ev, worstFailures(ev, utterances))}
+${comparisonSection(ev, view)}
+${speakerSection(input, view)}
+${failureSection(ev, worstFailures(ev, utterances), view)}
 </main>`;
   return layout(title, body);
+}
+
+/** How the page names providers, which groups it marks, and the caveats it attaches to rows. */
+interface PageView {
+  label(provider: string): string;
+  /** Group values with fewer than FEW_SPEAKERS speakers. */
+  few: ReadonlySet<string>;
+  caveat(provider: string, condition: string): string | undefined;
+}
+
+const groupName = (group: string, view: PageView) => (view.few.has(group) ? `${group} †` : group);
+
+function fewNote(view: PageView): SafeHtml | string {
+  if (view.few.size === 0) return '';
+  return html`<p class="muted" id="few-speakers">† fewer than ${FEW_SPEAKERS} speakers (${[...view.few].sort().join(', ')}): the interval of such a group is little more than the range of its voices.</p>`;
 }
 
 function layout(title: string, body: SafeHtml): string {
@@ -79,7 +112,7 @@ function setupSection(input: EvaluationReportInput): SafeHtml {
   return html`<section id="setup" aria-labelledby="setup-h"><h2 id="setup-h">Setup</h2><dl class="setup">
 <dt>Texts</dt><dd id="setup-texts">${facts.texts > 0 ? count(facts.texts) : '—'}</dd>
 <dt>Speakers</dt><dd id="setup-speakers">${facts.speakers > 0 ? `${count(facts.speakers)} in ${facts.groups.length} ${ev.group_by} group(s): ${groups}` : '—'}</dd>
-<dt>Providers</dt><dd id="setup-providers">${ev.providers.map((p) => providerLabel(p, ev, input.prices?.[p]))
+<dt>Providers</dt><dd id="setup-providers">${ev.providers.map((p) => setupProviderLabel(p, ev, input.prices?.[p]))
     .join('; ')}</dd>
 <dt>voxctl</dt><dd id="setup-version">${ev.setup.voxctl_version ?? 'not recorded'}</dd>
 <dt>Conditions</dt><dd>${ev.conditions.join(', ')}</dd>
@@ -90,19 +123,20 @@ function setupSection(input: EvaluationReportInput): SafeHtml {
 </dl></section>`;
 }
 
-/** `stt-b · deepgram nova-3 (en) · $0.0043/min`, from the recorded setup. */
-function providerLabel(token: string, ev: EvaluationDetail, price: number | null | undefined): string {
+/** `stt-b · deepgram nova-3 (en) · $0.0043/min`, from the recorded setup (what produced these numbers). */
+function setupProviderLabel(token: string, ev: EvaluationDetail, price: number | null | undefined): string {
   const p = ev.setup.providers[token];
   const bound = p?.adapter ? ` · ${p.adapter}${p.model ? ` ${p.model}` : ''}${p.language ? ` (${p.language})` : ''}` : '';
   return `${token}${bound}${price === null || price === undefined ? '' : ` · $${price}/min`}`;
 }
 
-function legend(providers: readonly string[], colours: Map<string, string>): SafeHtml {
+function legend(providers: readonly string[], colours: Map<string, string>, view: PageView): SafeHtml {
   // The swatch colour is an SVG presentation attribute: inline style attributes are barred by the CSP.
-  return html`<div class="legend">${providers.map((p) => html`<span><svg width="11" height="11" aria-hidden="true"><rect width="11" height="11" rx="2" fill="${colours.get(p)!}"/></svg> ${p}</span>`)}</div>`;
+  return html`<div class="legend">${providers.map((p) => html`<span><svg width="11" height="11" aria-hidden="true"><rect width="11" height="11" rx="2" fill="${colours.get(p)!}"/></svg> ${view.label(p)}</span>`)}</div>`;
 }
 
-function werCharts(ev: EvaluationDetail, summary: readonly EvaluationSummaryRow[], colours: Map<string, string>): SafeHtml[] {
+function werCharts(ev: EvaluationDetail, summary: readonly EvaluationSummaryRow[], colours: Map<string, string>, view: PageView): SafeHtml[] {
+  const max = reportWerMax(summary);
   return ev.conditions.map((condition) => {
     const rows = summary.filter((r) => r.condition === condition && r.wer !== null);
     const bars = rows.map((r) => ({
@@ -113,7 +147,9 @@ function werCharts(ev: EvaluationDetail, summary: readonly EvaluationSummaryRow[
       ci95: r.wer_ci95 ?? ([r.wer!, r.wer!] as const),
       detail: `${r.utterances} utterances, ${r.speakers} speakers`,
     }));
-    const chart = bars.length ? werBarChart({ title: `WER by ${ev.group_by} under ${condition}`, groups: summaryGroups(rows), bars }) : html`<p class="muted">No scored utterance.</p>`;
+    const chart = bars.length
+      ? werBarChart({ title: `WER by ${ev.group_by} under ${condition}`, groups: summaryGroups(rows), bars, max, marked: view.few })
+      : html`<p class="muted">No scored utterance.</p>`;
     return html`<h3>${condition}</h3>${chart}`;
   });
 }
@@ -124,50 +160,73 @@ function heatCells(summary: readonly EvaluationSummaryRow[]) {
     .map((r) => ({ provider: r.provider, condition: r.condition, wer: r.wer!, ci95: r.wer_ci95 ?? ([r.wer!, r.wer!] as const) }));
 }
 
-function totalsTable(summary: readonly EvaluationSummaryRow[]): SafeHtml {
+function totalsTable(summary: readonly EvaluationSummaryRow[], view: PageView): SafeHtml {
   const rows = summary.filter((r) => r.group === 'all');
+  const caveats = [...new Set(rows.flatMap((r) => view.caveat(r.provider, r.condition) ?? []))];
+  const mark = (r: EvaluationSummaryRow) => {
+    const c = view.caveat(r.provider, r.condition);
+    return c === undefined ? '' : html` <sup class="caveat" title="${c}">${caveats.indexOf(c) + 1}</sup>`;
+  };
   return html`<table id="totals"><thead><tr><th>Provider</th><th>Condition</th><th>Utterances</th><th>Speakers</th><th>Words</th><th>S / D / I</th><th>WER</th><th>95% CI</th><th>CER</th><th>p50 / p95 ms</th><th>Failed requests</th><th>Audio s</th><th>Cost USD</th><th>RTFx</th></tr></thead><tbody>
 ${rows.map(
-  (r) => html`<tr><td>${r.provider}</td><td>${r.condition}</td><td class="num">${count(r.utterances)}</td><td class="num">${r.speakers}</td><td class="num">${count(r.reference_words)}</td>
+  (r) => html`<tr${view.caveat(r.provider, r.condition) ? html` class="caveat"` : ''}><td>${view.label(r.provider)}</td><td>${r.condition}${mark(r)}</td><td class="num">${count(r.utterances)}</td><td class="num">${r.speakers}</td><td class="num">${count(r.reference_words)}</td>
 <td class="num">${r.substitutions} / ${r.deletions} / ${r.insertions}</td><td class="num">${fixed(r.wer)}</td><td class="num">${interval(r.wer_ci95)}</td><td class="num">${fixed(r.cer)}</td>
 <td class="num">${r.latency_ms.p50 ?? 'n/a'} / ${r.latency_ms.p95 ?? 'n/a'}</td><td class="num">${r.failed_requests}</td>
 <td class="num">${r.audio_seconds ?? 'n/a'}</td><td class="num">${r.cost_usd ?? 'n/a'}</td><td class="num">${r.rtfx ?? 'n/a'}</td></tr>`,
-)}</tbody></table>`;
+)}</tbody></table>${caveats.map((c, i) => html`<p class="muted caveat-note" id="caveat-${i + 1}"><sup>${i + 1}</sup> ${c}</p>`)}`;
 }
 
-function latencySection(input: EvaluationReportInput, colours: Map<string, string>): SafeHtml {
+function latencySection(input: EvaluationReportInput, colours: Map<string, string>, view: PageView): SafeHtml {
   const latencies = providerLatencies(input.evaluation.providers, input.utterances);
   const chart = latencies.length
     ? latencyStrips({
         title: 'Transcription latency per provider',
-        rows: latencies.map((l) => ({ provider: l.provider, colour: colours.get(l.provider)!, points: l.sample, count: l.count, p50: l.p50, p95: l.p95 })),
+        rows: latencies.map((l) => ({ provider: view.label(l.provider), colour: colours.get(l.provider)!, points: l.sample, count: l.count, p50: l.p50, p95: l.p95 })),
       })
     : html`<p class="muted">No transcription has run yet.</p>`;
   return html`<section id="latency" aria-labelledby="lat-h"><h2 id="lat-h">Latency per provider</h2>
 <p class="lead">Each dot is one transcription request (all conditions); the solid mark is the median, the dashed one the 95th percentile.</p>${chart}</section>`;
 }
 
-function comparisonSection(ev: EvaluationDetail): SafeHtml {
+function comparisonSection(ev: EvaluationDetail, view: PageView): SafeHtml {
   const comparisons = ev.comparisons ?? [];
+  const groups = summaryGroups(comparisons);
   const content =
     ev.providers.length < 2
       ? html`<p class="muted">One provider only: nothing to compare.</p>`
       : !ev.comparisons
         ? pendingNote(ev)
-        : html`<table id="comparisons"><thead><tr><th>Condition</th><th>a</th><th>b</th><th>WER a</th><th>WER b</th><th>Difference a − b</th><th>95% CI</th><th>P(a better)</th><th>Verdict</th></tr></thead><tbody>
-${comparisons.map(comparisonRow)}</tbody></table>`;
+        : groups.map(
+            (group) => html`<h3>${group === 'all' ? 'All speakers' : `${ev.group_by} ${groupName(group, view)}`}</h3>
+<table class="comparisons" id="${group === 'all' ? 'comparisons' : `comparisons-${group}`}"><thead><tr><th>Condition</th><th>a</th><th>b</th><th>WER a</th><th>WER b</th><th>Difference a − b</th><th>95% CI</th><th>P(a better)</th><th>P(equal)</th><th>Verdict</th></tr></thead><tbody>
+${comparisons.filter((c) => c.group === group).map((c) => comparisonRow(c, view))}</tbody></table>`,
+          );
   return html`<section id="comparisons-section" aria-labelledby="cmp-h"><h2 id="cmp-h">Pairwise comparisons</h2>
-<p class="lead">Paired bootstrap over speakers on the same audio: a provider is called better only when the 95% interval of the difference excludes 0.</p>${content}</section>`;
+<p class="lead">Paired bootstrap over speakers on the same audio, for all speakers and within each group: a provider is called better only when the 95% interval of the difference excludes 0; equal WERs in every draw are a tie.</p>${content}${fewNote(view)}</section>`;
 }
 
-function comparisonRow(c: EvaluationComparison): SafeHtml {
+function comparisonRow(c: EvaluationComparison, view: PageView): SafeHtml {
   const words = verdict(c);
-  return html`<tr><td>${c.condition}</td><td>${c.a}</td><td>${c.b}</td><td class="num">${fixed(c.wer_a)}</td><td class="num">${fixed(c.wer_b)}</td>
+  const share = (x: number | null | undefined) => (x === null || x === undefined ? 'n/a' : x.toFixed(3));
+  return html`<tr><td>${c.condition}</td><td>${view.label(c.a)}</td><td>${view.label(c.b)}</td><td class="num">${fixed(c.wer_a)}</td><td class="num">${fixed(c.wer_b)}</td>
 <td class="num">${c.difference === null ? 'n/a' : (c.difference > 0 ? '+' : '') + c.difference.toFixed(4)}</td><td class="num">${interval(c.ci95)}</td>
-<td class="num">${c.p_a_better === null ? 'n/a' : c.p_a_better.toFixed(3)}</td><td class="${words.endsWith(' better') ? 'better' : 'same'}">${words}</td></tr>`;
+<td class="num">${share(c.p_a_better)}</td><td class="num">${share(c.p_equal)}</td><td class="${words.endsWith(' better') ? 'better' : 'same'}">${words}</td></tr>`;
 }
 
-function failureSection(ev: EvaluationDetail, failures: readonly ReportedFailure[]): SafeHtml {
+function speakerSection(input: EvaluationReportInput, view: PageView): SafeHtml {
+  const ev = input.evaluation;
+  const rows = speakerRows(ev, input.utterances);
+  const content = rows.length
+    ? html`<table id="speakers"><thead><tr><th>Speaker</th><th>${ev.group_by}</th><th>Condition</th>${ev.providers.map((p) => html`<th>${view.label(p)}</th>`)}</tr></thead><tbody>
+${rows.map(
+  (r) => html`<tr><td>${r.speaker}</td><td>${groupName(r.group, view)}</td><td>${r.condition}</td>${r.wer.map((w) => html`<td class="num">${w === null ? 'n/a' : percent(w)}</td>`)}</tr>`,
+)}</tbody></table>`
+    : html`<p class="muted">No utterance has run yet.</p>`;
+  return html`<section id="per-speaker" aria-labelledby="spk-h"><h2 id="spk-h">WER per speaker</h2>
+<p class="lead">Corpus WER of each provider over each voice's texts: a voice that every provider gets wrong points at the voice, one that a single provider gets wrong at the provider.</p>${content}</section>`;
+}
+
+function failureSection(ev: EvaluationDetail, failures: readonly ReportedFailure[], view: PageView): SafeHtml {
   const empty =
     ev.providers.length < 2
       ? 'A failure is determinable only when another provider transcribed the same audio exactly: with one provider, none is.'
@@ -178,13 +237,15 @@ ${
   failures.length === 0
     ? html`<p class="muted" id="no-failures">${empty}</p>`
     : html`<p class="align-key">Key: <span class="align"><span class="sub"><s>reference</s> <b>heard</b></span> substitution · <span class="del">missed</span> deletion · <span class="ins">extra</span> insertion</span></p>
-<ol class="failures">${failures.map(failureItem)}</ol>`
+<ol class="failures">${failures.map((f) => failureItem(f, view))}</ol>`
 }</section>`;
 }
 
-function failureItem(f: ReportedFailure): SafeHtml {
+function failureItem(f: ReportedFailure, view: PageView): SafeHtml {
   const u = f.utterance;
-  return html`<li><div class="meta">${u.provider} · ${u.condition} · ${u.speaker_id} (${u.group}) · text ${u.text_index} · WER ${percent(u.wer ?? 0)}</div>
+  // The signed URL of the audio the providers heard (24 h, like the page's own link).
+  const listen = u.audio_url ? html` · <a class="listen" href="${u.audio_url}">hear the clip</a>` : '';
+  return html`<li><div class="meta">${view.label(u.provider)} · ${u.condition} · ${u.speaker_id} (${u.group}) · text ${u.text_index} · WER ${percent(u.wer ?? 0)}${listen}</div>
 ${f.alignment ? html`<p class="align">${alignmentHtml(f.alignment)}</p>` : ''}
 <p class="plain"><b>Reference</b>${u.reference}</p><p class="plain"><b>Transcript</b>${u.transcript ?? ''}</p></li>`;
 }

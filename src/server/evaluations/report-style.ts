@@ -28,7 +28,8 @@ ol.failures{margin:0;padding-left:22px}ol.failures li{margin:0 0 14px}.meta{font
 .align{margin:4px 0 0;line-height:1.9;font-size:14px}.align span{padding:1px 3px;border-radius:3px}
 .align .sub{background:#fff1c2}.align .del{background:#fde0dc;text-decoration:line-through}.align .ins{background:#dcf2e4}
 .align .sub s{color:var(--bad)}.align .sub b{color:var(--ok);font-weight:600}.align-key{font-size:12px;color:var(--muted)}
-.plain{font-size:13px;margin:2px 0}.plain b{color:var(--muted);font-weight:600;margin-right:4px}
+tr.caveat td{background:#fff6e0}sup.caveat,.caveat-note sup{color:var(--warn);font-weight:600}.caveat-note{font-size:12px;margin:6px 0 0}
+a.listen{color:#0b57d0}.plain{font-size:13px;margin:2px 0}.plain b{color:var(--muted);font-weight:600;margin-right:4px}
 @media print{
   :root{--bg:#fff}body{font-size:11pt;-webkit-print-color-adjust:exact;print-color-adjust:exact}
   header{border:0}header div{max-width:none;padding:0 8mm 4mm}main{display:block;max-width:none;padding:0 8mm}

@@ -60,16 +60,16 @@ const BAR_H = 12;
 
 /**
  * Horizontal bars of WER per group, one bar per provider inside each group, with the bootstrap 95%
- * interval as a whisker. The axis runs from 0 to a round value above the largest interval end, so a WER
- * above 100% (many insertions) is drawn, not clipped.
+ * interval as a whisker. The axis runs from 0 to a round value above `max` — the page's largest WER or
+ * interval end, the same for every chart (DESIGN §8.5) — so a WER above 100% (many insertions) is drawn,
+ * not clipped, and equal bars mean equal WER from one chart to the next. `marked` groups get a dagger.
  */
-export function werBarChart(opts: { title: string; groups: readonly string[]; bars: readonly WerBar[] }): SafeHtml {
+export function werBarChart(opts: { title: string; groups: readonly string[]; bars: readonly WerBar[]; max: number; marked?: ReadonlySet<string> }): SafeHtml {
   const providers = [...new Set(opts.bars.map((b) => b.provider))];
   const rowH = providers.length * (BAR_H + 2) + 10;
   const top = 8;
   const bottom = top + opts.groups.length * rowH;
-  const max = Math.max(0.1, ...opts.bars.map((b) => Math.max(b.wer, b.ci95[1])));
-  const axis = ticks(max);
+  const axis = ticks(Math.max(opts.max, ...opts.bars.map((b) => Math.max(b.wer, b.ci95[1]))));
   const scale = (v: number) => LABEL_W + (v / axis[axis.length - 1]!) * PLOT_W;
   const byKey = new Map(opts.bars.map((b) => [`${b.group}\u0000${b.provider}`, b]));
   const rows = opts.groups.map((group, g) => {
@@ -85,7 +85,8 @@ export function werBarChart(opts: { title: string; groups: readonly string[]; ba
 <line class="whisker" x1="${f1(lo)}" x2="${f1(hi)}" y1="${mid}" y2="${mid}"/><line class="whisker" x1="${f1(lo)}" x2="${f1(lo)}" y1="${y + 2}" y2="${y + BAR_H - 2}"/><line class="whisker" x1="${f1(hi)}" x2="${f1(hi)}" y1="${y + 2}" y2="${y + BAR_H - 2}"/>
 <text class="value" x="${f1(Math.max(hi, scale(bar.wer)) + 4)}" y="${mid + 4}">${percent(bar.wer)}</text></g>`;
     });
-    return html`<text class="label" x="${LABEL_W - 8}" y="${y0 + (rowH - 10) / 2 + 4}" text-anchor="end">${group}</text>${bars}`;
+    const label = opts.marked?.has(group) ? `${group} †` : group;
+    return html`<text class="label" x="${LABEL_W - 8}" y="${y0 + (rowH - 10) / 2 + 4}" text-anchor="end">${label}</text>${bars}`;
   });
   const height = bottom + 22;
   return html`<svg class="chart" viewBox="0 0 ${LABEL_W + PLOT_W + 60} ${height}" width="100%" role="img" aria-label="${opts.title}"><title>${opts.title}</title>
@@ -119,7 +120,15 @@ export interface HeatCell {
 }
 
 /** Providers × conditions, each cell coloured by WER (group `all`) with the value written in it. */
-export function heatMap(opts: { title: string; providers: readonly string[]; conditions: readonly string[]; cells: readonly HeatCell[] }): SafeHtml {
+export function heatMap(opts: {
+  title: string;
+  providers: readonly string[];
+  conditions: readonly string[];
+  cells: readonly HeatCell[];
+  /** A provider's row label (default: the token). */
+  label?: (provider: string) => string;
+}): SafeHtml {
+  const label = opts.label ?? ((p: string) => p);
   const labelW = 170;
   const cellW = 110;
   const cellH = 40;
@@ -139,7 +148,7 @@ export function heatMap(opts: { title: string; providers: readonly string[]; con
 <rect x="${x + 1}" y="${y + 1}" width="${cellW - 2}" height="${cellH - 2}" rx="3" fill="${fill}"/>
 <text class="cell" x="${x + cellW / 2}" y="${y + cellH / 2 + 5}" text-anchor="middle" fill="${ink}">${percent(cell.wer)}</text></g>`;
     });
-    return html`<text class="label" x="${labelW - 8}" y="${y + cellH / 2 + 4}" text-anchor="end">${provider}</text>${cells}`;
+    return html`<text class="label" x="${labelW - 8}" y="${y + cellH / 2 + 4}" text-anchor="end">${label(provider)}</text>${cells}`;
   });
   return html`<svg class="chart heat" viewBox="0 0 ${width} ${height}" width="${Math.min(100, Math.round((width / 710) * 100))}%" role="img" aria-label="${opts.title}"><title>${opts.title}</title>${head}${rows}</svg>`;
 }

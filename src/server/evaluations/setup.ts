@@ -6,7 +6,7 @@
 import type { EvaluationProviderSetup, EvaluationSetup } from '../../shared/schemas/evaluations.js';
 import type { Normalizer } from '../../shared/normalizers/index.js';
 import { VERSION } from '../../shared/version.js';
-import type { SttRegistry } from '../engines/stt/registry.js';
+import { isProviderConfigured, providerLabelOf, type SttRegistry } from '../engines/stt/registry.js';
 
 /** What a provider token is bound to now, with its list price (null: unpriced). */
 export interface ProviderDescription extends EvaluationProviderSetup {
@@ -28,6 +28,14 @@ export function describeFrom(registry: Pick<SttRegistry, 'get'>): DescribeProvid
     };
   };
 }
+
+/** Whether a token can be called (bound, and with its credential): an evaluation never runs to fail it (§8.1). */
+export function configuredFrom(registry: SttRegistry): (provider: string) => boolean {
+  return (provider) => isProviderConfigured(registry, provider);
+}
+
+/** Each token's label under the server's current bindings (`stt-b · deepgram nova-3`, DESIGN §8.5). */
+export const labelsFrom = (registry: SttRegistry): ((provider: string) => string) => providerLabelOf(registry);
 
 /** The setup to record and each provider's price, for an evaluation about to be stored. */
 export function recordSetup(input: {

@@ -105,8 +105,9 @@ function byProviderCondition(rows: readonly UtteranceView[]): Map<string, Uttera
 
 /**
  * `summary`: per provider × condition, the group `all` then each group value (sorted);
- * `comparisons`: per condition, each pair of providers in request order, paired on the utterances both
- * transcribed, with the same speaker draws for both (seeded by the evaluation's seed).
+ * `comparisons`: per condition, for the group `all` then each group value, each pair of providers in
+ * request order, paired on the utterances both transcribed, with the same speaker draws for both (seeded
+ * by the evaluation's seed).
  */
 export function summarise(input: {
   rows: readonly UtteranceView[];
@@ -134,9 +135,12 @@ export function summarise(input: {
   });
   const comparisons: EvaluationComparison[] = [];
   input.conditions.forEach((condition, c) => {
-    for (let a = 0; a < input.providers.length; a++) {
-      for (let b = a + 1; b < input.providers.length; b++) {
-        comparisons.push(compare({ condition, a: input.providers[a]!, b: input.providers[b]! }, cells.get(`${a}:${c}`) ?? [], cells.get(`${b}:${c}`) ?? [], input.seed));
+    for (const group of [ALL_GROUPS, ...groups]) {
+      const of = (p: number) => (cells.get(`${p}:${c}`) ?? []).filter((u) => group === ALL_GROUPS || u.grp === group);
+      for (let a = 0; a < input.providers.length; a++) {
+        for (let b = a + 1; b < input.providers.length; b++) {
+          comparisons.push(compare({ condition, group, a: input.providers[a]!, b: input.providers[b]! }, of(a), of(b), input.seed));
+        }
       }
     }
   });
@@ -144,7 +148,7 @@ export function summarise(input: {
 }
 
 /** One paired comparison; null figures when the two providers share no transcribed utterance. */
-function compare(key: { condition: string; a: string; b: string }, rowsA: readonly UtteranceView[], rowsB: readonly UtteranceView[], seed: number): EvaluationComparison {
+function compare(key: { condition: string; group: string; a: string; b: string }, rowsA: readonly UtteranceView[], rowsB: readonly UtteranceView[], seed: number): EvaluationComparison {
   const bySlot = new Map<string, Scored>();
   for (const u of rowsB) if (isScored(u)) bySlot.set(`${u.text_index}:${u.speaker_index}`, u);
   const a: UtteranceScore[] = [];
@@ -155,7 +159,7 @@ function compare(key: { condition: string; a: string; b: string }, rowsA: readon
     a.push(scoreOf(u));
     b.push(scoreOf(other));
   }
-  if (a.length === 0) return { ...key, wer_a: null, wer_b: null, difference: null, ci95: null, p_a_better: null };
+  if (a.length === 0) return { ...key, wer_a: null, wer_b: null, difference: null, ci95: null, p_a_better: null, p_equal: null };
   const paired = pairedSpeakerBootstrap(a, b, { seed });
   return {
     ...key,
@@ -164,5 +168,6 @@ function compare(key: { condition: string; a: string; b: string }, rowsA: readon
     difference: paired.difference,
     ci95: paired.ci95,
     p_a_better: paired.pABetter,
+    p_equal: paired.pEqual,
   };
 }

@@ -16,6 +16,11 @@ export interface UrlSigners {
   audio(audioId: string): string;
 }
 
+/** What a view shows besides the row: signed URLs, and each provider token's label (its adapter and model). */
+export interface ViewContext extends UrlSigners {
+  providerLabel(id: string): string;
+}
+
 /** The audio id of one conditioned utterance audio: fixed by its place, so a retry rewrites the same file. */
 export const conditionedAudioId = (evaluationId: string, t: number, s: number, c: number): string =>
   `aud_${evaluationId.replace(/^ev_/, 'ev')}_${t}_${s}_${c}`;
@@ -54,7 +59,7 @@ export function evaluationSetup(row: EvaluationRow): EvaluationSetup {
 const withCostFields = (r: EvaluationSummaryRow): EvaluationSummaryRow => ({ ...r, audio_seconds: r.audio_seconds ?? null, cost_usd: r.cost_usd ?? null, rtfx: r.rtfx ?? null });
 
 /** The list view of an evaluation. */
-export function toEvaluationListItem(row: EvaluationRow, urls: Pick<UrlSigners, 'report'>): EvaluationListItem {
+export function toEvaluationListItem(row: EvaluationRow, urls: Pick<ViewContext, 'report' | 'providerLabel'>): EvaluationListItem {
   const { providers, conditions } = evaluationLists(row);
   return {
     evaluation_id: row.id,
@@ -67,6 +72,7 @@ export function toEvaluationListItem(row: EvaluationRow, urls: Pick<UrlSigners, 
     started_at: row.started_at,
     completed_at: row.completed_at,
     providers,
+    provider_labels: Object.fromEntries(providers.map((p) => [p, urls.providerLabel(p)])),
     conditions,
     group_by: row.group_by as EvaluationGroupBy,
     normalizer: { name: row.normalizer as NormalizerName, version: row.normalizer_version },
@@ -78,11 +84,13 @@ export function toEvaluationListItem(row: EvaluationRow, urls: Pick<UrlSigners, 
 }
 
 /** The single view: the list fields plus `summary` and `comparisons` once `completed` or `partial`. */
-export function toEvaluationDetail(row: EvaluationRow, urls: Pick<UrlSigners, 'report'>): EvaluationDetail {
+export function toEvaluationDetail(row: EvaluationRow, urls: Pick<ViewContext, 'report' | 'providerLabel'>): EvaluationDetail {
   const view: EvaluationDetail = toEvaluationListItem(row, urls);
   if ((row.status === 'completed' || row.status === 'partial') && row.summary !== null) {
     view.summary = (JSON.parse(row.summary) as EvaluationSummaryRow[]).map(withCostFields);
-    view.comparisons = JSON.parse(row.comparisons ?? '[]') as EvaluationComparison[];
+    // Evaluations finished before comparisons had `group` and `p_equal` compared group `all` only.
+    const stored = JSON.parse(row.comparisons ?? '[]') as Partial<EvaluationComparison>[];
+    view.comparisons = stored.map((c) => ({ ...c, group: c.group ?? 'all', p_equal: c.p_equal ?? null }) as EvaluationComparison);
   }
   return view;
 }

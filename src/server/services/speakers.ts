@@ -47,6 +47,9 @@ export function toSpeaker(row: SpeakerRow, sampleUrl: (audioId: string) => strin
     accent: row.accent,
     age_range: row.age_range,
     native_language: row.native_language,
+    engine: row.engine,
+    voice: row.voice,
+    variant: row.variant,
     sample_audio_url: sampleUrl(`smp_${row.id}`),
   };
 }

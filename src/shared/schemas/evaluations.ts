@@ -30,6 +30,7 @@ export const EvaluationSpeakerFilter = Type.Object(
     accent: Type.Optional(Type.String()),
     age_range: Type.Optional(Type.String()),
     native_language: Type.Optional(Type.String()),
+    engine: Type.Optional(Type.String()),
   },
   // A misspelt key (`regoin`) would otherwise widen the selection to the whole catalogue unnoticed.
   { additionalProperties: false },
@@ -102,16 +103,20 @@ export const EvaluationSummaryRow = Type.Object({
 });
 export type EvaluationSummaryRow = Static<typeof EvaluationSummaryRow>;
 
-/** One paired comparison of two providers under a condition (group `all`). */
+/** One paired comparison of two providers under a condition, over group `all` or one group value. */
 export const EvaluationComparison = Type.Object({
   condition: Type.String(),
+  group: Type.String(),
   a: Type.String(),
   b: Type.String(),
   wer_a: Nullable(Type.Number()),
   wer_b: Nullable(Type.Number()),
   difference: Nullable(Type.Number()),
   ci95: Nullable(Interval),
+  /** Share of speaker draws where a's WER is below b's. */
   p_a_better: Nullable(Type.Number()),
+  /** Share of draws where the two WERs are equal (1 for an exact tie). */
+  p_equal: Nullable(Type.Number()),
 });
 export type EvaluationComparison = Static<typeof EvaluationComparison>;
 
@@ -145,6 +150,8 @@ const evaluationFields = {
   started_at: Nullable(Timestamp),
   completed_at: Nullable(Timestamp),
   providers: Type.Array(Type.String()),
+  /** Each provider with the adapter and model the server binds it to: `{"stt-b": "stt-b · deepgram nova-3"}`. */
+  provider_labels: Type.Record(Type.String(), Type.String()),
   /** Canonical condition texts (`clean`, `telephone`, `noise:5`, `speed:1.5`). */
   conditions: Type.Array(Type.String()),
   group_by: EvaluationGroupBy,
@@ -265,4 +272,6 @@ export interface EvaluationReportInput {
   baseline?: EvaluationCompare;
   /** Each provider's list price per minute (USD) recorded at creation; absent or null: unpriced. */
   prices?: Record<string, number | null>;
+  /** The adapter each provider token is bound to (caveats such as PocketSphinx on telephone audio). */
+  adapters?: Record<string, string | null>;
 }

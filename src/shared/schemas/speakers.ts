@@ -12,6 +12,10 @@ export const Speaker = Type.Object(
     accent: Type.Optional(Type.String()),
     age_range: Type.Optional(Type.String()),
     native_language: Type.Optional(Type.String()),
+    /** How the voice is made (DESIGN §4.5): the TTS engine, its voice, and the voice's variant (null when none). */
+    engine: Type.Optional(Type.String({ description: '`flite` or `espeak`' })),
+    voice: Type.Optional(Type.String({ description: 'The engine voice, e.g. `slt` (Flite) or `en-gb-scotland` (eSpeak NG)' })),
+    variant: Type.Optional(Type.Union([Type.String(), Type.Null()], { description: 'eSpeak NG variant (e.g. `f3`, `klatt`); null when none' })),
     sample_audio_url: Type.Optional(Type.String()),
   },
   { $id: 'Speaker' },
@@ -26,6 +30,7 @@ export const SpeakerQuery = Type.Composite([
     accent: Type.Optional(Type.String()),
     age_range: Type.Optional(Type.String()),
     native_language: Type.Optional(Type.String()),
+    engine: Type.Optional(Type.String({ description: 'TTS engine: `flite` or `espeak`' })),
   }),
   PagingQuery,
 ]);
@@ -42,5 +47,6 @@ export const SpeakerFacets = Type.Object({
   accent: Type.Array(FacetValue),
   age_range: Type.Array(FacetValue),
   native_language: Type.Array(FacetValue),
+  engine: Type.Array(FacetValue),
 });
 export type SpeakerFacets = Static<typeof SpeakerFacets>;

@@ -39,10 +39,14 @@ export const ProviderInfo = Type.Object({
   id: Type.String(),
   adapter: Type.Union([Type.String(), Type.Null()]),
   model: Type.Union([Type.String(), Type.Null()]),
+  /** The token with its adapter and model, `stt-b · deepgram nova-3`; the token alone when unbound. */
+  label: Type.String(),
   state: Type.Union([Type.Literal('ready'), Type.Literal('not_configured'), Type.Literal('unavailable')]),
   detail: Type.Optional(Type.String()),
   /** The binding's list price per minute of audio in USD (`price_per_minute_usd`), when the config gives one. */
   price_per_minute_usd: Type.Optional(Type.Number({ minimum: 0 })),
+  /** What this adapter's results mean where it is weak (PocketSphinx on telephone audio). */
+  note: Type.Optional(Type.String()),
 });
 export const ProviderList = Type.Object({ items: Type.Array(ProviderInfo) });
 export type ProviderList = Static<typeof ProviderList>;

@@ -85,10 +85,10 @@ describe('pairedSpeakerBootstrap', () => {
     maxLength: 30,
   });
 
-  it('a system against itself: difference 0, interval [0, 0], never better', () => {
+  it('a system against itself: difference 0, interval [0, 0], never better, equal in every draw (a tie)', () => {
     fc.assert(
       fc.property(rowsArb, fc.integer(), (rows, seed) => {
-        expect(pairedSpeakerBootstrap(rows, rows, { seed })).toEqual({ difference: 0, ci95: [0, 0], pABetter: 0, pAWorse: 0 });
+        expect(pairedSpeakerBootstrap(rows, rows, { seed })).toEqual({ difference: 0, ci95: [0, 0], pABetter: 0, pAWorse: 0, pEqual: 1 });
       }),
       { numRuns: 200 },
     );
@@ -102,7 +102,19 @@ describe('pairedSpeakerBootstrap', () => {
     // Each draw's Δ is exactly −0.1: the same speakers, one error fewer per 10 words.
     expect(res.ci95).toEqual([-0.1, -0.1]);
     expect(res.pABetter).toBe(1);
-    expect(pairedSpeakerBootstrap(b, a, { seed: 2 })).toEqual({ difference: 0.1, ci95: [0.1, 0.1], pABetter: 0, pAWorse: 1 });
+    expect(res.pEqual).toBe(0);
+    expect(pairedSpeakerBootstrap(b, a, { seed: 2 })).toEqual({ difference: 0.1, ci95: [0.1, 0.1], pABetter: 0, pAWorse: 1, pEqual: 0 });
+  });
+
+  it('p_equal counts the draws where both WERs are equal: better + equal + worse = all draws', () => {
+    // Speaker x: a one error fewer; y and z: the same. A draw ties exactly when it holds no x.
+    const b = [row('x', 4, 10), row('y', 6, 10), row('z', 2, 10)];
+    const a = [row('x', 3, 10), row('y', 6, 10), row('z', 2, 10)];
+    const res = pairedSpeakerBootstrap(a, b, { seed: 5, draws: 4000 });
+    expect(res.pABetter + res.pEqual + res.pAWorse).toBeCloseTo(1, 10);
+    // P(no x among 3 draws with replacement) = (2/3)³ ≈ 0.296.
+    expect(res.pEqual).toBeGreaterThan(0.26);
+    expect(res.pEqual).toBeLessThan(0.33);
   });
 
   it('the interval contains the difference; identical seeds give identical output', () => {
@@ -114,6 +126,7 @@ describe('pairedSpeakerBootstrap', () => {
         expect(res.ci95[1]).toBeGreaterThanOrEqual(res.difference);
         expect(res.pABetter).toBeGreaterThanOrEqual(0);
         expect(res.pABetter).toBeLessThanOrEqual(1);
+        expect(res.pABetter + res.pEqual).toBeLessThanOrEqual(1 + 1e-9);
         expect(pairedSpeakerBootstrap(a, b, { seed, draws: 300 })).toEqual(res);
       }),
       { numRuns: 200 },

@@ -6,6 +6,7 @@ import type { fetch as undiciFetch } from 'undici';
 import { ALL_PROVIDERS, LOCAL_PROVIDERS } from '../../../shared/schemas/stt.js';
 import type { ProviderBinding, SttBindings } from './bindings.js';
 import type { SttAdapter } from './types.js';
+import { adapterNote, providerLabel } from '../../../shared/providers.js';
 import type { AdapterSettings } from './settings.js';
 import { createLocalSphinxAdapter } from './local-sphinx.js';
 import { createOpenAiAdapter } from './openai.js';
@@ -53,9 +54,13 @@ export interface ProviderState {
   id: string;
   adapter: string | null;
   model: string | null;
+  /** `stt-b · deepgram nova-3` (DESIGN §8.5). */
+  label: string;
   state: 'ready' | 'not_configured' | 'unavailable';
   detail?: string;
   price_per_minute_usd?: number;
+  /** What results of this adapter mean (e.g. PocketSphinx on telephone audio). */
+  note?: string;
 }
 
 /** Every provider id of the API and what it is bound to. */
@@ -101,14 +106,37 @@ export function createSttRegistry(config: { stt: SttBindings }, deps: { env?: ()
     states: () =>
       ALL_PROVIDERS.map((id): ProviderState => {
         const p = bound.get(id);
-        if (!p) return { id, adapter: null, model: null, state: 'not_configured', detail: 'not bound to an adapter in the server config' };
+        if (!p) return { id, adapter: null, model: null, label: id, state: 'not_configured', detail: 'not bound to an adapter in the server config' };
         const check = p.adapter.check();
-        const base = { id, adapter: p.adapter.adapter, model: p.adapter.model, ...(p.pricePerMinuteUsd !== undefined ? { price_per_minute_usd: p.pricePerMinuteUsd } : {}) };
+        const info = { id, adapter: p.adapter.adapter, model: p.adapter.model };
+        const note = adapterNote(info.adapter);
+        const base = {
+          ...info,
+          label: providerLabel(info),
+          ...(note ? { note } : {}),
+          ...(p.pricePerMinuteUsd !== undefined ? { price_per_minute_usd: p.pricePerMinuteUsd } : {}),
+        };
         if (check.ok) return { ...base, state: 'ready' };
         // A vendor whose key variable is unset is "not configured"; a missing local engine is "unavailable".
         return { ...base, state: p.adapter.adapter === 'local-sphinx' ? 'unavailable' : 'not_configured', detail: check.detail };
       }),
   };
+}
+
+/**
+ * Whether `id` can be called at all: bound by the config and, for a hosted vendor, with its credential
+ * set (`GET /v1/stt/providers` says `not_configured` otherwise). A local engine that is bound but missing
+ * is configured, only unavailable.
+ */
+export function isProviderConfigured(registry: SttRegistry, id: string): boolean {
+  const state = registry.states().find((s) => s.id === id);
+  return state !== undefined && state.state !== 'not_configured';
+}
+
+/** `label` of every provider id (`stt-b · deepgram nova-3`), for views and the report. */
+export function providerLabelOf(registry: SttRegistry): (id: string) => string {
+  const labels = new Map(registry.states().map((s) => [s.id, s.label]));
+  return (id) => labels.get(id) ?? id;
 }
 
 /**

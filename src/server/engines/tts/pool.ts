@@ -1,7 +1,8 @@
 /**
  * The TTS worker pool (DESIGN §6): synthesis never runs on the server's event loop. A text is split at
  * sentence boundaries, the pieces are queued FIFO and run on whichever worker is free, and the audio is
- * joined in order. A worker that dies is replaced and its piece retried once on the new worker.
+ * joined in order. Where a text is cut does not depend on the pool's size, and each piece is
+ * synthesised from the engine's initial state, so which worker runs it never changes the audio. A worker that dies is replaced and its piece retried once on the new worker.
  */
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -10,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { TtsError } from './errors.js';
 import type { SynthesizeRequest, WorkerReply } from './protocol.js';
-import { MAX_PIECE_CHARS, PAUSE_MS, groupPieces, joinPcm, splitSentences } from './sentences.js';
+import { MAX_PIECE_CHARS, PAUSE_MS, PIECE_GROUPS, groupPieces, joinPcm, splitSentences } from './sentences.js';
 import type { SynthesisResult, TtsEngineName, TtsPool, VoiceBinding } from './types.js';
 
 /** Options of `createTtsPool`. */
@@ -241,7 +242,7 @@ export function createTtsPool(options: TtsPoolOptions = {}): TtsWorkerPool {
   return {
     async synthesize(text: string, voice: VoiceBinding): Promise<SynthesisResult> {
       const sentences = splitSentences(text, { maxChars: maxPieceChars });
-      const pieces = sentences.length > 0 ? groupPieces(sentences, { parts: size * 3, maxChars: maxPieceChars }) : [text];
+      const pieces = sentences.length > 0 ? groupPieces(sentences, { parts: PIECE_GROUPS, maxChars: maxPieceChars }) : [text];
       const group = { failed: false };
       const results = await Promise.all(pieces.map((p) => run(p, voice, group)));
       const sampleRate = (results[0] as SynthesisResult).sampleRate;

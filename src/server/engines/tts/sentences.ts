@@ -136,9 +136,16 @@ function lastMatch(s: string, re: RegExp, min: number, keep: number): number {
   return found;
 }
 
+/**
+ * How many groups a long text aims for. A constant, not a multiple of the worker count: where a text is
+ * cut changes its audio (pauses, intonation), and the same text must give the same bytes on every
+ * instance whatever its CPU count (DESIGN §4.6). 8 keeps up to 8 workers busy on one long text.
+ */
+export const PIECE_GROUPS = 8;
+
 /** Options of `groupPieces`. */
 export interface GroupOptions {
-  /** How many groups to aim for (e.g. 3 per worker, so uneven pieces still balance). */
+  /** How many groups to aim for (`PIECE_GROUPS`). */
   parts: number;
   /** Longest group in UTF-16 units. */
   maxChars: number;

@@ -20,7 +20,7 @@ import { refundCharacters } from '../../services/quota.js';
 import { createEvaluation } from '../../evaluations/create.js';
 import { rerunEvaluation } from '../../evaluations/rerun.js';
 import { compareEvaluations } from '../../evaluations/compare.js';
-import { describeFrom } from '../../evaluations/setup.js';
+import { configuredFrom, describeFrom, labelsFrom } from '../../evaluations/setup.js';
 import { baselineComparison } from '../../evaluations/report-baseline.js';
 import {
   allUtterances,
@@ -31,7 +31,7 @@ import {
   listEvaluations,
   utterancePage,
 } from '../../evaluations/service.js';
-import { evaluationLists, evaluationPrices, toEvaluationDetail, toEvaluationListItem, toEvaluationUtterance, type UrlSigners } from '../../evaluations/views.js';
+import { evaluationLists, evaluationPrices, toEvaluationDetail, toEvaluationListItem, toEvaluationUtterance, type ViewContext } from '../../evaluations/views.js';
 import { renderEvaluationReport } from '../../evaluations/report-html.js';
 import { REPORT_CSP } from '../../evaluations/report-style.js';
 
@@ -47,12 +47,13 @@ const EvaluationParams = Type.Object({ evaluation_id: Type.String() });
 /** The evaluation endpoints of DESIGN §8: create, list, show, utterances, cancel, and the signed report. */
 const routes: FastifyPluginAsyncTypebox = async (app) => {
   const { runtime } = app;
-  const signers = (request: FastifyRequest): UrlSigners => {
+  const signers = (request: FastifyRequest): ViewContext => {
     const base = requestBase(runtime.options.publicUrl, request);
     const now = runtime.clock.now();
     return {
       report: (evaluationId) => runtime.urls.report({ base, evaluationId, now }),
       audio: (audioId) => runtime.urls.audio({ base, audioId, now }),
+      providerLabel: labelsFrom(runtime.stt),
     };
   };
 
@@ -69,7 +70,12 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     async (request, reply) => {
       const auth = requireAuth(request);
       const created = await createEvaluation(
-        { db: runtime.db, now: runtime.clock.now(), describe: describeFrom(runtime.stt) },
+        {
+          db: runtime.db,
+          now: runtime.clock.now(),
+          describe: describeFrom(runtime.stt),
+          isConfigured: configuredFrom(runtime.stt),
+        },
         { userId: auth.userId, body: request.body },
       );
       runtime.evaluations.wake();
@@ -221,6 +227,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
         generatedAt: now,
         baseline: await baselineComparison(runtime.db, row),
         prices: evaluationPrices(row),
+        adapters: Object.fromEntries(runtime.stt.states().map((p) => [p.id, p.adapter])),
       });
       return reply
         .header('Content-Type', 'text/html; charset=utf-8')

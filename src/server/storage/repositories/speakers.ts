@@ -18,7 +18,7 @@ export interface SpeakerRow {
 }
 
 /** The filterable columns (API names = column names). */
-export const SPEAKER_FILTERS = ['gender', 'region', 'accent', 'age_range', 'native_language'] as const;
+export const SPEAKER_FILTERS = ['gender', 'region', 'accent', 'age_range', 'native_language', 'engine'] as const;
 export type SpeakerFilter = (typeof SPEAKER_FILTERS)[number];
 export type SpeakerFilters = Partial<Record<SpeakerFilter, string>>;
 
@@ -31,7 +31,8 @@ function where(filters: SpeakerFilters): { sql: string; params: string[] } {
   for (const name of SPEAKER_FILTERS) {
     const value = filters[name];
     if (value === undefined) continue;
-    clauses.push(`${name}_key = ?`);
+    // `engine` is stored lower-case (a CHECK allows only flite and espeak): the column is its own key.
+    clauses.push(name === 'engine' ? 'engine = ?' : `${name}_key = ?`);
     params.push(filterKey(value));
   }
   return { sql: clauses.length ? `WHERE ${clauses.join(' AND ')}` : '', params };

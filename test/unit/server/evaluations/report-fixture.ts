@@ -87,6 +87,7 @@ export function fixtureReport(options: { hostile?: boolean; status?: EvaluationD
     started_at: '2026-11-22T17:00:01.000Z',
     completed_at: '2026-11-22T17:03:30.000Z',
     providers,
+    provider_labels: { 'local-sphinx': 'local-sphinx · en-us', 'stt-b': 'stt-b · deepgram nova-3' },
     conditions,
     group_by: 'engine',
     seed: 3,
@@ -156,14 +157,16 @@ function summarise(utterances: EvaluationUtterance[], providers: string[], condi
 }
 
 function compare(utterances: EvaluationUtterance[], conditions: string[]): EvaluationComparison[] {
-  return conditions.map((condition) => {
-    // Paired rows: the utterances both providers transcribed.
-    const pairs = utterances.filter((u) => u.condition === condition && u.provider === 'local-sphinx' && u.transcript !== null);
-    const other = (u: EvaluationUtterance) => utterances.find((v) => v.provider === 'stt-b' && v.condition === condition && v.text_index === u.text_index && v.speaker_id === u.speaker_id)!;
-    const both = pairs.filter((u) => other(u).transcript !== null);
-    const a = both.map(score);
-    const b = both.map((u) => score(other(u)));
-    const r = pairedSpeakerBootstrap(a, b, { seed: 0 });
-    return { condition, a: 'local-sphinx', b: 'stt-b', wer_a: corpusWer(a), wer_b: corpusWer(b), difference: r.difference, ci95: r.ci95, p_a_better: r.pABetter };
-  });
+  return conditions.flatMap((condition) =>
+    ['all', 'espeak', 'flite'].map((group) => {
+      // Paired rows: the utterances both providers transcribed.
+      const pairs = utterances.filter((u) => u.condition === condition && u.provider === 'local-sphinx' && u.transcript !== null && (group === 'all' || u.group === group));
+      const other = (u: EvaluationUtterance) => utterances.find((v) => v.provider === 'stt-b' && v.condition === condition && v.text_index === u.text_index && v.speaker_id === u.speaker_id)!;
+      const both = pairs.filter((u) => other(u).transcript !== null);
+      const a = both.map(score);
+      const b = both.map((u) => score(other(u)));
+      const r = pairedSpeakerBootstrap(a, b, { seed: 0 });
+      return { condition, group, a: 'local-sphinx', b: 'stt-b', wer_a: corpusWer(a), wer_b: corpusWer(b), difference: r.difference, ci95: r.ci95, p_a_better: r.pABetter, p_equal: r.pEqual };
+    }),
+  );
 }

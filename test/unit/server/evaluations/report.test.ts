@@ -2,8 +2,9 @@ import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { alignmentHtml, renderEvaluationReport } from '../../../../src/server/evaluations/report-html.js';
 import { REPORT_CSP } from '../../../../src/server/evaluations/report-style.js';
-import { providerLatencies, setupFacts, worstFailures } from '../../../../src/server/evaluations/report-data.js';
+import { providerLatencies, reportWerMax, setupFacts, speakerRows, worstFailures } from '../../../../src/server/evaluations/report-data.js';
 import { verdict } from '../../../../src/shared/comparison-verdict.js';
+import { calculateAccuracy } from '../../../../src/shared/accuracy.js';
 import { REPORT_STYLE } from '../../../../src/server/evaluations/report-style.js';
 import { heatColour, ticks } from '../../../../src/server/evaluations/report-svg.js';
 import type { EvaluationUtterance } from '../../../../src/shared/schemas/evaluations.js';
@@ -19,8 +20,12 @@ describe('evaluation report page', () => {
     expect(page).not.toMatch(/<script/i);
     expect(page).not.toMatch(/\son\w+=/i);
     expect(page).not.toMatch(/\sstyle=/i);
-    // The only src/href is the data: favicon; nothing is fetched from anywhere.
-    expect([...page.matchAll(/\s(?:src|href)="([^"]*)"/g)].map((m) => m[1])).toEqual(['data:,']);
+    // The only src/href besides the data: favicon are links to hear failures (signed audio URLs of this
+    // server, followed only when clicked); nothing is fetched from anywhere.
+    const refs = [...page.matchAll(/\s(?:src|href)="([^"]*)"/g)].map((m) => m[1]!);
+    expect(refs[0]).toBe('data:,');
+    expect(page.match(/\ssrc="/g)).toBeNull();
+    for (const r of refs.slice(1)) expect(r).toMatch(/^http:\/\/127\.0\.0\.1\/v1\/audio\/aud_[\w-]+\.wav\?expires=1&#38;sig=x$/);
     expect(page).not.toMatch(/@import|url\(/);
     const hash = createHash('sha256').update(REPORT_STYLE).digest('base64');
     expect(REPORT_CSP).toContain(`style-src 'sha256-${hash}'`);
@@ -136,6 +141,69 @@ describe('evaluation report page', () => {
     expect(lat).toMatchObject({ provider: 'local-sphinx', count: 5000, p50: 2500, p95: 4749 });
     expect(lat!.sample).toHaveLength(400);
     expect(lat!.sample[399]).toBeGreaterThan(4900);
+  });
+
+  it('draws every WER chart on one axis: the largest WER or interval end of the page', () => {
+    const { evaluation } = fixtureReport();
+    const page = render();
+    const max = reportWerMax(evaluation.summary!);
+    const top = ticks(max).at(-1)!;
+    const charts = [...page.matchAll(/<svg class="chart" viewBox[^>]*aria-label="WER by[^"]*"[\s\S]*?<\/svg>/g)].map((m) => m[0]);
+    expect(charts).toHaveLength(3);
+    // Every chart's last tick is the page's top; per condition the WERs differ a lot (clean vs noise).
+    for (const chart of charts) {
+      const labels = [...chart.matchAll(/<text class="tick"[^>]*>(\d+)%<\/text>/g)].map((m) => Number(m[1]));
+      expect(labels.at(-1)).toBe(Math.round(top * 100));
+    }
+    const perCondition = evaluation.conditions.map((c) => Math.max(...evaluation.summary!.filter((r) => r.condition === c && r.wer !== null).map((r) => Math.max(r.wer!, r.wer_ci95![1]))));
+    expect(new Set(perCondition.map((m) => ticks(m).at(-1))).size).toBeGreaterThan(1); // the old per-chart axes differed
+    expect(reportWerMax([{ wer: 0.02, wer_ci95: [0.01, 0.03] }])).toBe(0.1);
+    expect(reportWerMax([{ wer: 1.2, wer_ci95: [1, 1.45] }, { wer: null, wer_ci95: null }])).toBe(1.45);
+  });
+
+  it('labels providers with adapter and model, marks small groups, and compares per group with p_equal', () => {
+    const { evaluation } = fixtureReport();
+    const page = render();
+    expect(page).toContain('<dd id="setup-providers">local-sphinx · en-us, stt-b · deepgram nova-3</dd>');
+    expect(page).toContain('<td>stt-b · deepgram nova-3</td>');
+    expect(page).toMatch(/<text class="label"[^>]*>stt-b · deepgram nova-3<\/text>/);
+    // Both groups have 2 speakers: marked in the charts, the tables and a note.
+    expect(page).toMatch(/<text class="label"[^>]*>espeak †<\/text>/);
+    expect(page).toContain('id="few-speakers"');
+    expect(page).toContain('† fewer than 5 speakers (espeak, flite)');
+    for (const id of ['comparisons', 'comparisons-espeak', 'comparisons-flite']) expect(page).toContain(`id="${id}"`);
+    expect(page).toContain('<th>P(equal)</th>');
+    const flite = evaluation.comparisons!.find((c) => c.group === 'flite' && c.condition === 'clean')!;
+    expect(page).toContain(`<td class="num">${flite.p_equal!.toFixed(3)}</td>`);
+    expect(verdict({ a: 'x', b: 'y', ci95: [0, 0], p_equal: 1 })).toBe('tie');
+    expect(verdict({ a: 'x', b: 'y', ci95: [-0.1, 0], p_equal: 0.4 })).toBe('no significant difference');
+  });
+
+  it('has a per-speaker table: the corpus WER of each voice per provider and condition', () => {
+    const { evaluation, utterances } = fixtureReport();
+    const rows = speakerRows(evaluation, utterances);
+    expect(rows).toHaveLength(4 * 3);
+    expect(rows[0]).toMatchObject({ speaker: 'spk_espeak_a', group: 'espeak', condition: 'clean' });
+    // Recomputed by hand: Σ errors ÷ Σ reference words over the speaker's texts.
+    const mine = utterances.filter((u) => u.speaker_id === 'spk_flite_a' && u.condition === 'telephone' && u.provider === 'local-sphinx');
+    const errors = mine.reduce((n, u) => n + u.substitutions! + u.deletions! + u.insertions!, 0);
+    const words = mine.reduce((n, u) => n + calculateAccuracy(u.reference, u.transcript!).reference_words, 0);
+    const row = rows.find((r) => r.speaker === 'spk_flite_a' && r.condition === 'telephone')!;
+    expect(row.wer[0]).toBeCloseTo(errors / words, 4);
+    const page = render();
+    expect(page).toContain('id="per-speaker"');
+    expect(page.match(/<tr><td>spk_/g)).toHaveLength(12);
+  });
+
+  it('links each listed failure to its clip, and marks local-sphinx under telephone with the narrowband caveat', () => {
+    const { evaluation, utterances } = fixtureReport();
+    const page = renderEvaluationReport({ evaluation, utterances, generatedAt, adapters: { 'local-sphinx': 'local-sphinx', 'stt-b': 'deepgram' } });
+    const failures = worstFailures(evaluation, utterances);
+    expect(page.match(/<a class="listen" href="[^"]+">hear the clip<\/a>/g)).toHaveLength(failures.length);
+    expect(page).toContain(`href="${failures[0]!.utterance.audio_url!.replace(/&/g, '&#38;')}"`);
+    expect(page.match(/<tr class="caveat">/g)).toHaveLength(1);
+    expect(page).toContain('id="caveat-1"');
+    expect(page).toContain('No narrowband (8 kHz) model is packaged for Debian or npm');
   });
 
   it('draws axes to a round value above the largest interval, and colours WER from green to red', () => {

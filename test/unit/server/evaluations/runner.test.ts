@@ -92,7 +92,7 @@ describe('evaluation runner', () => {
   }
 
   const create = async (texts: string[], providers = ['stt-a-model-1', 'stt-c']) =>
-    (await createEvaluation({ db, now: new Date() }, { userId, body: { texts, speakers: { ids: speakers }, providers, conditions: ['clean', 'noise:10'] } }))
+    (await createEvaluation({ db, now: new Date(), isConfigured: () => true }, { userId, body: { texts, speakers: { ids: speakers }, providers, conditions: ['clean', 'noise:10'] } }))
       .evaluation_id;
   const stored = async (id: string) => Number(await db.value('SELECT COUNT(*) FROM evaluation_utterances WHERE evaluation_id = ?', [id]));
   const used = async () => (await db.value<number>('SELECT characters_used FROM usage_periods WHERE user_id = ?', [userId]))!;

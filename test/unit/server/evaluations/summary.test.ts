@@ -75,11 +75,32 @@ describe('summarise (DESIGN §8.3)', () => {
     rows.push(row({ s: 6, g: 'a', p: 0, errors: 9 }), row({ s: 6, g: 'a', p: 1, failed: 'timeout' }));
     const input = { rows, providers: ['a', 'b'], conditions: ['clean'], groups: ['a'], seed: 5 };
     const { comparisons } = summarise(input);
-    expect(comparisons).toHaveLength(1);
+    // Group `all` and the one group value, which holds every speaker here: the same figures.
+    expect(comparisons.map((x) => x.group)).toEqual(['all', 'a']);
     const c = comparisons[0]!;
-    expect(c).toMatchObject({ condition: 'clean', a: 'a', b: 'b', wer_a: 0.05, wer_b: 0.3, difference: -0.25, p_a_better: 1 });
+    expect(c).toMatchObject({ condition: 'clean', group: 'all', a: 'a', b: 'b', wer_a: 0.05, wer_b: 0.3, difference: -0.25, p_a_better: 1, p_equal: 0 });
     expect(c.ci95![1]).toBeLessThan(0);
+    expect({ ...comparisons[1], group: 'all' }).toEqual(c);
     expect(summarise(input)).toEqual(summarise(input));
+  });
+
+  it('compares per group value too, and reports an exact tie as p_equal 1 rather than a loss', () => {
+    const rows: UtteranceView[] = [];
+    for (let s = 0; s < 4; s++) {
+      // Group x: both providers make the same errors (a tie); group y: provider a is better.
+      rows.push(row({ s, g: 'x', p: 0, errors: s }), row({ s, g: 'x', p: 1, errors: s }));
+      rows.push(row({ s: s + 4, g: 'y', p: 0, errors: 0 }), row({ s: s + 4, g: 'y', p: 1, errors: 3 }));
+    }
+    const { comparisons } = summarise({ rows, providers: ['a', 'b'], conditions: ['clean', 'noise:5'], groups: ['y', 'x'], seed: 2 });
+    expect(comparisons.map((c) => `${c.condition}/${c.group}`)).toEqual(['clean/all', 'clean/x', 'clean/y', 'noise:5/all', 'noise:5/x', 'noise:5/y']);
+    const tie = comparisons[1]!;
+    expect(tie).toMatchObject({ group: 'x', difference: 0, ci95: [0, 0], p_a_better: 0, p_equal: 1 });
+    expect(comparisons[2]).toMatchObject({ group: 'y', wer_a: 0, wer_b: 0.3, p_a_better: 1, p_equal: 0 });
+    const all = comparisons[0]!;
+    expect(all.p_a_better! + all.p_equal!).toBeCloseTo(1, 10);
+    expect(all.p_equal).toBeGreaterThan(0); // draws of group-x speakers only
+    // Nothing transcribed under a condition: null figures, p_equal included.
+    expect(comparisons[3]).toMatchObject({ group: 'all', wer_a: null, p_a_better: null, p_equal: null });
   });
 });
 

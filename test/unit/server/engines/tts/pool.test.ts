@@ -115,6 +115,25 @@ describe('TTS pool', () => {
     expect(new Set(direct.map((d) => d.pcm.length)).size).toBeGreaterThan(1);
   });
 
+  // DESIGN §4.6: the audio of a text is the same whichever worker runs which piece and however many
+  // workers the instance has (instances on machines with other CPU counts included).
+  it('gives byte-identical audio for a long eSpeak text with 1 worker and with 2, run after run', async () => {
+    const long = Array.from({ length: 7 }, (_, i) => `Sentence ${i + 1}: press two for technical support.`).join(' ');
+    const breathy: VoiceBinding = { engine: 'espeak', voice: 'en-us', variant: 'whisper', pitch: 1, rate: 1 };
+    const single = createTtsPool({ size: 1 });
+    try {
+      const bytes = (r: { pcm: Int16Array }) => Buffer.from(r.pcm.buffer, r.pcm.byteOffset, r.pcm.byteLength);
+      for (const voice of [scot, breathy, { ...scot, variant: 'klatt' }]) {
+        const [a, b] = await Promise.all([pool.synthesize(long, voice), pool.synthesize(long, voice)]);
+        const c = await single.synthesize(long, voice);
+        expect(bytes(b).equals(bytes(a)), `${voice.variant}: again on 2 workers`).toBe(true);
+        expect(bytes(c).equals(bytes(a)), `${voice.variant}: on 1 worker`).toBe(true);
+      }
+    } finally {
+      await single.close();
+    }
+  }, 120_000);
+
   it('an engine error rejects with a typed error and is not retried', async () => {
     const before = pool.stats().restarts;
     await expect(pool.synthesize('Hello.', { ...slt, voice: 'nobody' })).rejects.toMatchObject({ name: 'TtsError', code: 'invalid_voice' });
