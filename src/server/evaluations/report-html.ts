@@ -3,6 +3,7 @@
  * stylesheet, no script, no external asset — served by the signed report route and saved by
  * `voxctl eval report`. Every text of the page is escaped: references and transcripts are user data.
  */
+import { providerLabel } from '../../shared/providers.js';
 import type { AlignmentStep } from '../../shared/accuracy.js';
 import type { EvaluationComparison, EvaluationDetail, EvaluationReportInput, EvaluationSummaryRow } from '../../shared/schemas/evaluations.js';
 import { html, SafeHtml } from '../html.js';
@@ -113,7 +114,7 @@ function setupSection(input: EvaluationReportInput): SafeHtml {
 <dt>Texts</dt><dd id="setup-texts">${facts.texts > 0 ? count(facts.texts) : '—'}</dd>
 <dt>Speakers</dt><dd id="setup-speakers">${facts.speakers > 0 ? `${count(facts.speakers)} in ${facts.groups.length} ${ev.group_by} group(s): ${groups}` : '—'}</dd>
 <dt>Providers</dt><dd id="setup-providers">${ev.providers.map((p) => setupProviderLabel(p, ev, input.prices?.[p]))
-    .join('; ')}</dd>
+    .join(', ')}</dd>
 <dt>voxctl</dt><dd id="setup-version">${ev.setup.voxctl_version ?? 'not recorded'}</dd>
 <dt>Conditions</dt><dd>${ev.conditions.join(', ')}</dd>
 <dt>Normaliser</dt><dd id="setup-normalizer">${ev.normalizer.name} (version ${ev.normalizer.version})</dd>
@@ -123,11 +124,16 @@ function setupSection(input: EvaluationReportInput): SafeHtml {
 </dl></section>`;
 }
 
-/** `stt-b · deepgram nova-3 (en) · $0.0043/min`, from the recorded setup (what produced these numbers). */
+/**
+ * `stt-b · deepgram nova-3 (en) · $0.0043/min`: from the recorded setup (what produced these numbers);
+ * an evaluation made before setups were recorded falls back to the current binding's label.
+ */
 function setupProviderLabel(token: string, ev: EvaluationDetail, price: number | null | undefined): string {
   const p = ev.setup.providers[token];
-  const bound = p?.adapter ? ` · ${p.adapter}${p.model ? ` ${p.model}` : ''}${p.language ? ` (${p.language})` : ''}` : '';
-  return `${token}${bound}${price === null || price === undefined ? '' : ` · $${price}/min`}`;
+  const label = p?.adapter
+    ? `${providerLabel({ id: token, adapter: p.adapter, model: p.model })}${p.language ? ` (${p.language})` : ''}`
+    : (ev.provider_labels?.[token] ?? token);
+  return `${label}${price === null || price === undefined ? '' : ` · $${price}/min`}`;
 }
 
 function legend(providers: readonly string[], colours: Map<string, string>, view: PageView): SafeHtml {

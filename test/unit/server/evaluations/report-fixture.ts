@@ -96,7 +96,7 @@ export function fixtureReport(options: { hostile?: boolean; status?: EvaluationD
     setup: {
       voxctl_version: '0.1.0',
       normalizer: { name: 'basic', version: 1 },
-      providers: Object.fromEntries(providers.map((p) => [p, { adapter: p === 'local-sphinx' ? 'local-sphinx' : 'deepgram', model: p === 'local-sphinx' ? null : 'nova-3', language: null }])),
+      providers: Object.fromEntries(providers.map((p) => [p, { adapter: p === 'local-sphinx' ? 'local-sphinx' : 'deepgram', model: p === 'local-sphinx' ? 'en-us' : 'nova-3', language: null }])),
       conditions,
       seed: 3,
     },

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { loadSqliteDriver } from '../../../../../src/server/storage/sqlite-driver.js';
 import { migrate } from '../../../../../src/server/storage/migrations/index.js';
+import { NEXT_MIGRATIONS } from '../../../../../src/server/storage/migrations/next/index.js';
 import { createSqliteDb } from '../../../../../src/server/storage/sql/sqlite.js';
 import { listSpeakers, SPEAKER_FILTERS, speakerPageQuery } from '../../../../../src/server/storage/repositories/speakers.js';
 import { findSpeaker, speakerBinding } from '../../../../../src/server/services/speakers.js';
@@ -11,6 +12,7 @@ function migrated() {
   const db = new Database(':memory:');
   db.pragma('foreign_keys = ON');
   migrate(db);
+  for (const m of NEXT_MIGRATIONS) db.exec(m.sqlite);
   return db;
 }
 
