@@ -31,6 +31,11 @@ export interface ProgramOptions {
   json?: boolean;
 }
 
+/** Every exit code with its meaning (DESIGN §7), as `--help` lists them. */
+export const EXIT_CODE_HELP =
+  '0 ok, 1 error, 2 usage, 3 authentication, 4 not found, 5 rate limit/quota, 6 watched job failed/partial, ' +
+  `${ExitCode.werGate} CI gate failed (eval --max-wer exceeded)`;
+
 /** Builds the program with every command group; commands reach collaborators through `ctx`. */
 export function buildProgram(ctx: HandlerContext = createDefaultContext(), options: ProgramOptions = {}): Command {
   const program = new Command('voxctl')
@@ -51,10 +56,11 @@ export function buildProgram(ctx: HandlerContext = createDefaultContext(), optio
     .addHelpText(
       'after',
       '\nWith no profile, voxctl talks to a local service on http://127.0.0.1:7723 and starts it when needed.\n' +
-        'Exit codes: 0 ok, 1 error, 2 usage, 3 authentication, 4 not found, 5 rate limit/quota, 6 watched job failed/partial.\n' +
         '\nExamples:\n  $ voxctl tts say "Hello there" -o hello.wav\n  $ voxctl speakers list --gender Female --csv > voices.csv\n' +
         '  $ voxctl stt compare talk.wav --providers all --reference-file talk.txt',
-    );
+    )
+    // Every command's --help ends with the full list (DESIGN §7), so `voxctl eval run --help` names 7 too.
+    .addHelpText('afterAll', `\nExit codes: ${EXIT_CODE_HELP}.`);
   registerAuth(program, ctx);
   registerConfig(program, ctx);
   registerSpeakers(program, ctx);

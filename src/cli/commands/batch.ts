@@ -164,7 +164,7 @@ export function registerBatch(program: Command, ctx: HandlerContext): void {
       out.info(`Follow with: voxctl batch status ${created[0]!.job_id} --watch`);
       return;
     }
-    const jobs = await watchJobs(created.map((j) => j.job_id), pollJob(ctx, client, out), { progress: new JobProgress(out), sleep: ctx.clock.sleep });
+    const jobs = await watchJobs(created.map((j) => j.job_id), pollJob(ctx, client, out), { progress: new JobProgress(out, () => ctx.clock.now().getTime()), sleep: ctx.clock.sleep });
     if (flags.download) {
       const texts = full.map((i) => i.text);
       const entries = jobs.flatMap((job, i) => jobItems(job, { offset: created[i]!.start, texts }));
@@ -182,7 +182,7 @@ export function registerBatch(program: Command, ctx: HandlerContext): void {
     const flags = flagsOf<{ watch?: boolean }>(cmd);
     const { client, out } = await connect(ctx, flags);
     const job = flags.watch
-      ? (await watchJobs([id], pollJob(ctx, client, out), { progress: new JobProgress(out), sleep: ctx.clock.sleep }))[0]!
+      ? (await watchJobs([id], pollJob(ctx, client, out), { progress: new JobProgress(out, () => ctx.clock.now().getTime()), sleep: ctx.clock.sleep }))[0]!
       : await client.getJob(id);
     if (out.json) out.printJson(job);
     else {

@@ -53,7 +53,7 @@ export function registerDataset(program: Command, ctx: HandlerContext): void {
       out.success(`Uploaded ${rows} row(s) as ${created.dataset_id}${created.job_id ? `; generating audio in job ${created.job_id}` : ''}.`);
       return;
     }
-    const [job] = await watchJobs([created.job_id], pollJob(ctx, client, out), { progress: new JobProgress(out), sleep: ctx.clock.sleep });
+    const [job] = await watchJobs([created.job_id], pollJob(ctx, client, out), { progress: new JobProgress(out, () => ctx.clock.now().getTime()), sleep: ctx.clock.sleep });
     if (out.json) out.printJson(created);
     else out.write(created.dataset_id + '\n');
     if (job!.status === 'failed' || job!.status === 'partial') {

@@ -5,26 +5,21 @@ import { ApiRequestError } from '../../client/errors.js';
 import { CliError, ExitCode } from '../errors.js';
 import type { Output } from '../output.js';
 import { bar } from '../output.js';
+import { duration, paceFields, paceText, RunPace } from '../progress.js';
 
 /** Evaluation states after which nothing changes (DESIGN §8.2); the schema's list, without loading TypeBox at start-up. */
 export const FINAL_STATES = new Set(['completed', 'partial', 'failed', 'cancelled']);
 
-/** `75 s` → `1m 15s`; hours when needed. */
-export function duration(seconds: number): string {
-  const s = Math.max(0, Math.round(seconds));
-  if (s < 60) return `${s}s`;
-  if (s < 3600) return `${Math.floor(s / 60)}m ${String(s % 60).padStart(2, '0')}s`;
-  return `${Math.floor(s / 3600)}h ${String(Math.floor((s % 3600) / 60)).padStart(2, '0')}m`;
-}
+export { duration } from '../progress.js';
 
 /**
- * Progress of one evaluation on stderr: on a terminal a bar redrawn in place with done/total, the rate
- * since the watch began and the ETA; when piped, one plain line whenever the status or percentage changes.
+ * Progress of one evaluation on stderr (DESIGN §7): on a terminal one line redrawn in place with
+ * done/total, the rate since the watch began and the ETA; piped, a plain line every 10% or 10 s;
+ * under --json, `{"event":"progress",…}` lines at the same cadence; nothing with --quiet.
  */
 export class EvaluationProgress {
-  private first?: { at: number; done: number };
+  private readonly run = new RunPace();
   private drawn = false;
-  private lastLine = '';
 
   constructor(private readonly out: Output) {}
 
@@ -32,23 +27,26 @@ export class EvaluationProgress {
   update(ev: EvaluationDetail, nowMs: number): void {
     if (this.out.quiet) return;
     const done = ev.completed_utterances;
-    this.first ??= { at: nowMs, done };
-    const seconds = (nowMs - this.first.at) / 1000;
-    const rate = seconds > 0 ? (done - this.first.done) / seconds : 0;
+    const final = FINAL_STATES.has(ev.status);
+    const pace = this.run.pace(done, ev.total_utterances, nowMs, final);
+    if (this.out.json) {
+      if (this.run.due(ev.status, ev.progress, nowMs)) {
+        this.out.event('progress', { evaluation_id: ev.evaluation_id, status: ev.status, progress: ev.progress, done, total: ev.total_utterances, ...paceFields(pace) });
+      }
+      return;
+    }
     if (this.out.stderrTTY) {
       const c = this.out.errColor;
       const colour = ev.status === 'completed' ? c.green : ev.status === 'failed' || ev.status === 'cancelled' ? c.red : ev.status === 'partial' ? c.yellow : c.cyan;
-      const eta = rate > 0 && !FINAL_STATES.has(ev.status) ? `  ETA ${duration((ev.total_utterances - done) / rate)}` : '';
-      const speed = rate > 0 ? `  ${rate.toFixed(1)} utt/s` : '';
+      const eta = pace.etaSeconds !== undefined ? `  ETA ${duration(pace.etaSeconds)}` : '';
+      const speed = pace.rate > 0 ? `  ${pace.rate.toFixed(1)} utt/s` : '';
       const line = `${ev.evaluation_id}  ${colour(bar(ev.progress, 100, 24))} ${String(ev.progress).padStart(3)}%  ${colour(ev.status.padEnd(10))} ${done}/${ev.total_utterances}${speed}${eta}`;
       this.out.stderr.write(`${this.drawn ? '\x1b[1A' : ''}\x1b[2K${line}\n`);
       this.drawn = true;
       return;
     }
-    const line = `${ev.evaluation_id}: ${ev.status} ${ev.progress}% (${done}/${ev.total_utterances})`;
-    if (line === this.lastLine) return;
-    this.lastLine = line;
-    this.out.stderr.write(line + '\n');
+    if (!this.run.due(ev.status, ev.progress, nowMs)) return;
+    this.out.stderr.write(`${ev.evaluation_id}: ${ev.status} ${ev.progress}% (${done}/${ev.total_utterances}${paceText(pace, 'utt')})\n`);
   }
 }
 

@@ -24,8 +24,7 @@ async function saveReport(client: VoxClient, ev: EvaluationDetail, file: string,
 export function registerEval(program: Command, ctx: HandlerContext): void {
   const evaluation = program
     .command('eval')
-    .description('Evaluate STT providers on synthesised speech across voices, groups and audio conditions')
-    .addHelpText('after', `\nExit codes as the other commands, plus ${ExitCode.werGate} when --max-wer is exceeded (the CI gate).`);
+    .description('Evaluate STT providers on synthesised speech across voices, groups and audio conditions');
 
   examples(
     evaluation

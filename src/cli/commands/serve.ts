@@ -113,21 +113,23 @@ export function registerServe(program: Command, ctx: HandlerContext): void {
         throw new CliError(`The service did not start: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
       });
       const store = options.databaseUrl ? redactDatabaseUrl(options.databaseUrl) : options.dataDir;
-      process.stderr.write(`voxctl service listening on ${server.url} (data: ${store})\n`);
+      // The operator's console: prose, or under --json one JSON line per event (DESIGN §7).
+      const json = Boolean(flagsOf(cmd).json);
+      const say = (event: string, fields: Record<string, unknown>, text: string) =>
+        process.stderr.write((json ? JSON.stringify({ event, ...fields }) : text) + '\n');
+      say('listening', { url: server.url, data: store }, `voxctl service listening on ${server.url} (data: ${store})`);
       if (server.runtime.bootstrap) {
         const { key, warning } = server.runtime.bootstrap;
-        if (warning) process.stderr.write(`Warning: ${warning}\n`);
+        if (warning) process.stderr.write((json ? JSON.stringify({ warning: { message: warning } }) : `Warning: ${warning}`) + '\n');
         // Shown once on the operator's console; a detached server's stderr is a log file, where no key belongs.
         const file = `${options.dataDir}/bootstrap-key`;
-        const line =
-          ctx.env.raw().VOXCTL_SERVE_DETACHED === '1'
-            ? `API key written to ${file}`
-            : `API key (shown once, also in ${file}): ${key}`;
-        process.stderr.write(`Created user admin@localhost (pro). ${line}\n`);
+        const detached = ctx.env.raw().VOXCTL_SERVE_DETACHED === '1';
+        const line = detached ? `API key written to ${file}` : `API key (shown once, also in ${file}): ${key}`;
+        say('bootstrap', { user: 'admin@localhost', tier: 'pro', key_file: file, ...(detached ? {} : { key }) }, `Created user admin@localhost (pro). ${line}`);
       }
       await new Promise<void>((resolve) => {
         const stop = () => {
-          process.stderr.write('Shutting down...\n');
+          say('shutting_down', {}, 'Shutting down...');
           void server.close().then(resolve);
         };
         process.once('SIGINT', stop);
