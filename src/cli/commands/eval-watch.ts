@@ -95,20 +95,31 @@ export function gateFailures(summary: readonly EvaluationSummaryRow[], maxWer: n
 }
 
 /**
+ * The `--max-wer` gate (DESIGN §8.7): exit 7 naming every offending row on stderr. A run that has no
+ * summary yet cannot be gated: that is said, not passed.
+ */
+export function checkGate(ev: EvaluationDetail, maxWer: number | undefined): void {
+  if (maxWer === undefined) return;
+  if (!ev.summary) {
+    throw new CliError(`${ev.evaluation_id} is ${ev.status}: --max-wer gates a finished evaluation (completed or partial)`, {
+      hint: `wait for it with \`voxctl eval show ${ev.evaluation_id} --watch --max-wer ${maxWer}\``,
+    });
+  }
+  const bad = gateFailures(ev.summary, maxWer);
+  if (bad.length === 0) return;
+  const rows = bad.map((r) => `  ${r.provider} under ${r.condition}: WER ${r.wer === null ? 'n/a (nothing scored)' : r.wer.toFixed(4)}`);
+  throw new CliError(`${bad.length} provider/condition row(s) exceed --max-wer ${maxWer}:\n${rows.join('\n')}`, {
+    exitCode: ExitCode.werGate,
+    hint: `see \`voxctl eval show ${ev.evaluation_id}\``,
+  });
+}
+
+/**
  * How a watched run ends (DESIGN §7, §8.7): the gate first — exit 7 naming every offending row — then
  * exit 6 for a run that ended failed, partial or cancelled.
  */
 export function finishRun(ev: EvaluationDetail, maxWer: number | undefined): void {
-  if (maxWer !== undefined && ev.summary) {
-    const bad = gateFailures(ev.summary, maxWer);
-    if (bad.length > 0) {
-      const rows = bad.map((r) => `  ${r.provider} under ${r.condition}: WER ${r.wer === null ? 'n/a (nothing scored)' : r.wer.toFixed(4)}`);
-      throw new CliError(`${bad.length} provider/condition row(s) exceed --max-wer ${maxWer}:\n${rows.join('\n')}`, {
-        exitCode: ExitCode.werGate,
-        hint: `see \`voxctl eval show ${ev.evaluation_id}\``,
-      });
-    }
-  }
+  if (ev.summary) checkGate(ev, maxWer);
   if (ev.status !== 'completed') {
     const why = ev.status === 'partial' ? ': some syntheses failed' : '';
     throw new CliError(`${ev.evaluation_id} ended ${ev.status}${why}`, { exitCode: ExitCode.jobFailed, hint: `see \`voxctl eval utterances ${ev.evaluation_id} --errors-only\`` });

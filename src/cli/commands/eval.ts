@@ -10,7 +10,7 @@ import { connect } from '../session.js';
 import { assertWritable, examples, flagsOf, intOption, pagingOptions, writeOutputFile } from '../util.js';
 import { parseConditions, runRequest, werOption, type RunFlags } from './eval-request.js';
 import { listColumns, printEvaluation, printPages, summaryCsvColumns, utteranceColumns } from './eval-views.js';
-import { EvaluationProgress, finishRun, watchEvaluation } from './eval-watch.js';
+import { checkGate, EvaluationProgress, finishRun, watchEvaluation } from './eval-watch.js';
 
 /** The states of `--status`: the schema's EvaluationStatus, copied so TypeBox is not loaded at start-up (a test checks they match). */
 export const STATUSES = ['pending', 'processing', 'completed', 'partial', 'failed', 'cancelled'];
@@ -90,10 +90,21 @@ export function registerEval(program: Command, ctx: HandlerContext): void {
   });
 
   examples(
-    evaluation.command('show').argument('<id>', 'evaluation id').option('--csv', 'the summary rows as CSV').option('--watch', 'follow progress until it ends (exit 6 unless it completes)').description('Show an evaluation: progress, summary and comparisons'),
-    ['voxctl eval show ev_123', 'voxctl eval show ev_123 --csv > summary.csv', 'voxctl eval show ev_123 --json | jq ".summary[] | select(.group == \\"all\\")"'],
+    evaluation
+      .command('show')
+      .argument('<id>', 'evaluation id')
+      .option('--csv', 'the summary rows as CSV')
+      .option('--watch', 'follow progress until it ends (exit 6 unless it completes)')
+      .option('--max-wer <x>', `CI gate: exit ${ExitCode.werGate} when a provider's overall WER under a condition exceeds x`, werOption)
+      .description('Show an evaluation: progress, summary and comparisons'),
+    [
+      'voxctl eval show ev_123',
+      'voxctl eval show ev_123 --csv > summary.csv',
+      'voxctl eval show ev_123 --json | jq ".summary[] | select(.group == \\"all\\")"',
+      'voxctl eval show ev_123 --max-wer 0.25',
+    ],
   ).action(async (id: string, _o, cmd: Command) => {
-    const flags = flagsOf<{ csv?: boolean; watch?: boolean }>(cmd);
+    const flags = flagsOf<{ csv?: boolean; watch?: boolean; maxWer?: number }>(cmd);
     const { client, out } = await connect(ctx, flags);
     const ev = flags.watch
       ? await watchEvaluation(() => client.getEvaluation(id), { out, progress: new EvaluationProgress(out), now: () => ctx.clock.now().getTime(), sleep: ctx.clock.sleep })
@@ -103,7 +114,9 @@ export function registerEval(program: Command, ctx: HandlerContext): void {
       if (!ev.summary) throw new CliError(`${id} is ${ev.status}: the summary appears when it is completed or partial`, { hint: `voxctl eval show ${id} --watch` });
       await out.csv(ev.summary, summaryCsvColumns);
     } else await printEvaluation(out, ev);
-    if (flags.watch) finishRun(ev, undefined);
+    // The gate of a finished run (DESIGN §8.7); --watch also ends as a watched run does (exit 6).
+    if (flags.watch) finishRun(ev, flags.maxWer);
+    else checkGate(ev, flags.maxWer);
   });
 
   examples(
