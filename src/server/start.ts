@@ -6,6 +6,8 @@ import { redactDatabaseUrl } from '../shared/database-url.js';
 import { buildApp } from './app.js';
 import type { ServerOptions } from './options.js';
 import { createRuntime, type Runtime } from './runtime.js';
+import { loadServerConfig } from './config.js';
+import { createSttRegistry } from './engines/stt/registry.js';
 
 /** A listening service: its address, and a `close()` that drains requests, then workers, then the db. */
 export interface RunningServer {
@@ -17,6 +19,15 @@ export interface RunningServer {
 }
 
 export { loggerOptions } from './logger.js';
+
+/**
+ * Checks what start-up would check of `options` before anything runs — the config file (its STT
+ * bindings, validated and bound exactly as `createRuntime` does) — and throws the error start-up would
+ * give. `serve restart` asks this before it stops the running service, so a typo leaves it running.
+ */
+export function checkStartOptions(options: ServerOptions): void {
+  createSttRegistry(loadServerConfig({ dataDir: options.dataDir, configPath: options.configPath }));
+}
 
 /** Starts the service on `options.host:options.port` and records pid/port/version in `server.json`. */
 export async function startServer(options: ServerOptions): Promise<RunningServer> {

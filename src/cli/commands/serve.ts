@@ -183,6 +183,16 @@ export function registerServe(program: Command, ctx: HandlerContext): void {
     const options = resolveServeOptions(flags, ctx.env.raw());
     const rec = readServerRecord(options.dataDir);
     const running = rec !== undefined && isAlive(rec.pid);
+    // Check first, then stop: a config the new service would refuse must not leave nothing running.
+    const { checkStartOptions } = await import('../../server/start.js');
+    try {
+      checkStartOptions(options);
+    } catch (e) {
+      throw new CliError(`Not restarted: ${e instanceof Error ? e.message : String(e)}`, {
+        cause: e,
+        hint: running ? `the running service (pid ${rec.pid}) is untouched; fix that and run \`voxctl serve restart\` again` : 'fix that and run `voxctl serve restart` again',
+      });
+    }
     // An auto-started service stays one, so the CLI may restart it again on a version change.
     const autostarted = running && wasAutostarted(options.dataDir, rec.pid);
     if (running) await stopLocal(options.dataDir);
