@@ -2,6 +2,7 @@ import { Command, CommanderError, Option } from 'commander';
 import { VERSION } from '../shared/version.js';
 import { ApiRequestError, NetworkError } from '../client/errors.js';
 import { CliError, ExitCode, exitCodeOfService, serviceErrorCode } from './errors.js';
+import { QuotaExceededError } from './api-errors.js';
 import { createDefaultContext, type HandlerContext } from './context.js';
 import { registerServe } from './commands/serve.js';
 import type { registerAdmin } from './commands/admin.js';
@@ -98,6 +99,9 @@ export interface JsonError {
   request_id?: string;
   /** What to do about it, when the CLI knows (the line after `Hint:` in prose). */
   hint?: string;
+  /** A quota error: the characters the request needed, and those left this billing period. */
+  characters_needed?: number;
+  characters_left?: number;
 }
 
 /** What the one error handler decided: exit code, the text for stderr, and the `--json` object. */
@@ -148,13 +152,19 @@ export function exitCodeFor(error: unknown, now: Date = new Date()): MappedError
       case ExitCode.notFound:
         return mapped(exit, detail);
       case ExitCode.rateLimited: {
+        const arithmetic = error instanceof QuotaExceededError ? `${error.arithmetic}; ` : '';
         const hint =
           errorCode === 'quota_exceeded'
-            ? `the character quota renews on ${nextPeriod(now)}; see \`voxctl usage\` or upgrade with \`voxctl billing portal\``
+            ? `${arithmetic}the character quota renews on ${nextPeriod(now)}; see \`voxctl usage\` or upgrade with \`voxctl billing portal\``
             : error.retryAfter !== undefined
               ? `retry in ${error.retryAfter} s; ${resetHint(error.rateLimitReset, now) ?? ''}`.replace(/; $/, '')
               : resetHint(error.rateLimitReset, now);
-        return mapped(exit, withHint(detail, hint));
+        const result = mapped(exit, withHint(detail, hint));
+        if (error instanceof QuotaExceededError && result.error) {
+          result.error.characters_needed = error.charactersNeeded;
+          if (error.charactersLeft !== undefined) result.error.characters_left = error.charactersLeft;
+        }
+        return result;
       }
       default:
         return mapped(ExitCode.error, detail + fields);

@@ -79,7 +79,8 @@ describe('voxctl eval on a real service', () => {
     // The summary: one row per condition × group (all, espeak, flite).
     const rows = r.stdout.split('\n').filter((l) => l.startsWith('local-sphinx'));
     expect(rows).toHaveLength(9);
-    expect(rows.filter((l) => /^local-sphinx\s+\S+\s+all\s/.test(l))).toHaveLength(3);
+    // Each provider labelled with what it is bound to (`local-sphinx · en-us`).
+    expect(rows.filter((l) => /^local-sphinx · en-us\s+\S+\s+all\s/.test(l))).toHaveLength(3);
     expect(r.stdout).toMatch(/^status\s+completed$/m);
     const report = readFileSync(join(sb.root, 'r.html'), 'utf8');
     expect(report.startsWith('<!doctype html>')).toBe(true);
@@ -152,14 +153,14 @@ describe('voxctl eval on a real service', () => {
     const r = await run(['eval', 'run', '--texts', 'prompts.txt', '--speaker', await espeakSpeaker(s.runtime.db), '--providers', 'local-sphinx', '--max-wer', '0.5'], 200_000);
     expect(r.exitCode, r.stderr).toBe(7);
     expect(r.stderr).toMatch(/Error: 1 provider\/condition row\(s\) exceed --max-wer 0\.5:\n {2}local-sphinx under clean: WER \d\.\d{4}\n/);
-    expect(r.stdout).toMatch(/^local-sphinx\s+clean\s+all\s/m);
+    expect(r.stdout).toMatch(/^local-sphinx · en-us\s+clean\s+all\s/m);
 
     // The same gate on `eval show`, so a finished run can be gated later (DESIGN §8.7).
     const id = /^(ev_\S+): 1 utterances$/m.exec(r.stderr)![1]!;
     const shown = await run(['eval', 'show', id, '--max-wer', '0.5']);
     expect(shown.exitCode, shown.stderr).toBe(7);
     expect(shown.stderr).toMatch(/Error: 1 provider\/condition row\(s\) exceed --max-wer 0\.5:\n {2}local-sphinx under clean: WER \d\.\d{4}\n/);
-    expect(shown.stdout).toMatch(/^local-sphinx\s+clean\s+all\s/m);
+    expect(shown.stdout).toMatch(/^local-sphinx · en-us\s+clean\s+all\s/m);
     const json = await run(['eval', 'show', id, '--max-wer', '0.5', '--json']);
     expect(json.exitCode).toBe(7);
     expect(JSON.parse(json.stderr.trim())).toMatchObject({ error: { code: 'wer_gate_exceeded' } });

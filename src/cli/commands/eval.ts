@@ -5,9 +5,12 @@ import { Option } from 'commander';
 import type { VoxClient } from '../../client/index.js';
 import type { EvaluationDetail, EvaluationListItem } from '../../shared/schemas/evaluations.js';
 import type { HandlerContext } from '../context.js';
-import { CliError, ExitCode } from '../errors.js';
+import { ApiRequestError } from '../../client/errors.js';
+import { QuotaExceededError } from '../api-errors.js';
+import { CliError, ExitCode, usageError } from '../errors.js';
+import { ProviderCatalog } from '../stt-providers.js';
 import { connect } from '../session.js';
-import { assertWritable, examples, flagsOf, intOption, pagingOptions, writeOutputFile } from '../util.js';
+import { assertOutput, assertWritable, examples, flagsOf, intOption, pagingOptions, STDOUT_FILE, writeOutput } from '../util.js';
 import { parseConditions, runRequest, werOption, type RunFlags } from './eval-request.js';
 import { listColumns, printEvaluation, printPages, summaryCsvColumns, utteranceColumns } from './eval-views.js';
 import { checkGate, EvaluationProgress, finishRun, watchEvaluation } from './eval-watch.js';
@@ -16,8 +19,8 @@ import { checkGate, EvaluationProgress, finishRun, watchEvaluation } from './eva
 export const STATUSES = ['pending', 'processing', 'completed', 'partial', 'failed', 'cancelled'];
 
 /** Saves the evaluation's HTML report to `file` (the signed `report_url` needs no key). */
-async function saveReport(client: VoxClient, ev: EvaluationDetail, file: string, force: boolean | undefined): Promise<void> {
-  writeOutputFile(file, await client.downloadReport(ev.report_url), force);
+async function saveReport(ctx: HandlerContext, client: VoxClient, ev: EvaluationDetail, file: string, force: boolean | undefined): Promise<void> {
+  await writeOutput(ctx, file, await client.downloadReport(ev.report_url), force);
 }
 
 /** `voxctl eval run|list|show|utterances|report|cancel` (DESIGN §8.7). */
@@ -37,24 +40,42 @@ export function registerEval(program: Command, ctx: HandlerContext): void {
       .option('--group-by <group>', 'group results by gender|region|accent|age_range|native_language|engine (default accent)')
       .option('--per-group <k>', 'speakers per group value with --filter (1..20)', intOption('--per-group', 1, 20))
       .option('--seed <n>', 'seed of the speaker choice, noise and bootstrap (default 0)', intOption('--seed', 0, Number.MAX_SAFE_INTEGER))
-      .requiredOption('-p, --providers <list>', "comma-separated STT providers, or 'all'")
+      .requiredOption('-p, --providers <list>', "comma-separated STT providers, or 'all' (every provider the service has configured)")
       .option('--conditions <list>', 'clean, telephone, noise:{snr}, speed:{factor}, comma-separated (default clean)')
       .option('--normalizer <name>', 'basic (default) or whisper-en')
       .option('--name <name>', 'a name for the evaluation')
       .option('--watch', 'show progress until it ends (exit 6 if it fails)')
       .option('--report <file>', 'save the HTML report when it ends (implies --watch)')
       .option('--force', 'overwrite an existing --report file')
-      .option('--max-wer <x>', `CI gate: exit ${ExitCode.werGate} when a provider's overall WER under a condition exceeds x (implies --watch)`, werOption),
+      .option('--max-wer <x>', `CI gate: exit ${ExitCode.werGate} when a provider's overall WER under a condition exceeds x (implies --watch)`, werOption)
+      .option('--dry-run', 'print utterances, characters, audio minutes and cost where priced; create nothing'),
     [
       'voxctl eval run --texts prompts.txt --filter region=Europe --group-by accent --per-group 2 --providers local-sphinx --conditions clean,telephone,noise:5 --watch --report r.html',
       'voxctl eval run --texts prompts.txt --speaker spk_a spk_b --providers stt-b,local-sphinx --max-wer 0.3',
+      'voxctl eval run --texts prompts.txt --filter accent=Scottish --group-by engine --per-group 2 --providers all --dry-run',
     ],
   ).action(async (_o, cmd: Command) => {
     const flags = flagsOf<RunFlags>(cmd);
-    const body = await runRequest(ctx, flags);
+    const plan = await runRequest(ctx, flags);
+    if (flags.report === STDOUT_FILE) throw usageError('--report - would mix the report with the summary on stdout', 'save it to a file, or run `voxctl eval report ID -o -` afterwards');
     if (flags.report) assertWritable(flags.report, flags.force);
-    const { client, out } = await connect(ctx, flags, { announce: true });
-    const created = await client.createEvaluation(body);
+    const { client, out } = await connect(ctx, flags, { announce: !flags.dryRun });
+    const catalog = new ProviderCatalog(ctx, client);
+    // `all` = every provider the service has configured (DESIGN §8.1), never a token bound to fail.
+    const providers = await catalog.resolve(plan.providers);
+    if (flags.dryRun) {
+      const { dryRun, printDryRun } = await import('./eval-dry-run.js');
+      return printDryRun(out, await dryRun(client, plan.body, providers, await catalog.recent()));
+    }
+    const body = { ...plan.body, providers };
+    const created = await client.createEvaluation(body).catch(async (e: unknown) => {
+      // A quota 429 says how many characters the run needed and how many are left (asked only then).
+      if (!(e instanceof ApiRequestError) || e.code !== 'quota_exceeded') throw e;
+      const { evaluationCharacters } = await import('./eval-dry-run.js');
+      const needed = await evaluationCharacters(client, plan.body).catch(() => undefined);
+      if (needed === undefined) throw e;
+      throw new QuotaExceededError(e, needed, await client.usage().catch(() => undefined));
+    });
     const watch = flags.watch || flags.report !== undefined || flags.maxWer !== undefined;
     if (!watch) {
       if (out.json) return out.printJson(created);
@@ -70,9 +91,9 @@ export function registerEval(program: Command, ctx: HandlerContext): void {
       sleep: ctx.clock.sleep,
     });
     if (out.json) out.printJson(ev);
-    else await printEvaluation(out, ev);
+    else await printEvaluation(out, ev, await catalog.labeller());
     if (flags.report) {
-      await saveReport(client, ev, flags.report, flags.force);
+      await saveReport(ctx, client, ev, flags.report, flags.force);
       out.success(`Saved the report of ${ev.evaluation_id} to ${flags.report}`);
     }
     finishRun(ev, flags.maxWer);
@@ -113,7 +134,7 @@ export function registerEval(program: Command, ctx: HandlerContext): void {
     else if (flags.csv) {
       if (!ev.summary) throw new CliError(`${id} is ${ev.status}: the summary appears when it is completed or partial`, { hint: `voxctl eval show ${id} --watch` });
       await out.csv(ev.summary, summaryCsvColumns);
-    } else await printEvaluation(out, ev);
+    } else await printEvaluation(out, ev, await new ProviderCatalog(ctx, client).labeller());
     // The gate of a finished run (DESIGN §8.7); --watch also ends as a watched run does (exit 6).
     if (flags.watch) finishRun(ev, flags.maxWer);
     else checkGate(ev, flags.maxWer);
@@ -151,17 +172,19 @@ export function registerEval(program: Command, ctx: HandlerContext): void {
     evaluation
       .command('report')
       .argument('<id>', 'evaluation id')
-      .requiredOption('-o, --out <file>', 'HTML file to write')
+      .requiredOption('-o, --out <file>', "HTML file to write ('-': stdout, when it is not a terminal)")
       .option('--open', 'open the saved report in the browser')
       .option('--force', 'overwrite an existing file')
       .description('Save the self-contained HTML report of an evaluation'),
     ['voxctl eval report ev_123 -o report.html --open'],
   ).action(async (id: string, _o, cmd: Command) => {
     const flags = flagsOf<{ out: string; open?: boolean; force?: boolean }>(cmd);
-    assertWritable(flags.out, flags.force);
+    assertOutput(ctx, flags.out, { force: flags.force, json: flags.json, what: 'the HTML report' });
+    if (flags.out === STDOUT_FILE && flags.open) throw usageError('--open needs a saved file, not -o -');
     const { client, out } = await connect(ctx, flags, { announce: true });
     const ev = await client.getEvaluation(id);
-    await saveReport(client, ev, flags.out, flags.force);
+    await saveReport(ctx, client, ev, flags.out, flags.force);
+    if (flags.out === STDOUT_FILE) return;
     if (out.json) out.printJson({ evaluation_id: id, file: flags.out, status: ev.status });
     else out.success(`Saved the report of ${id} (${ev.status}) to ${flags.out}`);
     if (flags.open && !(await ctx.openUrl(pathToFileURL(resolve(flags.out)).href))) out.warn(`No browser opener found; open ${flags.out} yourself.`);
