@@ -77,6 +77,7 @@ export async function watchEvaluation(
       if (!(e instanceof ApiRequestError) || e.status !== 429 || ++limited > MAX_RATE_LIMITED_WAITS) throw e;
       const wait = Math.min(60, Math.max(1, e.retryAfter ?? 5));
       options.out.info(`Rate limited while watching; retrying in ${wait} s`);
+      options.out.event('rate_limited', { retry_after_seconds: wait });
       await options.sleep(wait * 1000);
       continue;
     }
