@@ -184,9 +184,17 @@ describe('providers named with vendor and model, guidance, dry run, JSON stderr 
     expect(jsonLines(noneJson.stderr).map((l) => Object.keys(l)[0])).toEqual(['warning', 'error']);
   }, 130_000);
 
-  it('more commands under --json: target notice, --verbose, keychain fallback — every stderr line parses', async () => {
+  it('more commands under --json: progress, downloads, target notice, --verbose, warnings, errors, keychain fallback — every stderr line parses', async () => {
+    writeFileSync(join(sb.root, 'two.csv'), `text,speaker_id\nOne two three.,${flite}\nFour five six.,${flite}\n`);
     const cases: string[][] = [
       ['tts', 'say', 'Hello there.', '--speaker', flite, '-o', 'hello.wav', '--json', '--verbose'],
+      ['batch', 'submit', 'two.csv', '--download', 'two', '--json'],
+      ['dataset', 'upload', 'two.csv', '--generate-audio', '--watch', '--json'],
+      ['speakers', 'list', '--gender', 'Nope', '--json'],
+      ['eval', 'run', '--texts', 'prompts.txt', '--speaker', flite, '--providers', 'stt-b', '--max-wer', '0', '--json'],
+      ['stt', 'transcribe', 'call.wav', '--providers', 'stt-b,stt-c', '--json'],
+      ['config', 'set', 'speaker', flite, '--json'],
+      ['no-such-command', '--json'],
       ['speakers', 'list', '--limit', '2', '--json'],
       ['eval', 'show', evaluationId, '--max-wer', '0', '--json'],
       ['stt', 'providers', '--json'],
@@ -194,8 +202,9 @@ describe('providers named with vendor and model, guidance, dry run, JSON stderr 
       ['usage', '--json'],
     ];
     for (const args of cases) {
-      const r = await run(args);
+      const r = await run(args, { timeout: 120_000 });
       const lines = jsonLines(r.stderr);
+      if (args[0] === 'batch' || args[0] === 'dataset') expect(lines.some((l) => l.event === 'progress'), args.join(' ')).toBe(true);
       if (args[0] === 'tts') {
         expect(lines.some((l) => 'target' in l)).toBe(true);
         expect(lines.some((l) => 'debug' in l)).toBe(true);
@@ -204,11 +213,11 @@ describe('providers named with vendor and model, guidance, dry run, JSON stderr 
     const login = await cli(sb, ['auth', 'login', '--with-token', '--json'], { env: { VOXCTL_BASE_URL: s.url }, input: s.key });
     expect(login.exitCode, login.stderr).toBe(0);
     expect(jsonLines(login.stderr).some((l) => String((l.warning as { message?: string } | undefined)?.message).startsWith('keychain unreachable'))).toBe(true);
-  }, 120_000);
+  }, 300_000);
 });
 
 describe('the quota error says how many characters were needed and how many are left (item 12)', () => {
-  it('tts say, batch submit and eval run', async () => {
+  it('tts say, batch submit, dataset upload --generate-audio and eval run', async () => {
     const usage = (await call(s, 'GET', '/v1/users/usage', { key: s.key })).body as { characters_used: number; characters_limit: number; period_start: string };
     const me = (await call(s, 'GET', '/v1/users/me', { key: s.key })).body as { id: string };
     const fill = usage.characters_limit - usage.characters_used - 5;
@@ -229,6 +238,9 @@ describe('the quota error says how many characters were needed and how many are 
       const batch = await run(['batch', 'submit', 'lines.csv']);
       expect(batch.exitCode).toBe(5);
       expect(batch.stderr).toContain('Hint: this needs 28 characters; 5 of');
+      const dataset = await run(['dataset', 'upload', 'lines.csv', '--generate-audio']);
+      expect(dataset.exitCode).toBe(5);
+      expect(dataset.stderr).toContain('Hint: this needs 28 characters; 5 of');
     } finally {
       await subtractCharactersUsed(s.runtime.db, me.id, usage.period_start, fill);
     }

@@ -7,7 +7,7 @@ import { parseProviders } from '../../../src/cli/stt-providers.js';
 import { closestValues } from '../../../src/cli/suggest.js';
 import { providerLabel } from '../../../src/shared/provider-label.js';
 import type { Job } from '../../../src/shared/schemas/tts.js';
-import { Capture } from '../../helpers/cli-context.js';
+import { Capture, testContext } from '../../helpers/cli-context.js';
 
 describe('provider labels (DESIGN §8.5)', () => {
   it('names the vendor and model, keeps a label the service gives, and the bare token when unbound', () => {
@@ -78,5 +78,17 @@ describe('job progress when piped', () => {
     expect(lines).toHaveLength(11);
     expect(lines[1]).toBe('job_1: processing 10% (10/100, 4.0 items/s, ETA 23s)');
     expect(lines.at(-1)).toBe('job_1: completed 100% (100/100)');
+  });
+});
+
+describe('--help', () => {
+  it('lists every exit code, 7 included, on the program and on each command', async () => {
+    for (const args of [['--help'], ['eval', 'run', '--help'], ['eval', 'show', '--help'], ['tts', 'say', '--help']]) {
+      const t = testContext();
+      expect(await t.run(args)).toBe(0);
+      expect(t.stdout.text, args.join(' ')).toContain(
+        'Exit codes: 0 ok, 1 error, 2 usage, 3 authentication, 4 not found, 5 rate limit/quota, 6 watched job failed/partial, 7 CI gate failed (eval --max-wer exceeded).',
+      );
+    }
   });
 });
