@@ -158,6 +158,12 @@ describe('providers named with vendor and model, guidance, dry run, JSON stderr 
     expect(r.exitCode, r.stderr).toBe(0);
     expect(r.stderr).toMatch(/^Warning: No speakers match: no speaker has --accent 'scotish' \(closest: Scottish[,)]/m);
     expect(r.stderr).toContain('`voxctl speakers facets`');
+    const count = await evaluationCount();
+    const ev = await run(['eval', 'run', '--texts', 'prompts.txt', '--filter', 'accent=scotish', '--group-by', 'engine', '--per-group', '1', '--providers', 'stt-b']);
+    expect(ev.exitCode).toBe(2);
+    expect(ev.stderr).toMatch(/^Warning: No speakers match: no speaker has --filter accent=scotish \(closest: Scottish[,)]/m);
+    expect(ev.stderr).toContain('Error: No speakers match the filter');
+    expect(await evaluationCount()).toBe(count);
     const json = await run(['speakers', 'list', '--accent', 'nope', '--json']);
     expect(json.exitCode).toBe(0);
     expect(JSON.parse(json.stdout).total).toBe(0);

@@ -69,6 +69,12 @@ export function registerEval(program: Command, ctx: HandlerContext): void {
     }
     const body = { ...plan.body, providers };
     const created = await client.createEvaluation(body).catch(async (e: unknown) => {
+      // A filter nothing matches: the closest values the catalogue has, before the service's error.
+      const filter = body.speakers.filter;
+      if (e instanceof ApiRequestError && e.status === 400 && filter && e.detail === 'No speakers match the filter') {
+        const { explainNoMatch } = await import('./speakers.js');
+        await explainNoMatch(out, filter, () => client.speakerFacets(), (f, v) => `--filter ${f}=${v}`);
+      }
       // A quota 429 says how many characters the run needed and how many are left (asked only then).
       if (!(e instanceof ApiRequestError) || e.code !== 'quota_exceeded') throw e;
       const { evaluationCharacters } = await import('./eval-dry-run.js');

@@ -173,7 +173,13 @@ const FLAG_OF: Record<(typeof FILTERS)[number], string> = {
  * with the closest values the catalogue does have (its facets), or that the values exist but never
  * together. Still exit 0 — an empty list is an answer.
  */
-export async function explainNoMatch(out: Output, filters: Omit<SpeakerQuery, 'limit' | 'offset'>, facets: () => Promise<SpeakerFacets>): Promise<void> {
+export async function explainNoMatch(
+  out: Output,
+  filters: Omit<SpeakerQuery, 'limit' | 'offset'>,
+  facets: () => Promise<SpeakerFacets>,
+  /** How the command line wrote a filter (`--accent 'x'`; `eval run` says `--filter accent=x`). */
+  written: (filter: (typeof FILTERS)[number], value: string) => string = (f, v) => `${FLAG_OF[f]} '${v}'`,
+): Promise<void> {
   const given = FILTERS.filter((f) => filters[f] !== undefined).map((f) => [f, filters[f]!] as const);
   if (given.length === 0) return out.warn('The speaker catalogue is empty.');
   const known = await facets().catch(() => undefined);
@@ -181,11 +187,11 @@ export async function explainNoMatch(out: Output, filters: Omit<SpeakerQuery, 'l
     .filter(([f, v]) => known && !(known[f] ?? []).some((x) => x.value.toLowerCase() === v.toLowerCase()))
     .map(([f, v]) => {
       const closest = closestValues(v, (known?.[f] ?? []).map((x) => x.value));
-      return `no speaker has ${FLAG_OF[f]} '${v}'${closest.length ? ` (closest: ${closest.join(', ')})` : ''}`;
+      return `no speaker has ${written(f, v)}${closest.length ? ` (closest: ${closest.join(', ')})` : ''}`;
     });
   const all = 'every value: `voxctl speakers facets`';
   if (unknown.length) out.warn(`No speakers match: ${unknown.join('; ')}; ${all}.`);
-  else out.warn(`No speakers match ${given.map(([f, v]) => `${FLAG_OF[f]} '${v}'`).join(' and ')} together (each value exists on its own); drop a filter, or see ${all}.`);
+  else out.warn(`No speakers match ${given.map(([f, v]) => written(f, v)).join(' and ')} together (each value exists on its own); drop a filter, or see ${all}.`);
 }
 
 function describe(s: Speaker): string {
