@@ -132,6 +132,10 @@ describe('providers named with vendor and model, guidance, dry run, JSON stderr 
     const providers = await run(['stt', 'providers']);
     expect(providers.exitCode, providers.stderr).toBe(0);
     expect(providers.stdout).toMatch(/^stt-b\s+stt-b · deepgram nova-3\s+ready/m);
+    const csv = await run(['stt', 'providers', '--csv']);
+    expect(csv.exitCode, csv.stderr).toBe(0);
+    expect(csv.stdout.split('\n')[0]).toBe('id,state,adapter,model,detail');
+    expect(csv.stdout).toContain('stt-b,ready,deepgram,nova-3,');
     const shown = await run(['eval', 'show', evaluationId]);
     expect(shown.exitCode, shown.stderr).toBe(0);
     expect(shown.stdout).toMatch(/^providers\s+stt-b · deepgram nova-3$/m);

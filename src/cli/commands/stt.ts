@@ -201,7 +201,10 @@ export function registerStt(program: Command, ctx: HandlerContext): void {
     if (result.alignment) out.write('\n' + renderAlignment(out, result.alignment) + '\n');
   });
 
-  examples(stt.command('providers').description('List the providers this service knows and whether they are ready'), ['voxctl stt providers']).action(
+  examples(stt.command('providers').option('--csv', 'CSV output').description('List the providers this service knows, what each is bound to, and whether they are ready'), [
+    'voxctl stt providers',
+    'voxctl stt providers --csv',
+  ]).action(
     async (_o, cmd: Command) => {
       const flags = flagsOf<{ csv?: boolean }>(cmd);
       const { client, out } = await connect(ctx, flags);
@@ -214,7 +217,7 @@ export function registerStt(program: Command, ctx: HandlerContext): void {
         ...(flags.csv ? [] : [{ header: 'provider', get: (p: ProviderView) => providerLabel(p) }]),
         { header: 'state', get: (p) => p.state },
         ...(flags.csv ? [{ header: 'adapter', get: (p: ProviderView) => p.adapter }, { header: 'model', get: (p: ProviderView) => p.model }] : []),
-        ...(priced || flags.csv ? [{ header: 'usd_per_minute', get: (p: ProviderView) => p.price_per_minute_usd }] : []),
+        ...(priced ? [{ header: 'usd_per_minute', get: (p: ProviderView) => p.price_per_minute_usd }] : []),
         { header: 'detail', get: (p) => p.detail },
       ], flags);
     },
