@@ -44,3 +44,38 @@ export async function explained<T>(context: RequestContext, fn: () => Promise<T>
     throw explainApiError(e, context);
   }
 }
+
+/** A quota 429 with what the CLI knows: the characters the request needed and those left this period. */
+export class QuotaExceededError extends ApiRequestError {
+  readonly charactersNeeded: number;
+  /** Left this billing period (undefined when the usage could not be read). */
+  readonly charactersLeft: number | undefined;
+  readonly charactersLimit: number | undefined;
+
+  constructor(e: ApiRequestError, needed: number, usage: { characters_used: number; characters_limit: number } | undefined) {
+    super({ status: e.status, detail: e.detail, code: e.code, requestId: e.requestId, retryAfter: e.retryAfter, rateLimitReset: e.rateLimitReset, errors: e.errors });
+    this.charactersNeeded = needed;
+    this.charactersLimit = usage?.characters_limit;
+    this.charactersLeft = usage ? Math.max(0, usage.characters_limit - usage.characters_used) : undefined;
+  }
+
+  /** `this needs 1234 characters; 56 of 10000 are left this billing period`. */
+  get arithmetic(): string {
+    const left = this.charactersLeft === undefined ? '' : `; ${this.charactersLeft} of ${this.charactersLimit} are left this billing period`;
+    return `this needs ${this.charactersNeeded} characters${left}`;
+  }
+}
+
+/**
+ * Runs `fn` (a request that consumes `needed` characters); a quota 429 comes back as a
+ * QuotaExceededError saying how many characters were needed and how many are left (one
+ * `GET /v1/users/usage`, only then). The service's message itself is kept as it is.
+ */
+export async function withQuotaArithmetic<T>(usage: () => Promise<{ characters_used: number; characters_limit: number }>, needed: number, fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (e) {
+    if (!(e instanceof ApiRequestError) || e.code !== 'quota_exceeded') throw e;
+    throw new QuotaExceededError(e, needed, await usage().catch(() => undefined));
+  }
+}

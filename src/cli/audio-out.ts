@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { HandlerContext } from './context.js';
 import type { Output } from './output.js';
-import { writeOutputFile } from './util.js';
+import { usageError } from './errors.js';
+import { STDOUT_FILE, writeOutput, writeOutputFile } from './util.js';
 
 /** Where audio goes: a file (-o), the player (terminal), or stdout (piped). */
 export interface AudioDestination {
@@ -16,11 +17,24 @@ export interface AudioDestination {
 }
 
 /**
- * Delivers WAV bytes (DESIGN §7): never to a terminal. With -o: the file (no clobber without --force),
+ * Delivers WAV bytes (DESIGN §7): never to a terminal. With -o: the file (no clobber without --force) —
+ * `-o -` is stdout when it is not a terminal —
  * plus playback with --play. Without -o: played on a terminal (saved to a temp file when no player
  * exists), written to stdout when piped (unless --json, whose output is the API object).
  */
 export async function deliverAudio(ctx: HandlerContext, out: Output, wav: Uint8Array, dest: AudioDestination): Promise<string | undefined> {
+  const temp = () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'voxctl-')), `${dest.name}.wav`);
+    writeFileSync(file, wav);
+    return file;
+  };
+  if (dest.outFile === STDOUT_FILE) {
+    // Checked before the synthesis too (assertOutput); a terminal never gets the bytes.
+    if (ctx.stdout.isTTY) throw usageError('Refusing to write audio to a terminal (-o -)', 'redirect or pipe stdout (`> file.wav`, `| aplay`), or give -o FILE');
+    await writeOutput(ctx, STDOUT_FILE, wav, dest.force);
+    if (dest.play) await playOrTell(ctx, out, temp());
+    return undefined;
+  }
   if (dest.outFile) {
     writeOutputFile(dest.outFile, wav, dest.force);
     out.info(`Saved ${dest.outFile}`);
@@ -28,8 +42,7 @@ export async function deliverAudio(ctx: HandlerContext, out: Output, wav: Uint8A
     return dest.outFile;
   }
   if (ctx.stdout.isTTY) {
-    const file = join(mkdtempSync(join(tmpdir(), 'voxctl-')), `${dest.name}.wav`);
-    writeFileSync(file, wav);
+    const file = temp();
     await playOrTell(ctx, out, file);
     return file;
   }

@@ -27,8 +27,11 @@ export interface KeyStore {
   /** Removes the key from both places; true when something was removed. */
   delete(profile: string): Promise<{ removed: boolean; keychainError?: string }>;
   /**
-   * Probes the keychain by reading `profile`'s entry — the very call that finds the key, so `doctor`
-   * and `auth status` give one answer: undefined when reachable, else the reason.
+   * THE keychain probe: `doctor` and `auth status` both ask it, so they give one answer. Reachable means
+   * keys can be kept there — reading `profile`'s entry must work, and when it holds no key a probe entry
+   * must be written, read back and removed (a Secret Service may answer reads yet refuse every write, as
+   * without a D-Bus session or an unlocked collection). A keychain call that failed earlier in this
+   * process is the answer too. Undefined when reachable, else the reason. Asked once per process.
    */
   probe(profile: string): Promise<string | undefined>;
 }
@@ -72,11 +75,22 @@ async function withTimeout<T>(fn: (signal: AbortSignal) => Promise<T>, ms: numbe
 
 const reason = (e: unknown) => (e instanceof Error ? e.message : String(e)).split('\n')[0]!;
 
+/** The keychain account of the probe's round trip (never a profile's: profiles cannot start with `__`). */
+export const PROBE_ACCOUNT = '__voxctl_probe__';
+
 /** Builds the key store over `backend` with its fallback file `{configDir}/credentials.json`. */
 export function createKeyStore(options: { configDir: string; backend?: KeychainBackend; timeoutMs?: number }): KeyStore {
   const backend = options.backend ?? napiKeychain();
   const ms = options.timeoutMs ?? KEYCHAIN_TIMEOUT_MS;
   const filePath = join(options.configDir, 'credentials.json');
+  // The first keychain failure of this process, and the probe's answer once asked.
+  let failed: string | undefined;
+  let probed: Promise<string | undefined> | undefined;
+  const fail = (e: unknown) => {
+    const why = reason(e);
+    failed ??= why;
+    return why;
+  };
 
   const readFile = (): Record<string, string> => {
     if (!existsSync(filePath)) return {};
@@ -101,7 +115,7 @@ export function createKeyStore(options: { configDir: string; backend?: KeychainB
         const key = await withTimeout((s) => backend.getPassword(profile, s), ms);
         if (key) return { key, storage: 'keychain' };
       } catch (e) {
-        keychainError = reason(e);
+        keychainError = fail(e);
       }
       const key = readFile()[profile];
       return { key, storage: key ? 'file' : undefined, keychainError };
@@ -119,7 +133,7 @@ export function createKeyStore(options: { configDir: string; backend?: KeychainB
           }
           return { storage: 'keychain' };
         } catch (e) {
-          keychainError = reason(e);
+          keychainError = fail(e);
         }
       }
       writeFile({ ...readFile(), [profile]: key });
@@ -131,7 +145,7 @@ export function createKeyStore(options: { configDir: string; backend?: KeychainB
       try {
         removed = await withTimeout((s) => backend.deletePassword(profile, s), ms);
       } catch (e) {
-        keychainError = reason(e);
+        keychainError = fail(e);
       }
       const keys = readFile();
       if (profile in keys) {
@@ -141,13 +155,21 @@ export function createKeyStore(options: { configDir: string; backend?: KeychainB
       }
       return { removed, keychainError };
     },
-    async probe(profile) {
-      try {
-        await withTimeout((s) => backend.getPassword(profile, s), ms);
-        return undefined;
-      } catch (e) {
-        return reason(e);
-      }
+    probe(profile) {
+      probed ??= (async () => {
+        try {
+          if (await withTimeout((s) => backend.getPassword(profile, s), ms)) return failed;
+          const token = `probe-${process.pid}-${Date.now()}`;
+          await withTimeout((s) => backend.setPassword(PROBE_ACCOUNT, token, s), ms);
+          const back = await withTimeout((s) => backend.getPassword(PROBE_ACCOUNT, s), ms);
+          await withTimeout((s) => backend.deletePassword(PROBE_ACCOUNT, s), ms);
+          if (back !== token) return failed ?? 'a key written to the keychain could not be read back';
+          return failed;
+        } catch (e) {
+          return fail(e);
+        }
+      })();
+      return probed;
     },
   };
 }

@@ -11,6 +11,12 @@ if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
   // (no background optimising compile that process exit must wait for) saves ~0.1 s per command.
   // Never for `serve`, whose speech engines are WebAssembly and need the optimising tier.
   if (!argv.includes('serve')) setFlagsFromString('--liftoff-only');
+  // Under --json every stderr line is JSON (DESIGN §7): Node's own warnings too, instead of its prose.
+  const dashes = argv.indexOf('--');
+  if ((dashes < 0 ? argv : argv.slice(0, dashes)).includes('--json')) {
+    process.removeAllListeners('warning');
+    process.on('warning', (w) => process.stderr.write(JSON.stringify({ warning: { message: w.message, name: w.name } }) + '\n'));
+  }
   const { run } = await import('./program.js');
   process.exitCode = await run(argv);
   // Idle keep-alive sockets of fetch would hold the process ~0.1 s longer: flush our output, then leave.

@@ -81,9 +81,19 @@ export class Output {
     else this.stderr.write(this.errColor.yellow('Warning: ') + message + '\n');
   }
 
+  /**
+   * A machine-readable event on stderr under --json (`{"event":"progress",…}`), so every stderr line of
+   * a `--json` run parses (DESIGN §7); nothing otherwise, or with --quiet.
+   */
+  event(name: string, fields: Record<string, unknown>): void {
+    if (this.json && !this.quiet) this.stderr.write(JSON.stringify({ event: name, ...fields }) + '\n');
+  }
+
   /** A debug line on stderr with --verbose (callers never pass secrets). */
   debug(message: string): void {
-    if (this.verbose) this.stderr.write(this.errColor.dim(message) + '\n');
+    if (!this.verbose) return;
+    if (this.json) this.stderr.write(JSON.stringify({ debug: message }) + '\n');
+    else this.stderr.write(this.errColor.dim(message) + '\n');
   }
 
   /**

@@ -2,6 +2,7 @@ import { Command, CommanderError, Option } from 'commander';
 import { versionLine } from '../shared/version.js';
 import { ApiRequestError, NetworkError } from '../client/errors.js';
 import { CliError, ExitCode, exitCodeOfService, serviceErrorCode } from './errors.js';
+import { QuotaExceededError } from './api-errors.js';
 import { createDefaultContext, type HandlerContext } from './context.js';
 import { registerServe } from './commands/serve.js';
 import type { registerAdmin } from './commands/admin.js';
@@ -31,6 +32,11 @@ export interface ProgramOptions {
   json?: boolean;
 }
 
+/** Every exit code with its meaning (DESIGN §7), as `--help` lists them. */
+export const EXIT_CODE_HELP =
+  '0 ok, 1 error, 2 usage, 3 authentication, 4 not found, 5 rate limit/quota, 6 watched job failed/partial, ' +
+  `${ExitCode.werGate} CI gate failed (eval --max-wer exceeded)`;
+
 /** Builds the program with every command group; commands reach collaborators through `ctx`. */
 export function buildProgram(ctx: HandlerContext = createDefaultContext(), options: ProgramOptions = {}): Command {
   const program = new Command('voxctl')
@@ -51,10 +57,11 @@ export function buildProgram(ctx: HandlerContext = createDefaultContext(), optio
     .addHelpText(
       'after',
       '\nWith no profile, voxctl talks to a local service on http://127.0.0.1:7723 and starts it when needed.\n' +
-        'Exit codes: 0 ok, 1 error, 2 usage, 3 authentication, 4 not found, 5 rate limit/quota, 6 watched job failed/partial.\n' +
         '\nExamples:\n  $ voxctl tts say "Hello there" -o hello.wav\n  $ voxctl speakers list --gender Female --csv > voices.csv\n' +
         '  $ voxctl stt compare talk.wav --providers all --reference-file talk.txt',
-    );
+    )
+    // Every command's --help ends with the full list (DESIGN §7), so `voxctl eval run --help` names 7 too.
+    .addHelpText('afterAll', `\nExit codes: ${EXIT_CODE_HELP}.`);
   registerAuth(program, ctx);
   registerConfig(program, ctx);
   registerSpeakers(program, ctx);
@@ -92,6 +99,9 @@ export interface JsonError {
   request_id?: string;
   /** What to do about it, when the CLI knows (the line after `Hint:` in prose). */
   hint?: string;
+  /** A quota error: the characters the request needed, and those left this billing period. */
+  characters_needed?: number;
+  characters_left?: number;
 }
 
 /** What the one error handler decided: exit code, the text for stderr, and the `--json` object. */
@@ -142,13 +152,19 @@ export function exitCodeFor(error: unknown, now: Date = new Date()): MappedError
       case ExitCode.notFound:
         return mapped(exit, detail);
       case ExitCode.rateLimited: {
+        const arithmetic = error instanceof QuotaExceededError ? `${error.arithmetic}; ` : '';
         const hint =
           errorCode === 'quota_exceeded'
-            ? `the character quota renews on ${nextPeriod(now)}; see \`voxctl usage\` or upgrade with \`voxctl billing portal\``
+            ? `${arithmetic}the character quota renews on ${nextPeriod(now)}; see \`voxctl usage\` or upgrade with \`voxctl billing portal\``
             : error.retryAfter !== undefined
               ? `retry in ${error.retryAfter} s; ${resetHint(error.rateLimitReset, now) ?? ''}`.replace(/; $/, '')
               : resetHint(error.rateLimitReset, now);
-        return mapped(exit, withHint(detail, hint));
+        const result = mapped(exit, withHint(detail, hint));
+        if (error instanceof QuotaExceededError && result.error) {
+          result.error.characters_needed = error.charactersNeeded;
+          if (error.charactersLeft !== undefined) result.error.characters_left = error.charactersLeft;
+        }
+        return result;
       }
       default:
         return mapped(ExitCode.error, detail + fields);

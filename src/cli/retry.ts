@@ -20,6 +20,7 @@ export async function retryAfter429<T>(ctx: HandlerContext, out: Output, fn: () 
       const seconds = Math.max(1, e.retryAfter ?? 1);
       if (waited + seconds * 1000 > maxWaitMs) throw e;
       out.info(`Rate limited by the service; waiting ${seconds} s (Retry-After) before trying again...`);
+      out.event('rate_limited', { retry_after_seconds: seconds });
       await ctx.clock.sleep(seconds * 1000);
       waited += seconds * 1000;
     }

@@ -40,6 +40,26 @@ export function assertWritable(file: string, force: boolean | undefined): void {
   if (!force && existsSync(file) && !isSpecialFile(file)) throw usageError(`${file} already exists`, 'pass --force to overwrite it');
 }
 
+/** `-o -`: the output goes to stdout (DESIGN §7). */
+export const STDOUT_FILE = '-';
+
+/**
+ * Checks an `-o` destination before any paid work: `-` is stdout — refused on a terminal (audio and
+ * reports are never written to one) and beside --json (whose stdout is the API object); any other
+ * name must not clobber an existing regular file without --force.
+ */
+export function assertOutput(ctx: HandlerContext, file: string, options: { force?: boolean; json?: boolean; what: string }): void {
+  if (file !== STDOUT_FILE) return assertWritable(file, options.force);
+  if (ctx.stdout.isTTY) throw usageError(`Refusing to write ${options.what} to a terminal (-o -)`, 'redirect or pipe stdout (`> file`, `| aplay`), or give -o FILE');
+  if (options.json) throw usageError(`-o - and --json both write to stdout`, 'give -o FILE with --json');
+}
+
+/** Writes `data` to `file` — or to stdout for `-` — failing on an existing regular file unless `force`. */
+export async function writeOutput(ctx: HandlerContext, file: string, data: Uint8Array | string, force: boolean | undefined): Promise<void> {
+  if (file !== STDOUT_FILE) return writeOutputFile(file, data, force);
+  await new Promise<void>((resolve, reject) => ctx.stdout.write(data, (e) => (e ? reject(e) : resolve())));
+}
+
 /** Writes `data` to `file`, failing on an existing regular file unless `force`. */
 export function writeOutputFile(file: string, data: Uint8Array | string, force: boolean | undefined): void {
   try {

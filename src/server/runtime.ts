@@ -86,6 +86,14 @@ export interface Runtime {
   close(): Promise<void>;
 }
 
+/**
+ * Checks what start-up would check of `options` before anything runs — the config file (its STT
+ * bindings, validated and bound exactly as `createRuntime` does) — and throws the error start-up would
+ * give. `serve restart` asks this before it stops the running service, so a typo leaves it running.
+ */
+export function checkStartOptions(options: ServerOptions): void {
+  createSttRegistry(loadServerConfig({ dataDir: options.dataDir, configPath: options.configPath }));
+}
 /** How long a claimed batch item or synthesis stays an instance's without renewal (DESIGN §9.3). */
 export const DEFAULT_LEASE_MS = 60_000;
 

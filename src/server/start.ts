@@ -18,6 +18,8 @@ export interface RunningServer {
 
 export { loggerOptions } from './logger.js';
 
+export { checkStartOptions } from './runtime.js';
+
 /** Starts the service on `options.host:options.port` and records pid/port/version in `server.json`. */
 export async function startServer(options: ServerOptions): Promise<RunningServer> {
   const runtime = await createRuntime(options);

@@ -3,18 +3,21 @@
  * written once for the server's provider list, evaluation views and report, and the CLI's tables.
  */
 
-/** What a provider token is bound to: its adapter and model, when bound. */
+/** What a provider token is bound to: its adapter and model when bound, or a label the service gave. */
 export interface ProviderBindingInfo {
   id: string;
-  adapter: string | null;
-  model: string | null;
+  adapter?: string | null;
+  model?: string | null;
+  label?: string | null;
 }
 
 /**
  * `stt-b · deepgram nova-3`: the token with its adapter and model. An adapter named like the token is not
- * repeated (`local-sphinx · en-us`); an unbound token is shown as itself.
+ * repeated (`local-sphinx · en-us`); an unbound token is shown as itself. A label the service gives wins
+ * (prefixed with the token when it does not start with it): the server and the CLI label alike.
  */
 export function providerLabel(p: ProviderBindingInfo): string {
+  if (p.label) return p.label.startsWith(p.id) ? p.label : `${p.id} · ${p.label}`;
   const parts = [p.adapter !== p.id ? p.adapter : null, p.model].filter((x): x is string => !!x);
   return parts.length > 0 ? `${p.id} · ${parts.join(' ')}` : p.id;
 }

@@ -82,15 +82,39 @@ describe('eval progress', () => {
     expect(lines[2]).toMatch(/100% {2}completed\s+200\/200 {2}3\.0 utt\/s$/);
   });
 
-  it('prints a plain line per change when piped, and nothing with --quiet', () => {
+  it('prints a plain line every 10% or 10 s when piped (a dozen lines for 216 utterances, not one per poll), and nothing with --quiet', () => {
     const { stderr, out } = output(false);
     const p = new EvaluationProgress(out);
-    for (const [done, at] of [[0, 0], [0, 1000], [20, 2000], [20, 3000]] as const) p.update(evaluation({ progress: done / 2, completed_utterances: done }), at);
-    p.update(evaluation({ status: 'partial', progress: 100, completed_utterances: 200 }), 4000);
-    expect(stderr.text).toBe('ev_x: processing 0% (0/200)\nev_x: processing 10% (20/200)\nev_x: partial 100% (200/200)\n');
+    // 216 utterances, 4 done per one-second poll: the old rule printed a line per change (54 lines).
+    for (let t = 0; t < 54; t++) p.update(evaluation({ total_utterances: 216, completed_utterances: 4 * t, progress: Math.floor((400 * t) / 216) }), t * 1000);
+    p.update(evaluation({ status: 'partial', total_utterances: 216, progress: 100, completed_utterances: 216 }), 54_000);
+    const lines = stderr.text.trim().split('\n');
+    expect(lines.length).toBeGreaterThanOrEqual(11);
+    expect(lines.length).toBeLessThanOrEqual(12);
+    expect(lines[0]).toBe('ev_x: processing 0% (0/216)');
+    // Each later line has the rate since the watch began and the ETA at that rate.
+    expect(lines[1]).toBe('ev_x: processing 11% (24/216, 4.0 utt/s, ETA 48s)');
+    expect(lines.at(-1)).toBe('ev_x: partial 100% (216/216)');
+    // A slow run still says it is alive every 10 s.
+    const slow = output(false);
+    const q = new EvaluationProgress(slow.out);
+    for (let t = 0; t <= 30; t++) q.update(evaluation({ completed_utterances: 1, progress: 0 }), t * 1000);
+    expect(slow.stderr.text.trim().split('\n')).toHaveLength(4);
     const quiet = output(true, true);
     new EvaluationProgress(quiet.out).update(evaluation(), 0);
     expect(quiet.stderr.text).toBe('');
+  });
+
+  it('under --json reports progress as JSON lines at the same cadence', () => {
+    const stderr = new Capture(true);
+    const out = new Output({ stdout: new Capture(false), stderr, json: true, quiet: false, verbose: false, noColor: true });
+    const p = new EvaluationProgress(out);
+    for (let t = 0; t <= 10; t++) p.update(evaluation({ completed_utterances: 20 * t, progress: 10 * t, status: t === 10 ? 'completed' : 'processing' }), t * 1000);
+    const events = stderr.text.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(events).toHaveLength(11);
+    expect(events[0]).toEqual({ event: 'progress', evaluation_id: 'ev_x', status: 'processing', progress: 0, done: 0, total: 200, rate_per_second: 0, eta_seconds: null });
+    expect(events[5]).toMatchObject({ progress: 50, done: 100, rate_per_second: 20, eta_seconds: 5 });
+    expect(events[10]).toMatchObject({ status: 'completed', eta_seconds: null });
   });
 
   it('formats durations and polls quickly first, then every 5 s', () => {

@@ -79,7 +79,8 @@ describe('voxctl eval on a real service', () => {
     // The summary: one row per condition × group (all, espeak, flite).
     const rows = r.stdout.split('\n').filter((l) => l.startsWith('local-sphinx'));
     expect(rows).toHaveLength(9);
-    expect(rows.filter((l) => /^local-sphinx\s+\S+\s+all\s/.test(l))).toHaveLength(3);
+    // Each provider labelled with what it is bound to (`local-sphinx · en-us`).
+    expect(rows.filter((l) => /^local-sphinx · en-us\s+\S+\s+all\s/.test(l))).toHaveLength(3);
     expect(r.stdout).toMatch(/^status\s+completed$/m);
     const report = readFileSync(join(sb.root, 'r.html'), 'utf8');
     expect(report.startsWith('<!doctype html>')).toBe(true);
@@ -152,7 +153,22 @@ describe('voxctl eval on a real service', () => {
     const r = await run(['eval', 'run', '--texts', 'prompts.txt', '--speaker', await espeakSpeaker(s.runtime.db), '--providers', 'local-sphinx', '--max-wer', '0.5'], 200_000);
     expect(r.exitCode, r.stderr).toBe(7);
     expect(r.stderr).toMatch(/Error: 1 provider\/condition row\(s\) exceed --max-wer 0\.5:\n {2}local-sphinx under clean: WER \d\.\d{4}\n/);
-    expect(r.stdout).toMatch(/^local-sphinx\s+clean\s+all\s/m);
+    expect(r.stdout).toMatch(/^local-sphinx · en-us\s+clean\s+all\s/m);
+
+    // The same gate on `eval show`, so a finished run can be gated later (DESIGN §8.7).
+    const id = /^(ev_\S+): 1 utterances$/m.exec(r.stderr)![1]!;
+    const shown = await run(['eval', 'show', id, '--max-wer', '0.5']);
+    expect(shown.exitCode, shown.stderr).toBe(7);
+    expect(shown.stderr).toMatch(/Error: 1 provider\/condition row\(s\) exceed --max-wer 0\.5:\n {2}local-sphinx under clean: WER \d\.\d{4}\n/);
+    expect(shown.stdout).toMatch(/^local-sphinx · en-us\s+clean\s+all\s/m);
+    const json = await run(['eval', 'show', id, '--max-wer', '0.5', '--json']);
+    expect(json.exitCode).toBe(7);
+    expect(JSON.parse(json.stderr.trim())).toMatchObject({ error: { code: 'wer_gate_exceeded' } });
+    expect(JSON.parse(json.stdout).evaluation_id).toBe(id);
+    const passed = await run(['eval', 'show', id, '--max-wer', '50']);
+    expect(passed.exitCode, passed.stderr).toBe(0);
+    const bad = await run(['eval', 'show', id, '--max-wer', 'lots']);
+    expect(bad.exitCode).toBe(2);
   }, 220_000);
 
   it('starts without --watch (id on stdout), cancels, and reports a missing evaluation with exit 4', async () => {
@@ -172,6 +188,10 @@ describe('voxctl eval on a real service', () => {
     const watched = await run(['eval', 'show', newId, '--watch']);
     expect(watched.exitCode).toBe(6);
     expect(watched.stderr).toContain(`${newId} ended cancelled`);
+    // Nothing to gate in a run that never finished: said, never passed.
+    const gated = await run(['eval', 'show', newId, '--max-wer', '0.5']);
+    expect(gated.exitCode).toBe(1);
+    expect(gated.stderr).toContain(`${newId} is cancelled: --max-wer gates a finished evaluation (completed or partial)`);
     const missing = await run(['eval', 'show', 'ev_nope']);
     expect(missing.exitCode).toBe(4);
   });

@@ -1,4 +1,4 @@
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -54,6 +54,37 @@ describe('keychain', () => {
     expect(out).toContain('LOGOUT_EXIT=0');
     const afterLogout = out.slice(out.indexOf('--- search after logout'), out.indexOf('--- end'));
     expect(afterLogout).not.toContain('voxctl');
+  }, 120_000);
+
+  it('a Secret Service that answers reads but refuses writes: doctor and auth status give the one answer, unreachable', async () => {
+    // D-Bus activates gnome-keyring with no unlocked collection: reading finds nothing (no error), every
+    // write fails. Reading alone would call that keychain fine while the key had to go to the file.
+    const script = join(sb.root, 'locked.sh');
+    const v = `"${process.execPath}" "${BIN}"`;
+    writeFileSync(
+      script,
+      [
+        `printf '%s' "$KEY" | ${v} auth login --with-token 2>login.err; echo "LOGIN_EXIT=$?"`,
+        `${v} auth status --json > status.json; echo "STATUS_EXIT=$?"`,
+        `${v} doctor --json > doctor.json; echo "DOCTOR_EXIT=$?"`,
+      ].join('\n'),
+    );
+    const r = await execa('dbus-run-session', ['--', 'sh', script], {
+      env: { ...sb.env, VOXCTL_BASE_URL: server.url, KEY: server.key },
+      extendEnv: false,
+      reject: false,
+      cwd: sb.root,
+      timeout: 90_000,
+    });
+    expect(r.stdout, r.stderr).toContain('LOGIN_EXIT=0');
+    expect(readFileSync(join(sb.root, 'login.err'), 'utf8')).toMatch(/keychain unreachable .* key stored in .*credentials\.json/);
+    const status = JSON.parse(readFileSync(join(sb.root, 'status.json'), 'utf8')) as { key_source: string; keychain: string; keychain_error: string | null };
+    const doctor = JSON.parse(readFileSync(join(sb.root, 'doctor.json'), 'utf8')) as { checks: { check: string; status: string; detail: string }[] };
+    const check = doctor.checks.find((c) => c.check === 'keychain')!;
+    expect(status.key_source).toBe('file');
+    expect(status.keychain).toBe('unreachable');
+    expect(check.status).toBe('warn');
+    expect(check.detail).toContain(status.keychain_error!);
   }, 120_000);
 
   it('without D-Bus the 0600 file fallback engages with its one-line warning', async () => {

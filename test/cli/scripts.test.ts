@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { execa } from 'execa';
@@ -242,6 +242,26 @@ describe('rough edges (issue 9 items 5, 8, 10)', () => {
     const restarted = JSON.parse(r.stdout) as { pid: number; url: string; restarted: boolean };
     expect(restarted).toMatchObject({ url: server.url, restarted: true });
     expect(restarted.pid).not.toBe(before.pid);
+    expect((await cli(sb, ['whoami'], { env })).exitCode).toBe(0);
+  }, 120_000);
+
+  it('serve restart checks the new config before it stops anything: a typo leaves the service running', async () => {
+    const before = JSON.parse((await cli(sb, ['serve', 'status', '--json'])).stdout) as { pid: number };
+    const file = join(sb.dataDir, 'voxctl.config.json');
+    writeFileSync(file, JSON.stringify({ stt: { providers: { 'stt-b': { adaptor: 'deepgram' } } } }));
+    try {
+      const r = await cli(sb, ['serve', 'restart'], { env: { VOXCTL_BOOTSTRAP_KEY: server.key }, timeout: 90_000 });
+      expect(r.exitCode).toBe(1);
+      expect(r.stderr).toContain(`Error: Not restarted: Invalid server config ${file}: unknown key "stt.providers.stt-b.adaptor"`);
+      expect(r.stderr).toContain(`the running service (pid ${before.pid}) is untouched`);
+      const missing = await cli(sb, ['serve', 'restart', '--config', join(sb.root, 'nope.json'), '--json']);
+      expect(missing.exitCode).toBe(1);
+      expect(JSON.parse(missing.stderr.trim()).error.message).toContain('Config file not found');
+    } finally {
+      rmSync(file, { force: true });
+    }
+    const after = JSON.parse((await cli(sb, ['serve', 'status', '--json'])).stdout) as { pid: number; running: boolean };
+    expect(after).toMatchObject({ pid: before.pid, running: true });
     expect((await cli(sb, ['whoami'], { env })).exitCode).toBe(0);
   }, 120_000);
 

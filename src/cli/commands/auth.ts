@@ -74,8 +74,9 @@ export function registerAuth(program: Command, ctx: HandlerContext): void {
     const out = outputFor(ctx, flags);
     const target = await resolveTarget(ctx, flags);
     if (target.embedded && flags.autostart !== false) await ensureEmbedded(ctx, flags, out, target);
-    const { key, source, keychainError } = await resolveKey(ctx, flags, target);
-    const keychain = keychainError ?? (source === 'keychain' ? undefined : await ctx.keys.probe(target.profile));
+    const { key, source } = await resolveKey(ctx, flags, target);
+    // The one probe `doctor` asks too (a failure met while reading the key is part of its answer).
+    const keychain = await ctx.keys.probe(target.profile);
     let user: Awaited<ReturnType<ReturnType<typeof createClient>['me']>> | undefined;
     let state: 'ok' | 'no_key' | 'rejected' | 'unreachable' = 'no_key';
     let problem: string | undefined;

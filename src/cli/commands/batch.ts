@@ -7,6 +7,7 @@ import type { BatchCreated, BatchItem, Job, JobSummary } from '../../shared/sche
 import type { HandlerContext } from '../context.js';
 import { CliError, ExitCode, usageError } from '../errors.js';
 import type { Column, Output } from '../output.js';
+import { withQuotaArithmetic } from '../api-errors.js';
 import { JobProgress, pollJob, watchJobs } from '../progress.js';
 import { connect } from '../session.js';
 import { examples, flagsOf, pagingOptions, readInputFile, readStdin } from '../util.js';
@@ -150,10 +151,11 @@ export function registerBatch(program: Command, ctx: HandlerContext): void {
     const chunks = chunk(full);
     const created: (BatchCreated & { start: number })[] = [];
     for (const c of chunks) {
-      const job = await client.submitBatch(
+      const needed = c.items.reduce((n, i) => n + [...i.text].length, 0);
+      const job = await withQuotaArithmetic(client.usage, needed, () => client.submitBatch(
         { items: c.items, ...(flags.sampleRate ? { sample_rate: Number(flags.sampleRate) as SampleRateHz } : {}) },
         { idempotencyKey: randomUUID() },
-      );
+      ));
       created.push({ ...job, start: c.start });
     }
     if (chunks.length > 1) out.info(`${full.length} items split into ${chunks.length} jobs of at most ${MAX_BATCH}.`);
@@ -164,7 +166,7 @@ export function registerBatch(program: Command, ctx: HandlerContext): void {
       out.info(`Follow with: voxctl batch status ${created[0]!.job_id} --watch`);
       return;
     }
-    const jobs = await watchJobs(created.map((j) => j.job_id), pollJob(ctx, client, out), { progress: new JobProgress(out), sleep: ctx.clock.sleep });
+    const jobs = await watchJobs(created.map((j) => j.job_id), pollJob(ctx, client, out), { progress: new JobProgress(out, () => ctx.clock.now().getTime()), sleep: ctx.clock.sleep });
     if (flags.download) {
       const texts = full.map((i) => i.text);
       const entries = jobs.flatMap((job, i) => jobItems(job, { offset: created[i]!.start, texts }));
@@ -182,7 +184,7 @@ export function registerBatch(program: Command, ctx: HandlerContext): void {
     const flags = flagsOf<{ watch?: boolean }>(cmd);
     const { client, out } = await connect(ctx, flags);
     const job = flags.watch
-      ? (await watchJobs([id], pollJob(ctx, client, out), { progress: new JobProgress(out), sleep: ctx.clock.sleep }))[0]!
+      ? (await watchJobs([id], pollJob(ctx, client, out), { progress: new JobProgress(out, () => ctx.clock.now().getTime()), sleep: ctx.clock.sleep }))[0]!
       : await client.getJob(id);
     if (out.json) out.printJson(job);
     else {

@@ -8,6 +8,7 @@ import type { Column } from '../output.js';
 import { JobProgress, pollJob, watchJobs } from '../progress.js';
 import { connect } from '../session.js';
 import { validateDatasetCsv } from '../dataset-csv.js';
+import { withQuotaArithmetic } from '../api-errors.js';
 import { examples, flagsOf, pagingOptions, readInputFile } from '../util.js';
 import { downloadAll, type DownloadItem } from '../downloads.js';
 
@@ -35,7 +36,7 @@ export function registerDataset(program: Command, ctx: HandlerContext): void {
   ).action(async (file: string, _o, cmd: Command) => {
     const flags = flagsOf<{ name?: string; language?: string; generateAudio?: boolean; watch?: boolean }>(cmd);
     const data = await readInputFile(file);
-    const { problems, rows } = await validateDatasetCsv(data);
+    const { problems, rows, characters } = await validateDatasetCsv(data);
     if (problems.length > 0) {
       // Exit 2, as when the service refuses the same file (DESIGN §7).
       throw new CliError(`${file} has ${problems.length} problem(s); nothing was uploaded:\n  ${problems.join('\n  ')}`, {
@@ -46,14 +47,15 @@ export function registerDataset(program: Command, ctx: HandlerContext): void {
     const name = flags.name ?? basename(file).replace(/\.csv$/i, '');
     if (name.length < 1 || name.length > 200) throw usageError('--name must be 1..200 characters');
     const { client, out } = await connect(ctx, flags, { announce: true });
-    const created = await client.uploadDataset({ file: { data, filename: basename(file), contentType: 'text/csv' }, name, language: flags.language, generateAudio: Boolean(flags.generateAudio) });
+    const upload = () => client.uploadDataset({ file: { data, filename: basename(file), contentType: 'text/csv' }, name, language: flags.language, generateAudio: Boolean(flags.generateAudio) });
+    const created = await withQuotaArithmetic(client.usage, characters, upload);
     if (!(flags.watch && created.job_id)) {
       if (out.json) return out.printJson(created);
       out.write(created.dataset_id + '\n');
       out.success(`Uploaded ${rows} row(s) as ${created.dataset_id}${created.job_id ? `; generating audio in job ${created.job_id}` : ''}.`);
       return;
     }
-    const [job] = await watchJobs([created.job_id], pollJob(ctx, client, out), { progress: new JobProgress(out), sleep: ctx.clock.sleep });
+    const [job] = await watchJobs([created.job_id], pollJob(ctx, client, out), { progress: new JobProgress(out, () => ctx.clock.now().getTime()), sleep: ctx.clock.sleep });
     if (out.json) out.printJson(created);
     else out.write(created.dataset_id + '\n');
     if (job!.status === 'failed' || job!.status === 'partial') {

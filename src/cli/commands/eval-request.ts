@@ -1,10 +1,9 @@
 import { ConditionError, formatCondition, parseCondition } from '../../shared/conditions.js';
 import type { CreateEvaluationRequest, EvaluationSpeakers } from '../../shared/schemas/evaluations.js';
-import { ALL_PROVIDERS } from '../stt-providers.js';
+import { parseProviders, type ProviderChoice } from '../stt-providers.js';
 import type { HandlerContext } from '../context.js';
 import { usageError } from '../errors.js';
 import { readInputFile, readStdin } from '../util.js';
-import { parseProviders } from './stt.js';
 
 // The request of `voxctl eval run`, built from its flags and checked as far as the CLI can without the
 // service: the same rules (shared parsers, the schema's names) and exit 2, before anything is created.
@@ -50,6 +49,13 @@ export interface RunFlags {
   report?: string;
   force?: boolean;
   maxWer?: number;
+  dryRun?: boolean;
+}
+
+/** What `eval run` will ask for: the body without its providers, and the providers as given (`all` is resolved against the service). */
+export interface RunPlan {
+  body: Omit<CreateEvaluationRequest, 'providers'>;
+  providers: ProviderChoice;
 }
 
 /**
@@ -84,8 +90,8 @@ export async function speakerSelection(flags: Pick<RunFlags, 'speaker' | 'filter
   return { filter, group_by: groupBy, per_group: flags.perGroup, ...seed };
 }
 
-/** The request body of `eval run`, validated as far as the CLI can without the service. */
-export async function runRequest(ctx: HandlerContext, flags: RunFlags): Promise<CreateEvaluationRequest> {
+/** The request of `eval run`, validated as far as the CLI can without the service. */
+export async function runRequest(ctx: HandlerContext, flags: RunFlags): Promise<RunPlan> {
   if ((flags.texts === undefined) === (flags.dataset === undefined)) throw usageError('Give exactly one of --texts FILE or --dataset ID');
   let texts: string[] | undefined;
   if (flags.texts !== undefined) {
@@ -93,8 +99,6 @@ export async function runRequest(ctx: HandlerContext, flags: RunFlags): Promise<
     if (texts.length === 0) throw usageError(`${flags.texts} has no texts (one per line)`);
   }
   const providers = parseProviders(flags.providers);
-  const unknown = providers.find((p) => !(ALL_PROVIDERS as readonly string[]).includes(p));
-  if (unknown) throw usageError(`Unknown provider: ${unknown}`, `known: ${ALL_PROVIDERS.join(', ')}`);
   const conditions = flags.conditions === undefined ? undefined : parseConditions(flags.conditions);
   if (conditions?.length === 0) throw usageError('--conditions needs at least one condition');
   let normalizer: CreateEvaluationRequest['normalizer'];
@@ -103,14 +107,14 @@ export async function runRequest(ctx: HandlerContext, flags: RunFlags): Promise<
     if (!(NORMALIZER_NAMES as readonly string[]).includes(flags.normalizer)) throw usageError(`--normalizer must be one of ${NORMALIZER_NAMES.join(', ')}, got '${flags.normalizer}'`);
     normalizer = flags.normalizer as CreateEvaluationRequest['normalizer'];
   }
-  return {
+  const body = {
     ...(flags.name !== undefined ? { name: flags.name } : {}),
     ...(texts ? { texts } : { dataset_id: flags.dataset! }),
     speakers: await speakerSelection(flags),
-    providers,
     ...(conditions ? { conditions } : {}),
     ...(normalizer ? { normalizer } : {}),
   };
+  return { body, providers };
 }
 
 /** Parses `--max-wer X` (a WER, 0 or more: 0.25 means 25%). */

@@ -90,14 +90,21 @@ export const utteranceColumns = (full: boolean): Column<EvaluationUtterance>[] =
     : [{ header: 'transcript / error', get: (u: EvaluationUtterance) => (u.error ? `[${u.error.code}] ${u.error.message}` : truncate(u.transcript, 48)) }]),
 ];
 
-/** The human view of an evaluation: its fields, then the summary and comparisons when present. */
-export async function printEvaluation(out: Output, ev: EvaluationDetail): Promise<void> {
+/** Replaces provider tokens by their labels (`stt-b · deepgram nova-3`) in the human tables. */
+const labelled = <T>(columns: readonly Column<T>[], headers: readonly string[], label: (id: string) => string): Column<T>[] =>
+  columns.map((c) => (headers.includes(c.header) ? { header: c.header, get: (r: T) => label(String(c.get(r))) } : c));
+
+/**
+ * The human view of an evaluation: its fields, then the summary and comparisons when present, each
+ * provider labelled with its vendor and model by `label`.
+ */
+export async function printEvaluation(out: Output, ev: EvaluationDetail, label: (id: string) => string = (id) => id): Promise<void> {
   out.fields([
     ['evaluation_id', ev.evaluation_id],
     ['name', ev.name],
     ['status', ev.status],
     ['progress', `${ev.progress}% (${ev.completed_utterances}/${ev.total_utterances} utterances)`],
-    ['providers', ev.providers.join(', ')],
+    ['providers', ev.providers.map(label).join(', ')],
     ['conditions', ev.conditions.join(', ')],
     ['group_by', ev.group_by],
     ['normalizer', `${ev.normalizer.name} v${ev.normalizer.version}`],
@@ -110,10 +117,10 @@ export async function printEvaluation(out: Output, ev: EvaluationDetail): Promis
     return;
   }
   out.write('\n');
-  await out.table(ev.summary, summaryColumns);
+  await out.table(ev.summary, labelled(summaryColumns, ['provider'], label));
   if (ev.comparisons?.length) {
     out.write('\n');
-    await out.table(ev.comparisons, comparisonColumns);
+    await out.table(ev.comparisons, labelled(comparisonColumns, ['a', 'b'], label));
   }
 }
 

@@ -5,26 +5,21 @@ import { ApiRequestError } from '../../client/errors.js';
 import { CliError, ExitCode } from '../errors.js';
 import type { Output } from '../output.js';
 import { bar } from '../output.js';
+import { duration, paceFields, paceText, RunPace } from '../progress.js';
 
 /** Evaluation states after which nothing changes (DESIGN §8.2); the schema's list, without loading TypeBox at start-up. */
 export const FINAL_STATES = new Set(['completed', 'partial', 'failed', 'cancelled']);
 
-/** `75 s` → `1m 15s`; hours when needed. */
-export function duration(seconds: number): string {
-  const s = Math.max(0, Math.round(seconds));
-  if (s < 60) return `${s}s`;
-  if (s < 3600) return `${Math.floor(s / 60)}m ${String(s % 60).padStart(2, '0')}s`;
-  return `${Math.floor(s / 3600)}h ${String(Math.floor((s % 3600) / 60)).padStart(2, '0')}m`;
-}
+export { duration } from '../progress.js';
 
 /**
- * Progress of one evaluation on stderr: on a terminal a bar redrawn in place with done/total, the rate
- * since the watch began and the ETA; when piped, one plain line whenever the status or percentage changes.
+ * Progress of one evaluation on stderr (DESIGN §7): on a terminal one line redrawn in place with
+ * done/total, the rate since the watch began and the ETA; piped, a plain line every 10% or 10 s;
+ * under --json, `{"event":"progress",…}` lines at the same cadence; nothing with --quiet.
  */
 export class EvaluationProgress {
-  private first?: { at: number; done: number };
+  private readonly run = new RunPace();
   private drawn = false;
-  private lastLine = '';
 
   constructor(private readonly out: Output) {}
 
@@ -32,23 +27,26 @@ export class EvaluationProgress {
   update(ev: EvaluationDetail, nowMs: number): void {
     if (this.out.quiet) return;
     const done = ev.completed_utterances;
-    this.first ??= { at: nowMs, done };
-    const seconds = (nowMs - this.first.at) / 1000;
-    const rate = seconds > 0 ? (done - this.first.done) / seconds : 0;
+    const final = FINAL_STATES.has(ev.status);
+    const pace = this.run.pace(done, ev.total_utterances, nowMs, final);
+    if (this.out.json) {
+      if (this.run.due(ev.status, ev.progress, nowMs)) {
+        this.out.event('progress', { evaluation_id: ev.evaluation_id, status: ev.status, progress: ev.progress, done, total: ev.total_utterances, ...paceFields(pace) });
+      }
+      return;
+    }
     if (this.out.stderrTTY) {
       const c = this.out.errColor;
       const colour = ev.status === 'completed' ? c.green : ev.status === 'failed' || ev.status === 'cancelled' ? c.red : ev.status === 'partial' ? c.yellow : c.cyan;
-      const eta = rate > 0 && !FINAL_STATES.has(ev.status) ? `  ETA ${duration((ev.total_utterances - done) / rate)}` : '';
-      const speed = rate > 0 ? `  ${rate.toFixed(1)} utt/s` : '';
+      const eta = pace.etaSeconds !== undefined ? `  ETA ${duration(pace.etaSeconds)}` : '';
+      const speed = pace.rate > 0 ? `  ${pace.rate.toFixed(1)} utt/s` : '';
       const line = `${ev.evaluation_id}  ${colour(bar(ev.progress, 100, 24))} ${String(ev.progress).padStart(3)}%  ${colour(ev.status.padEnd(10))} ${done}/${ev.total_utterances}${speed}${eta}`;
       this.out.stderr.write(`${this.drawn ? '\x1b[1A' : ''}\x1b[2K${line}\n`);
       this.drawn = true;
       return;
     }
-    const line = `${ev.evaluation_id}: ${ev.status} ${ev.progress}% (${done}/${ev.total_utterances})`;
-    if (line === this.lastLine) return;
-    this.lastLine = line;
-    this.out.stderr.write(line + '\n');
+    if (!this.run.due(ev.status, ev.progress, nowMs)) return;
+    this.out.stderr.write(`${ev.evaluation_id}: ${ev.status} ${ev.progress}% (${done}/${ev.total_utterances}${paceText(pace, 'utt')})\n`);
   }
 }
 
@@ -79,6 +77,7 @@ export async function watchEvaluation(
       if (!(e instanceof ApiRequestError) || e.status !== 429 || ++limited > MAX_RATE_LIMITED_WAITS) throw e;
       const wait = Math.min(60, Math.max(1, e.retryAfter ?? 5));
       options.out.info(`Rate limited while watching; retrying in ${wait} s`);
+      options.out.event('rate_limited', { retry_after_seconds: wait });
       await options.sleep(wait * 1000);
       continue;
     }
@@ -97,20 +96,31 @@ export function gateFailures(summary: readonly EvaluationSummaryRow[], maxWer: n
 }
 
 /**
+ * The `--max-wer` gate (DESIGN §8.7): exit 7 naming every offending row on stderr. A run that has no
+ * summary yet cannot be gated: that is said, not passed.
+ */
+export function checkGate(ev: EvaluationDetail, maxWer: number | undefined): void {
+  if (maxWer === undefined) return;
+  if (!ev.summary) {
+    throw new CliError(`${ev.evaluation_id} is ${ev.status}: --max-wer gates a finished evaluation (completed or partial)`, {
+      hint: `wait for it with \`voxctl eval show ${ev.evaluation_id} --watch --max-wer ${maxWer}\``,
+    });
+  }
+  const bad = gateFailures(ev.summary, maxWer);
+  if (bad.length === 0) return;
+  const rows = bad.map((r) => `  ${r.provider} under ${r.condition}: WER ${r.wer === null ? 'n/a (nothing scored)' : r.wer.toFixed(4)}`);
+  throw new CliError(`${bad.length} provider/condition row(s) exceed --max-wer ${maxWer}:\n${rows.join('\n')}`, {
+    exitCode: ExitCode.werGate,
+    hint: `see \`voxctl eval show ${ev.evaluation_id}\``,
+  });
+}
+
+/**
  * How a watched run ends (DESIGN §7, §8.7): the gate first — exit 7 naming every offending row — then
  * exit 6 for a run that ended failed, partial or cancelled.
  */
 export function finishRun(ev: EvaluationDetail, maxWer: number | undefined): void {
-  if (maxWer !== undefined && ev.summary) {
-    const bad = gateFailures(ev.summary, maxWer);
-    if (bad.length > 0) {
-      const rows = bad.map((r) => `  ${r.provider} under ${r.condition}: WER ${r.wer === null ? 'n/a (nothing scored)' : r.wer.toFixed(4)}`);
-      throw new CliError(`${bad.length} provider/condition row(s) exceed --max-wer ${maxWer}:\n${rows.join('\n')}`, {
-        exitCode: ExitCode.werGate,
-        hint: `see \`voxctl eval show ${ev.evaluation_id}\``,
-      });
-    }
-  }
+  if (ev.summary) checkGate(ev, maxWer);
   if (ev.status !== 'completed') {
     const why = ev.status === 'partial' ? ': some syntheses failed' : '';
     throw new CliError(`${ev.evaluation_id} ended ${ev.status}${why}`, { exitCode: ExitCode.jobFailed, hint: `see \`voxctl eval utterances ${ev.evaluation_id} --errors-only\`` });

@@ -5,28 +5,30 @@ import { Option } from 'commander';
 import type { VoxClient } from '../../client/index.js';
 import type { EvaluationDetail, EvaluationListItem } from '../../shared/schemas/evaluations.js';
 import type { HandlerContext } from '../context.js';
-import { CliError, ExitCode } from '../errors.js';
+import { ApiRequestError } from '../../client/errors.js';
+import { QuotaExceededError } from '../api-errors.js';
+import { CliError, ExitCode, usageError } from '../errors.js';
+import { ProviderCatalog } from '../stt-providers.js';
 import { connect } from '../session.js';
-import { assertWritable, examples, flagsOf, intOption, pagingOptions, writeOutputFile } from '../util.js';
+import { assertOutput, assertWritable, examples, flagsOf, intOption, pagingOptions, STDOUT_FILE, writeOutput } from '../util.js';
 import { parseConditions, runRequest, werOption, type RunFlags } from './eval-request.js';
 import { listColumns, printEvaluation, printPages, summaryCsvColumns, utteranceColumns } from './eval-views.js';
-import { EvaluationProgress, finishRun, watchEvaluation } from './eval-watch.js';
+import { checkGate, EvaluationProgress, finishRun, watchEvaluation } from './eval-watch.js';
 import { ciOutputOptions, emitCiOutputs, finishWatched, registerEvalCompare, regressionGateOption, type CiFlags } from './eval-compare.js';
 
 /** The states of `--status`: the schema's EvaluationStatus, copied so TypeBox is not loaded at start-up (a test checks they match). */
 export const STATUSES = ['pending', 'processing', 'completed', 'partial', 'failed', 'cancelled'];
 
 /** Saves the evaluation's HTML report to `file` (the signed `report_url` needs no key). */
-async function saveReport(client: VoxClient, ev: EvaluationDetail, file: string, force: boolean | undefined): Promise<void> {
-  writeOutputFile(file, await client.downloadReport(ev.report_url), force);
+async function saveReport(ctx: HandlerContext, client: VoxClient, ev: EvaluationDetail, file: string, force: boolean | undefined): Promise<void> {
+  await writeOutput(ctx, file, await client.downloadReport(ev.report_url), force);
 }
 
 /** `voxctl eval run|list|show|utterances|report|cancel` (DESIGN §8.7). */
 export function registerEval(program: Command, ctx: HandlerContext): void {
   const evaluation = program
     .command('eval')
-    .description('Evaluate STT providers on synthesised speech across voices, groups and audio conditions')
-    .addHelpText('after', `\nExit codes as the other commands, plus ${ExitCode.werGate} when --max-wer or --max-regression is exceeded (the CI gates).`);
+    .description('Evaluate STT providers on synthesised speech across voices, groups and audio conditions');
 
   examples(
     // CI outputs and the regression gate against a baseline (DESIGN §11.4, §11.5): see eval-compare.ts.
@@ -40,7 +42,7 @@ export function registerEval(program: Command, ctx: HandlerContext): void {
       .option('--group-by <group>', 'group results by gender|region|accent|age_range|native_language|engine (default accent)')
       .option('--per-group <k>', 'speakers per group value with --filter (1..20)', intOption('--per-group', 1, 20))
       .option('--seed <n>', 'seed of the speaker choice, noise and bootstrap (default 0)', intOption('--seed', 0, Number.MAX_SAFE_INTEGER))
-      .requiredOption('-p, --providers <list>', "comma-separated STT providers, or 'all'")
+      .requiredOption('-p, --providers <list>', "comma-separated STT providers, or 'all' (every provider the service has configured)")
       .option('--conditions <list>', 'clean, telephone, noise:{snr}, speed:{factor}, comma-separated (default clean)')
       .option('--normalizer <name>', 'basic (default) or whisper-en')
       .option('--name <name>', 'a name for the evaluation')
@@ -48,18 +50,41 @@ export function registerEval(program: Command, ctx: HandlerContext): void {
       .option('--report <file>', 'save the HTML report when it ends (implies --watch)')
       .option('--force', 'overwrite an existing --report file')
       .option('--max-wer <x>', `CI gate: exit ${ExitCode.werGate} when a provider's overall WER under a condition exceeds x (implies --watch)`, werOption)
+      .option('--dry-run', 'print utterances, characters, audio minutes and cost where priced; create nothing')
       .option('--baseline <id>', 'an earlier evaluation to compare with when this one ends (with --max-regression: the regression gate)'))),
     [
       'voxctl eval run --texts prompts.txt --filter region=Europe --group-by accent --per-group 2 --providers local-sphinx --conditions clean,telephone,noise:5 --watch --report r.html',
       'voxctl eval run --texts prompts.txt --speaker spk_a spk_b --providers stt-b,local-sphinx --max-wer 0.3',
+      'voxctl eval run --texts prompts.txt --filter accent=Scottish --group-by engine --per-group 2 --providers all --dry-run',
     ],
   ).action(async (_o, cmd: Command) => {
     const flags = flagsOf<RunFlags & CiFlags & { baseline?: string }>(cmd);
-    const body = await runRequest(ctx, flags);
-    if (flags.baseline !== undefined) body.baseline_id = flags.baseline;
+    const plan = await runRequest(ctx, flags);
+    if (flags.report === STDOUT_FILE) throw usageError('--report - would mix the report with the summary on stdout', 'save it to a file, or run `voxctl eval report ID -o -` afterwards');
     if (flags.report) assertWritable(flags.report, flags.force);
-    const { client, out } = await connect(ctx, flags, { announce: true });
-    const created = await client.createEvaluation(body);
+    const { client, out } = await connect(ctx, flags, { announce: !flags.dryRun });
+    const catalog = new ProviderCatalog(ctx, client);
+    // `all` = every provider the service has configured (DESIGN §8.1), never a token bound to fail.
+    const providers = await catalog.resolve(plan.providers);
+    if (flags.dryRun) {
+      const { dryRun, printDryRun } = await import('./eval-dry-run.js');
+      return printDryRun(out, await dryRun(client, plan.body, providers, await catalog.recent()));
+    }
+    const body = { ...plan.body, providers, ...(flags.baseline !== undefined ? { baseline_id: flags.baseline } : {}) };
+    const created = await client.createEvaluation(body).catch(async (e: unknown) => {
+      // A filter nothing matches: the closest values the catalogue has, before the service's error.
+      const filter = body.speakers.filter;
+      if (e instanceof ApiRequestError && e.status === 400 && filter && e.detail === 'No speakers match the filter') {
+        const { explainNoMatch } = await import('./speakers.js');
+        await explainNoMatch(out, filter, () => client.speakerFacets(), (f, v) => `--filter ${f}=${v}`);
+      }
+      // A quota 429 says how many characters the run needed and how many are left (asked only then).
+      if (!(e instanceof ApiRequestError) || e.code !== 'quota_exceeded') throw e;
+      const { evaluationCharacters } = await import('./eval-dry-run.js');
+      const needed = await evaluationCharacters(client, plan.body).catch(() => undefined);
+      if (needed === undefined) throw e;
+      throw new QuotaExceededError(e, needed, await client.usage().catch(() => undefined));
+    });
     const ci = flags.junit !== undefined || flags.markdown !== undefined || flags.maxRegression !== undefined;
     const watch = flags.watch || flags.report !== undefined || flags.maxWer !== undefined || ci;
     if (!watch) {
@@ -76,7 +101,7 @@ export function registerEval(program: Command, ctx: HandlerContext): void {
       sleep: ctx.clock.sleep,
     });
     if (flags.report) {
-      await saveReport(client, ev, flags.report, flags.force);
+      await saveReport(ctx, client, ev, flags.report, flags.force);
       out.success(`Saved the report of ${ev.evaluation_id} to ${flags.report}`);
     }
     await finishWatched(ctx, client, out, ev, flags);
@@ -94,10 +119,23 @@ export function registerEval(program: Command, ctx: HandlerContext): void {
   });
 
   examples(
-    ciOutputOptions(evaluation.command('show').argument('<id>', 'evaluation id').option('--csv', 'the summary rows as CSV').option('--watch', 'follow progress until it ends (exit 6 unless it completes)').description('Show an evaluation: progress, summary and comparisons')),
-    ['voxctl eval show ev_123', 'voxctl eval show ev_123 --csv > summary.csv', 'voxctl eval show ev_123 --json | jq ".summary[] | select(.group == \\"all\\")"'],
+    ciOutputOptions(
+      evaluation
+        .command('show')
+        .argument('<id>', 'evaluation id')
+        .option('--csv', 'the summary rows as CSV')
+        .option('--watch', 'follow progress until it ends (exit 6 unless it completes)')
+        .option('--max-wer <x>', `CI gate: exit ${ExitCode.werGate} when a provider's overall WER under a condition exceeds x`, werOption)
+        .description('Show an evaluation: progress, summary and comparisons'),
+    ),
+    [
+      'voxctl eval show ev_123',
+      'voxctl eval show ev_123 --csv > summary.csv',
+      'voxctl eval show ev_123 --json | jq ".summary[] | select(.group == \\"all\\")"',
+      'voxctl eval show ev_123 --max-wer 0.25 --junit junit.xml',
+    ],
   ).action(async (id: string, _o, cmd: Command) => {
-    const flags = flagsOf<{ csv?: boolean; watch?: boolean } & CiFlags>(cmd);
+    const flags = flagsOf<{ csv?: boolean; watch?: boolean; maxWer?: number } & CiFlags>(cmd);
     const { client, out } = await connect(ctx, flags);
     const ev = flags.watch
       ? await watchEvaluation(() => client.getEvaluation(id), { out, progress: new EvaluationProgress(out), now: () => ctx.clock.now().getTime(), sleep: ctx.clock.sleep })
@@ -106,9 +144,11 @@ export function registerEval(program: Command, ctx: HandlerContext): void {
     else if (flags.csv) {
       if (!ev.summary) throw new CliError(`${id} is ${ev.status}: the summary appears when it is completed or partial`, { hint: `voxctl eval show ${id} --watch` });
       await out.csv(ev.summary, summaryCsvColumns);
-    } else await printEvaluation(out, ev);
+    } else await printEvaluation(out, ev, await new ProviderCatalog(ctx, client).labeller());
     await emitCiOutputs(ctx, flags, { evaluation: ev });
-    if (flags.watch) finishRun(ev, undefined);
+    // The gate of a finished run (DESIGN §8.7); --watch also ends as a watched run does (exit 6).
+    if (flags.watch) finishRun(ev, flags.maxWer);
+    else checkGate(ev, flags.maxWer);
   });
 
   examples(
@@ -143,17 +183,19 @@ export function registerEval(program: Command, ctx: HandlerContext): void {
     evaluation
       .command('report')
       .argument('<id>', 'evaluation id')
-      .requiredOption('-o, --out <file>', 'HTML file to write')
+      .requiredOption('-o, --out <file>', "HTML file to write ('-': stdout, when it is not a terminal)")
       .option('--open', 'open the saved report in the browser')
       .option('--force', 'overwrite an existing file')
       .description('Save the self-contained HTML report of an evaluation'),
     ['voxctl eval report ev_123 -o report.html --open'],
   ).action(async (id: string, _o, cmd: Command) => {
     const flags = flagsOf<{ out: string; open?: boolean; force?: boolean }>(cmd);
-    assertWritable(flags.out, flags.force);
+    assertOutput(ctx, flags.out, { force: flags.force, json: flags.json, what: 'the HTML report' });
+    if (flags.out === STDOUT_FILE && flags.open) throw usageError('--open needs a saved file, not -o -');
     const { client, out } = await connect(ctx, flags, { announce: true });
     const ev = await client.getEvaluation(id);
-    await saveReport(client, ev, flags.out, flags.force);
+    await saveReport(ctx, client, ev, flags.out, flags.force);
+    if (flags.out === STDOUT_FILE) return;
     if (out.json) out.printJson({ evaluation_id: id, file: flags.out, status: ev.status });
     else out.success(`Saved the report of ${id} (${ev.status}) to ${flags.out}`);
     if (flags.open && !(await ctx.openUrl(pathToFileURL(resolve(flags.out)).href))) out.warn(`No browser opener found; open ${flags.out} yourself.`);

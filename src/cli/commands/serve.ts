@@ -181,7 +181,10 @@ export function registerServe(program: Command, ctx: HandlerContext): void {
         // place for a key, so there the line names the file that holds it (DESIGN §14.5).
         const file = `${options.dataDir}/bootstrap-key`;
         const onTerminal = process.stderr.isTTY === true && ctx.env.raw().VOXCTL_SERVE_DETACHED !== '1';
-        if (onTerminal) process.stderr.write(`Created user admin@localhost (pro). API key (shown once, also in ${file}): ${key}\n`);
+        const message = `Created user admin@localhost (pro). API key (shown once, also in ${file}): ${key}`;
+        // Under --json every stderr line is JSON (DESIGN §7), the key's line too.
+        if (onTerminal && flagsOf(cmd).json) lifecycle('bootstrap', message, { key_file: file, key });
+        else if (onTerminal) process.stderr.write(`${message}\n`);
         else lifecycle('bootstrap', `Created user admin@localhost (pro). API key written to ${file}`, { key_file: file });
       }
       await new Promise<void>((resolve) => {
@@ -245,6 +248,16 @@ export function registerServe(program: Command, ctx: HandlerContext): void {
     const options = resolveServeOptions(flags, ctx.env.raw());
     const rec = readServerRecord(options.dataDir);
     const running = rec !== undefined && isAlive(rec.pid);
+    // Check first, then stop: a config the new service would refuse must not leave nothing running.
+    const { checkStartOptions } = await import('../../server/start.js');
+    try {
+      checkStartOptions(options);
+    } catch (e) {
+      throw new CliError(`Not restarted: ${e instanceof Error ? e.message : String(e)}`, {
+        cause: e,
+        hint: running ? `the running service (pid ${rec.pid}) is untouched; fix that and run \`voxctl serve restart\` again` : 'fix that and run `voxctl serve restart` again',
+      });
+    }
     // An auto-started service stays one, so the CLI may restart it again on a version change.
     const autostarted = running && wasAutostarted(options.dataDir, rec.pid);
     if (running) await stopLocal(options.dataDir);

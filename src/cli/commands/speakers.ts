@@ -3,11 +3,12 @@ import { paginate } from '../../client/index.js';
 import type { Speaker, SpeakerFacets, SpeakerQuery } from '../../shared/schemas/speakers.js';
 import type { HandlerContext, Prompter } from '../context.js';
 import { usageError } from '../errors.js';
-import type { Column } from '../output.js';
+import type { Column, Output } from '../output.js';
+import { closestValues } from '../suggest.js';
 import { connect, type GlobalFlags } from '../session.js';
 import { deliverAudio } from '../audio-out.js';
 import { explained } from '../api-errors.js';
-import { assertWritable, canPrompt, examples, flagsOf, pagingOptions } from '../util.js';
+import { assertOutput, canPrompt, examples, flagsOf, pagingOptions } from '../util.js';
 
 const FILTERS = ['gender', 'region', 'accent', 'age_range', 'native_language'] as const;
 
@@ -57,10 +58,13 @@ export function registerSpeakers(program: Command, ctx: HandlerContext): void {
       const items: Speaker[] = [];
       for await (const s of paginate((p) => client.listSpeakers({ ...filters, ...p }), flags.offset ?? 0)) items.push(s);
       const envelope = { items, total: items.length + (flags.offset ?? 0), limit: items.length, offset: flags.offset ?? 0, has_more: false };
-      return out.list(envelope, items, speakerColumns, flags);
+      await out.list(envelope, items, speakerColumns, flags);
+      if (envelope.total === 0) await explainNoMatch(out, filters, () => client.speakerFacets());
+      return;
     }
     const page = await client.listSpeakers({ ...filters, limit: flags.limit, offset: flags.offset });
     await out.list(page, page.items, speakerColumns, flags);
+    if (page.total === 0) await explainNoMatch(out, filters, () => client.speakerFacets());
     if (!out.json && !flags.csv && page.has_more) {
       out.info(`Showing ${page.offset + 1}-${page.offset + page.items.length} of ${page.total}; use --all or --offset ${page.offset + page.items.length} for more.`);
     }
@@ -138,14 +142,14 @@ export function registerSpeakers(program: Command, ctx: HandlerContext): void {
     speakers
       .command('sample')
       .argument('<id>', 'speaker id')
-      .option('-o, --out <file>', 'save the sample WAV to this file')
+      .option('-o, --out <file>', "save the sample WAV to this file ('-': stdout, when it is not a terminal)")
       .option('--force', 'overwrite an existing file')
       .option('--play', 'play it (also when saving)')
       .description('Fetch the sample audio of a speaker'),
     ['voxctl speakers sample spk_flite-slt_001 --play', 'voxctl speakers sample spk_flite-slt_001 -o sample.wav'],
   ).action(async (id: string, _o, cmd: Command) => {
     const flags = flagsOf<{ out?: string; force?: boolean; play?: boolean }>(cmd);
-    if (flags.out) assertWritable(flags.out, flags.force);
+    if (flags.out) assertOutput(ctx, flags.out, { force: flags.force, json: flags.json, what: 'audio' });
     const { client, out } = await connect(ctx, flags, { announce: Boolean(flags.out) });
     const s = await explained({ speakerId: id }, () => client.getSpeaker(id));
     if (!s.sample_audio_url) throw usageError(`Speaker ${id} has no sample audio`);
@@ -153,6 +157,41 @@ export function registerSpeakers(program: Command, ctx: HandlerContext): void {
     await deliverAudio(ctx, out, wav, { outFile: flags.out, force: flags.force, play: flags.play, name: `sample-${id}` });
     if (out.json) out.printJson(s);
   });
+}
+
+/** The command-line flag of each filter, as the guidance names it. */
+const FLAG_OF: Record<(typeof FILTERS)[number], string> = {
+  gender: '--gender',
+  region: '--region',
+  accent: '--accent',
+  age_range: '--age-range',
+  native_language: '--native-language',
+};
+
+/**
+ * An empty result is not left as a bare table header: stderr says which filter value no speaker has,
+ * with the closest values the catalogue does have (its facets), or that the values exist but never
+ * together. Still exit 0 — an empty list is an answer.
+ */
+export async function explainNoMatch(
+  out: Output,
+  filters: Omit<SpeakerQuery, 'limit' | 'offset'>,
+  facets: () => Promise<SpeakerFacets>,
+  /** How the command line wrote a filter (`--accent 'x'`; `eval run` says `--filter accent=x`). */
+  written: (filter: (typeof FILTERS)[number], value: string) => string = (f, v) => `${FLAG_OF[f]} '${v}'`,
+): Promise<void> {
+  const given = FILTERS.filter((f) => filters[f] !== undefined).map((f) => [f, filters[f]!] as const);
+  if (given.length === 0) return out.warn('The speaker catalogue is empty.');
+  const known = await facets().catch(() => undefined);
+  const unknown = given
+    .filter(([f, v]) => known && !(known[f] ?? []).some((x) => x.value.toLowerCase() === v.toLowerCase()))
+    .map(([f, v]) => {
+      const closest = closestValues(v, (known?.[f] ?? []).map((x) => x.value));
+      return `no speaker has ${written(f, v)}${closest.length ? ` (closest: ${closest.join(', ')})` : ''}`;
+    });
+  const all = 'every value: `voxctl speakers facets`';
+  if (unknown.length) out.warn(`No speakers match: ${unknown.join('; ')}; ${all}.`);
+  else out.warn(`No speakers match ${given.map(([f, v]) => written(f, v)).join(' and ')} together (each value exists on its own); drop a filter, or see ${all}.`);
 }
 
 function describe(s: Speaker): string {

@@ -4,7 +4,8 @@ import type { VoxClient } from '../../client/index.js';
 import type { SttResult, TranscribeResponse } from '../../shared/schemas/stt.js';
 import { AccuracyInputError, calculateAccuracy, type AccuracyReport } from '../../shared/accuracy.js';
 import { NORMALIZER_NAMES, UnknownNormalizerError, type NormalizerName } from '../../shared/normalizers/index.js';
-import { ALL_PROVIDERS } from '../stt-providers.js';
+import { ALL_PROVIDERS, ProviderCatalog, parseProviders, type ProviderView } from '../stt-providers.js';
+import { providerLabel } from '../../shared/providers.js';
 import type { HandlerContext } from '../context.js';
 import { CliError, usageError } from '../errors.js';
 import type { Output } from '../output.js';
@@ -13,14 +14,6 @@ import { resolveDataDir } from '../../shared/paths.js';
 import { examples, flagsOf, readInputFile } from '../util.js';
 
 const MAX_PROVIDERS_PER_REQUEST = 9;
-
-/** Parses `--providers a,b` (or `all`), rejecting an empty list. */
-export function parseProviders(value: string): string[] {
-  if (value.trim() === 'all') return [...ALL_PROVIDERS];
-  const list = [...new Set(value.split(',').map((p) => p.trim()).filter(Boolean))];
-  if (list.length === 0) throw usageError('--providers needs at least one provider', `known: ${ALL_PROVIDERS.join(', ')}`);
-  return list;
-}
 
 /** Turns FILE|URL into an audio URL the service can read: local files are uploaded via POST /v1/audio. */
 export async function audioUrlFor(client: VoxClient, out: Output, source: string): Promise<string> {
@@ -67,6 +60,12 @@ export function reportFailures(out: Output, results: Record<string, SttResult>, 
   }
   if (entries.length > 0 && entries.every(([, r]) => r.transcript === null)) {
     const failed = entries.filter(([p]) => !unconfigured.includes(p)).map(([p, r]) => `${p}: ${r.error?.code ?? 'failed'}`);
+    if (failed.length === 0) {
+      throw new CliError(`None of the requested providers is configured on the service (${unconfigured.join(', ')})`, {
+        code: 'all_providers_failed',
+        hint: `bind them in ${configFile}, or use one that is ready: \`voxctl stt providers\` lists them (local-sphinx needs no key)`,
+      });
+    }
     throw new CliError(`Every requested provider failed${failed.length ? ` (${failed.join(', ')})` : ''}`, { code: 'all_providers_failed' });
   }
 }
@@ -95,16 +94,21 @@ export function registerStt(program: Command, ctx: HandlerContext): void {
     ['voxctl stt transcribe hello.wav --providers local-sphinx', 'voxctl stt transcribe https://example.com/a.mp3 --providers stt-b,stt-c --json'],
   ).action(async (source: string, _o, cmd: Command) => {
     const flags = flagsOf<{ providers: string; language?: string; csv?: boolean }>(cmd);
-    const providers = parseProviders(flags.providers);
+    const choice = parseProviders(flags.providers);
     const { client, out, target } = await connect(ctx, flags);
+    const catalog = new ProviderCatalog(ctx, client);
+    // `all` here is every token: the unconfigured ones are named in one line (DESIGN §7).
+    const providers = choice.all ? [...ALL_PROVIDERS] : choice.list;
     const audioUrl = await audioUrlFor(client, out, source);
     const res = await withSpinner(out, `Transcribing with ${providers.length} provider(s)`, () => transcribeAll(client, audioUrl, providers, flags.language));
     // Unconfigured providers are named in one line below rather than as rows of zeros.
     const rows = Object.entries(res.results)
       .filter(([, r]) => out.json || flags.csv || r.error?.code !== 'provider_not_configured')
       .map(([provider, r]) => ({ provider, ...r }));
-    await out.list(res, rows, [
-      { header: 'provider', get: (r) => r.provider },
+    const label = out.json || flags.csv ? (id: string) => id : await catalog.labeller();
+    // No rows left (every provider unconfigured): no empty table, the lines below say what to do.
+    if (rows.length > 0 || out.json || flags.csv) await out.list(res, rows, [
+      { header: 'provider', get: (r) => label(r.provider) },
       { header: 'transcript', get: (r) => r.transcript ?? (r.error ? `${out.color.red(r.error.code)}: ${r.error.message}` : null) },
       { header: 'latency_ms', get: (r) => r.latency_ms },
       { header: 'confidence', get: (r) => fmt(r.confidence, 3) },
@@ -131,8 +135,11 @@ export function registerStt(program: Command, ctx: HandlerContext): void {
     if (reference === undefined) throw usageError('stt compare needs --reference TEXT or --reference-file FILE');
     const scoring = { normalize: flags.normalize, normalizer: flags.normalizer };
     accuracy(reference, '', scoring);
-    const providers = parseProviders(flags.providers);
+    const choice = parseProviders(flags.providers);
     const { client, out, target } = await connect(ctx, flags);
+    const catalog = new ProviderCatalog(ctx, client);
+    // `all` here is every token: the unconfigured ones are named in one line (DESIGN §7).
+    const providers = choice.all ? [...ALL_PROVIDERS] : choice.list;
     const audioUrl = await audioUrlFor(client, out, source);
     const res = await withSpinner(out, `Transcribing with ${providers.length} provider(s)`, () => transcribeAll(client, audioUrl, providers, flags.language));
     const ranked = Object.entries(res.results)
@@ -144,9 +151,10 @@ export function registerStt(program: Command, ctx: HandlerContext): void {
       return reportFailures(out, res.results, serverConfigFile(ctx, target));
     }
     const shown = flags.csv ? ranked : ranked.filter((r) => r.error?.code !== 'provider_not_configured');
-    await out.list(null, shown, [
+    const label = flags.csv ? (id: string) => id : await catalog.labeller();
+    if (shown.length > 0) await out.list(null, shown, [
       { header: 'rank', get: (r) => r.rank },
-      { header: 'provider', get: (r) => r.provider },
+      { header: 'provider', get: (r) => label(r.provider) },
       { header: 'wer', get: (r) => fmt(r.accuracy?.wer) },
       { header: 'cer', get: (r) => fmt(r.accuracy?.cer) },
       { header: 'latency_ms', get: (r) => r.latency_ms },
@@ -193,16 +201,23 @@ export function registerStt(program: Command, ctx: HandlerContext): void {
     if (result.alignment) out.write('\n' + renderAlignment(out, result.alignment) + '\n');
   });
 
-  examples(stt.command('providers').description('List the providers this service knows and whether they are ready'), ['voxctl stt providers']).action(
+  examples(stt.command('providers').option('--csv', 'CSV output').description('List the providers this service knows, what each is bound to, and whether they are ready'), [
+    'voxctl stt providers',
+    'voxctl stt providers --csv',
+  ]).action(
     async (_o, cmd: Command) => {
       const flags = flagsOf<{ csv?: boolean }>(cmd);
       const { client, out } = await connect(ctx, flags);
-      const list = await client.listProviders();
-      await out.list(list, list.items, [
+      const catalog = new ProviderCatalog(ctx, client);
+      const items = await catalog.list();
+      const priced = items.some((p) => typeof p.price_per_minute_usd === 'number');
+      await out.list({ items }, items, [
         { header: 'id', get: (p) => p.id },
+        // The table names what each token is bound to (`stt-b · deepgram nova-3`); CSV keeps the parts.
+        ...(flags.csv ? [] : [{ header: 'provider', get: (p: ProviderView) => providerLabel(p) }]),
         { header: 'state', get: (p) => p.state },
-        { header: 'adapter', get: (p) => p.adapter },
-        { header: 'model', get: (p) => p.model },
+        ...(flags.csv ? [{ header: 'adapter', get: (p: ProviderView) => p.adapter }, { header: 'model', get: (p: ProviderView) => p.model }] : []),
+        ...(priced ? [{ header: 'usd_per_minute', get: (p: ProviderView) => p.price_per_minute_usd }] : []),
         { header: 'detail', get: (p) => p.detail },
       ], flags);
     },

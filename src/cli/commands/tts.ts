@@ -9,9 +9,9 @@ import { usageError } from '../errors.js';
 import type { Output } from '../output.js';
 import { connect, withSpinner } from '../session.js';
 import { deliverAudio } from '../audio-out.js';
-import { explained } from '../api-errors.js';
+import { explained, withQuotaArithmetic } from '../api-errors.js';
 import { retryAfter429 } from '../retry.js';
-import { assertWritable, examples, flagsOf, readInputFile, readStdin } from '../util.js';
+import { assertOutput, examples, flagsOf, readInputFile, readStdin } from '../util.js';
 import { SAMPLE_RATES, type SampleRateHz } from '../../shared/constants.js';
 
 /** How long the catalogue's first speaker is remembered per service (a loop of `tts say` asks once). */
@@ -63,7 +63,7 @@ export function registerTts(program: Command, ctx: HandlerContext): void {
       .argument('[text]', "text to speak; '-' or nothing with piped stdin reads stdin")
       .option('-f, --file <file>', 'read the text from a UTF-8 file')
       .option('-s, --speaker <id>', 'speaker id (default: config `speaker`)')
-      .option('-o, --out <file>', 'save the WAV to this file')
+      .option('-o, --out <file>', "save the WAV to this file ('-': stdout, when it is not a terminal)")
       .option('--force', 'overwrite an existing output file')
       .option('--play', 'play the audio as well as saving it')
       .addOption(new Option('--sample-rate <hz>', 'resample the output').choices(SAMPLE_RATES.map(String)))
@@ -82,16 +82,18 @@ export function registerTts(program: Command, ctx: HandlerContext): void {
     else if (text === '-' || (text === undefined && !ctx.stdin.isTTY)) input = await readStdin(ctx);
     else input = text ?? '';
     if (text === undefined && input.trim() === '') throw usageError('No text given', 'voxctl tts say "Hello" (or pipe text in, or --file)');
-    if (flags.out) assertWritable(flags.out, flags.force);
+    if (flags.out) assertOutput(ctx, flags.out, { force: flags.force, json: flags.json, what: 'audio' });
     const { client, out } = await connect(ctx, flags, { announce: true });
     const synthesize = (speaker: string) =>
       explained({ speakerId: speaker, text: input }, () =>
-        withSpinner(out, 'Synthesising', () =>
-          client.synthesize({
-            speaker_id: speaker,
-            text: input,
-            ...(flags.sampleRate ? { sample_rate: Number(flags.sampleRate) as SampleRateHz } : {}),
-          }),
+        withQuotaArithmetic(client.usage, [...input].length, () =>
+          withSpinner(out, 'Synthesising', () =>
+            client.synthesize({
+              speaker_id: speaker,
+              text: input,
+              ...(flags.sampleRate ? { sample_rate: Number(flags.sampleRate) as SampleRateHz } : {}),
+            }),
+          ),
         ),
       );
     let chosen = await chooseSpeaker(ctx, client, out, flags.speaker);

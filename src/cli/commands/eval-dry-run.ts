@@ -1,0 +1,136 @@
+// `voxctl eval run --dry-run` (DESIGN §8.7): what an evaluation would cost before it runs — utterances,
+// characters, audio minutes and, where a provider binding carries a price, dollars — creating nothing.
+import { paginate, type VoxClient } from '../../client/index.js';
+import { EVALUATION_LIMITS } from '../../shared/constants.js';
+import { parseCondition } from '../../shared/conditions.js';
+import { providerLabel } from '../../shared/providers.js';
+import type { CreateEvaluationRequest, EvaluationSpeakers } from '../../shared/schemas/evaluations.js';
+import { usageError } from '../errors.js';
+import type { Output } from '../output.js';
+import type { ProviderView } from '../stt-providers.js';
+
+/**
+ * Speech rate of the audio-minutes estimate: about 150 words a minute at ~6 characters a word
+ * (spaces included) — the pace of the catalogue's voices at their default rate. The real duration is
+ * known only once synthesised; the estimate says so.
+ */
+export const CHARACTERS_PER_SECOND = 15;
+/** How the audio minutes were estimated, said with every dry run. */
+export const AUDIO_ESTIMATE = `estimated at ${CHARACTERS_PER_SECOND} characters per second of speech (the real duration is known once synthesised)`;
+
+/** One provider's share of a dry run. */
+export interface DryRunProvider {
+  provider: string;
+  label: string;
+  utterances: number;
+  audio_minutes: number;
+  price_per_minute_usd: number | null;
+  cost_usd: number | null;
+}
+
+/** What `eval run --dry-run` prints (`--json`: this object). */
+export interface DryRun {
+  dry_run: true;
+  texts: number;
+  speakers: number;
+  conditions: string[];
+  providers: DryRunProvider[];
+  utterances: number;
+  /** Σ text code points × speakers: what synthesis charges (DESIGN §8.1). */
+  characters: number;
+  /** Characters left this billing period, when the usage could be read. */
+  characters_left: number | null;
+  audio_minutes: number;
+  audio_minutes_estimate: string;
+  /** Σ of the priced providers' costs; null when no provider is priced. */
+  cost_usd: number | null;
+  unpriced_providers: string[];
+  within_limits: boolean;
+}
+
+const round = (x: number, digits: number) => Math.round(x * 10 ** digits) / 10 ** digits;
+
+/** How many speakers a selection resolves to: the ids, or `per_group` of each group value among the filter's matches (the service's rule). */
+async function speakerCount(client: VoxClient, spec: EvaluationSpeakers): Promise<number> {
+  if (spec.ids) return spec.ids.length;
+  const groupBy = spec.group_by ?? 'accent';
+  const sizes = new Map<string, number>();
+  for await (const s of paginate((p) => client.listSpeakers({ ...(spec.filter ?? {}), ...p, limit: 100 }), 0)) {
+    const value = String((s as Record<string, unknown>)[groupBy] ?? '');
+    sizes.set(value, (sizes.get(value) ?? 0) + 1);
+  }
+  if (sizes.size === 0) throw usageError('No speakers match the filter', 'see `voxctl speakers facets` for the values');
+  return [...sizes.values()].reduce((n, size) => n + Math.min(size, spec.per_group ?? 1), 0);
+}
+
+/** The characters an evaluation charges: Σ text code points × speakers (DESIGN §8.1). */
+export async function evaluationCharacters(client: VoxClient, body: Omit<CreateEvaluationRequest, 'providers'>): Promise<number> {
+  const texts = body.texts ?? (await client.getDataset(body.dataset_id!)).rows.map((r) => r.text);
+  return texts.reduce((n, t) => n + [...t].length, 0) * (await speakerCount(client, body.speakers));
+}
+
+/** Works out the dry run of `body` with `providers` (resolved tokens) against the service's catalogue and prices. */
+export async function dryRun(client: VoxClient, body: Omit<CreateEvaluationRequest, 'providers'>, providers: string[], known: readonly ProviderView[]): Promise<DryRun> {
+  const texts = body.texts ?? (await client.getDataset(body.dataset_id!)).rows.map((r) => r.text);
+  const speakers = await speakerCount(client, body.speakers);
+  const conditions = body.conditions ?? ['clean'];
+  // A speed condition changes the length of the audio sent: 1.5× speed sends two thirds of it.
+  const lengthFactor = conditions.map((c) => parseCondition(c)).reduce((n, c) => n + (c.kind === 'speed' ? 1 / c.factor : 1), 0);
+  const textCharacters = texts.reduce((n, t) => n + [...t].length, 0);
+  const minutesPerProvider = (textCharacters / CHARACTERS_PER_SECOND / 60) * speakers * lengthFactor;
+  const utterancesPerProvider = texts.length * speakers * conditions.length;
+  const byId = new Map(known.map((p) => [p.id, p]));
+  const rows = providers.map((id): DryRunProvider => {
+    const p = byId.get(id);
+    const price = typeof p?.price_per_minute_usd === 'number' ? p.price_per_minute_usd : null;
+    return {
+      provider: id,
+      label: p ? providerLabel(p) : id,
+      utterances: utterancesPerProvider,
+      audio_minutes: round(minutesPerProvider, 2),
+      price_per_minute_usd: price,
+      cost_usd: price === null ? null : round(minutesPerProvider * price, 6),
+    };
+  });
+  const priced = rows.filter((r) => r.cost_usd !== null);
+  const usage = await client.usage().catch(() => undefined);
+  const utterances = utterancesPerProvider * providers.length;
+  return {
+    dry_run: true,
+    texts: texts.length,
+    speakers,
+    conditions,
+    providers: rows,
+    utterances,
+    characters: textCharacters * speakers,
+    characters_left: usage ? Math.max(0, usage.characters_limit - usage.characters_used) : null,
+    audio_minutes: round(minutesPerProvider * providers.length, 2),
+    audio_minutes_estimate: AUDIO_ESTIMATE,
+    cost_usd: priced.length ? round(priced.reduce((n, r) => n + r.cost_usd!, 0), 6) : null,
+    unpriced_providers: rows.filter((r) => r.cost_usd === null).map((r) => r.provider),
+    within_limits: utterances <= EVALUATION_LIMITS.utterances,
+  };
+}
+
+/** Prints a dry run: the API-like object under --json, else a few lines and a per-provider table. */
+export async function printDryRun(out: Output, d: DryRun): Promise<void> {
+  if (out.json) return out.printJson(d);
+  const n = (x: number) => x.toLocaleString('en-US');
+  const quota = d.characters_left === null ? '' : ` (${n(d.characters_left)} left this billing period${d.characters > d.characters_left ? ': not enough' : ''})`;
+  out.fields([
+    ['utterances', `${n(d.utterances)} = ${d.texts} texts × ${d.speakers} speakers × ${d.conditions.length} conditions × ${d.providers.length} providers`],
+    ['characters', `${n(d.characters)}${quota}`],
+    ['audio minutes', `${d.audio_minutes} sent to the providers, ${d.audio_minutes_estimate}`],
+    ['cost', d.cost_usd === null ? 'no provider is priced (price_per_minute_usd in the server config)' : `$${d.cost_usd.toFixed(2)}${d.unpriced_providers.length ? ` + unpriced: ${d.unpriced_providers.join(', ')}` : ''}`],
+  ]);
+  out.write('\n');
+  await out.table(d.providers, [
+    { header: 'provider', get: (r) => r.label },
+    { header: 'utterances', get: (r) => r.utterances },
+    { header: 'audio_min', get: (r) => r.audio_minutes },
+    { header: 'usd_per_min', get: (r) => r.price_per_minute_usd },
+    { header: 'cost_usd', get: (r) => (r.cost_usd === null ? null : r.cost_usd.toFixed(4)) },
+  ]);
+  if (!d.within_limits) out.warn(`Evaluation exceeds ${EVALUATION_LIMITS.utterances} utterances: the service would refuse it.`);
+  out.info('Dry run: nothing was created.');
+}
