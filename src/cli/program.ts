@@ -35,7 +35,7 @@ export interface ProgramOptions {
 /** Every exit code with its meaning (DESIGN §7), as `--help` lists them. */
 export const EXIT_CODE_HELP =
   '0 ok, 1 error, 2 usage, 3 authentication, 4 not found, 5 rate limit/quota, 6 watched job failed/partial, ' +
-  `${ExitCode.werGate} CI gate failed (eval --max-wer exceeded)`;
+  `${ExitCode.werGate} CI gate failed (eval --max-wer or --max-regression exceeded)`;
 
 /** Builds the program with every command group; commands reach collaborators through `ctx`. */
 export function buildProgram(ctx: HandlerContext = createDefaultContext(), options: ProgramOptions = {}): Command {

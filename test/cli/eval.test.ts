@@ -30,7 +30,7 @@ describe('voxctl eval run: checks done by the CLI (exit 2, nothing created)', ()
     [['--conditions', 'noise:90'], 'Unknown condition: noise:90'],
     [['--providers', 'local-sphinx,stt-zz'], 'Unknown provider: stt-zz'],
     [['--dataset', 'ds_1'], 'Give exactly one of --texts FILE or --dataset ID'],
-    [['--filter', 'colour=red'], "--filter takes key=value with key one of gender, region, accent, age_range, native_language, got 'colour=red'"],
+    [['--filter', 'colour=red'], "--filter takes key=value with key one of gender, region, accent, age_range, native_language, engine, got 'colour=red'"],
     [['--per-group', '0'], "--per-group must be an integer in 1..20, got '0'"],
     [['--group-by', 'shoe'], "--group-by must be one of gender, region, accent, age_range, native_language, engine, got 'shoe'"],
     [['--normalizer', 'fancy'], "--normalizer must be one of basic, whisper-en, got 'fancy'"],

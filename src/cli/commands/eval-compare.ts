@@ -1,6 +1,7 @@
 // Evaluations over time and in CI (DESIGN §11.4, §11.5): `eval compare`, `eval rerun`, the regression gate
 // (`--max-regression`, exit 7) and the CI outputs (`--junit`, `--markdown`, GITHUB_STEP_SUMMARY) that
 // `eval run`, `eval rerun`, `eval show` and `eval compare` share.
+import { ProviderCatalog } from '../stt-providers.js';
 import type { Command } from 'commander';
 import type { VoxClient } from '../../client/index.js';
 import type { EvaluationCompare, EvaluationCompareRow, EvaluationDetail } from '../../shared/schemas/evaluations.js';
@@ -126,13 +127,14 @@ export async function finishWatched(
   out: Output,
   ev: EvaluationDetail,
   flags: CiFlags & { baseline?: string },
+  label: (id: string) => string = (id) => id,
 ): Promise<void> {
   const finished = ev.status === 'completed' || ev.status === 'partial';
   const compare = flags.baseline && finished ? await client.compareEvaluations(ev.evaluation_id, flags.baseline) : undefined;
   // --json prints the evaluation as the API gives it; the comparison goes to the CI outputs and the gate.
   if (out.json) out.printJson(ev);
   else {
-    await printEvaluation(out, ev);
+    await printEvaluation(out, ev, label);
     if (compare) {
       out.write('\n');
       await printCompare(out, compare);
@@ -205,6 +207,6 @@ export function registerEvalCompare(evaluation: Command, ctx: HandlerContext): v
       writeOutputFile(flags.report, await client.downloadReport(ev.report_url), flags.force);
       out.success(`Saved the report of ${ev.evaluation_id} to ${flags.report}`);
     }
-    await finishWatched(ctx, client, out, ev, { ...flags, baseline: id });
+    await finishWatched(ctx, client, out, ev, { ...flags, baseline: id }, await new ProviderCatalog(ctx, client).labeller());
   });
 }

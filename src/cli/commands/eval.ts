@@ -104,7 +104,7 @@ export function registerEval(program: Command, ctx: HandlerContext): void {
       await saveReport(ctx, client, ev, flags.report, flags.force);
       out.success(`Saved the report of ${ev.evaluation_id} to ${flags.report}`);
     }
-    await finishWatched(ctx, client, out, ev, flags);
+    await finishWatched(ctx, client, out, ev, flags, await catalog.labeller());
   });
 
   examples(

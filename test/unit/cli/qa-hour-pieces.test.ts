@@ -87,7 +87,7 @@ describe('--help', () => {
       const t = testContext();
       expect(await t.run(args)).toBe(0);
       expect(t.stdout.text, args.join(' ')).toContain(
-        'Exit codes: 0 ok, 1 error, 2 usage, 3 authentication, 4 not found, 5 rate limit/quota, 6 watched job failed/partial, 7 CI gate failed (eval --max-wer exceeded).',
+        'Exit codes: 0 ok, 1 error, 2 usage, 3 authentication, 4 not found, 5 rate limit/quota, 6 watched job failed/partial, 7 CI gate failed (eval --max-wer or --max-regression exceeded).',
       );
     }
   });
