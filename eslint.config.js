@@ -41,20 +41,19 @@ const lazyServerImport = (allowed = []) => ({
 // The server's layers, as one table of allowed arrows: each folder of src/server (and each file at its top)
 // may import the folders listed here, src/shared, and the leaf files at the top of src/server (clock,
 // logger, errors, html: they import only src/shared). Every other arrow inside src/server fails lint.
-//   routes → services, plugins and the features (evaluations, billing) → work → storage/engines → audio
+//   routes → services, plugins and the features (evaluations, billing) → services → storage/engines → audio,
+//   and work/ (the background runner) → the features whose items it runs (evaluations) → services → …
 // Routes read plain data through services too (named reads such as `jobPage`), never a repository:
 // a service is where a read becomes a rule (ownership, not-found), and the rule is then written once.
-// `work/` is the one home of background work (claim loop, leases, recovery): jobs and evaluations are
-// its clients; routes reach it only through services.
+// `work/` is the one home of background work (claim loop, leases, recovery, the work kinds of batch items
+// and evaluation utterances): nothing but the composition root imports it; it uses the features' rules.
 const SERVER_FOLDERS = {
   storage: [],
   audio: [],
   engines: ['audio'],
   services: ['storage', 'engines', 'audio'],
-  work: ['storage', 'engines', 'audio', 'services'],
-  jobs: ['work', 'storage', 'engines', 'audio', 'services'],
-  // Until the claim loop moves to work/, evaluations also use jobs' leases and queue.
-  evaluations: ['work', 'jobs', 'storage', 'engines', 'audio', 'services'],
+  work: ['evaluations', 'storage', 'engines', 'audio', 'services'],
+  evaluations: ['storage', 'engines', 'audio', 'services'],
   billing: ['storage', 'services'],
   plugins: ['services'],
   routes: ['services', 'plugins', 'evaluations', 'billing'],
@@ -65,7 +64,7 @@ const SERVER_LEAVES = ['clock', 'logger', 'errors', 'html'];
 const SERVER_TOP = {
   start: { folders: [], files: ['app', 'runtime', 'options'] },
   app: { folders: ['plugins', 'routes'], files: ['runtime'] },
-  runtime: { folders: ['storage', 'audio', 'engines', 'services', 'work', 'jobs', 'evaluations', 'billing'], files: ['config', 'options', 'secret'] },
+  runtime: { folders: ['storage', 'audio', 'engines', 'services', 'work', 'evaluations', 'billing'], files: ['config', 'options', 'secret'] },
   admin: { folders: ['storage', 'services'], files: [] },
   config: { folders: ['engines'], files: [] },
   secret: { folders: ['storage'], files: [] },

@@ -11,14 +11,10 @@ import { createRateLimiter, type RateLimiter } from './services/rate-limiter.js'
 import { createSharedRateLimiter } from './services/shared-rate-limiter.js';
 import { startInstancePresence } from './services/instances.js';
 import { openAudioBlobStore, type AudioBlobStore, type OpenedBlobStore } from './storage/blobs/index.js';
-import type { WorkSharing } from './jobs/leases.js';
 import { randomBytes } from 'node:crypto';
 import { bootstrapIfEmpty, type BootstrapResult } from './services/bootstrap.js';
 import { refundStaleReservations } from './services/reservations.js';
-import type { JobRunner } from './jobs/runner.js';
-import { createBatchRunner } from './jobs/index.js';
-import type { EvaluationRunner } from './evaluations/runner.js';
-import { createEvaluationRunnerFor } from './evaluations/index.js';
+import { createBatchRunner, createEvaluationRunner, type WorkLoop, type WorkSharing } from './work/index.js';
 import { createLogger, type Logger } from './logger.js';
 import { createSampleProvider, type SampleProvider } from './services/samples.js';
 import { createFacetsCache } from './services/speakers.js';
@@ -67,9 +63,9 @@ export interface Runtime {
   /** State of each STT provider for /health. */
   sttHealth: () => Record<string, 'ok' | 'unavailable' | 'not_configured'>;
   /** The batch-job runner over the SQLite queue (wake it after queueing a job). */
-  jobs: JobRunner;
+  jobs: WorkLoop;
   /** The evaluation runner over its SQLite queue (wake it after creating an evaluation). */
-  evaluations: EvaluationRunner;
+  evaluations: WorkLoop;
   /** The validated server config file (STT provider bindings). */
   config: ServerConfig;
   /** STT providers: the nine spec tokens as bound by the config, plus local-sphinx. */
@@ -103,6 +99,14 @@ function leaseMsFrom(env: NodeJS.ProcessEnv): number {
   return Number.isFinite(seconds) && seconds >= 1 ? Math.round(seconds * 1000) : DEFAULT_LEASE_MS;
 }
 
+/**
+ * `VOXCTL_TEST_REPLAY_TRANSACTIONS=1` (the PostgreSQL test pass): every transaction body runs twice, the
+ * first time rolled back, to prove no body has an effect outside the database (storage/sql/postgres.ts).
+ */
+function replayTransactionsFrom(env: NodeJS.ProcessEnv): boolean {
+  return env.VOXCTL_TEST_REPLAY_TRANSACTIONS === '1';
+}
+
 /** Builds the runtime for `options` (creates the data dir and migrates the database). */
 export async function createRuntime(options: ServerOptions, deps: { clock?: Clock; env?: NodeJS.ProcessEnv } = {}): Promise<Runtime> {
   const logger = createLogger(options.logLevel);
@@ -111,11 +115,22 @@ export async function createRuntime(options: ServerOptions, deps: { clock?: Cloc
   const config = loadServerConfig({ dataDir: options.dataDir, configPath: options.configPath });
   const stt = createSttRegistry(config);
   const shared = options.databaseUrl !== undefined;
+  // Set once the database is open: every background failure that is the database being away is said once
+  // per outage by it (DESIGN §14.3), the pool's idle-connection errors included.
+  const outages: { tracker?: DatabaseAvailability } = {};
   const db = await openDatabase(
     shared
-      ? { url: options.databaseUrl!, onIdleError: (err) => logger.warn({ err: { message: err.message } }, 'a PostgreSQL connection failed; the pool replaces it') }
+      ? {
+          url: options.databaseUrl!,
+          onIdleError: (err) => {
+            if (!outages.tracker?.report(err)) logger.warn({ err: { message: err.message } }, 'a PostgreSQL connection failed; the pool replaces it');
+          },
+          replayTransactions: replayTransactionsFrom(deps.env ?? process.env),
+        }
       : { file: join(options.dataDir, 'voxctl.db') },
   );
+  const database = createDatabaseAvailability({ db, logger });
+  outages.tracker = database;
   const clock = deps.clock ?? systemClock;
   const instanceId = `inst_${randomBytes(8).toString('hex')}`;
   const closers: (() => Promise<void> | void)[] = [];
@@ -128,7 +143,7 @@ export async function createRuntime(options: ServerOptions, deps: { clock?: Cloc
     secret = shared ? await loadOrCreateSharedSecret(db) : loadOrCreateSecret(options.dataDir);
     blobs = await openAudioBlobStore({ dataDir: options.dataDir, db, audioStore: options.audioStore, s3Endpoint: options.s3Endpoint });
     if (shared) {
-      const presence = await startInstancePresence({ db, clock, id: instanceId, blobs: blobs.store, logger });
+      const presence = await startInstancePresence({ db, clock, id: instanceId, blobs: blobs.store, logger, database });
       closers.push(() => presence.close());
     } else {
       await refundStaleReservations(db);
@@ -151,7 +166,8 @@ export async function createRuntime(options: ServerOptions, deps: { clock?: Cloc
   // The runners read the pool through the runtime, so a test that swaps `runtime.tts` reaches them too.
   const pool = (): TtsPool => runtime.tts;
   const work: WorkSharing = { owner: instanceId, leaseMs: leaseMsFrom(deps.env ?? process.env), shared, claims: options.ttsWorkers !== 0, pollMs: 1_000 };
-  const wiring = { db, blobs: blobs.store, clock, ttsWorkers: options.ttsWorkers || undefined, tts: pool, logger, work };
+  const metrics = createMetrics({ db, busyWorkers: () => (runtime.tts as Partial<TtsWorkerPool>).stats?.().busy ?? 0 });
+  const wiring = { db, blobs: blobs.store, clock, ttsWorkers: options.ttsWorkers || undefined, tts: pool, logger, work, database, metrics };
   const runtime: Runtime = {
     options,
     db,
@@ -163,7 +179,7 @@ export async function createRuntime(options: ServerOptions, deps: { clock?: Cloc
     samples: createSampleProvider(wiring),
     speakerFacets: createFacetsCache(db),
     jobs: createBatchRunner(wiring),
-    evaluations: createEvaluationRunnerFor({ ...wiring, stt, sphinxMax: config.stt.localSphinx.max_concurrent }),
+    evaluations: createEvaluationRunner({ ...wiring, stt, sphinxMax: config.stt.localSphinx.max_concurrent }),
     secret,
     urls: createUrlSigner(secret),
     startedAt: clock.now(),
@@ -173,8 +189,8 @@ export async function createRuntime(options: ServerOptions, deps: { clock?: Cloc
     stt,
     sttHealth: () => sttHealthOf(stt),
     audioFetch: {},
-    metrics: createMetrics({ db, busyWorkers: () => (runtime.tts as Partial<TtsWorkerPool>).stats?.().busy ?? 0 }),
-    database: createDatabaseAvailability({ db, logger }),
+    metrics,
+    database,
     onClose(fn) {
       closers.push(fn);
     },

@@ -30,20 +30,16 @@ const wrong: [string, string, string][] = [
   ['serve → a server module other than start', 'src/cli/commands/serve.ts', "const { x } = await import('../../server/app.js');"],
   ['admin → a server module other than its entry', 'src/cli/commands/admin.ts', "const { x } = await import('../../server/storage/db.js');"],
   ['better-sqlite3 value import outside the driver seam', 'src/server/storage/db.ts', "import x from 'better-sqlite3';"],
-  // Background work: jobs and work/ sit between services and the features; routes never reach them.
-  ['jobs → routes', 'src/server/jobs/runner.ts', "import { x } from '../routes/jobs/index.js';"],
-  ['jobs → evaluations', 'src/server/jobs/index.ts', "import { x } from '../evaluations/index.js';"],
-  ['jobs → plugins', 'src/server/jobs/index.ts', "import { x } from '../plugins/auth.js';"],
-  ['work → jobs (jobs is a client of work, not the reverse)', 'src/server/work/loop.ts', "import { x } from '../jobs/queue.js';"],
-  ['work → evaluations', 'src/server/work/loop.ts', "import { x } from '../evaluations/runner.js';"],
+  // Background work: work/ runs the features' items; only the composition root reaches it.
+  ['work → plugins', 'src/server/work/index.ts', "import { x } from '../plugins/auth.js';"],
+  ['work → billing', 'src/server/work/index.ts', "import { x } from '../billing/service.js';"],
+  ['evaluations → work (work runs evaluations, not the reverse)', 'src/server/evaluations/finish.ts', "import { x } from '../work/loop.js';"],
   ['work → routes', 'src/server/work/loop.ts', "import { x } from '../routes/jobs/index.js';"],
   ['services → work', 'src/server/services/jobs.ts', "import { x } from '../work/loop.js';"],
-  ['services → jobs', 'src/server/services/jobs.ts', "import { x } from '../jobs/queue.js';"],
   ['routes → work', 'src/server/routes/jobs/index.ts', "import { x } from '../../work/loop.js';"],
-  ['routes → jobs', 'src/server/routes/evaluations/index.ts', "import { x } from '../../jobs/queue.js';"],
   ['routes → engines', 'src/server/routes/stt/index.ts', "import { x } from '../../engines/stt/registry.js';"],
   ['routes → storage by way of ../server/', 'src/server/routes/jobs/index.ts', "import { x } from '../../../server/storage/db.js';"],
-  ['storage → jobs, three folders down', 'src/server/storage/migrations/postgres/001-initial.ts', "import { x } from '../../../jobs/queue.js';"],
+  ['storage → work, three folders down', 'src/server/storage/migrations/postgres/001-initial.ts', "import { x } from '../../../work/loop.js';"],
   // Plugins: HTTP glue over services.
   ['plugins → storage', 'src/server/plugins/auth.ts', "import { x } from '../storage/repositories/keys.js';"],
   ['plugins → routes', 'src/server/plugins/auth.ts', "import { x } from '../routes/keys/index.js';"],
@@ -73,9 +69,8 @@ const allowed: [string, string, string][] = [
   ['admin loads its server entry lazily', 'src/cli/commands/admin.ts', "const { x } = await import('../../server/admin.js');"],
   ['the driver seam loads better-sqlite3', 'src/server/storage/sqlite-driver.ts', "import x from 'better-sqlite3';"],
   ['a type import of better-sqlite3', 'src/server/storage/db.ts', "import type x from 'better-sqlite3';"],
-  ['jobs → work', 'src/server/jobs/runner.ts', "import { x } from '../work/loop.js';"],
-  ['jobs → services', 'src/server/jobs/index.ts', "import { x } from '../services/synthesis.js';"],
-  ['evaluations → work', 'src/server/evaluations/runner.ts', "import { x } from '../work/loop.js';"],
+  ['work → evaluations (a work kind runs a feature\'s items by its rules)', 'src/server/work/evaluation-syntheses.ts', "import { x } from '../evaluations/finish.js';"],
+  ['work → services', 'src/server/work/batch-items.ts', "import { x } from '../services/synthesis.js';"],
   ['work → services, storage, engines', 'src/server/work/loop.ts', "import { x } from '../services/audio-store.js';\nimport { y } from '../storage/db.js';\nimport { z } from '../engines/tts/types.js';\nexport const w = y + z;"],
   ['plugins → services', 'src/server/plugins/auth.ts', "import { x } from '../services/keys.js';"],
   ['routes → the evaluations feature', 'src/server/routes/evaluations/index.ts', "import { x } from '../../evaluations/service.js';"],
@@ -84,7 +79,7 @@ const allowed: [string, string, string][] = [
   ['config → engines/stt', 'src/server/config.ts', "import { x } from './engines/stt/bindings.js';"],
   ['app → routes/jobs (a route folder, not jobs/)', 'src/server/app.ts', "import { x } from './routes/jobs/index.js';"],
   ['app → plugins and the runtime type', 'src/server/app.ts', "import { x } from './plugins/auth.js';\nimport type { y } from './runtime.js';\nexport type W = y;"],
-  ['runtime → work, jobs and evaluations', 'src/server/runtime.ts', "import { x } from './work/loop.js';\nimport { y } from './jobs/index.js';\nimport { z } from './evaluations/index.js';\nexport const w = [y, z];"],
+  ['runtime → work and evaluations', 'src/server/runtime.ts', "import { x } from './work/loop.js';\nimport { z } from './evaluations/service.js';\nexport const w = [x, z];"],
   ['start → app and runtime', 'src/server/start.ts', "import { x } from './app.js';\nimport { y } from './runtime.js';\nexport const w = y;"],
 ];
 
@@ -109,7 +104,7 @@ describe('layer rules (eslint.config.js)', () => {
   it('the server never writes to the console (it logs through runtime.logger)', async () => {
     const lint = async (filePath: string) =>
       (await eslint.lintText("export const f = (): void => console.error('x');\n", { filePath }))[0]!.messages.filter((m) => m.ruleId === 'no-restricted-properties');
-    expect(await lint('src/server/jobs/index.ts')).toHaveLength(1);
+    expect(await lint('src/server/work/index.ts')).toHaveLength(1);
     expect(await lint('src/cli/main.ts')).toEqual([]);
   });
 });

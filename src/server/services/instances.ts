@@ -1,3 +1,4 @@
+import type { DatabaseAvailability } from './database-availability.js';
 import { hostname } from 'node:os';
 import type { Clock } from '../clock.js';
 import type { Logger } from '../logger.js';
@@ -32,7 +33,14 @@ export interface InstancePresence {
  * forgets those instances, frees replaced audio versions (and hourly, unrecorded blobs older than an hour), and
  * drops rate windows of days gone. Any instance may sweep: each step is idempotent.
  */
-export async function startInstancePresence(o: { db: Db; clock: Clock; id: string; blobs: AudioBlobStore; logger: Logger }): Promise<InstancePresence> {
+export async function startInstancePresence(o: {
+  db: Db;
+  clock: Clock;
+  id: string;
+  blobs: AudioBlobStore;
+  logger: Logger;
+  database?: Pick<DatabaseAvailability, 'report'>;
+}): Promise<InstancePresence> {
   const now = () => o.clock.now();
   await insertInstance(o.db, { id: o.id, host: hostname(), pid: process.pid, started_at: now().toISOString(), heartbeat_at: now().toISOString() });
   let round = 0;
@@ -46,7 +54,10 @@ export async function startInstancePresence(o: { db: Db; clock: Clock; id: strin
     if (round++ % 60 === 0) await recoverAudioStore(o.db, o.blobs, { orphansBefore: new Date(now().getTime() - ORPHAN_AGE_MS) });
     await pruneRateWindows(o.db, utcDay(now().getTime() - 86_400_000));
   };
-  const report = (err: unknown) => o.logger.warn({ err }, 'instance upkeep failed (retried later)');
+  const report = (err: unknown) => {
+    // The database away is said once per outage by the availability tracker, not at every beat.
+    if (!o.database?.report(err)) o.logger.warn({ err }, 'instance upkeep failed (retried later)');
+  };
   await sweep().catch(report);
   const heartbeat = setInterval(() => void beat(o.db, o.id, now().toISOString()).catch(report), HEARTBEAT_MS);
   const sweeper = setInterval(() => void sweep().catch(report), 60_000);

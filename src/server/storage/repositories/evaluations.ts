@@ -1,7 +1,7 @@
 import type { Db, SqlParam } from '../db.js';
 import type { EvaluationStatus } from '../../../shared/schemas/evaluations.js';
 import { ownedPageQuery } from './owned-page.js';
-import { expiredWhere, skipLocked, type Lease } from './leases.js';
+import { expiredParams, expiredWhere, skipLocked, type Lease } from './leases.js';
 
 /** A row of `evaluations`; list columns are JSON text. */
 export interface EvaluationRow {
@@ -151,7 +151,7 @@ export const EVALUATION_SQL = {
   claimPending: `SELECT s.evaluation_id, s.text_index, s.speaker_index, s.characters, s.synthesized, e.user_id, e.period
      FROM evaluation_syntheses s JOIN evaluations e ON e.id = s.evaluation_id
      WHERE s.status = 'pending' ORDER BY s.rowid LIMIT ?`,
-  /** Syntheses whose lease ran out, to take over after the pending ones (`now`, `limit`). */
+  /** Syntheses whose lease ran out, to take over after the pending ones (`now`, `now` less TAKEOVER_AFTER_MS, `limit`). */
   claimExpired: `SELECT s.evaluation_id, s.text_index, s.speaker_index, s.characters, s.synthesized, e.user_id, e.period
      FROM evaluation_syntheses s JOIN evaluations e ON e.id = s.evaluation_id
      WHERE ${expiredWhere('s')} ORDER BY s.rowid LIMIT ?`,
@@ -199,7 +199,7 @@ export async function claimPendingSyntheses(db: Db, limit: number, now: string, 
     type Row = { evaluation_id: string; text_index: number; speaker_index: number; characters: number; synthesized: number; user_id: string; period: string };
     const rows = await db.all<Row>(EVALUATION_SQL.claimPending + skipLocked(db, 's'), [limit]);
     // Pending work first; then syntheses a dead or stalled instance held past its lease.
-    if (rows.length < limit) rows.push(...(await db.all<Row>(EVALUATION_SQL.claimExpired + skipLocked(db, 's'), [now, limit - rows.length])));
+    if (rows.length < limit) rows.push(...(await db.all<Row>(EVALUATION_SQL.claimExpired + skipLocked(db, 's'), [...expiredParams(now), limit - rows.length])));
     const claimed: ClaimedSynthesis[] = [];
     for (const r of rows) {
       await db.run(

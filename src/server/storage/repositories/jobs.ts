@@ -1,6 +1,6 @@
 import type { Db } from '../db.js';
 import { ownedPageQuery } from './owned-page.js';
-import { expiredWhere, skipLocked, type Lease } from './leases.js';
+import { expiredParams, expiredWhere, skipLocked, type Lease } from './leases.js';
 
 /** Job lifecycle states (DESIGN §4.8). */
 export type JobStatus = 'pending' | 'processing' | 'completed' | 'failed' | 'partial';
@@ -88,7 +88,7 @@ export const JOB_ITEM_SQL = {
   /** The worker's FIFO claim (`limit`). */
   claimPending: `SELECT i.*, j.user_id, j.sample_rate FROM job_items i JOIN jobs j ON j.id = i.job_id
        WHERE i.status = 'pending' ORDER BY i.rowid LIMIT ?`,
-  /** Items whose lease ran out, to take over after the pending ones (`now`, `limit`). */
+  /** Items whose lease ran out, to take over after the pending ones (`now`, `now` less TAKEOVER_AFTER_MS, `limit`). */
   claimExpired: `SELECT i.*, j.user_id, j.sample_rate FROM job_items i JOIN jobs j ON j.id = i.job_id
        WHERE ${expiredWhere('i')} ORDER BY i.rowid LIMIT ?`,
 } as const;
@@ -110,7 +110,7 @@ export function requeueProcessingItems(db: Db): Promise<number> {
  */
 export async function claimPendingItems(db: Db, limit: number, now: string, lease: Lease): Promise<ClaimedItem[]> {
   const items = await db.all<ClaimedItem>(JOB_ITEM_SQL.claimPending + skipLocked(db, 'i'), [limit]);
-  if (items.length < limit) items.push(...(await db.all<ClaimedItem>(JOB_ITEM_SQL.claimExpired + skipLocked(db, 'i'), [now, limit - items.length])));
+  if (items.length < limit) items.push(...(await db.all<ClaimedItem>(JOB_ITEM_SQL.claimExpired + skipLocked(db, 'i'), [...expiredParams(now), limit - items.length])));
   const jobs = new Set<string>();
   for (const it of items) {
     await db.run(`UPDATE job_items SET status = 'processing', lease_owner = ?, lease_expires_at = ? WHERE job_id = ? AND idx = ?`, [

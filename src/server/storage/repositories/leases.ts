@@ -10,10 +10,22 @@ export interface Lease {
 }
 
 /**
- * Rows of `alias` whose lease ran out (their instance died or stalled): a worker may take them over once
- * the pending rows are taken. Takes one parameter: the current time.
+ * An instance whose heartbeat is older than this is dead (DESIGN §14.7): its leases are taken over at
+ * once instead of waiting them out. Heartbeats come every 10 s, so a live instance is never this late.
  */
-export const expiredWhere = (alias: string): string => `${alias}.status = 'processing' AND ${alias}.lease_expires_at < ?`;
+export const TAKEOVER_AFTER_MS = 30_000;
+
+/**
+ * Rows of `alias` a worker may take over once the pending rows are taken: their lease ran out (the
+ * instance stalled), or their owner's heartbeat stopped (a SIGKILLed peer: finished within ~45 s, not
+ * after the whole lease). SQLite keeps no heartbeats (one instance), so only expiry applies there.
+ * Takes two parameters: the current time, and the current time less TAKEOVER_AFTER_MS.
+ */
+export const expiredWhere = (alias: string): string =>
+  `${alias}.status = 'processing' AND (${alias}.lease_expires_at < ? OR ${alias}.lease_owner IN (SELECT id FROM instances WHERE heartbeat_at < ?))`;
+
+/** The parameters of `expiredWhere` at `now` (ISO). */
+export const expiredParams = (now: string): [string, string] => [now, new Date(Date.parse(now) - TAKEOVER_AFTER_MS).toISOString()];
 
 /**
  * The row lock of a claim on PostgreSQL: rows another instance is claiming this very moment are skipped,
