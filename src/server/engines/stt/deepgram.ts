@@ -2,12 +2,13 @@
  * Deepgram pre-recorded `POST /v1/listen?model=..&language=..&smart_format=true` with the WAV as the body.
  * Without a language Deepgram assumes English; `detect_language=true` makes it identify the language.
  */
-import type { SttAdapter } from './types.js';
+import { SttError, type SttAdapter } from './types.js';
 import { confidenceOrNull, malformed, vendorJson } from './http.js';
 import { joinUrl, type AdapterSettings } from './settings.js';
 import { defineVendorAdapter } from './vendor-adapter.js';
 
 const VENDOR = 'Deepgram';
+const MAX_KEYWORDS = 100;
 
 interface DeepgramResponse {
   results?: { channels?: { alternatives?: { transcript?: unknown; confidence?: unknown }[] }[] };
@@ -22,6 +23,8 @@ interface DeepgramResponse {
 export function deepgramBoost(model: string, terms: readonly string[]): [string, string][] {
   if (/^nova-3/.test(model)) return terms.map((t) => ['keyterm', t]);
   const words = [...new Set(terms.flatMap((t) => t.split(/\s+/)).filter(Boolean))];
+  // Deepgram's keywords page: "If you require more than 100 keywords", train a custom model instead.
+  if (words.length > MAX_KEYWORDS) throw new SttError('upstream_error', `${VENDOR} model ${model} takes at most ${MAX_KEYWORDS} keywords (single words); these keyterms hold ${words.length}`);
   return words.map((w) => ['keywords', w]);
 }
 

@@ -69,6 +69,7 @@ export function checkKeyterms(terms: readonly string[], spec: KeytermSpec, vendo
     if (spec.maxWords !== undefined && words.length > spec.maxWords) throw refuse(`at most ${spec.maxWords} words`);
     if (spec.maxWordChars !== undefined && words.some((w) => [...w].length > spec.maxWordChars!)) throw refuse(`words of at most ${spec.maxWordChars} characters`);
     if (spec.refused?.pattern.test(term)) throw refuse(`no ${spec.refused.what}`);
+    if (spec.needsLetter && !/\p{L}/u.test(term)) throw refuse('at least one letter');
   }
   return terms;
 }

@@ -29,6 +29,8 @@ export interface KeytermSpec {
   maxWords?: number;
   /** Most characters per word. */
   maxWordChars?: number;
+  /** The term must hold a letter. */
+  needsLetter?: boolean;
   /** Characters the vendor refuses in a term, and how to say so. */
   refused?: { pattern: RegExp; what: string };
 }
@@ -55,7 +57,7 @@ export const VENDOR_TABLE: Readonly<Record<VendorKind, VendorSpec>> = {
   // Its 10 MB request cap needs no check of ours: a minute at <= 48 kHz is under 8 MB even as base64.
   google: { keyterms: { parameter: 'speechContexts[].phrases' }, defaultBase: 'https://speech.googleapis.com', limits: { maxSeconds: 60 }, polling: false },
   azure: { keyterms: { parameter: 'phraseList.phrases' }, limits: { maxSeconds: 60 }, polling: false },
-  revai: { keyterms: { parameter: 'custom_vocabularies[].phrases', maxWords: 12, maxWordChars: 34, refused: { pattern: /[0-9]|[^\x20-\x7e]/, what: 'digits or characters outside Basic Latin' } }, defaultBase: 'https://api.rev.ai', limits: { maxSeconds: 17 * 3600, maxBytes: 2 * GB }, polling: true },
+  revai: { keyterms: { parameter: 'custom_vocabularies[].phrases', needsLetter: true, maxWords: 12, maxWordChars: 34, refused: { pattern: /[0-9]|[^\x20-\x7e]/, what: 'digits or characters outside Basic Latin' } }, defaultBase: 'https://api.rev.ai', limits: { maxSeconds: 17 * 3600, maxBytes: 2 * GB }, polling: true },
   speechmatics: { keyterms: { parameter: 'additional_vocab[].content' }, defaultBase: 'https://asr.api.speechmatics.com', limits: { maxSeconds: 2 * 3600, maxBytes: 1 * GB }, polling: true },
   elevenlabs: { keyterms: { parameter: 'keyterms', maxChars: 49, maxWords: 5, refused: { pattern: /[<>{}[\]\\]/, what: 'any of < > { } [ ] \\' } }, defaultBase: 'https://api.elevenlabs.io', limits: { minSeconds: 0.1, maxBytes: 5 * GB }, polling: false },
   gladia: { keyterms: { parameter: 'custom_vocabulary_config.vocabulary' }, defaultBase: 'https://api.gladia.io', limits: { maxSeconds: 135 * 60, maxBytes: 1000 * MB }, polling: true },

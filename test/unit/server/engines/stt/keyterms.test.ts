@@ -100,6 +100,15 @@ describe('vendor specifics', () => {
     expect(fake.requests[0]!.query.getAll('keywords')).toEqual(['Kubernetes', 'voxctl', 'command', 'line']);
   });
 
+  test('deepgram: an older model refuses more than 100 keyword words before calling', async () => {
+    const { fake, adapter } = await bind('deepgram', { model: 'nova-2' });
+    const terms = Array.from({ length: 51 }, (_, i) => `alpha${i} beta${i}`);
+    const err = await adapter.transcribe(AUDIO, { signal: AbortSignal.timeout(5000), keyterms: terms }).catch((e: unknown) => e);
+    expect((err as SttError).code).toBe('upstream_error');
+    expect((err as SttError).message).toMatch(/at most 100 keywords/);
+    expect(fake.requests).toHaveLength(0);
+  });
+
   test('openai: gpt-4o-transcribe-diarize takes no prompt, so it reports no keyterm support and sends none', async () => {
     const { fake, adapter } = await bind('openai', { model: 'gpt-4o-transcribe-diarize' });
     expect(adapter.supportsKeyterms).toBe(false);
@@ -124,6 +133,7 @@ describe('vendor specifics', () => {
     ['assemblyai', 'one two three four five six seven', /at most 6 words/],
     ['revai', 'Wellbutrin 150mg', /no digits/],
     ['revai', 'x'.repeat(35), /words of at most 34 characters/],
+    ['revai', '...', /at least one letter/],
   ] as const)('%s refuses "%s" before calling the vendor', async (vendor, term, message) => {
     const { fake, adapter } = await bind(vendor);
     const err = await adapter.transcribe(AUDIO, { signal: AbortSignal.timeout(5000), keyterms: ['fine', term] }).catch((e: unknown) => e);
