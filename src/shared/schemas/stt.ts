@@ -36,7 +36,11 @@ export const SttResult = Type.Object({
   confidence: Type.Union([Type.Number(), Type.Null()]),
   error: Type.Optional(Type.Object({ code: SttErrorCode, message: Type.String() })),
   /** Present only when the request had keyterms: whether this provider passed them to its vendor. */
-  keyterms: Type.Optional(Type.Union([Type.Literal('applied'), Type.Literal('unsupported')])),
+  keyterms: Type.Optional(
+    Type.Union([Type.Literal('applied'), Type.Literal('unsupported')], {
+      description: "Only when the request had keyterms: `applied` (sent in the vendor's boosting parameter) or `unsupported` (no such parameter; transcribed without them)",
+    }),
+  ),
 });
 export type SttResult = Static<typeof SttResult>;
 
