@@ -41,7 +41,21 @@ export interface FakeVendor {
   requests: RecordedRequest[];
   /** Contract violations seen (also answered with 400). */
   violations: string[];
+  /** Terms received in the vendor's boosting parameter, per flow (each flow's start adds one entry, empty when none). */
+  keyterms: string[][];
+  /**
+   * A scripted recognition that honours boosting: the fake "hears" `with` when `term` was among the
+   * boosted terms of the flow, else `without` (default: FAKE_TRANSCRIPT either way).
+   */
+  script?: KeytermScript;
   close(): Promise<void>;
+}
+
+/** What a fake that honours boosting hears (see `FakeVendor.script`). */
+export interface KeytermScript {
+  term: string;
+  without: string;
+  with: string;
 }
 
 /** The sentence every fake "recognises", with the confidence it implies for its vendor. */
@@ -109,7 +123,21 @@ function jsonOf(req: RecordedRequest): Record<string, unknown> {
   }
 }
 
-const words = FAKE_TRANSCRIPT.replace(/\.$/, '').split(' ');
+/** What the fake recognises in the current flow: the script's answer for the terms it was sent, else FAKE_TRANSCRIPT. */
+function heard(fake: FakeVendor): string {
+  if (!fake.script) return fake.transcript;
+  const boosted = fake.keyterms.at(-1) ?? [];
+  return boosted.includes(fake.script.term) ? fake.script.with : fake.script.without;
+}
+const wordsOf = (text: string) => text.replace(/\.$/, '').split(' ');
+
+/** Records the terms a flow's request boosted (an empty entry when it boosted none). */
+function boosted(fake: FakeVendor, terms: readonly string[]): void {
+  fake.keyterms.push([...terms]);
+}
+
+const isStringList = (v: unknown): v is string[] => Array.isArray(v) && v.every((t) => typeof t === 'string' && t.trim().length > 0);
+const wordCount = (t: string) => t.trim().split(/\s+/).length;
 
 /** Each vendor's 400 body for a request it refuses (the shapes of their API references / SDK error types). */
 const BAD_REQUEST: Record<Vendor, (message: string) => unknown> = {
@@ -148,7 +176,7 @@ const FLOW_START: Record<Vendor, string[]> = {
   deepgram: ['/v1/listen'],
   assemblyai: ['/v2/upload'],
   google: ['/v1/speech:recognize'],
-  azure: ['/speech/recognition/conversation/cognitiveservices/v1'],
+  azure: ['/speech/recognition/conversation/cognitiveservices/v1', '/speechtotext/transcriptions:transcribe'],
   revai: ['/speechtotext/v1/jobs'],
   speechmatics: ['/v2/jobs'],
   elevenlabs: ['/v1/speech-to-text'],
@@ -160,6 +188,41 @@ function pollDone(state: Map<string, number>, id: string, fake: FakeVendor): boo
   const n = (state.get(id) ?? 0) + 1;
   state.set(id, n);
   return n > fake.pendingPolls;
+}
+
+/**
+ * Azure fast transcription (learn.microsoft.com "Use the fast transcription API", api-version 2024-11-15):
+ * multipart `audio` + `definition` JSON; the only Azure REST API with a phrase list (`phraseList.phrases`).
+ */
+async function azureFast(req: RecordedRequest, fake: FakeVendor): Promise<Reply> {
+  must(req.headers['ocp-apim-subscription-key'] === fake.key, 'Ocp-Apim-Subscription-Key must be the key');
+  must(req.query.get('api-version') === '2024-11-15', 'api-version=2024-11-15 expected');
+  const form = await formOf(req);
+  onlyKnown(form.keys(), ['audio', 'definition'], 'part');
+  await fileField(form, 'audio');
+  let def: Record<string, unknown>;
+  try {
+    def = JSON.parse(String(form.get('definition'))) as Record<string, unknown>;
+  } catch {
+    throw new Violation('definition is not JSON');
+  }
+  onlyKnown(Object.keys(def), ['locales', 'diarization', 'channels', 'profanityFilterMode', 'phraseList'], 'definition property');
+  if (def.locales !== undefined) must(Array.isArray(def.locales) && def.locales.every((l) => FULL_LOCALE.test(String(l))), 'definition.locales must be locales such as en-US');
+  const phrases: string[] = [];
+  if (def.phraseList !== undefined) {
+    const pl = def.phraseList as Record<string, unknown>;
+    onlyKnown(Object.keys(pl ?? {}), ['phrases', 'biasingWeight'], 'phraseList property');
+    must(isStringList(pl.phrases), 'phraseList.phrases must be a list of strings');
+    if (pl.biasingWeight !== undefined) must(typeof pl.biasingWeight === 'number' && pl.biasingWeight >= 0 && pl.biasingWeight <= 2, 'phraseList.biasingWeight must be 0.0..2.0');
+    phrases.push(...(pl.phrases as string[]));
+  }
+  boosted(fake, phrases);
+  const text = heard(fake);
+  return ok({
+    durationMilliseconds: 3260,
+    combinedPhrases: [{ text }],
+    phrases: [{ offsetMilliseconds: 180, durationMilliseconds: 3100, text, words: [], locale: 'en-US', confidence: 0.91 }],
+  });
 }
 
 const HANDLERS: Record<Vendor, Handler> = {
@@ -194,17 +257,24 @@ const HANDLERS: Record<Vendor, Handler> = {
     if (temperature !== null) must(Number(temperature) >= 0 && Number(temperature) <= 1, 'temperature must be between 0 and 1');
     const language = form.get('language');
     if (language !== null) must(/^[a-z]{2}$/.test(String(language)), `language '${String(language)}' is not ISO-639-1`);
+    // `prompt` is one text field (TranscriptionCreateParamsBase.prompt: string); keyterms arrive as a comma-separated list.
+    must(form.getAll('prompt').length <= 1, 'prompt must be given once');
+    const prompt = form.get('prompt');
+    if (prompt !== null) must(typeof prompt === 'string' && prompt.trim(), 'prompt must be text');
+    boosted(fake, prompt === null ? [] : String(prompt).split(',').map((t) => t.trim()));
+    const text = heard(fake);
+    const words = wordsOf(text);
     if (format === 'json') {
       if (include.includes('logprobs')) {
-        return ok({ text: fake.transcript, logprobs: words.map((w) => ({ token: w, logprob: -0.1, bytes: [...Buffer.from(w)] })) });
+        return ok({ text, logprobs: words.map((w) => ({ token: w, logprob: -0.1, bytes: [...Buffer.from(w)] })) });
       }
-      return ok({ text: fake.transcript });
+      return ok({ text });
     }
     return ok({
       task: 'transcribe',
       language: 'english',
       duration: 3.26,
-      text: fake.transcript,
+      text,
       segments: [
         { id: 0, seek: 0, start: 0, end: 1.6, text: ' Please call me back', tokens: [1, 2], temperature: 0, avg_logprob: -0.2, compression_ratio: 0.9, no_speech_prob: 0.01 },
         { id: 1, seek: 0, start: 1.6, end: 3.2, text: ' after the meeting tomorrow morning.', tokens: [3], temperature: 0, avg_logprob: -0.4, compression_ratio: 0.9, no_speech_prob: 0.01 },
@@ -222,6 +292,19 @@ const HANDLERS: Record<Vendor, Handler> = {
     }
     must(String(req.headers['content-type']).startsWith('audio/wav'), 'Content-Type must be audio/wav');
     must(isWav(req.body), 'body must be the WAV');
+    // ListenV1RequestUrl: `keyterm` "Only compatible with Nova-3", repeated once per term; older models take `keywords`
+    // (single words, optional `:intensifier`), which Nova-3 does not.
+    const model = String(req.query.get('model'));
+    const keyterm = req.query.getAll('keyterm');
+    const keywords = req.query.getAll('keywords');
+    if (keyterm.length) must(/^nova-3/.test(model), `keyterm is only compatible with Nova-3, not '${model}'`);
+    if (keywords.length) must(!/^nova-3/.test(model), `keywords are not supported by '${model}': use keyterm`);
+    must(keyterm.length <= 100 && keywords.length <= 100, 'at most 100 keyterms or keywords');
+    for (const t of keyterm) must(t.trim() && !/[,;\n]/.test(t), `keyterm '${t}': repeat the parameter for each term instead of separating terms`);
+    for (const w of keywords) must(/^[^\s:]+(:-?\d+(\.\d+)?)?$/.test(w), `keywords '${w}' must be one word with an optional :intensifier`);
+    boosted(fake, [...keyterm, ...keywords.map((w) => w.replace(/:[-\d.]+$/, ''))]);
+    const text = heard(fake);
+    const words = wordsOf(text);
     // Without `language` Deepgram assumes English; only `detect_language=true` makes it identify the language.
     const detected = req.query.get('detect_language') === 'true' ? { detected_language: 'en', language_confidence: 0.99 } : {};
     return ok({
@@ -231,7 +314,7 @@ const HANDLERS: Record<Vendor, Handler> = {
           {
             ...detected,
             alternatives: [
-              { transcript: fake.transcript, confidence: 0.98, words: words.map((w, i) => ({ word: w.toLowerCase(), start: i * 0.3, end: i * 0.3 + 0.25, confidence: 0.98, punctuated_word: w })) },
+              { transcript: text, confidence: 0.98, words: words.map((w, i) => ({ word: w.toLowerCase(), start: i * 0.3, end: i * 0.3 + 0.25, confidence: 0.98, punctuated_word: w })) },
             ],
           },
         ],
@@ -256,12 +339,21 @@ const HANDLERS: Record<Vendor, Handler> = {
         must(ASSEMBLYAI_LANGUAGES.includes(String(body.language_code)), `language_code '${String(body.language_code)}' is not a supported language code`);
       }
       if (body.language_detection !== undefined) must(typeof body.language_detection === 'boolean', 'language_detection must be a boolean');
+      // TranscriptOptionalParams.keyterms_prompt: string[] (docs: <= 1000 terms of <= 6 words), "Can't be used together with `prompt`".
+      if (body.keyterms_prompt !== undefined) {
+        must(isStringList(body.keyterms_prompt), 'keyterms_prompt must be a list of strings');
+        const terms = body.keyterms_prompt as string[];
+        must(terms.length <= 1000, 'keyterms_prompt takes at most 1000 terms');
+        for (const t of terms) must(wordCount(t) <= 6, `keyterms_prompt '${t}' has more than 6 words`);
+        must(body.prompt === undefined, "keyterms_prompt can't be used together with prompt");
+      }
+      boosted(fake, (body.keyterms_prompt as string[] | undefined) ?? []);
       return ok({ id: 'aai-t1', status: 'queued', audio_url: body.audio_url, text: null, confidence: null });
     }
     if (req.method === 'GET' && req.path === '/v2/transcript/aai-t1') {
       if (!pollDone(state, 'aai-t1', fake)) return ok({ id: 'aai-t1', status: 'processing', text: null, confidence: null });
       if (fake.mode === 'job-error') return ok({ id: 'aai-t1', status: 'error', error: 'Transcoding failed. File does not appear to contain audio.' });
-      return ok({ id: 'aai-t1', status: 'completed', text: FAKE_TRANSCRIPT, confidence: 0.93, words: [], audio_duration: 3 });
+      return ok({ id: 'aai-t1', status: 'completed', text: heard(fake), confidence: 0.93, words: [], audio_duration: 3 });
     }
     throw new Violation(`unexpected ${req.method} ${req.path}`);
   },
@@ -277,6 +369,22 @@ const HANDLERS: Record<Vendor, Handler> = {
     must(typeof body.config?.languageCode === 'string', 'config.languageCode is required');
     must(FULL_LOCALE.test(String(body.config?.languageCode)), `Invalid recognition 'config': bad language code "${String(body.config?.languageCode)}"`);
     must(typeof body.audio?.content === 'string' && (body.audio.content as string).length > 100, 'audio.content must be base64 audio');
+    // RecognitionConfig.speechContexts: SpeechContext[] = {phrases: string[], boost?: number}; quotas: 5000 phrases, 100 characters each.
+    const contexts = body.config?.speechContexts;
+    const phrases: string[] = [];
+    if (contexts !== undefined) {
+      must(Array.isArray(contexts), 'config.speechContexts must be a list');
+      for (const c of contexts as Record<string, unknown>[]) {
+        onlyKnown(Object.keys(c ?? {}), ['phrases', 'boost'], 'speechContexts field');
+        must(isStringList(c.phrases), 'speechContexts[].phrases must be a list of strings');
+        if (c.boost !== undefined) must(typeof c.boost === 'number', 'speechContexts[].boost must be a number');
+        phrases.push(...(c.phrases as string[]));
+      }
+      must(phrases.length <= 5000 && phrases.every((p) => p.length <= 100), 'speech contexts take at most 5000 phrases of at most 100 characters');
+    }
+    boosted(fake, phrases);
+    const text = heard(fake);
+    if (text !== FAKE_TRANSCRIPT) return ok({ results: [{ alternatives: [{ transcript: text, confidence: 0.85 }], resultEndTime: '3.200s', languageCode: 'en-us' }], totalBilledTime: '4s', requestId: '124' });
     return ok({
       results: [
         { alternatives: [{ transcript: 'Please call me back', confidence: 0.9 }], resultEndTime: '1.600s', languageCode: 'en-us' },
@@ -287,6 +395,7 @@ const HANDLERS: Record<Vendor, Handler> = {
     });
   },
   async azure(req, fake) {
+    if (req.method === 'POST' && req.path === '/speechtotext/transcriptions:transcribe') return azureFast(req, fake);
     must(req.method === 'POST' && req.path === '/speech/recognition/conversation/cognitiveservices/v1', `unexpected ${req.method} ${req.path}`);
     must(req.headers['ocp-apim-subscription-key'] === fake.key, 'Ocp-Apim-Subscription-Key must be the key');
     must(req.query.get('language'), 'language query parameter is required');
@@ -295,11 +404,13 @@ const HANDLERS: Record<Vendor, Handler> = {
     must(/^audio\/wav; ?codecs=audio\/pcm; ?samplerate=16000$/.test(String(req.headers['content-type'])), 'Content-Type must be audio/wav; codecs=audio/pcm; samplerate=16000');
     must(isWav(req.body) && req.body.readUInt32LE(24) === 16000, 'body must be a 16 kHz WAV');
     if (fake.mode === 'job-error') return ok({ RecognitionStatus: 'Error', Offset: 0, Duration: 0 });
+    boosted(fake, []);
+    const text = heard(fake);
     return ok({
       RecognitionStatus: 'Success',
       Offset: 1800000,
       Duration: 31000000,
-      NBest: [{ Confidence: 0.95, Lexical: FAKE_TRANSCRIPT.toLowerCase(), ITN: '', MaskedITN: '', Display: FAKE_TRANSCRIPT }],
+      NBest: [{ Confidence: 0.95, Lexical: text.toLowerCase(), ITN: '', MaskedITN: '', Display: text }],
     });
   },
   async revai(req, fake, state) {
@@ -319,6 +430,23 @@ const HANDLERS: Record<Vendor, Handler> = {
       onlyKnown(Object.keys(parsed), FIELDS.revai, 'option');
       if (parsed.transcriber !== undefined) must(['machine', 'low_cost', 'fusion', 'human'].includes(String(parsed.transcriber)), `transcriber '${String(parsed.transcriber)}' is not one of machine, low_cost, fusion, human`);
       if (parsed.language !== undefined) must(/^[a-z]{2,3}$/.test(String(parsed.language)), `language '${String(parsed.language)}' is not a supported language`);
+      // RevAiJobOptions.custom_vocabularies: CustomVocabulary[] = {phrases: string[]}; docs: <= 6000 phrases, <= 12 words
+      // of <= 34 characters, at least one letter, no digits, Basic Latin only.
+      const vocab: string[] = [];
+      if (parsed.custom_vocabularies !== undefined) {
+        must(Array.isArray(parsed.custom_vocabularies), 'custom_vocabularies must be a list');
+        for (const v of parsed.custom_vocabularies as Record<string, unknown>[]) {
+          onlyKnown(Object.keys(v ?? {}), ['phrases'], 'custom vocabulary field');
+          must(isStringList(v.phrases), 'custom_vocabularies[].phrases must be a list of strings');
+          vocab.push(...(v.phrases as string[]));
+        }
+        must(vocab.length <= 6000, 'custom vocabularies take at most 6000 phrases');
+        for (const p of vocab) {
+          must(/[a-z]/i.test(p) && /^[\x20-\x7e]+$/.test(p) && !/\d/.test(p), `phrase '${p}' must hold a letter and no digits or non-Basic-Latin characters`);
+          must(wordCount(p) <= 12 && p.trim().split(/\s+/).every((w) => w.length <= 34), `phrase '${p}' must have at most 12 words of at most 34 characters`);
+        }
+      }
+      boosted(fake, vocab);
       return ok({ id: 'rev-j1', created_on: '2024-01-01T00:00:00Z', name: 'audio.wav', status: 'in_progress', type: 'async' });
     }
     if (req.method === 'GET' && req.path === '/speechtotext/v1/jobs/rev-j1') {
@@ -328,6 +456,7 @@ const HANDLERS: Record<Vendor, Handler> = {
     }
     if (req.method === 'GET' && req.path === '/speechtotext/v1/jobs/rev-j1/transcript') {
       must(req.headers.accept === 'application/vnd.rev.transcript.v1.0+json', 'Accept must be application/vnd.rev.transcript.v1.0+json');
+      const words = wordsOf(heard(fake));
       const elements = words.flatMap((w, i) => [
         { type: 'text', value: w, ts: i * 0.3, end_ts: i * 0.3 + 0.25, confidence: i % 2 ? 0.8 : 1.0 },
         { type: 'punct', value: i === words.length - 1 ? '.' : ' ' },
@@ -355,6 +484,19 @@ const HANDLERS: Record<Vendor, Handler> = {
       must(!('operating_point' in tc), 'transcription_config.operating_point is deprecated: use transcription_config.model');
       onlyKnown(Object.keys(tc), FIELDS.speechmatics, 'transcription_config field');
       if (tc.model !== undefined) must(['standard', 'enhanced', 'melia-1'].includes(String(tc.model)), `transcription_config.model '${String(tc.model)}' is not one of standard, enhanced, melia-1`);
+      // TranscriptionConfigAdditionalVocabInner: {content: string, sounds_like?: string[]}.
+      const vocab: string[] = [];
+      if (tc.additional_vocab !== undefined) {
+        must(Array.isArray(tc.additional_vocab), 'additional_vocab must be a list');
+        for (const v of tc.additional_vocab as Record<string, unknown>[]) {
+          must(v && typeof v === 'object', 'additional_vocab entries must be objects with content');
+          onlyKnown(Object.keys(v), ['content', 'sounds_like'], 'additional_vocab field');
+          must(typeof v.content === 'string' && v.content.trim(), 'additional_vocab[].content is required');
+          if (v.sounds_like !== undefined) must(isStringList(v.sounds_like), 'additional_vocab[].sounds_like must be a list of strings');
+          vocab.push(v.content as string);
+        }
+      }
+      boosted(fake, vocab);
       return ok({ id: 'sm-1' }, 201);
     }
     if (req.method === 'GET' && req.path === '/v2/jobs/sm-1') {
@@ -365,6 +507,7 @@ const HANDLERS: Record<Vendor, Handler> = {
     }
     if (req.method === 'GET' && req.path === '/v2/jobs/sm-1/transcript') {
       must(req.query.get('format') === 'json-v2', 'format=json-v2 expected');
+      const words = wordsOf(heard(fake));
       const results = words.map((w, i) => ({ type: 'word', start_time: i * 0.3, end_time: i * 0.3 + 0.25, alternatives: [{ content: w, confidence: i % 2 ? 0.9 : 1.0, language: 'en' }] }));
       results.push({ type: 'punctuation', start_time: 3, end_time: 3, attaches_to: 'previous', is_eos: true, alternatives: [{ content: '.', confidence: 1, language: 'en' }] } as never);
       return ok({ format: '2.9', job: { id: 'sm-1' }, metadata: { transcription_config: { language: 'en' } }, results });
@@ -382,10 +525,21 @@ const HANDLERS: Record<Vendor, Handler> = {
     const language = form.get('language_code');
     if (language !== null) must(/^[a-z]{2,3}$/.test(String(language)), `language_code '${String(language)}' is not ISO-639-1 or ISO-639-3`);
     must(wavSeconds(audio) >= 0.1, 'audio is too short: the minimum is 100 ms');
+    // BodySpeechToTextV1SpeechToTextPost.keyterms: repeated field; <= 1000 terms, each < 50 characters, <= 5 words, none of < > { } [ ] \.
+    const keyterms = form.getAll('keyterms').map(String);
+    must(keyterms.length <= 1000, 'The number of keyterms cannot exceed 1000');
+    for (const t of keyterms) {
+      must(t.trim() && t.length < 50, `keyterm '${t}' must be less than 50 characters`);
+      must(wordCount(t) <= 5, `keyterm '${t}' can contain at most 5 words`);
+      must(!/[<>{}[\]\\]/.test(t), `keyterm '${t}' contains an unsupported character`);
+    }
+    boosted(fake, keyterms);
+    const text = heard(fake);
+    const words = wordsOf(text);
     return ok({
       language_code: 'eng',
       language_probability: 0.99,
-      text: FAKE_TRANSCRIPT,
+      text,
       words: words.flatMap((w, i) => [
         { text: w, type: 'word', start: i * 0.3, end: i * 0.3 + 0.25, logprob: -0.05 },
         { text: ' ', type: 'spacing', start: i * 0.3 + 0.25, end: i * 0.3 + 0.3, logprob: -3 },
@@ -409,6 +563,25 @@ const HANDLERS: Record<Vendor, Handler> = {
         onlyKnown(Object.keys(lc), ['languages', 'code_switching'], 'language_config property');
         must(Array.isArray(lc.languages) && lc.languages.every((l) => GLADIA_LANGUAGES.includes(String(l))), 'language_config.languages must be supported language codes');
       }
+      // PreRecordedV2CustomVocabularyConfig: {vocabulary: (string | {value, intensity?, pronunciations?, language?})[], default_intensity?},
+      // read only when `custom_vocabulary` is true.
+      const vocab: string[] = [];
+      if (body.custom_vocabulary_config !== undefined) {
+        must(body.custom_vocabulary === true, 'custom_vocabulary_config needs custom_vocabulary: true');
+        const cfg = body.custom_vocabulary_config as Record<string, unknown>;
+        onlyKnown(Object.keys(cfg ?? {}), ['vocabulary', 'default_intensity'], 'custom_vocabulary_config property');
+        must(Array.isArray(cfg.vocabulary) && cfg.vocabulary.length > 0, 'custom_vocabulary_config.vocabulary must be a non-empty list');
+        for (const v of cfg.vocabulary as unknown[]) {
+          if (typeof v === 'string') vocab.push(v);
+          else {
+            must(v && typeof v === 'object' && typeof (v as { value?: unknown }).value === 'string', 'vocabulary entries are strings or objects with a value');
+            onlyKnown(Object.keys(v as object), ['value', 'intensity', 'pronunciations', 'language'], 'vocabulary entry property');
+            vocab.push((v as { value: string }).value);
+          }
+        }
+        if (cfg.default_intensity !== undefined) must(typeof cfg.default_intensity === 'number' && cfg.default_intensity >= 0 && cfg.default_intensity <= 1, 'default_intensity must be 0..1');
+      } else if (body.custom_vocabulary !== undefined) must(typeof body.custom_vocabulary === 'boolean', 'custom_vocabulary must be a boolean');
+      boosted(fake, vocab);
       return ok({ id: 'gl-1', result_url: 'https://api.gladia.io/v2/pre-recorded/gl-1' }, 201);
     }
     if (req.method === 'GET' && req.path === '/v2/pre-recorded/gl-1') {
@@ -421,7 +594,7 @@ const HANDLERS: Record<Vendor, Handler> = {
         result: {
           metadata: { audio_duration: 3.26, number_of_distinct_channels: 1 },
           transcription: {
-            full_transcript: FAKE_TRANSCRIPT,
+            full_transcript: heard(fake),
             languages: ['en'],
             utterances: [
               { start: 0, end: 1.6, confidence: 0.9, channel: 0, language: 'en', text: 'Please call me back', words: [] },
@@ -436,7 +609,7 @@ const HANDLERS: Record<Vendor, Handler> = {
 };
 
 /** Starts the fake of `vendor` on 127.0.0.1 (random port). */
-export async function startFakeVendor(vendor: Vendor, opts: { key?: string; mode?: FakeMode; delayMs?: number; pendingPolls?: number } = {}): Promise<FakeVendor> {
+export async function startFakeVendor(vendor: Vendor, opts: { key?: string; mode?: FakeMode; delayMs?: number; pendingPolls?: number; script?: KeytermScript } = {}): Promise<FakeVendor> {
   const state = new Map<string, number>();
   const hanging = new Set<ServerResponse>();
   const fake: FakeVendor = {
@@ -449,6 +622,8 @@ export async function startFakeVendor(vendor: Vendor, opts: { key?: string; mode
     transcript: FAKE_TRANSCRIPT,
     requests: [],
     violations: [],
+    keyterms: [],
+    ...(opts.script ? { script: opts.script } : {}),
     close: async () => {
       for (const res of hanging) res.destroy();
       server.closeAllConnections();

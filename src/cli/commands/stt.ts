@@ -12,8 +12,20 @@ import type { Output } from '../output.js';
 import { connect, outputFor, withSpinner, type Target } from '../session.js';
 import { resolveDataDir } from '../../shared/paths.js';
 import { examples, flagsOf, readInputFile } from '../util.js';
+import { KeytermsError, normalizeKeyterms } from '../../shared/keyterms.js';
 
 const MAX_PROVIDERS_PER_REQUEST = 9;
+
+/** `--keyterm TERM…` (repeated or several after one flag) checked with the service's rule; undefined when absent. */
+export function parseKeyterms(values: string[] | undefined): string[] | undefined {
+  if (values === undefined) return undefined;
+  try {
+    return normalizeKeyterms(values);
+  } catch (e) {
+    if (e instanceof KeytermsError) throw usageError(e.message);
+    throw e;
+  }
+}
 
 /** Turns FILE|URL into an audio URL the service can read: local files are uploaded via POST /v1/audio. */
 export async function audioUrlFor(client: VoxClient, out: Output, source: string): Promise<string> {
@@ -25,10 +37,12 @@ export async function audioUrlFor(client: VoxClient, out: Output, source: string
 }
 
 /** Transcribes with any number of providers, in requests of at most 9 run concurrently. */
-export async function transcribeAll(client: VoxClient, audioUrl: string, providers: string[], language?: string): Promise<TranscribeResponse> {
+export async function transcribeAll(client: VoxClient, audioUrl: string, providers: string[], language?: string, keyterms?: string[]): Promise<TranscribeResponse> {
   const groups: string[][] = [];
   for (let i = 0; i < providers.length; i += MAX_PROVIDERS_PER_REQUEST) groups.push(providers.slice(i, i + MAX_PROVIDERS_PER_REQUEST));
-  const answers = await Promise.all(groups.map((g) => client.transcribe({ audio_url: audioUrl, providers: g, ...(language ? { language } : {}) })));
+  const answers = await Promise.all(
+    groups.map((g) => client.transcribe({ audio_url: audioUrl, providers: g, ...(language ? { language } : {}), ...(keyterms ? { keyterms } : {}) })),
+  );
   return { results: Object.assign({}, ...answers.map((a) => a.results)) as Record<string, SttResult> };
 }
 
@@ -77,6 +91,11 @@ function serverConfigFile(ctx: HandlerContext, target: Target): string {
   return target.embedded ? join(resolveDataDir(undefined, ctx.env.raw()), name) : `the server's ${name} (in its data dir, or its --config file)`;
 }
 
+/** With `--keyterm`, a column saying which providers passed the terms to their vendor (`applied`) and which cannot (`unsupported`). */
+function keytermColumn<R extends { keyterms?: SttResult['keyterms'] }>(keyterms: string[] | undefined): { header: string; get: (r: R) => string | undefined }[] {
+  return keyterms ? [{ header: 'keyterms', get: (r) => r.keyterms }] : [];
+}
+
 const fmt = (n: number | null | undefined, digits = 4) => (n === null || n === undefined ? undefined : n.toFixed(digits));
 
 /** `voxctl stt transcribe|compare|accuracy|providers`. */
@@ -89,18 +108,24 @@ export function registerStt(program: Command, ctx: HandlerContext): void {
       .argument('<audio>', 'local WAV/MP3/M4A file (uploaded first) or an http(s) URL')
       .requiredOption('-p, --providers <list>', "comma-separated providers, or 'all'")
       .option('--language <code>', 'language hint, e.g. en')
+      .option('--keyterm <term...>', "terms each provider should favour, sent in its vendor's boosting parameter (repeat, or several after one flag; 1..100 terms of 1..50 characters)")
       .option('--csv', 'CSV output')
       .description('Transcribe audio with one or more providers'),
-    ['voxctl stt transcribe hello.wav --providers local-sphinx', 'voxctl stt transcribe https://example.com/a.mp3 --providers stt-b,stt-c --json'],
+    [
+      'voxctl stt transcribe hello.wav --providers local-sphinx',
+      'voxctl stt transcribe https://example.com/a.mp3 --providers stt-b,stt-c --json',
+      'voxctl stt transcribe call.wav -p stt-b,stt-c --keyterm Kubernetes --keyterm "Grafana Loki"',
+    ],
   ).action(async (source: string, _o, cmd: Command) => {
-    const flags = flagsOf<{ providers: string; language?: string; csv?: boolean }>(cmd);
+    const flags = flagsOf<{ providers: string; language?: string; keyterm?: string[]; csv?: boolean }>(cmd);
     const choice = parseProviders(flags.providers);
+    const keyterms = parseKeyterms(flags.keyterm);
     const { client, out, target } = await connect(ctx, flags);
     const catalog = new ProviderCatalog(ctx, client);
     // `all` here is every token: the unconfigured ones are named in one line (DESIGN §7).
     const providers = choice.all ? [...ALL_PROVIDERS] : choice.list;
     const audioUrl = await audioUrlFor(client, out, source);
-    const res = await withSpinner(out, `Transcribing with ${providers.length} provider(s)`, () => transcribeAll(client, audioUrl, providers, flags.language));
+    const res = await withSpinner(out, `Transcribing with ${providers.length} provider(s)`, () => transcribeAll(client, audioUrl, providers, flags.language, keyterms));
     // Unconfigured providers are named in one line below rather than as rows of zeros.
     const rows = Object.entries(res.results)
       .filter(([, r]) => out.json || flags.csv || r.error?.code !== 'provider_not_configured')
@@ -112,6 +137,7 @@ export function registerStt(program: Command, ctx: HandlerContext): void {
       { header: 'transcript', get: (r) => r.transcript ?? (r.error ? `${out.color.red(r.error.code)}: ${r.error.message}` : null) },
       { header: 'latency_ms', get: (r) => r.latency_ms },
       { header: 'confidence', get: (r) => fmt(r.confidence, 3) },
+      ...keytermColumn<(typeof rows)[number]>(keyterms),
     ], flags);
     reportFailures(out, res.results, serverConfigFile(ctx, target));
   });
@@ -126,11 +152,17 @@ export function registerStt(program: Command, ctx: HandlerContext): void {
       .option('--language <code>', 'language hint, e.g. en')
       .option('--no-normalize', 'compare raw whitespace tokens')
       .option('--normalizer <name>', `text normaliser: ${NORMALIZER_NAMES.join(' or ')}`, 'basic')
+      .option('--keyterm <term...>', "terms each provider should favour, sent in its vendor's boosting parameter (repeat, or several after one flag; 1..100 terms of 1..50 characters)")
       .option('--csv', 'CSV output')
       .description('Rank providers by word error rate against a reference transcript'),
-    ['voxctl stt compare talk.wav --providers all --reference-file talk.txt', 'voxctl stt compare talk.wav -p local-sphinx,stt-b -r "hello world" --csv'],
+    [
+      'voxctl stt compare talk.wav --providers all --reference-file talk.txt',
+      'voxctl stt compare talk.wav -p local-sphinx,stt-b -r "hello world" --csv',
+      'voxctl stt compare call.wav -p all --reference-file call.txt --keyterm Kubernetes "Grafana Loki"',
+    ],
   ).action(async (source: string, _o, cmd: Command) => {
-    const flags = flagsOf<{ providers: string; reference?: string; referenceFile?: string; language?: string; normalize: boolean; normalizer: string; csv?: boolean }>(cmd);
+    const flags = flagsOf<{ providers: string; reference?: string; referenceFile?: string; language?: string; normalize: boolean; normalizer: string; keyterm?: string[]; csv?: boolean }>(cmd);
+    const keyterms = parseKeyterms(flags.keyterm);
     const reference = await textArg(flags.reference, flags.referenceFile, 'reference');
     if (reference === undefined) throw usageError('stt compare needs --reference TEXT or --reference-file FILE');
     const scoring = { normalize: flags.normalize, normalizer: flags.normalizer };
@@ -141,7 +173,7 @@ export function registerStt(program: Command, ctx: HandlerContext): void {
     // `all` here is every token: the unconfigured ones are named in one line (DESIGN §7).
     const providers = choice.all ? [...ALL_PROVIDERS] : choice.list;
     const audioUrl = await audioUrlFor(client, out, source);
-    const res = await withSpinner(out, `Transcribing with ${providers.length} provider(s)`, () => transcribeAll(client, audioUrl, providers, flags.language));
+    const res = await withSpinner(out, `Transcribing with ${providers.length} provider(s)`, () => transcribeAll(client, audioUrl, providers, flags.language, keyterms));
     const ranked = Object.entries(res.results)
       .map(([provider, r]) => ({ provider, ...r, accuracy: r.transcript !== null ? accuracy(reference, r.transcript, scoring) : null }))
       .sort((a, b) => (a.accuracy?.wer ?? Infinity) - (b.accuracy?.wer ?? Infinity) || a.latency_ms - b.latency_ms)
@@ -159,6 +191,7 @@ export function registerStt(program: Command, ctx: HandlerContext): void {
       { header: 'cer', get: (r) => fmt(r.accuracy?.cer) },
       { header: 'latency_ms', get: (r) => r.latency_ms },
       { header: 'confidence', get: (r) => fmt(r.confidence, 3) },
+      ...keytermColumn<(typeof shown)[number]>(keyterms),
       { header: 'transcript / error', get: (r) => r.transcript ?? (r.error ? `${r.error.code}: ${r.error.message}` : null) },
     ], flags);
     reportFailures(out, res.results, serverConfigFile(ctx, target));

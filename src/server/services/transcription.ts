@@ -8,6 +8,7 @@ import { ALL_PROVIDERS, type SttResult, type TranscribeResponse } from '../../sh
 import { AudioDecodeError, decodeAudio } from '../audio/decode.js';
 import { encodeWav } from '../audio/wav.js';
 import { DomainError, validationFailed } from '../../shared/errors.js';
+import { KeytermsError, normalizeKeyterms } from '../../shared/keyterms.js';
 import type { SttRegistry } from '../engines/stt/registry.js';
 import { SttError, type SttAudio, type SttErrorCode } from '../engines/stt/types.js';
 
@@ -26,6 +27,18 @@ export interface TranscriptionInput {
   audio_url: string;
   providers: string[];
   language?: string;
+  keyterms?: string[];
+}
+
+/** The request's keyterms, trimmed, or a 400 with the shared rule's message (`Keyterm {i} must be 1..50 characters`). */
+export function validateKeyterms(terms: readonly unknown[] | undefined): string[] | undefined {
+  if (terms === undefined) return undefined;
+  try {
+    return normalizeKeyterms(terms);
+  } catch (err) {
+    if (err instanceof KeytermsError) throw validationFailed(err.message);
+    throw err;
+  }
 }
 
 /** Checks the provider list: known names (`Unknown provider: {name}`), no duplicates, 1..9 of them. */
@@ -58,10 +71,31 @@ const failed = (latencyMs: number, code: SttErrorCode, message: string): SttResu
   error: { code, message },
 });
 
-/** Runs one provider under its timeout; never throws. `latency_ms` spans the adapter call only. */
-export async function runProvider(deps: Pick<TranscriptionDeps, 'registry' | 'signal' | 'logError'>, id: string, audio: SttAudio, language: string | undefined): Promise<SttResult> {
+/**
+ * Runs one provider under its timeout; never throws. `latency_ms` spans the adapter call only. With
+ * `keyterms` the result says whether the provider's adapter passed them on (`applied`) or has no
+ * boosting parameter (`unsupported`, transcribed without them).
+ */
+export async function runProvider(
+  deps: Pick<TranscriptionDeps, 'registry' | 'signal' | 'logError'>,
+  id: string,
+  audio: SttAudio,
+  language: string | undefined,
+  options: { keyterms?: readonly string[] } = {},
+): Promise<SttResult> {
   const bound = deps.registry.get(id);
   if (!bound) return failed(0, 'provider_not_configured', `Provider ${id} is not bound to an adapter in the server config`);
+  const boosting = options.keyterms?.length ? { keyterms: bound.adapter.supportsKeyterms ? ('applied' as const) : ('unsupported' as const) } : {};
+  return { ...(await runBound(deps, id, bound, audio, { language, keyterms: bound.adapter.supportsKeyterms ? options.keyterms : undefined })), ...boosting };
+}
+
+async function runBound(
+  deps: Pick<TranscriptionDeps, 'signal' | 'logError'>,
+  id: string,
+  bound: NonNullable<ReturnType<SttRegistry['get']>>,
+  audio: SttAudio,
+  request: { language: string | undefined; keyterms: readonly string[] | undefined },
+): Promise<SttResult> {
   const controller = new AbortController();
   const onOuterAbort = () => controller.abort(deps.signal?.reason);
   deps.signal?.addEventListener('abort', onOuterAbort, { once: true });
@@ -76,7 +110,8 @@ export async function runProvider(deps: Pick<TranscriptionDeps, 'registry' | 'si
   });
   const started = performance.now();
   try {
-    const out = await Promise.race([bound.adapter.transcribe(audio, { signal: controller.signal, language }), timeout]);
+    const { language, keyterms } = request;
+    const out = await Promise.race([bound.adapter.transcribe(audio, { signal: controller.signal, language, ...(keyterms ? { keyterms } : {}) }), timeout]);
     const latency = Math.round(performance.now() - started);
     return { transcript: out.transcript, latency_ms: latency, confidence: out.confidence === null ? null : Math.round(out.confidence * 10_000) / 10_000 };
   } catch (err) {
@@ -94,8 +129,9 @@ export async function runProvider(deps: Pick<TranscriptionDeps, 'registry' | 'si
 /** The whole transcription: results keyed by provider in the order the request listed them. */
 export async function transcribe(deps: TranscriptionDeps, input: TranscriptionInput): Promise<TranscribeResponse> {
   validateProviders(input.providers);
+  const keyterms = validateKeyterms(input.keyterms);
   const audio = await prepareAudio(await deps.loadAudio(input.audio_url));
-  const results = await Promise.all(input.providers.map((id) => runProvider(deps, id, audio, input.language)));
+  const results = await Promise.all(input.providers.map((id) => runProvider(deps, id, audio, input.language, { keyterms })));
   const out: Record<string, SttResult> = {};
   input.providers.forEach((id, i) => {
     out[id] = results[i] as SttResult;

@@ -11,6 +11,12 @@ export const TranscribeRequest = Type.Object({
   audio_url: Type.String({ minLength: 1 }),
   providers: Type.Array(Type.String(), { minItems: 1, maxItems: 9 }),
   language: Type.Optional(Type.String()),
+  // Bounds are checked in the service with the API's own messages (src/shared/keyterms.ts).
+  keyterms: Type.Optional(
+    Type.Array(Type.String(), {
+      description: 'Terms each provider is asked to favour with its own boosting parameter (DESIGN §12.4): 1..100 strings, each 1..50 characters after trimming',
+    }),
+  ),
 });
 export type TranscribeRequest = Static<typeof TranscribeRequest>;
 
@@ -29,6 +35,12 @@ export const SttResult = Type.Object({
   latency_ms: Type.Integer(),
   confidence: Type.Union([Type.Number(), Type.Null()]),
   error: Type.Optional(Type.Object({ code: SttErrorCode, message: Type.String() })),
+  /** Present only when the request had keyterms: whether this provider passed them to its vendor. */
+  keyterms: Type.Optional(
+    Type.Union([Type.Literal('applied'), Type.Literal('unsupported')], {
+      description: "Only when the request had keyterms: `applied` (sent in the vendor's boosting parameter) or `unsupported` (no such parameter; transcribed without them)",
+    }),
+  ),
 });
 export type SttResult = Static<typeof SttResult>;
 

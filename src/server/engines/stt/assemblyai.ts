@@ -21,7 +21,7 @@ interface Transcript {
 /** Creates the adapter; confidence is the transcript-level `confidence` AssemblyAI returns. */
 export function createAssemblyAiAdapter(s: AdapterSettings): SttAdapter {
   const model = s.model ?? 'universal-2';
-  return defineVendorAdapter(s, { vendor: VENDOR, adapter: 'assemblyai', model }, async (audio, { key, ctx, signal, language }) => {
+  return defineVendorAdapter(s, { vendor: VENDOR, adapter: 'assemblyai', model }, async (audio, { key, ctx, signal, language, keyterms }) => {
     // Mapped before the upload, so an unlisted language costs no transfer.
     const languageFields = language ? { language_code: vendorLanguage('assemblyai', language) } : { language_detection: true };
     const upload = await vendorJson<{ upload_url?: unknown }>(ctx, joinUrl(s.baseUrl, '/v2/upload'), {
@@ -32,6 +32,8 @@ export function createAssemblyAiAdapter(s: AdapterSettings): SttAdapter {
     });
     if (typeof upload.upload_url !== 'string') throw malformed(ctx, 'no upload_url');
     const request: Record<string, unknown> = { audio_url: upload.upload_url, speech_models: [model], ...languageFields };
+    // `keyterms_prompt` (TranscriptOptionalParams): up to 1000 terms of at most 6 words; never with `prompt`, which we do not send.
+    if (keyterms) request.keyterms_prompt = [...keyterms];
     const created = await vendorJson<Transcript>(ctx, joinUrl(s.baseUrl, '/v2/transcript'), {
       method: 'POST',
       headers: { authorization: key, 'content-type': 'application/json' },

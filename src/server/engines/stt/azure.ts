@@ -2,15 +2,22 @@
  * Azure AI Speech, REST API for short audio: `POST {base}/speech/recognition/conversation/cognitiveservices/v1
  * ?language=..&format=detailed` with 16 kHz PCM WAV (<= 60 s), key in `Ocp-Apim-Subscription-Key`.
  * The base is `https://{region}.stt.speech.microsoft.com` (config `region` or `base_url`).
+ *
+ * The short-audio API takes no phrase list (Azure documents phrase lists for the Speech SDK and the fast
+ * transcription API only), so a request with keyterms goes to fast transcription instead:
+ * `POST {api base}/speechtotext/transcriptions:transcribe?api-version=2024-11-15`, multipart `audio` +
+ * `definition` `{"locales":[..],"phraseList":{"phrases":[..]}}`, same key, same region.
  */
-import { SttError, type SttAdapter } from './types.js';
-import { confidenceOrNull, malformed, vendorJson } from './http.js';
+import { SttError, type SttAdapter, type SttOutput } from './types.js';
+import { confidenceOrNull, malformed, meanConfidence, vendorJson, type VendorContext } from './http.js';
 import { joinUrl, wavAt, type AdapterSettings } from './settings.js';
 import { vendorLanguage } from './languages.js';
-import { defineVendorAdapter } from './vendor-adapter.js';
+import { defineVendorAdapter, wavForm } from './vendor-adapter.js';
 
 const VENDOR = 'Azure Speech';
 const PATH = '/speech/recognition/conversation/cognitiveservices/v1';
+const FAST_PATH = '/speechtotext/transcriptions:transcribe';
+const FAST_API_VERSION = '2024-11-15';
 
 interface AzureResponse {
   RecognitionStatus?: unknown;
@@ -18,11 +25,34 @@ interface AzureResponse {
   NBest?: { Confidence?: unknown; Display?: unknown }[];
 }
 
-/** Creates the adapter; confidence is `NBest[0].Confidence` of the detailed format. */
+interface FastResponse {
+  combinedPhrases?: { text?: unknown }[];
+  phrases?: { confidence?: unknown }[];
+}
+
+/**
+ * Where fast transcription lives for a binding: the region's `api.cognitive.microsoft.com` host when the
+ * base is the region's short-audio host, else the configured base itself (a proxy or test fake serving both).
+ */
+export function azureFastBase(baseUrl: string): string {
+  const m = /^https:\/\/([a-z0-9-]+)\.stt\.speech\.microsoft\.com\/?$/i.exec(baseUrl);
+  return m ? `https://${m[1]}.api.cognitive.microsoft.com` : baseUrl;
+}
+
+/** Transcript of a fast transcription: the combined phrases; confidence: mean of the phrases'. */
+export function azureFastTranscript(body: FastResponse): SttOutput | undefined {
+  if (!Array.isArray(body.combinedPhrases)) return undefined;
+  const text = body.combinedPhrases.map((p) => (typeof p.text === 'string' ? p.text.trim() : '')).filter(Boolean).join(' ');
+  return { transcript: text, confidence: meanConfidence((body.phrases ?? []).map((p) => p.confidence)) };
+}
+
+/** Creates the adapter; confidence is `NBest[0].Confidence` of the detailed format (fast transcription: mean phrase confidence). */
 export function createAzureAdapter(s: AdapterSettings): SttAdapter {
-  return defineVendorAdapter(s, { vendor: VENDOR, adapter: 'azure' }, async (audio, { key, ctx, signal, language }) => {
-    const query = new URLSearchParams({ language: vendorLanguage('azure', language ?? 'en-US'), format: 'detailed' });
+  return defineVendorAdapter(s, { vendor: VENDOR, adapter: 'azure' }, async (audio, { key, ctx, signal, language, keyterms }) => {
+    const locale = vendorLanguage('azure', language ?? 'en-US');
     const { wav } = await wavAt(audio, 16000);
+    if (keyterms) return fastTranscription(s, ctx, { key, signal, locale, wav, phrases: keyterms });
+    const query = new URLSearchParams({ language: locale, format: 'detailed' });
     const body = await vendorJson<AzureResponse>(ctx, `${joinUrl(s.baseUrl, PATH)}?${query}`, {
       method: 'POST',
       headers: {
@@ -51,4 +81,18 @@ export function createAzureAdapter(s: AdapterSettings): SttAdapter {
         throw new SttError('upstream_error', `${VENDOR} recognition failed: ${String(body.RecognitionStatus)}`);
     }
   });
+}
+
+async function fastTranscription(
+  s: AdapterSettings,
+  ctx: VendorContext,
+  req: { key: string; signal: AbortSignal; locale: string; wav: Buffer; phrases: readonly string[] },
+): Promise<SttOutput> {
+  const form = wavForm(req, 'audio');
+  form.append('definition', JSON.stringify({ locales: [req.locale], phraseList: { phrases: [...req.phrases] } }));
+  const url = `${joinUrl(azureFastBase(s.baseUrl), FAST_PATH)}?api-version=${FAST_API_VERSION}`;
+  const body = await vendorJson<FastResponse>(ctx, url, { method: 'POST', headers: { 'ocp-apim-subscription-key': req.key }, body: form, signal: req.signal });
+  const out = azureFastTranscript(body);
+  if (!out) throw malformed(ctx, 'no combinedPhrases');
+  return out;
 }

@@ -27,10 +27,12 @@ export function scribeConfidence(body: ScribeResponse): number | null {
 /** Creates the adapter (model `scribe_v2`, the current one, unless configured). */
 export function createElevenLabsAdapter(s: AdapterSettings): SttAdapter {
   const model = s.model ?? 'scribe_v2';
-  return defineVendorAdapter(s, { vendor: VENDOR, adapter: 'elevenlabs', model }, async (audio, { key, ctx, signal, language }) => {
+  return defineVendorAdapter(s, { vendor: VENDOR, adapter: 'elevenlabs', model }, async (audio, { key, ctx, signal, language, keyterms }) => {
     const form = wavForm(audio, 'file');
     form.append('model_id', model);
     if (language) form.append('language_code', primaryLanguage(language));
+    // BodySpeechToTextV1SpeechToTextPost.keyterms: one multipart field per term, as the SDK appends them.
+    for (const term of keyterms ?? []) form.append('keyterms', term);
     const body = await vendorJson<ScribeResponse>(ctx, joinUrl(s.baseUrl, '/v1/speech-to-text'), {
       method: 'POST',
       headers: { 'xi-api-key': key },

@@ -21,7 +21,7 @@ interface GladiaJob {
  * Gladia's pre-recorded request has no model choice, so a binding cannot name one (config validation).
  */
 export function createGladiaAdapter(s: AdapterSettings): SttAdapter {
-  return defineVendorAdapter(s, { vendor: VENDOR, adapter: 'gladia', model: null }, async (audio, { key, ctx, signal, language }) => {
+  return defineVendorAdapter(s, { vendor: VENDOR, adapter: 'gladia', model: null }, async (audio, { key, ctx, signal, language, keyterms }) => {
     const languages = language ? [vendorLanguage('gladia', language)] : undefined;
     const upload = await vendorJson<{ audio_url?: unknown }>(ctx, joinUrl(s.baseUrl, '/v2/upload'), {
       method: 'POST',
@@ -32,6 +32,11 @@ export function createGladiaAdapter(s: AdapterSettings): SttAdapter {
     if (typeof upload.audio_url !== 'string') throw malformed(ctx, 'no audio_url');
     const request: Record<string, unknown> = { audio_url: upload.audio_url };
     if (languages) request.language_config = { languages, code_switching: false };
+    // PreRecordedV2InitTranscriptionRequest: `custom_vocabulary: true` enables `custom_vocabulary_config.vocabulary`.
+    if (keyterms) {
+      request.custom_vocabulary = true;
+      request.custom_vocabulary_config = { vocabulary: [...keyterms] };
+    }
     const created = await vendorJson<{ id?: unknown; result_url?: unknown }>(ctx, joinUrl(s.baseUrl, '/v2/pre-recorded'), {
       method: 'POST',
       headers: { 'x-gladia-key': key, 'content-type': 'application/json' },

@@ -31,7 +31,7 @@ export function googleTranscript(body: RecognizeResponse): { transcript: string;
 
 /** Creates the adapter; `model` (e.g. `latest_short`) is sent only when configured. */
 export function createGoogleAdapter(s: AdapterSettings): SttAdapter {
-  return defineVendorAdapter(s, { vendor: VENDOR, adapter: 'google' }, async (audio, { key, ctx, signal, language }) => {
+  return defineVendorAdapter(s, { vendor: VENDOR, adapter: 'google' }, async (audio, { key, ctx, signal, language, keyterms }) => {
     const languageCode = vendorLanguage('google', language ?? 'en-US');
     const rate = audio.sampleRate >= MIN_RATE && audio.sampleRate <= MAX_RATE ? audio.sampleRate : 16000;
     const { pcm } = await wavAt(audio, rate);
@@ -43,6 +43,8 @@ export function createGoogleAdapter(s: AdapterSettings): SttAdapter {
       enableAutomaticPunctuation: true,
     };
     if (s.model) config.model = s.model;
+    // v1 phrase hints: RecognitionConfig.speechContexts[].phrases (<= 5000 phrases of <= 100 characters).
+    if (keyterms) config.speechContexts = [{ phrases: [...keyterms] }];
     const content = Buffer.from(pcm.buffer, pcm.byteOffset, pcm.byteLength).toString('base64');
     const body = await vendorJson<RecognizeResponse>(ctx, `${joinUrl(s.baseUrl, '/v1/speech:recognize')}?key=${encodeURIComponent(key)}`, {
       method: 'POST',

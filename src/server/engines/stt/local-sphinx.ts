@@ -117,6 +117,8 @@ export function createLocalSphinxAdapter(opts: SphinxOptions = {}): SttAdapter {
   return {
     adapter: 'local-sphinx',
     model: 'en-us',
+    // pocketsphinx_continuous takes a whole grammar or dictionary, not a boost list: no keyterms.
+    supportsKeyterms: false,
     check() {
       const r = resolve(opts);
       return typeof r === 'string' ? { ok: false, detail: r } : { ok: true };

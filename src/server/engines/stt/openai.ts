@@ -20,14 +20,25 @@ export interface OpenAiModelRules {
   logprobs: boolean;
   /** gpt-4o-transcribe-diarize requires `chunking_strategy` for inputs over 30 s; we always send `auto`. */
   chunking: boolean;
+  /** `prompt` (our keyterms) "is not supported when using gpt-4o-transcribe-diarize". */
+  prompt: boolean;
 }
 
 /** The request rules of `model`; a name outside OpenAI's gpt-* family is treated as Whisper (whisper-1, self-hosted servers). */
 export function openAiModelRules(model: string): OpenAiModelRules {
-  if (/^gpt-4o-transcribe-diarize/.test(model)) return { responseFormat: 'json', logprobs: false, chunking: true };
-  if (/^gpt-4o(-mini)?-transcribe(-\d{4}-\d{2}-\d{2})?$/.test(model)) return { responseFormat: 'json', logprobs: true, chunking: false };
-  if (/^gpt-/.test(model)) return { responseFormat: 'json', logprobs: false, chunking: false };
-  return { responseFormat: 'verbose_json', logprobs: false, chunking: false };
+  if (/^gpt-4o-transcribe-diarize/.test(model)) return { responseFormat: 'json', logprobs: false, chunking: true, prompt: false };
+  if (/^gpt-4o(-mini)?-transcribe(-\d{4}-\d{2}-\d{2})?$/.test(model)) return { responseFormat: 'json', logprobs: true, chunking: false, prompt: true };
+  if (/^gpt-/.test(model)) return { responseFormat: 'json', logprobs: false, chunking: false, prompt: true };
+  return { responseFormat: 'verbose_json', logprobs: false, chunking: false, prompt: true };
+}
+
+/**
+ * OpenAI has no boosting list: its `prompt` is text the model continues from, and OpenAI's speech-to-text
+ * guide spells rare words for it as a comma-separated list, which is what we send. Whisper reads only
+ * the prompt's last 224 tokens, so with many terms the first ones may be dropped by the model.
+ */
+export function openAiPrompt(terms: readonly string[]): string {
+  return terms.join(', ');
 }
 
 interface OpenAiTranscription {
@@ -58,6 +69,7 @@ export function createOpenAiAdapter(s: AdapterSettings): SttAdapter {
   return {
     adapter: 'openai',
     model,
+    supportsKeyterms: rules.prompt,
     // A self-hosted server may need no key: only a configured but unset variable makes it not ready.
     check: () => (s.apiKeyEnv && !s.apiKey() ? { ok: false, detail: `${s.apiKeyEnv} is not set` } : { ok: true }),
     async transcribe(audio: SttAudio, opts: TranscribeOptions) {
@@ -72,6 +84,7 @@ export function createOpenAiAdapter(s: AdapterSettings): SttAdapter {
       if (rules.logprobs) form.append('include[]', 'logprobs');
       if (rules.chunking) form.append('chunking_strategy', 'auto');
       form.append('temperature', '0');
+      if (rules.prompt && opts.keyterms?.length) form.append('prompt', openAiPrompt(opts.keyterms));
       const url = joinUrl(s.baseUrl, s.path ?? '/v1/audio/transcriptions');
       const headers: Record<string, string> = key ? { authorization: `Bearer ${key}` } : {};
       const body = await withinBudget(s, audio, VENDOR, opts.signal, (signal) => vendorJson<OpenAiTranscription>(ctx, url, { method: 'POST', headers, body: form, signal }));

@@ -39,12 +39,14 @@ export function revTranscript(t: RevTranscript): { transcript: string; confidenc
 
 /** Creates the adapter; `model` maps to Rev.ai's `transcriber` option (machine, low_cost, fusion). */
 export function createRevAiAdapter(s: AdapterSettings): SttAdapter {
-  return defineVendorAdapter(s, { vendor: VENDOR, adapter: 'revai' }, async (audio, { key, ctx, signal, language }) => {
+  return defineVendorAdapter(s, { vendor: VENDOR, adapter: 'revai' }, async (audio, { key, ctx, signal, language, keyterms }) => {
     const auth = { authorization: `Bearer ${key}` };
     const base = joinUrl(s.baseUrl, '/speechtotext/v1/jobs');
     const options: Record<string, unknown> = {};
     if (language) options.language = primaryLanguage(language);
     if (s.model) options.transcriber = s.model;
+    // RevAiJobOptions.custom_vocabularies: CustomVocabulary[] = [{phrases}] (<= 6000 phrases per job).
+    if (keyterms) options.custom_vocabularies = [{ phrases: [...keyterms] }];
     const form = wavForm(audio, 'media');
     form.append('options', JSON.stringify(options));
     const job = await vendorJson<RevJob>(ctx, base, { method: 'POST', headers: auth, body: form, signal });

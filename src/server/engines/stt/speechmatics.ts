@@ -48,10 +48,12 @@ export function speechmaticsTranscript(body: JsonV2): { transcript: string; conf
 
 /** Creates the adapter; `model` is `transcription_config.model` (standard, enhanced, melia-1), which replaced `operating_point`. */
 export function createSpeechmaticsAdapter(s: AdapterSettings): SttAdapter {
-  return defineVendorAdapter(s, { vendor: VENDOR, adapter: 'speechmatics' }, async (audio, { key, ctx, signal, language }) => {
+  return defineVendorAdapter(s, { vendor: VENDOR, adapter: 'speechmatics' }, async (audio, { key, ctx, signal, language, keyterms }) => {
     const auth = { authorization: `Bearer ${key}` };
     const transcription: Record<string, unknown> = { language: primaryLanguage(language ?? 'en') };
     if (s.model) transcription.model = s.model;
+    // Custom dictionary: additional_vocab [{content, sounds_like?}] (<= 1000 recommended).
+    if (keyterms) transcription.additional_vocab = keyterms.map((content) => ({ content }));
     const form = wavForm(audio, 'data_file');
     form.append('config', JSON.stringify({ type: 'transcription', transcription_config: transcription }));
     const created = await vendorJson<{ id?: unknown }>(ctx, joinUrl(s.baseUrl, '/v2/jobs'), { method: 'POST', headers: auth, body: form, signal });

@@ -10,10 +10,15 @@ export interface SttAudio extends Pcm16Audio {
   wav: Buffer;
 }
 
-/** Per-call options: the caller's cancellation (timeout) and an optional language (e.g. `en`, `en-US`). */
+/** Per-call options: the caller's cancellation (timeout), an optional language (e.g. `en`, `en-US`) and keyterms. */
 export interface TranscribeOptions {
   signal: AbortSignal;
   language?: string;
+  /**
+   * Terms to favour (DESIGN §12.4), already checked by `normalizeKeyterms`; sent in the vendor's own
+   * boosting parameter. An adapter whose `supportsKeyterms` is false ignores them.
+   */
+  keyterms?: readonly string[];
 }
 
 /** What a recognizer returns; latency is measured by the caller (DESIGN §6). */
@@ -29,6 +34,8 @@ export interface SttAdapter {
   readonly adapter: string;
   /** The model it asks for, when it has one. */
   readonly model: string | null;
+  /** Whether `keyterms` reach the recogniser (its vendor has a boosting parameter for this model). */
+  readonly supportsKeyterms: boolean;
   transcribe(audio: SttAudio, options: TranscribeOptions): Promise<SttOutput>;
   /** Whether it can run right now (binary/model present, credential set), without calling anyone. */
   check(): { ok: true } | { ok: false; detail: string };

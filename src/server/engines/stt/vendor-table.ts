@@ -16,8 +16,29 @@ export interface AudioLimits {
   maxBytes?: number;
 }
 
+/**
+ * The vendor's boosting parameter and the bounds it documents beyond ours (1..100 terms of 1..50
+ * characters); a term outside them is refused before the vendor is called. Sources in docs/stt-providers.md.
+ */
+export interface KeytermSpec {
+  /** Where the terms go, as the vendor names it. */
+  parameter: string;
+  /** Most characters per term the vendor takes, when fewer than our 50. */
+  maxChars?: number;
+  /** Most words per term. */
+  maxWords?: number;
+  /** Most characters per word. */
+  maxWordChars?: number;
+  /** The term must hold a letter. */
+  needsLetter?: boolean;
+  /** Characters the vendor refuses in a term, and how to say so. */
+  refused?: { pattern: RegExp; what: string };
+}
+
 /** One row of the table. */
 export interface VendorSpec {
+  /** Null: the vendor has no boosting parameter. */
+  keyterms: KeytermSpec | null;
   /** Public API origin; a binding's `base_url` replaces it (Azure's depends on the region). */
   defaultBase?: string;
   limits: AudioLimits;
@@ -30,16 +51,16 @@ const GB = 1024 * MB;
 
 /** The hosted vendors. */
 export const VENDOR_TABLE: Readonly<Record<VendorKind, VendorSpec>> = {
-  openai: { defaultBase: 'https://api.openai.com', limits: { minSeconds: 0.1, maxBytes: 25 * MB }, polling: false },
-  deepgram: { defaultBase: 'https://api.deepgram.com', limits: { maxBytes: 2 * GB }, polling: false },
-  assemblyai: { defaultBase: 'https://api.assemblyai.com', limits: { maxSeconds: 10 * 3600, maxBytes: 2.2 * GB }, polling: true },
+  openai: { keyterms: { parameter: 'prompt' }, defaultBase: 'https://api.openai.com', limits: { minSeconds: 0.1, maxBytes: 25 * MB }, polling: false },
+  deepgram: { keyterms: { parameter: 'keyterm' }, defaultBase: 'https://api.deepgram.com', limits: { maxBytes: 2 * GB }, polling: false },
+  assemblyai: { keyterms: { parameter: 'keyterms_prompt', maxWords: 6 }, defaultBase: 'https://api.assemblyai.com', limits: { maxSeconds: 10 * 3600, maxBytes: 2.2 * GB }, polling: true },
   // Its 10 MB request cap needs no check of ours: a minute at <= 48 kHz is under 8 MB even as base64.
-  google: { defaultBase: 'https://speech.googleapis.com', limits: { maxSeconds: 60 }, polling: false },
-  azure: { limits: { maxSeconds: 60 }, polling: false },
-  revai: { defaultBase: 'https://api.rev.ai', limits: { maxSeconds: 17 * 3600, maxBytes: 2 * GB }, polling: true },
-  speechmatics: { defaultBase: 'https://asr.api.speechmatics.com', limits: { maxSeconds: 2 * 3600, maxBytes: 1 * GB }, polling: true },
-  elevenlabs: { defaultBase: 'https://api.elevenlabs.io', limits: { minSeconds: 0.1, maxBytes: 5 * GB }, polling: false },
-  gladia: { defaultBase: 'https://api.gladia.io', limits: { maxSeconds: 135 * 60, maxBytes: 1000 * MB }, polling: true },
+  google: { keyterms: { parameter: 'speechContexts[].phrases' }, defaultBase: 'https://speech.googleapis.com', limits: { maxSeconds: 60 }, polling: false },
+  azure: { keyterms: { parameter: 'phraseList.phrases' }, limits: { maxSeconds: 60 }, polling: false },
+  revai: { keyterms: { parameter: 'custom_vocabularies[].phrases', needsLetter: true, maxWords: 12, maxWordChars: 34, refused: { pattern: /[0-9]|[^\x20-\x7e]/, what: 'digits or characters outside Basic Latin' } }, defaultBase: 'https://api.rev.ai', limits: { maxSeconds: 17 * 3600, maxBytes: 2 * GB }, polling: true },
+  speechmatics: { keyterms: { parameter: 'additional_vocab[].content' }, defaultBase: 'https://asr.api.speechmatics.com', limits: { maxSeconds: 2 * 3600, maxBytes: 1 * GB }, polling: true },
+  elevenlabs: { keyterms: { parameter: 'keyterms', maxChars: 49, maxWords: 5, refused: { pattern: /[<>{}[\]\\]/, what: 'any of < > { } [ ] \\' } }, defaultBase: 'https://api.elevenlabs.io', limits: { minSeconds: 0.1, maxBytes: 5 * GB }, polling: false },
+  gladia: { keyterms: { parameter: 'custom_vocabulary_config.vocabulary' }, defaultBase: 'https://api.gladia.io', limits: { maxSeconds: 135 * 60, maxBytes: 1000 * MB }, polling: true },
 };
 
 /** Timeout defaults (DESIGN §4.11 gives 60 s; job-based vendors need time in proportion to the audio). */

@@ -17,6 +17,7 @@ function adapter(behaviour: { ms: number; text?: string; fail?: SttError | Error
   return {
     adapter: 'test',
     model: null,
+    supportsKeyterms: false,
     check: () => ({ ok: true }),
     async transcribe(audio, opts) {
       expect(audio.sampleRate).toBe(16000);
