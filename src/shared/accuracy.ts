@@ -11,6 +11,7 @@ import { charBound, CodePointIds } from './accuracy/chars.js';
 import { editDistanceIds } from './accuracy/distance.js';
 import { internTokens } from './accuracy/tokens.js';
 import { DomainError } from './errors.js';
+import { entityProblem, matchEntities, type Entity, type EntityResult } from './entities/index.js';
 
 export { alignWords, type AlignmentStep } from './accuracy/align.js';
 export { editDistance } from './accuracy/distance.js';
@@ -27,6 +28,8 @@ export interface AccuracyReport {
   /** The normaliser applied to both texts; absent when raw tokens were compared (`normalize: false`). */
   normalizer?: { name: NormalizerName; version: number };
   alignment?: AlignmentStep[];
+  /** Each requested entity and whether the hypothesis recovers it (DESIGN §12.3). */
+  entities?: EntityResult[];
 }
 
 export interface AccuracyOptions {
@@ -36,6 +39,21 @@ export interface AccuracyOptions {
   normalizer?: NormalizerName;
   /** Include the word alignment (default false). */
   alignment?: boolean;
+  /** Entities to look for in the hypothesis with the entity-aware matcher (at most 100). */
+  entities?: readonly { type: string; value: unknown }[];
+}
+
+/** How many entities one accuracy request may check. */
+export const MAX_ACCURACY_ENTITIES = 100;
+
+/** The entities checked valid (`Invalid entity {i}: {reason}` for the first that is not; `i` 0-based). */
+export function validEntities(entities: readonly { type: string; value: unknown }[]): Entity[] {
+  if (entities.length > MAX_ACCURACY_ENTITIES) throw new AccuracyInputError(`At most ${MAX_ACCURACY_ENTITIES} entities per request`);
+  return entities.map((e, i) => {
+    const problem = entityProblem(e.type, e.value);
+    if (problem) throw new AccuracyInputError(`Invalid entity ${i}: ${problem}`);
+    return e as Entity;
+  });
 }
 
 /** Thrown for inputs the metric is undefined on: a `validation_failed` domain error (400 over HTTP). */
@@ -57,6 +75,7 @@ export const round4 = (x: number): number => Math.round(x * 10_000) / 10_000;
 /** Computes WER, CER and the edit counts of `hypothesis` against `reference`. */
 export function calculateAccuracy(reference: string, hypothesis: string, options: AccuracyOptions = {}): AccuracyReport {
   const chosen = getNormalizer(options.normalizer ?? 'basic'); // validated even when unused, as the API does
+  const entities = options.entities ? validEntities(options.entities) : undefined;
   const normalizer = options.normalize === false ? null : chosen;
   const ref = wordsWith(reference, normalizer);
   const hyp = wordsWith(hypothesis, normalizer);
@@ -89,6 +108,8 @@ export function calculateAccuracy(reference: string, hypothesis: string, options
   };
   if (normalizer) report.normalizer = { name: normalizer.name, version: normalizer.version };
   if (options.alignment) report.alignment = toSteps(ops, ref, hyp, r, h);
+  // Entities are read from the hypothesis as written: the normaliser would break them (`10:00 am` → `1000 am`).
+  if (entities) report.entities = matchEntities(entities, hypothesis);
   return report;
 }
 

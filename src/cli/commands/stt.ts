@@ -3,6 +3,7 @@ import type { Command } from 'commander';
 import type { VoxClient } from '../../client/index.js';
 import type { SttResult, TranscribeResponse } from '../../shared/schemas/stt.js';
 import { AccuracyInputError, calculateAccuracy, type AccuracyReport } from '../../shared/accuracy.js';
+import { ENTITY_TYPES } from '../../shared/entities/index.js';
 import { NORMALIZER_NAMES, UnknownNormalizerError, type NormalizerName } from '../../shared/normalizers/index.js';
 import { ALL_PROVIDERS, ProviderCatalog, parseProviders, type ProviderView } from '../stt-providers.js';
 import { providerLabel } from '../../shared/providers.js';
@@ -46,7 +47,11 @@ export async function transcribeAll(client: VoxClient, audioUrl: string, provide
   return { results: Object.assign({}, ...answers.map((a) => a.results)) as Record<string, SttResult> };
 }
 
-function accuracy(reference: string, hypothesis: string, options: { normalize?: boolean; normalizer?: string; alignment?: boolean } = {}): AccuracyReport {
+function accuracy(
+  reference: string,
+  hypothesis: string,
+  options: { normalize?: boolean; normalizer?: string; alignment?: boolean; entities?: { type: string; value: string }[] } = {},
+): AccuracyReport {
   try {
     return calculateAccuracy(reference, hypothesis, { ...options, normalizer: options.normalizer as NormalizerName | undefined });
   } catch (e) {
@@ -207,19 +212,35 @@ export function registerStt(program: Command, ctx: HandlerContext): void {
       .option('--alignment', 'print the word alignment')
       .option('--no-normalize', 'compare raw whitespace tokens')
       .option('--normalizer <name>', `text normaliser: ${NORMALIZER_NAMES.join(' or ')}`, 'basic')
-      .description('Compute WER/CER offline (same rules as the service)'),
+      .option('--entity <type=value...>', `entities to look for in the hypothesis (${ENTITY_TYPES.join(', ')}), e.g. money=12.50`)
+      .description('Compute WER/CER offline (same rules as the service), and whether entities came through'),
     [
       'voxctl stt accuracy --reference "the cat sat" --hypothesis "the cat sad"',
       'voxctl stt accuracy --reference-file ref.txt --hypothesis-file hyp.txt --alignment',
       'voxctl stt accuracy -r "twenty one percent" -H "21%" --normalizer whisper-en',
+      'voxctl stt accuracy -r "your balance is twelve dollars and fifty cents" -H "Your balance is $12.50." --entity money=12.50',
     ],
   ).action(async (_o, cmd: Command) => {
-    const flags = flagsOf<{ reference?: string; referenceFile?: string; hypothesis?: string; hypothesisFile?: string; alignment?: boolean; normalize: boolean; normalizer: string }>(cmd);
+    const flags = flagsOf<{
+      reference?: string;
+      referenceFile?: string;
+      hypothesis?: string;
+      hypothesisFile?: string;
+      alignment?: boolean;
+      normalize: boolean;
+      normalizer: string;
+      entity?: string[];
+    }>(cmd);
     const reference = await textArg(flags.reference, flags.referenceFile, 'reference');
     const hypothesis = await textArg(flags.hypothesis, flags.hypothesisFile, 'hypothesis');
     if (reference === undefined || hypothesis === undefined) throw usageError('stt accuracy needs --reference and --hypothesis (or their -file forms)');
     const out = outputFor(ctx, flags);
-    const result = accuracy(reference, hypothesis, { normalize: flags.normalize, normalizer: flags.normalizer, alignment: flags.alignment });
+    const entities = flags.entity?.map((e) => {
+      const at = e.indexOf('=');
+      if (at < 1) throw usageError(`--entity takes type=value, got '${e}'`, 'voxctl stt accuracy … --entity money=12.50 --entity date=2027-03-04');
+      return { type: e.slice(0, at), value: e.slice(at + 1) };
+    });
+    const result = accuracy(reference, hypothesis, { normalize: flags.normalize, normalizer: flags.normalizer, alignment: flags.alignment, ...(entities ? { entities } : {}) });
     if (out.json) return out.printJson(result);
     out.fields([
       ['wer', result.wer],
@@ -230,6 +251,7 @@ export function registerStt(program: Command, ctx: HandlerContext): void {
       ['reference_words', result.reference_words],
       ['hypothesis_words', result.hypothesis_words],
       ...(result.normalizer ? [['normalizer', `${result.normalizer.name} (version ${result.normalizer.version})`] as [string, string]] : []),
+      ...(result.entities ?? []).map((e) => [`${e.type} ${e.value}`, e.found ? out.color.green('found') : out.color.red('missed')] as [string, string]),
     ]);
     if (result.alignment) out.write('\n' + renderAlignment(out, result.alignment) + '\n');
   });

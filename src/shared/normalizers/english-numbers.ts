@@ -69,8 +69,25 @@ function yearHalf(tokens: readonly string[], i: number): { value: number; end: n
   return ones === undefined ? undefined : { value: ones, end: i + 2 };
 }
 
-/** Parses a spelled number starting at `tokens[start]`, or returns undefined when none starts there. */
-function parseNumber(tokens: readonly string[], start: number): Parsed | undefined {
+/** A spelled number read from a token list: its value, where it ends, and how it was said. */
+export interface SpelledNumber {
+  value: number;
+  /** The index after its last token. */
+  end: number;
+  /** Said as an ordinal (`fourth`, `twenty first`). */
+  ordinal: boolean;
+  /** Read as a year of two halves (`nineteen eighty four`). */
+  year: boolean;
+  /** How many number words it took (`and` not counted). */
+  words: number;
+}
+
+/**
+ * Reads the spelled number starting at `tokens[start]` (`one hundred and five`, `twenty first`, a year of two
+ * halves unless `years` is false, so `fourteen thirty` can be a time), or undefined when none starts there.
+ * The whisper-en normaliser and the entity matcher share it.
+ */
+export function readSpelledNumber(tokens: readonly string[], start: number, opts: { years?: boolean } = {}): SpelledNumber | undefined {
   let total = 0; // completed thousands/millions/… groups
   let group = 0; // the part below the last scale word
   let lastScale = Infinity;
@@ -116,22 +133,29 @@ function parseNumber(tokens: readonly string[], start: number): Parsed | undefin
     ordinal = n.ordinal;
     prev = n.kind;
     words++;
-    if (words === 1 && !ordinal && group >= 10 && (n.kind === 'unit' || n.kind === 'ten')) {
+    if (opts.years !== false && words === 1 && !ordinal && group >= 10 && (n.kind === 'unit' || n.kind === 'ten')) {
       // A year: a first half of 10..99 in one word, then a second half (`nineteen eighty four`, `twenty twenty`).
       const half = yearHalf(tokens, i + 1);
-      if (half) return decorate(tokens, String(group * 100 + half.value), half.end);
+      if (half) return { value: group * 100 + half.value, end: half.end, ordinal: false, year: true, words: 2 };
     }
   }
   if (words === 0) return undefined;
-  const value = total + group;
-  if (ordinal) {
+  return { value: total + group, end: i, ordinal, year: false, words };
+}
+
+/** Parses a spelled number starting at `tokens[start]`, or returns undefined when none starts there. */
+function parseNumber(tokens: readonly string[], start: number): Parsed | undefined {
+  const n = readSpelledNumber(tokens, start);
+  if (!n) return undefined;
+  if (n.year) return decorate(tokens, String(n.value), n.end);
+  if (n.ordinal) {
     // A lone `first` or `second` is usually not a number (`at first`, `just a second`).
-    if (words === 1 && value <= 2) return undefined;
-    return { text: `${value}${ordinalSuffix(value)}`, end: i };
+    if (n.words === 1 && n.value <= 2) return undefined;
+    return { text: `${n.value}${ordinalSuffix(n.value)}`, end: n.end };
   }
   // A lone `one` stays a word (`one of them`, `the one`).
-  if (words === 1 && value === 1 && !isNumberSuffix(tokens[i])) return undefined;
-  return decorate(tokens, String(value), i);
+  if (n.words === 1 && n.value === 1 && !isNumberSuffix(tokens[n.end])) return undefined;
+  return decorate(tokens, String(n.value), n.end);
 }
 
 /** Words after a number that make `one` a number (`one percent`, `one point five`). */

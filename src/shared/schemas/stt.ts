@@ -70,8 +70,16 @@ export const AccuracyRequest = Type.Object({
   // Checked against NORMALIZER_NAMES by the route (`Unknown normalizer: {name}`), like provider names.
   normalizer: Type.Optional(Type.String({ default: 'basic', description: '`basic` (rule 12) or `whisper-en` (DESIGN §8.6); unknown → 400' })),
   alignment: Type.Optional(Type.Boolean({ default: false })),
+  // Types and values are checked by the shared entity rules (`Invalid entity {i}: {reason}`, DESIGN §12.3).
+  entities: Type.Optional(
+    Type.Array(Type.Object({ type: Type.String({ description: 'digits, phone, number, money, date, time, email or code' }), value: Type.String() }), {
+      description: 'Entities (canonical values) to look for in the hypothesis with the entity-aware matcher',
+    }),
+  ),
 });
 export type AccuracyRequest = Static<typeof AccuracyRequest>;
+
+export const EntityResult = Type.Object({ type: Type.String(), value: Type.String(), found: Type.Boolean() });
 
 export const AlignmentOp = Type.Object({
   op: Type.Union([Type.Literal('equal'), Type.Literal('substitute'), Type.Literal('insert'), Type.Literal('delete')]),
@@ -90,5 +98,6 @@ export const AccuracyResult = Type.Object({
   hypothesis_words: Type.Integer(),
   normalizer: Type.Optional(Type.Object({ name: Type.String(), version: Type.Integer() })),
   alignment: Type.Optional(Type.Array(AlignmentOp)),
+  entities: Type.Optional(Type.Array(EntityResult)),
 });
 export type AccuracyResult = Static<typeof AccuracyResult>;

@@ -18,10 +18,10 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) => {
-      const { reference, hypothesis, normalize, normalizer, alignment } = request.body;
+      const { reference, hypothesis, normalize, normalizer, alignment, entities } = request.body;
       // Unknown normalisers and undefined inputs throw validation_failed domain errors (400).
       const { name } = getNormalizer(normalizer ?? 'basic'); // checked even with normalize:false
-      return calculateAccuracy(reference, hypothesis, { normalize: normalize ?? true, normalizer: name, alignment: alignment ?? false });
+      return calculateAccuracy(reference, hypothesis, { normalize: normalize ?? true, normalizer: name, alignment: alignment ?? false, ...(entities ? { entities } : {}) });
     },
   );
 };
