@@ -1,6 +1,7 @@
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { call } from '../helpers/core-http.js';
@@ -289,6 +290,13 @@ describe('corpora: every refusal of §10.3 leaves nothing behind', () => {
     Object.assign(server.runtime.corpora.limits, limits ?? {});
     const res = await upload(server, await archive());
     expect([res.status, res.body.detail], JSON.stringify(res.body)).toEqual([status ?? 400, detail]);
+    await expectNothingStored();
+  });
+
+  it('answers 413 at once when the declared size is far past the limit, storing nothing', async () => {
+    server.runtime.corpora.limits.archiveBytes = 10_000;
+    const res = await upload(server, await zipOf([metadata('a.wav,hi\n'), { name: 'a.wav', data: randomBytes(3 * 1024 * 1024) }]));
+    expect([res.status, res.body.detail]).toEqual([413, 'Archive exceeds 2 GiB']);
     await expectNothingStored();
   });
 

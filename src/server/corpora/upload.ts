@@ -87,7 +87,7 @@ export const uploadBlobName = (prefix: string, index: number): string => `${pref
 
 /**
  * Decodes every utterance's file and stores it as WAV, `DECODE_CONCURRENCY` at a time, in manifest order
- * of start; the first refusal stops new work and is thrown once the running ones end.
+ * of start; a refusal stops new work, and the first in manifest order is thrown once the running ones end.
  */
 async function decodeAll(
   deps: CorpusDeps,
@@ -96,9 +96,11 @@ async function decodeAll(
   const { limits } = deps.settings;
   const out: StoredAudio[] = new Array(o.utterances.length);
   let next = 0;
-  let failure: unknown;
+  // Indices are taken in order and every started file finishes, so the lowest failing index is the
+  // first bad file in manifest order, whichever worker met its problem first.
+  const failures = new Map<number, unknown>();
   const worker = async () => {
-    while (failure === undefined && next < o.utterances.length) {
+    while (failures.size === 0 && next < o.utterances.length) {
       const i = next++;
       const u = o.utterances[i]!;
       try {
@@ -107,12 +109,12 @@ async function decodeAll(
         await deps.blobs.put(uploadBlobName(o.prefix, i), wav);
         out[i] = { bytes: wav.byteLength, sampleRate: decoded.sampleRate, durationSeconds: roundedDuration(decoded.pcm.length, decoded.sampleRate) };
       } catch (err) {
-        failure ??= err instanceof FileDecodeError ? decodeMessage(err, u.audio_path.slice(o.root.length)) : err;
+        failures.set(i, err instanceof FileDecodeError ? decodeMessage(err, u.audio_path.slice(o.root.length)) : err);
       }
     }
   };
   await Promise.all(Array.from({ length: Math.min(DECODE_CONCURRENCY, o.utterances.length) }, worker));
-  if (failure !== undefined) throw failure;
+  if (failures.size > 0) throw failures.get(Math.min(...failures.keys()));
   return out;
 }
 
