@@ -1,4 +1,5 @@
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, linkSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
@@ -298,6 +299,39 @@ describe('corpora: every refusal of §10.3 leaves nothing behind', () => {
     server.runtime.corpora.limits.archiveBytes = 10_000;
     const res = await upload(server, await zipOf([metadata('a.wav,hi\n'), { name: 'a.wav', data: randomBytes(3 * 1024 * 1024) }]));
     expect([res.status, res.body.detail]).toEqual([413, 'Archive exceeds 2 GiB']);
+    await expectNothingStored();
+  });
+
+  it('accepts archives as zip -r and GNU tar make them, and refuses their links and FIFOs', async () => {
+    const dir = join(work, 'tools');
+    mkdirSync(join(dir, 'corpus', 'audio'), { recursive: true });
+    writeFileSync(join(dir, 'corpus', 'metadata.csv'), `file_name,text\naudio/a.flac,${speech.text}\n`);
+    writeFileSync(join(dir, 'corpus', 'audio', 'a.flac'), flac);
+    const pack = (args: string[], out: string) => {
+      execFileSync(args[0]!, [...args.slice(1)], { cwd: dir, stdio: 'ignore' });
+      return readFileSync(join(dir, out));
+    };
+    const gnuTgz = pack(['tar', 'czf', 'c.tgz', 'corpus'], 'c.tgz');
+    const res = await upload(server, gnuTgz, { name: 'gnu tar' });
+    expect([res.status, res.body.layout, res.body.utterances]).toEqual([201, 'audiofolder', 1]);
+    expect((await call(server, 'DELETE', `/v1/corpora/${res.body.corpus_id}`, { key: server.key })).status).toBe(204);
+    if (existsSync('/usr/bin/zip')) {
+      const zipped = await upload(server, pack(['zip', '-qr', 'c.zip', 'corpus'], 'c.zip'), { name: 'zip -r' });
+      expect([zipped.status, zipped.body.utterances]).toEqual([201, 1]);
+      expect((await call(server, 'DELETE', `/v1/corpora/${zipped.body.corpus_id}`, { key: server.key })).status).toBe(204);
+      symlinkSync('/etc/passwd', join(dir, 'corpus', 'audio', 'b.flac'));
+      const link = await upload(server, pack(['zip', '-qry', 'l.zip', 'corpus'], 'l.zip'));
+      expect([link.status, link.body.detail]).toEqual([400, 'Unsafe path in archive: corpus/audio/b.flac']);
+      rmSync(join(dir, 'corpus', 'audio', 'b.flac'));
+    }
+    symlinkSync('/etc/passwd', join(dir, 'corpus', 'audio', 'b.flac'));
+    expect((await upload(server, pack(['tar', 'cf', 's.tar', 'corpus'], 's.tar'))).body.detail).toBe('Unsafe path in archive: corpus/audio/b.flac');
+    rmSync(join(dir, 'corpus', 'audio', 'b.flac'));
+    linkSync(join(dir, 'corpus', 'audio', 'a.flac'), join(dir, 'corpus', 'audio', 'c.flac'));
+    expect((await upload(server, pack(['tar', 'cf', 'h.tar', 'corpus'], 'h.tar'))).body.detail).toMatch(/^Unsafe path in archive: corpus\/audio\/[ac]\.flac$/);
+    rmSync(join(dir, 'corpus', 'audio', 'c.flac'));
+    execFileSync('mkfifo', [join(dir, 'corpus', 'fifo')]);
+    expect((await upload(server, pack(['tar', 'cf', 'f.tar', 'corpus'], 'f.tar'))).body.detail).toBe('Unsafe path in archive: corpus/fifo');
     await expectNothingStored();
   });
 
