@@ -193,46 +193,57 @@ function ffmpegBatch(inputs: { path: string; demuxer: Demuxer }[], outputs: stri
   });
 }
 
+/** What `decodeAudioFiles` hands over per file: the decoded audio, or why the file was refused. */
+export type FileResult = DecodedFile | FileDecodeError;
+
 /**
  * Decodes several files (a batch of a corpus) with one ffmpeg run for those that need it, writing its
- * outputs under `scratch` (an existing folder, emptied again). Each result is the decoded audio or the
- * FileDecodeError of that file; a failed run is retried file by file so each error names its own file.
+ * outputs under `scratch` (an existing folder, emptied again), and hands each result to `onFile` as soon as
+ * it is read — one decoded file in memory at a time. A failed run is retried file by file, so each error
+ * names its own file. Errors other than a file's own (disk, spawn) reject.
  */
-export async function decodeAudioFiles(paths: readonly string[], o: { scratch: string; limits: FileDecodeLimits }): Promise<(DecodedFile | FileDecodeError)[]> {
-  const results: (DecodedFile | FileDecodeError)[] = new Array(paths.length);
-  const viaFfmpeg: { index: number; path: string; demuxer: Demuxer }[] = [];
-  const settle = async (index: number, work: () => Promise<DecodedFile>) => {
+export async function decodeAudioFiles(
+  paths: readonly string[],
+  o: { scratch: string; limits: FileDecodeLimits },
+  onFile: (index: number, result: FileResult) => Promise<void>,
+): Promise<void> {
+  const attempt = async (work: () => Promise<DecodedFile>): Promise<FileResult> => {
     try {
-      results[index] = await work();
+      return await work();
     } catch (err) {
-      if (!(err instanceof FileDecodeError)) throw err;
-      results[index] = err;
+      if (err instanceof FileDecodeError) return err;
+      throw err;
     }
   };
+  const viaFfmpeg: { index: number; path: string; demuxer: Demuxer }[] = [];
   for (const [index, path] of paths.entries()) {
-    await settle(index, async () => {
-      const demuxer = await probe(path, o.limits);
-      const wav = demuxer === 'wav' ? await decodeWavInProcess(path) : undefined;
-      if (wav) return finish(wav, o.limits);
-      viaFfmpeg.push({ index, path, demuxer });
-      return undefined as unknown as DecodedFile;
-    });
+    let kind: Demuxer;
+    try {
+      kind = await probe(path, o.limits);
+    } catch (err) {
+      if (!(err instanceof FileDecodeError)) throw err;
+      await onFile(index, err);
+      continue;
+    }
+    const wav = kind === 'wav' ? await decodeWavInProcess(path) : undefined;
+    if (wav) await onFile(index, await attempt(() => finish(wav, o.limits)));
+    else viaFfmpeg.push({ index, path, demuxer: kind });
   }
-  if (viaFfmpeg.length === 0) return results;
+  if (viaFfmpeg.length === 0) return;
   const outputs = viaFfmpeg.map((_, k) => join(o.scratch, `${k}.wav`));
   try {
     const ok = await ffmpegBatch(viaFfmpeg, outputs, o.limits.maxSeconds);
     for (const [k, input] of viaFfmpeg.entries()) {
-      await settle(input.index, async () => {
+      const result = await attempt(async () => {
         if (!ok) return decodeAudioFile(input.path, o.limits);
         const decoded = await decodeWavInProcess(outputs[k]!);
         if (!decoded) throw corrupt();
         return finish(decoded, o.limits);
       });
       await rm(outputs[k]!, { force: true });
+      await onFile(input.index, result);
     }
   } finally {
     await Promise.all(outputs.map((out) => rm(out, { force: true })));
   }
-  return results;
 }

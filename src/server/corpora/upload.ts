@@ -18,7 +18,7 @@ import { deleteCorpusUpload, insertCorpus, insertCorpusUpload, type CorpusRow, t
 import { CORPUS_LIMITS } from '../../shared/constants.js';
 import { CORPUS_MESSAGES, parseCorpus, type CorpusUtterance } from '../../shared/corpus/index.js';
 import { validationFailed } from '../../shared/errors.js';
-import { decodeAudioFiles, FileDecodeError } from '../audio/file-decode.js';
+import { decodeAudioFiles, FileDecodeError, type DecodedFile } from '../audio/file-decode.js';
 import { encodeWav, roundedDuration } from '../audio/wav.js';
 import { DEFAULT_EXTRACT_LIMITS, extractArchive, type ExtractLimits } from './archive.js';
 import { corpusView } from './views.js';
@@ -85,6 +85,9 @@ interface StoredAudio {
 /** Name of the blob of utterance `index` of an upload (also its audio id + `.wav`). */
 export const uploadBlobName = (prefix: string, index: number): string => `${prefix}${index}.wav`;
 
+/** Blob writes one worker keeps in flight (each holds one encoded WAV in memory). */
+const PUTS_IN_FLIGHT = 4;
+
 /** Files per ffmpeg run: its start-up is paid once per batch (see audio/file-decode.ts). */
 const DECODE_BATCH = 16;
 
@@ -105,28 +108,42 @@ async function decodeAll(
   const worker = async (w: number) => {
     const scratch = join(o.scratch, String(w));
     await mkdir(scratch, { recursive: true });
-    while (failures.size === 0 && next < o.utterances.length) {
-      const first = next;
-      next = Math.min(o.utterances.length, next + DECODE_BATCH);
-      const batch = o.utterances.slice(first, next);
-      try {
-        const decoded = await decodeAudioFiles(
-          batch.map((u) => join(o.dir, u.audio_path)),
-          { scratch, limits: { maxBytes: limits.maxAudioBytes, maxSeconds: limits.maxAudioSeconds } },
-        );
-        for (const [k, result] of decoded.entries()) {
-          const i = first + k;
-          if (result instanceof FileDecodeError) {
-            failures.set(i, decodeMessage(result, batch[k]!.audio_path.slice(o.root.length)));
-            break;
-          }
-          const wav = encodeWav(result.pcm, result.sampleRate);
-          await deps.blobs.put(uploadBlobName(o.prefix, i), wav);
+    // Blob writes overlap the decoding (a filesystem put waits for its fsync): a few in flight per worker.
+    const writing = new Set<Promise<void>>();
+    const store = (i: number, result: DecodedFile) => {
+      const wav = encodeWav(result.pcm, result.sampleRate);
+      const put: Promise<void> = deps.blobs
+        .put(uploadBlobName(o.prefix, i), wav)
+        .then(() => {
           out[i] = { bytes: wav.byteLength, sampleRate: result.sampleRate, durationSeconds: roundedDuration(result.pcm.length, result.sampleRate) };
+        })
+        .catch((err: unknown) => void failures.set(i, err))
+        .finally(() => writing.delete(put));
+      writing.add(put);
+    };
+    try {
+      while (failures.size === 0 && next < o.utterances.length) {
+        const first = next;
+        next = Math.min(o.utterances.length, next + DECODE_BATCH);
+        const batch = o.utterances.slice(first, next);
+        const limitsOfFile = { maxBytes: limits.maxAudioBytes, maxSeconds: limits.maxAudioSeconds };
+        try {
+          await decodeAudioFiles(
+            batch.map((u) => join(o.dir, u.audio_path)),
+            { scratch, limits: limitsOfFile },
+            async (k, result) => {
+              if (result instanceof FileDecodeError) return void failures.set(first + k, decodeMessage(result, batch[k]!.audio_path.slice(o.root.length)));
+              if (failures.size > 0) return;
+              store(first + k, result);
+              if (writing.size >= PUTS_IN_FLIGHT) await Promise.race(writing);
+            },
+          );
+        } catch (err) {
+          failures.set(first, err);
         }
-      } catch (err) {
-        failures.set(first, err);
       }
+    } finally {
+      await Promise.all(writing);
     }
   };
   await Promise.all(Array.from({ length: Math.min(DECODE_CONCURRENCY, Math.ceil(o.utterances.length / DECODE_BATCH)) }, (_, w) => worker(w)));
