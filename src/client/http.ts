@@ -24,7 +24,11 @@ export interface RequestSpec {
   query?: Record<string, string | number | boolean | undefined>;
   json?: unknown;
   form?: FormData;
+  /** A body streamed as it is produced (a corpus archive): its bytes and Content-Type. */
+  stream?: { body: AsyncIterable<Uint8Array>; contentType: string };
   headers?: Record<string, string>;
+  /** This request's timeout in ms instead of the client's (a 2 GB upload outlasts any API call). */
+  timeoutMs?: number;
   /** Send the Authorization header (default true; signed audio URLs need none). */
   auth?: boolean;
 }
@@ -67,12 +71,15 @@ export async function send(opts: HttpOptions, spec: RequestSpec): Promise<RawRes
   const url = buildUrl(opts.baseUrl, spec);
   const headers: Record<string, string> = { 'user-agent': opts.userAgent, accept: 'application/json', ...spec.headers };
   if (spec.auth !== false && opts.apiKey) headers.authorization = `Bearer ${opts.apiKey}`;
-  let body: string | FormData | undefined;
+  let body: string | FormData | ReadableStream<Uint8Array> | undefined;
   if (spec.json !== undefined) {
     headers['content-type'] = 'application/json';
     body = JSON.stringify(spec.json);
   } else if (spec.form) {
     body = spec.form;
+  } else if (spec.stream) {
+    headers['content-type'] = spec.stream.contentType;
+    body = readableFrom(spec.stream.body);
   }
   const started = performance.now();
   opts.onLog?.(`→ ${spec.method} ${redactUrl(url)}`);
@@ -84,7 +91,9 @@ export async function send(opts: HttpOptions, spec: RequestSpec): Promise<RawRes
       method: spec.method,
       headers,
       body,
-      signal: AbortSignal.timeout(opts.timeoutMs ?? 120_000),
+      // A streamed body needs half-duplex (fetch's rule for request streams).
+      ...(spec.stream ? { duplex: 'half' } : {}),
+      signal: AbortSignal.timeout(spec.timeoutMs ?? opts.timeoutMs ?? 120_000),
       ...(opts.dispatcher ? { dispatcher: opts.dispatcher } : {}),
     });
     buf = Buffer.from(await res.arrayBuffer());
@@ -112,6 +121,21 @@ export async function sendJson<T>(opts: HttpOptions, spec: RequestSpec): Promise
   } catch {
     throw new ApiRequestError({ status: res.status, detail: 'The server answered with invalid JSON', requestId: res.headers['x-request-id'] });
   }
+}
+
+/** A web stream pulling from `source` one chunk at a time (backpressure: nothing is read ahead of the socket). */
+function readableFrom(source: AsyncIterable<Uint8Array>): ReadableStream<Uint8Array> {
+  const it = source[Symbol.asyncIterator]();
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      const next = await it.next();
+      if (next.done) controller.close();
+      else controller.enqueue(next.value);
+    },
+    async cancel(reason) {
+      await it.return?.(reason);
+    },
+  });
 }
 
 // Signed audio URLs carry their signature in the query: keep it out of logs.

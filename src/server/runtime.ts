@@ -26,6 +26,9 @@ import { createUrlSigner, type UrlSigner } from './services/audio-urls.js';
 import { createMetrics, type Metrics } from './services/metrics.js';
 import { createDatabaseAvailability, type DatabaseAvailability } from './services/database-availability.js';
 import type { TtsWorkerPool } from './engines/tts/pool.js';
+import { DEFAULT_CORPUS_LIMITS, type CorpusSettings } from './corpora/upload.js';
+import { recoverCorpusUploads } from './corpora/recovery.js';
+import { DEAD_AFTER_MS } from './services/instances.js';
 
 /**
  * The composition root: every long-lived collaborator of the service, built once per server.
@@ -76,6 +79,8 @@ export interface Runtime {
   database: DatabaseAvailability;
   /** Test seams of the audio_url fetcher (fake DNS, connect redirection); empty in production. */
   audioFetch: AudioFetchHooks;
+  /** Corpus uploads: their temp folder (`{dataDir}/tmp/corpora`) and limits (DESIGN's; tests lower them). */
+  corpora: CorpusSettings;
   /** Registers a cleanup to run on `close()` (in reverse order of registration, before the db closes). */
   onClose(fn: () => Promise<void> | void): void;
   /** Closes workers, timers and the database; idempotent. */
@@ -106,6 +111,8 @@ function leaseMsFrom(env: NodeJS.ProcessEnv): number {
 function replayTransactionsFrom(env: NodeJS.ProcessEnv): boolean {
   return env.VOXCTL_TEST_REPLAY_TRANSACTIONS === '1';
 }
+/** Where corpus uploads keep their archive and extracted files while they are checked. */
+const corpusTmpRoot = (dataDir: string): string => join(dataDir, 'tmp', 'corpora');
 
 /** Builds the runtime for `options` (creates the data dir and migrates the database). */
 export async function createRuntime(options: ServerOptions, deps: { clock?: Clock; env?: NodeJS.ProcessEnv } = {}): Promise<Runtime> {
@@ -147,6 +154,17 @@ export async function createRuntime(options: ServerOptions, deps: { clock?: Cloc
       closers.push(() => presence.close());
     } else {
       await refundStaleReservations(db);
+    }
+    // Before anything serves: what a killed corpus upload left (temp files, blobs of no corpus) goes.
+    const store = blobs.store;
+    const corpusRecovery = () =>
+      recoverCorpusUploads({ db, blobs: store, tmpRoot: corpusTmpRoot(options.dataDir), shared, self: instanceId, deadBefore: new Date(clock.now().getTime() - DEAD_AFTER_MS) });
+    await corpusRecovery();
+    if (shared) {
+      // A peer that died mid-upload on another machine is noticed once it stops heartbeating.
+      const timer = setInterval(() => void corpusRecovery().catch((err: unknown) => logger.warn({ err }, 'corpus upload clean-up failed (retried later)')), 60_000);
+      timer.unref();
+      closers.push(() => clearInterval(timer));
     }
     bootstrap = await bootstrapIfEmpty(db, { dataDir: options.dataDir, bootstrapKey: options.bootstrapKey, now: clock.now() });
     rateLimiter = shared ? createSharedRateLimiter({ db, clock }) : await createRateLimiter({ db, clock, journalPath: join(options.dataDir, 'requests.journal') });
@@ -191,6 +209,7 @@ export async function createRuntime(options: ServerOptions, deps: { clock?: Cloc
     audioFetch: {},
     metrics,
     database,
+    corpora: { tmpRoot: corpusTmpRoot(options.dataDir), limits: { ...DEFAULT_CORPUS_LIMITS } },
     onClose(fn) {
       closers.push(fn);
     },
