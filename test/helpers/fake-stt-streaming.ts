@@ -1,0 +1,231 @@
+/**
+ * Loopback fakes of the vendors' live (WebSocket) APIs, as strict as the vendors: a wrong path, key,
+ * query parameter, audio framing or control message is refused the way the vendor refuses it (HTTP
+ * status on the handshake, close code after) and recorded in `violations`. Each answers a SCRIPT:
+ * results sent a set delay after the fake has received a set amount of audio (or after the end of
+ * the stream), so a test knows the true latencies. The fake stamps what it heard and sent on the same
+ * monotonic clock as the code under test (same process), so a test can also compare against what the
+ * fake actually did on a loaded machine.
+ *
+ * Rules written out from the vendor's documentation again on purpose (not imported from the adapters):
+ * the fakes are the oracle the adapters are checked against.
+ */
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import { performance } from 'node:perf_hooks';
+import { WebSocketServer, type WebSocket, type RawData } from 'ws';
+
+/** One scripted answer. */
+export interface ScriptedResult {
+  /** Sent once this much audio (ms) has arrived; `'end'`: once the client ends the stream. */
+  afterAudioMs: number | 'end';
+  /** ... this much later (ms). */
+  delayMs: number;
+  kind: 'partial' | 'final';
+  text: string;
+  /** Word times (seconds from the stream's start); default: none. */
+  words?: { word: string; start: number; end: number }[];
+}
+
+/** Failure modes. */
+export type StreamFakeMode = 'ok' | 'stall' | 'drop' | 'malformed' | 'error-message';
+
+/** What the fake saw of one stream. */
+export interface FakeStreamRecord {
+  query: URLSearchParams;
+  headers: IncomingMessage['headers'];
+  /** Monotonic receipt time of each audio frame and the audio (ms) received by then. */
+  frames: { at: number; audioMs: number }[];
+  /** Text messages received. */
+  controls: string[];
+  /** Each scripted result: when its trigger was heard and when it was actually sent. */
+  sent: { index: number; heardAt: number; sentAt: number }[];
+  closedWith?: number;
+}
+
+export interface FakeStreamingVendor {
+  url: string;
+  key: string;
+  mode: StreamFakeMode;
+  script: ScriptedResult[];
+  streams: FakeStreamRecord[];
+  violations: string[];
+  close(): Promise<void>;
+}
+
+/** Deepgram's `LiveSchema` query keys (deepgram-js-sdk TranscriptionSchema.ts) plus the newer `keyterm`. */
+const DEEPGRAM_LIVE_KEYS = [
+  'model', 'version', 'language', 'punctuate', 'profanity_filter', 'redact', 'diarize', 'diarize_version', 'smart_format', 'filler_words',
+  'multichannel', 'numerals', 'search', 'replace', 'callback', 'callback_method', 'keywords', 'keyterm', 'tag', 'dictation', 'measurements',
+  'channels', 'encoding', 'sample_rate', 'endpointing', 'interim_results', 'utterance_end_ms', 'vad_events', 'no_delay', 'mip_opt_out', 'extra',
+];
+const DEEPGRAM_ENCODINGS = ['linear16', 'linear32', 'flac', 'alaw', 'mulaw', 'amr-nb', 'amr-wb', 'opus', 'ogg-opus', 'speex', 'g729'];
+
+/** Starts a fake of Deepgram's live API (`/v1/listen`) answering `script`. */
+export async function startFakeDeepgramLive(opts: { key?: string; mode?: StreamFakeMode; script?: ScriptedResult[]; dropAfterAudioMs?: number } = {}): Promise<FakeStreamingVendor> {
+  const fake: FakeStreamingVendor = {
+    url: '',
+    key: opts.key ?? 'dg-test-key',
+    mode: opts.mode ?? 'ok',
+    script: opts.script ?? [],
+    streams: [],
+    violations: [],
+    close: async () => undefined,
+  };
+  const server: Server = createServer((_req, res) => {
+    res.writeHead(426).end();
+  });
+  const wss = new WebSocketServer({ noServer: true, perMessageDeflate: false });
+  const refuse = (socket: Socket, status: number, body: object) => {
+    const text = JSON.stringify(body);
+    socket.end(`HTTP/1.1 ${status} ${status === 401 ? 'Unauthorized' : 'Bad Request'}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(text)}\r\nconnection: close\r\n\r\n${text}`);
+  };
+  server.on('upgrade', (req: IncomingMessage, socket: Socket, head: Buffer) => {
+    const url = new URL(req.url ?? '/', 'http://x');
+    if (url.pathname !== '/v1/listen') {
+      fake.violations.push(`path ${url.pathname}`);
+      refuse(socket, 404, { err_code: 'NOT_FOUND', err_msg: 'Not found' });
+      return;
+    }
+    if (req.headers.authorization !== `Token ${fake.key}`) {
+      fake.violations.push('auth');
+      refuse(socket, 401, { err_code: 'INVALID_AUTH', err_msg: 'Invalid credentials.' });
+      return;
+    }
+    const q = url.searchParams;
+    const bad = [...q.keys()].find((k) => !DEEPGRAM_LIVE_KEYS.includes(k));
+    const enc = q.get('encoding');
+    const problem = bad
+      ? `unknown parameter ${bad}`
+      : enc === null || !DEEPGRAM_ENCODINGS.includes(enc)
+        ? 'raw audio needs a valid encoding'
+        : enc.startsWith('linear') && !/^\d+$/.test(q.get('sample_rate') ?? '')
+          ? 'sample_rate is required with encoding'
+          : q.get('channels') !== null && q.get('channels') !== '1'
+            ? 'channels must match the audio'
+            : undefined;
+    if (problem) {
+      fake.violations.push(problem);
+      refuse(socket, 400, { err_code: 'Bad Request', err_msg: problem });
+      return;
+    }
+    wss.handleUpgrade(req, socket, head, (ws) => serve(ws, req, q));
+  });
+
+  const serve = (ws: WebSocket, req: IncomingMessage, q: URLSearchParams) => {
+    const rec: FakeStreamRecord = { query: q, headers: req.headers, frames: [], controls: [], sent: [] };
+    fake.streams.push(rec);
+    const rate = Number(q.get('sample_rate'));
+    const bytesPerMs = (rate * 2) / 1000;
+    let bytes = 0;
+    let ended = false;
+    let pending = 0;
+    const fired = new Set<number>();
+    const timers = new Set<NodeJS.Timeout>();
+    const finishIfDone = () => {
+      if (!ended || pending > 0 || fake.mode === 'stall' || ws.readyState !== ws.OPEN) return;
+      ws.send(JSON.stringify({ type: 'Metadata', transaction_key: 'deprecated', request_id: 'fake', sha256: '', created: new Date().toISOString(), duration: bytes / bytesPerMs / 1000, channels: 1 }));
+      ws.close(1000);
+    };
+    const sendResult = (i: number, heardAt: number) => {
+      const s = fake.script[i] as ScriptedResult;
+      const at = performance.now();
+      rec.sent.push({ index: i, heardAt, sentAt: at });
+      if (ws.readyState !== ws.OPEN) return;
+      ws.send(
+        JSON.stringify({
+          type: 'Results',
+          channel_index: [0, 1],
+          duration: 0,
+          start: 0,
+          is_final: s.kind === 'final',
+          speech_final: s.kind === 'final',
+          channel: { alternatives: [{ transcript: s.text, confidence: 0.98, words: (s.words ?? []).map((w) => ({ word: w.word.toLowerCase(), punctuated_word: w.word, start: w.start, end: w.end, confidence: 0.98 })) }] },
+          metadata: { request_id: 'fake', model_info: { name: 'fake', version: '0', arch: 'fake' }, model_uuid: 'fake' },
+        }),
+      );
+    };
+    const trigger = (heardAt: number) => {
+      const audioMs = bytes / bytesPerMs;
+      fake.script.forEach((s, i) => {
+        if (fired.has(i)) return;
+        if (s.afterAudioMs === 'end' ? !ended : audioMs < s.afterAudioMs) return;
+        fired.add(i);
+        if (fake.mode === 'stall' && s.afterAudioMs === 'end') return;
+        pending++;
+        const t = setTimeout(() => {
+          timers.delete(t);
+          pending--;
+          sendResult(i, heardAt);
+          finishIfDone();
+        }, Math.max(0, heardAt + s.delayMs - performance.now()));
+        timers.add(t);
+      });
+    };
+    ws.on('message', (data: RawData, isBinary: boolean) => {
+      const at = performance.now();
+      const buf = Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data as Buffer);
+      if (isBinary) {
+        if (ended) {
+          fake.violations.push('audio after CloseStream');
+          return;
+        }
+        if (buf.length % 2 !== 0) {
+          fake.violations.push('odd-length linear16 frame');
+          ws.close(1008, 'DATA-0000');
+          return;
+        }
+        bytes += buf.length;
+        rec.frames.push({ at, audioMs: bytes / bytesPerMs });
+        if (fake.mode === 'drop' && bytes / bytesPerMs >= (opts.dropAfterAudioMs ?? 200)) {
+          ws.close(1011, 'NET-0000');
+          return;
+        }
+        if (fake.mode === 'malformed' && rec.frames.length === 5) {
+          ws.send('{"type": "Results", oops');
+          return;
+        }
+        if (fake.mode === 'error-message' && rec.frames.length === 5) {
+          ws.send(JSON.stringify({ type: 'Error', description: 'Something went wrong', message: 'fake failure', variant: 'error' }));
+          ws.close(1011);
+          return;
+        }
+        trigger(at);
+        return;
+      }
+      const text = buf.toString('utf8');
+      rec.controls.push(text);
+      let msg: { type?: unknown };
+      try {
+        msg = JSON.parse(text) as { type?: unknown };
+      } catch {
+        fake.violations.push(`non-JSON text message ${text.slice(0, 40)}`);
+        ws.close(1008, 'DATA-0000');
+        return;
+      }
+      if (msg.type === 'KeepAlive' || msg.type === 'Finalize') return;
+      if (msg.type !== 'CloseStream') {
+        fake.violations.push(`unknown control message ${String(msg.type)}`);
+        ws.close(1008, 'DATA-0000');
+        return;
+      }
+      ended = true;
+      trigger(at);
+      finishIfDone();
+    });
+    ws.on('close', (code) => {
+      rec.closedWith = code;
+      for (const t of timers) clearTimeout(t);
+    });
+  };
+
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  fake.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  fake.close = async () => {
+    for (const c of wss.clients) c.terminate();
+    wss.close();
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  };
+  return fake;
+}
