@@ -28,8 +28,35 @@ export interface StreamRunOptions {
   stallTimeoutMs?: number;
   /** Cancels the stream (recorded as `timeout`). */
   signal?: AbortSignal;
+  /**
+   * Streams opened as one group (one file to several providers, a batch of utterances): each waits here
+   * after its handshake so that all start pacing together, rather than each first frame competing
+   * with the other handshakes for the event loop.
+   */
+  barrier?: StartBarrier;
   /** Called with every event as it arrives (the live view of `stt stream`). */
   onEvent?: (event: StreamEvent) => void;
+}
+
+/** A meeting point for `n` streams: `arrive` resolves once all `n` have arrived (or left). */
+export interface StartBarrier {
+  arrive(): Promise<void>;
+}
+
+/** A barrier for `n` streams (a failed handshake arrives too, so the others never wait for it). */
+export function startBarrier(n: number): StartBarrier {
+  let count = 0;
+  let release!: () => void;
+  const all = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  if (n <= 0) release();
+  return {
+    arrive() {
+      if (++count >= n) release();
+      return all;
+    },
+  };
 }
 
 /** Collaborators: the shared pacer and the monotonic clock it runs on. */
@@ -48,6 +75,8 @@ export interface StreamRun extends StreamMetrics {
   send_jitter_p99_ms: number;
   frames: number;
   audio_ms: number;
+  /** Monotonic time the first frame went out (null: none did), to line a run up with other records. */
+  started_at: number | null;
   /** Every result as received (receipt times relative to the first frame). */
   results: ReceivedResult[];
 }
@@ -99,10 +128,12 @@ export async function runStream(deps: StreamRunDeps, streaming: StreamingCapabil
       else if (e.type === 'close') finish(audioDone ? undefined : new SttError('upstream_error', 'The stream closed before the end of the audio'));
       else armStall();
     };
-    streaming
-      .open({ sampleRate: rate, language: opts.language, keyterms: opts.keyterms, now, signal: opts.signal }, onEvent)
-      .then((s) => {
+    // An adapter may throw before its promise exists (a missing key): one path for both.
+    Promise.resolve()
+      .then(() => streaming.open({ sampleRate: rate, language: opts.language, keyterms: opts.keyterms, now, signal: opts.signal }, onEvent))
+      .then(async (s) => {
         session = s;
+        await opts.barrier?.arrive();
         if (over) {
           s.abort();
           return;
@@ -126,7 +157,10 @@ export async function runStream(deps: StreamRunDeps, streaming: StreamingCapabil
           (err: unknown) => finish(new SttError('upstream_error', `Sending audio failed: ${err instanceof Error ? err.message : String(err)}`)),
         );
       })
-      .catch((err: unknown) => finish(err instanceof SttError ? err : new SttError('upstream_error', `Could not open the stream: ${String(err)}`)));
+      .catch((err: unknown) => {
+        if (!session) void opts.barrier?.arrive();
+        finish(err instanceof SttError ? err : new SttError('upstream_error', `Could not open the stream: ${String(err)}`));
+      });
   });
 
   const metrics = streamMetrics({ frameMs: FRAME_MS, sentAt, audioMs, speech, results });
@@ -138,6 +172,7 @@ export async function runStream(deps: StreamRunDeps, streaming: StreamingCapabil
     send_jitter_p99_ms: Math.round(quantile(lateness.map(Math.abs), 0.99) * 100) / 100,
     frames: sentAt.length,
     audio_ms: Math.round(audioMs),
+    started_at: sentAt[0] ?? null,
     results: results.map((r) => ({ ...r, at: Math.round((r.at - t0) * 10) / 10 })),
   };
 }
