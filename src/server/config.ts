@@ -17,6 +17,8 @@ export interface ProviderBinding {
   adapter: AdapterKind;
   /** Model the vendor is asked for (each adapter has a default). */
   model?: string;
+  /** Model of live streams (DESIGN §13.1; default: `model`). */
+  streaming_model?: string;
   /** Vendor API base (default: the vendor's public endpoint; required for self-hosted servers). */
   base_url?: string;
   /** Environment variable with the credential. */
@@ -64,7 +66,7 @@ export class ConfigError extends Error {
 /** Name of the file looked for in the data dir. */
 export const CONFIG_FILE_NAME = 'voxctl.config.json';
 
-const BINDING_KEYS = ['adapter', 'model', 'base_url', 'api_key_env', 'language', 'path', 'timeout_ms', 'timeout_per_audio_second_ms', 'poll_interval_ms', 'region'];
+const BINDING_KEYS = ['adapter', 'model', 'streaming_model', 'base_url', 'api_key_env', 'language', 'path', 'timeout_ms', 'timeout_per_audio_second_ms', 'poll_interval_ms', 'region'];
 const SPHINX_KEYS = ['timeout_ms', 'max_concurrent', 'model_dir', 'binary'];
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const MAX_TIMEOUT_MS = 10 * 60_000;
@@ -148,7 +150,7 @@ function parseBinding(value: unknown, where: string): ProviderBinding {
     throw new ConfigError(`"${where}.adapter" must be one of ${ADAPTERS.join(', ')}`);
   }
   const binding: ProviderBinding = { adapter: adapter as AdapterKind };
-  for (const key of ['model', 'language', 'region'] as const) {
+  for (const key of ['model', 'streaming_model', 'language', 'region'] as const) {
     const v = optString(value, key, where);
     if (v !== undefined) binding[key] = v;
   }
@@ -182,7 +184,7 @@ function parseBinding(value: unknown, where: string): ProviderBinding {
   if (poll !== undefined) binding.poll_interval_ms = poll;
   checkVendorRules(binding, where);
   if (binding.adapter === 'local-sphinx') {
-    for (const key of ['model', 'base_url', 'api_key_env', 'region', 'timeout_per_audio_second_ms'] as const) {
+    for (const key of ['model', 'streaming_model', 'base_url', 'api_key_env', 'region', 'timeout_per_audio_second_ms'] as const) {
       if (binding[key] !== undefined) throw new ConfigError(`"${where}.${key}" does not apply to the local-sphinx adapter`);
     }
   } else if (binding.adapter !== 'openai' && binding.api_key_env === undefined) {

@@ -41,6 +41,7 @@ export const ProviderInfo = Type.Object({
   model: Type.Union([Type.String(), Type.Null()]),
   state: Type.Union([Type.Literal('ready'), Type.Literal('not_configured'), Type.Literal('unavailable')]),
   detail: Type.Optional(Type.String()),
+  streaming: Type.Boolean({ description: 'Whether the provider can stream (DESIGN §13.1)' }),
 });
 export const ProviderList = Type.Object({ items: Type.Array(ProviderInfo) });
 export type ProviderList = Static<typeof ProviderList>;

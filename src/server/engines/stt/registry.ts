@@ -5,7 +5,7 @@
 import type { fetch as undiciFetch } from 'undici';
 import { ALL_PROVIDERS, LOCAL_PROVIDERS } from '../../../shared/schemas/stt.js';
 import type { ProviderBinding, ServerConfig } from '../../config.js';
-import type { SttAdapter } from './types.js';
+import type { StreamingCapability, SttAdapter } from './types.js';
 import type { AdapterSettings } from './settings.js';
 import { createLocalSphinxAdapter } from './local-sphinx.js';
 import { createOpenAiAdapter } from './openai.js';
@@ -18,6 +18,8 @@ import { createSpeechmaticsAdapter } from './speechmatics.js';
 import { createElevenLabsAdapter } from './elevenlabs.js';
 import { createGladiaAdapter } from './gladia.js';
 import { TIMEOUTS, VENDOR_TABLE, type VendorKind } from './vendor-table.js';
+import { createDeepgramStreaming } from './streaming/deepgram.js';
+import { createSphinxStreaming } from './streaming/local-sphinx.js';
 
 /** Default per-provider timeout of synchronous vendors and local engines (DESIGN §4.11). */
 export const DEFAULT_TIMEOUT_MS = TIMEOUTS.defaultMs;
@@ -35,6 +37,11 @@ export const VENDOR_FACTORIES: Record<VendorKind, (s: AdapterSettings) => SttAda
   gladia: createGladiaAdapter,
 };
 
+/** The live (WebSocket) capability of each vendor kind that has one (DESIGN §13.1). */
+export const STREAMING_FACTORIES: Partial<Record<VendorKind, (s: AdapterSettings) => StreamingCapability>> = {
+  deepgram: createDeepgramStreaming,
+};
+
 /**
  * A provider that can be called: its adapter and its own timeout. An adapter whose budget grows with the
  * audio enforces that budget itself; `timeoutMs` is then the ceiling no budget exceeds.
@@ -42,6 +49,8 @@ export const VENDOR_FACTORIES: Record<VendorKind, (s: AdapterSettings) => SttAda
 export interface BoundProvider {
   adapter: SttAdapter;
   timeoutMs: number;
+  /** Its live recognition, when the adapter streams. */
+  streaming?: StreamingCapability;
 }
 
 /** State of one provider as `GET /v1/stt/providers` and `/health` report it (no secrets). */
@@ -51,6 +60,8 @@ export interface ProviderState {
   model: string | null;
   state: 'ready' | 'not_configured' | 'unavailable';
   detail?: string;
+  /** Whether it can be used for streaming recognition (§13.1). */
+  streaming: boolean;
 }
 
 /** Every provider id of the API and what it is bound to. */
@@ -65,35 +76,42 @@ export interface SttRegistry {
 export function createSttRegistry(config: ServerConfig, deps: { env?: () => NodeJS.ProcessEnv; fetch?: typeof undiciFetch } = {}): SttRegistry {
   const env = deps.env ?? (() => process.env);
   const sphinxCfg = config.stt.localSphinx;
-  const sphinx: BoundProvider = {
-    adapter: createLocalSphinxAdapter({
-      binary: sphinxCfg.binary,
-      modelDir: sphinxCfg.model_dir,
-      maxConcurrent: sphinxCfg.max_concurrent,
-      timeoutMs: sphinxCfg.timeout_ms ?? DEFAULT_TIMEOUT_MS,
-    }),
+  const sphinxOptions = {
+    binary: sphinxCfg.binary,
+    modelDir: sphinxCfg.model_dir,
+    maxConcurrent: sphinxCfg.max_concurrent,
     timeoutMs: sphinxCfg.timeout_ms ?? DEFAULT_TIMEOUT_MS,
+  };
+  const sphinx: BoundProvider = {
+    adapter: createLocalSphinxAdapter(sphinxOptions),
+    timeoutMs: sphinxCfg.timeout_ms ?? DEFAULT_TIMEOUT_MS,
+    streaming: createSphinxStreaming(sphinxOptions),
   };
   const bound = new Map<string, BoundProvider>();
   for (const id of LOCAL_PROVIDERS) bound.set(id, sphinx);
   for (const [id, binding] of Object.entries(config.stt.providers)) {
     if (!binding) continue;
     if (binding.adapter === 'local-sphinx') {
-      bound.set(id, { adapter: sphinx.adapter, timeoutMs: binding.timeout_ms ?? DEFAULT_TIMEOUT_MS });
+      bound.set(id, { adapter: sphinx.adapter, timeoutMs: binding.timeout_ms ?? DEFAULT_TIMEOUT_MS, streaming: sphinx.streaming });
       continue;
     }
     const settings = settingsOf(binding, binding.adapter, env, deps.fetch);
     const scaled = (settings.timeoutPerAudioSecondMs ?? 0) > 0;
-    bound.set(id, { adapter: VENDOR_FACTORIES[binding.adapter](settings), timeoutMs: scaled ? TIMEOUTS.maxMs : (settings.timeoutMs ?? DEFAULT_TIMEOUT_MS) });
+    const live = STREAMING_FACTORIES[binding.adapter];
+    bound.set(id, {
+      adapter: VENDOR_FACTORIES[binding.adapter](settings),
+      timeoutMs: scaled ? TIMEOUTS.maxMs : (settings.timeoutMs ?? DEFAULT_TIMEOUT_MS),
+      ...(live ? { streaming: live(settings) } : {}),
+    });
   }
   return {
     get: (id) => bound.get(id),
     states: () =>
       ALL_PROVIDERS.map((id): ProviderState => {
         const p = bound.get(id);
-        if (!p) return { id, adapter: null, model: null, state: 'not_configured', detail: 'not bound to an adapter in the server config' };
+        if (!p) return { id, adapter: null, model: null, state: 'not_configured', detail: 'not bound to an adapter in the server config', streaming: false };
         const check = p.adapter.check();
-        const base = { id, adapter: p.adapter.adapter, model: p.adapter.model };
+        const base = { id, adapter: p.adapter.adapter, model: p.adapter.model, streaming: p.streaming !== undefined };
         if (check.ok) return { ...base, state: 'ready' };
         // A vendor whose key variable is unset is "not configured"; a missing local engine is "unavailable".
         return { ...base, state: p.adapter.adapter === 'local-sphinx' ? 'unavailable' : 'not_configured', detail: check.detail };
@@ -113,6 +131,7 @@ export function settingsOf(b: ProviderBinding, kind: VendorKind, env: () => Node
   return {
     baseUrl,
     model: b.model ?? null,
+    streamingModel: b.streaming_model ?? null,
     language: b.language,
     path: b.path,
     pollIntervalMs: b.poll_interval_ms ?? TIMEOUTS.jobPollMs,
