@@ -25,6 +25,7 @@ import { createFacetsCache } from './services/speakers.js';
 import type { SpeakerFacets } from '../shared/schemas/speakers.js';
 import { loadServerConfig, type ServerConfig } from './config.js';
 import { createSttRegistry, sttHealthOf, type SttRegistry } from './engines/stt/registry.js';
+import { FrameScheduler } from './engines/stt/streaming/scheduler.js';
 import type { AudioFetchHooks } from './services/audio-fetch.js';
 import { createUrlSigner, type UrlSigner } from './services/audio-urls.js';
 
@@ -71,6 +72,8 @@ export interface Runtime {
   config: ServerConfig;
   /** STT providers: the nine spec tokens as bound by the config, plus local-sphinx. */
   stt: SttRegistry;
+  /** The one pacer of every streamed audio of this process (DESIGN §13.2). */
+  streamScheduler: FrameScheduler;
   /** Test seams of the audio_url fetcher (fake DNS, connect redirection); empty in production. */
   audioFetch: AudioFetchHooks;
   /** Registers a cleanup to run on `close()` (in reverse order of registration, before the db closes). */
@@ -156,6 +159,7 @@ export async function createRuntime(options: ServerOptions, deps: { clock?: Cloc
     ...(bootstrap ? { bootstrap } : {}),
     config,
     stt,
+    streamScheduler: new FrameScheduler(),
     sttHealth: () => sttHealthOf(stt),
     audioFetch: {},
     onClose(fn) {

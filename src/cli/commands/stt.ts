@@ -11,6 +11,7 @@ import type { Output } from '../output.js';
 import { connect, outputFor, withSpinner, type Target } from '../session.js';
 import { resolveDataDir } from '../../shared/paths.js';
 import { examples, flagsOf, readInputFile } from '../util.js';
+import { registerSttStream } from './stt-stream.js';
 
 const MAX_PROVIDERS_PER_REQUEST = 9;
 
@@ -80,7 +81,7 @@ function serverConfigFile(ctx: HandlerContext, target: Target): string {
 
 const fmt = (n: number | null | undefined, digits = 4) => (n === null || n === undefined ? undefined : n.toFixed(digits));
 
-/** `voxctl stt transcribe|compare|accuracy|providers`. */
+/** `voxctl stt transcribe|compare|stream|accuracy|providers`. */
 export function registerStt(program: Command, ctx: HandlerContext): void {
   const stt = program.command('stt').description('Speech to text: transcribe, compare vendors, compute WER/CER');
 
@@ -193,6 +194,8 @@ export function registerStt(program: Command, ctx: HandlerContext): void {
     if (result.alignment) out.write('\n' + renderAlignment(out, result.alignment) + '\n');
   });
 
+  registerSttStream(stt, ctx, { parseProviders, audioUrlFor });
+
   examples(stt.command('providers').description('List the providers this service knows and whether they are ready'), ['voxctl stt providers']).action(
     async (_o, cmd: Command) => {
       const flags = flagsOf<{ csv?: boolean }>(cmd);
@@ -203,6 +206,7 @@ export function registerStt(program: Command, ctx: HandlerContext): void {
         { header: 'state', get: (p) => p.state },
         { header: 'adapter', get: (p) => p.adapter },
         { header: 'model', get: (p) => p.model },
+        { header: 'streaming', get: (p) => (p.streaming ? 'yes' : 'no') },
         { header: 'detail', get: (p) => p.detail },
       ], flags);
     },

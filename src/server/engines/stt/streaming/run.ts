@@ -34,6 +34,8 @@ export interface StreamRunOptions {
    * with the other handshakes for the event loop.
    */
   barrier?: StartBarrier;
+  /** Called once the first frame went out, with its monotonic send time. */
+  onStarted?: (firstFrameAt: number) => void;
   /** Called with every event as it arrives (the live view of `stt stream`). */
   onEvent?: (event: StreamEvent) => void;
 }
@@ -147,6 +149,7 @@ export async function runStream(deps: StreamRunDeps, streaming: StreamingCapabil
         sentAt = paced.sentAt;
         lateness = paced.lateness;
         cancel = paced.cancel;
+        if (sentAt[0] !== undefined) opts.onStarted?.(sentAt[0]);
         paced.done.then(
           () => {
             if (over) return;
