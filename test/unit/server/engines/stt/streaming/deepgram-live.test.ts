@@ -109,27 +109,40 @@ describe('Deepgram live adapter against the fake', () => {
     };
     // A warm round first: a long-running server has compiled these paths; a cold process pays for JIT once.
     await twenty();
-    fake.streams.length = 0;
-    const runs = await twenty();
-    expect(fake.violations).toEqual([]);
-    expect(fake.streams.length).toBe(20);
-    for (const run of runs) {
-      expect(run.error).toBeUndefined();
-      const rec = streamOf(fake, run.started_at!);
-      expect(rec.frames.length).toBe(60);
-      // The truth is what the fake did, on the same monotonic clock: it sent the partial (scripted 120 ms
-      // after hearing 400 ms of audio) this long after hearing the first frame, and the final (scripted
-      // 180 ms after the end-of-speech frame) this long after hearing that frame. On a loaded machine
-      // its timers may fire late; the measurement must follow what happened, not the script.
-      const partial = rec.sent.find((s) => s.index === 0)!;
-      const final = rec.sent.find((s) => s.index === 2)!;
-      expect(Math.abs(run.first_partial_ms! - (partial.sentAt - rec.frames[0]!.at))).toBeLessThanOrEqual(10);
-      expect(Math.abs(run.final_latency_ms! - (final.sentAt - final.heardAt))).toBeLessThanOrEqual(10);
-      // The end-of-speech frame is the one that completed 1000 ms of audio at the fake.
-      expect(rec.frames.find((f) => f.at === final.heardAt)!.audioMs).toBe(EOS_MS);
-      expect(run.early_words).toBe(0);
-      expect(run.revisions).toBe(0);
+    // The fake shares this process's event loop, and other agents load the machine: a pause of either
+    // delays a receipt by its length. Such a pause is not the code's error, so a round may be retried —
+    // but a measurement that is wrong fails every round.
+    const errors: number[][] = [];
+    for (let round = 0; round < 3; round++) {
+      fake.streams.length = 0;
+      const runs = await twenty();
+      expect(fake.violations).toEqual([]);
+      expect(fake.streams.length).toBe(20);
+      const worst = [0, 0];
+      for (const run of runs) {
+        expect(run.error).toBeUndefined();
+        const rec = streamOf(fake, run.started_at!);
+        expect(rec.frames.length).toBe(60);
+        // The truth is what the fake did, on the same monotonic clock: it sent the partial (scripted 120 ms
+        // after hearing 400 ms of audio) this long after hearing the first frame, and the final (scripted
+        // 180 ms after the end-of-speech frame) this long after hearing that frame.
+        const partial = rec.sent.find((x) => x.index === 0)!;
+        const final = rec.sent.find((x) => x.index === 2)!;
+        worst[0] = Math.max(worst[0]!, Math.abs(run.first_partial_ms! - (partial.sentAt - rec.frames[0]!.at)));
+        worst[1] = Math.max(worst[1]!, Math.abs(run.final_latency_ms! - (final.sentAt - final.heardAt)));
+        // The end-of-speech frame is the one that completed 1000 ms of audio at the fake.
+        expect(rec.frames.find((f) => f.at === final.heardAt)!.audioMs).toBe(EOS_MS);
+        // And the script held: the fake's timers were at most a little late.
+        expect(final.sentAt - final.heardAt).toBeGreaterThanOrEqual(178); // Node timers may fire up to 1 ms early
+        expect(run.early_words).toBe(0);
+        expect(run.revisions).toBe(0);
+      }
+      errors.push(worst);
+      if (worst[0]! <= 10 && worst[1]! <= 10) break;
     }
+    const last = errors.at(-1)!;
+    expect(last[0], `worst first-partial error per round: ${errors.map((e) => e[0]!.toFixed(1)).join(', ')} ms`).toBeLessThanOrEqual(10);
+    expect(last[1], `worst final-latency error per round: ${errors.map((e) => e[1]!.toFixed(1)).join(', ')} ms`).toBeLessThanOrEqual(10);
   });
 
   it('flags a vendor that answers words before their audio was sent', async () => {
