@@ -53,6 +53,193 @@ export interface FakeStreamingVendor {
   close(): Promise<void>;
 }
 
+/** Fires a stream's scripted results: each once its audio has arrived, after its delay; records what it did. */
+function scriptRunner(opts: { fake: FakeStreamingVendor; rec: FakeStreamRecord; bytesPerMs: number; send: (i: number) => void; stall: boolean; onIdle: () => void }) {
+  const fired = new Set<number>();
+  const timers = new Set<NodeJS.Timeout>();
+  let pending = 0;
+  return {
+    get pending() {
+      return pending;
+    },
+    trigger(heardAt: number, audioBytes: number, ended: boolean) {
+      const audioMs = audioBytes / opts.bytesPerMs;
+      opts.fake.script.forEach((s, i) => {
+        if (fired.has(i)) return;
+        if (s.afterAudioMs === 'end' ? !ended : audioMs < s.afterAudioMs) return;
+        fired.add(i);
+        if (opts.stall && s.afterAudioMs === 'end') return;
+        pending++;
+        const t = setTimeout(() => {
+          timers.delete(t);
+          pending--;
+          opts.rec.sent.push({ index: i, heardAt, sentAt: performance.now() });
+          opts.send(i);
+          opts.onIdle();
+        }, Math.max(0, heardAt + s.delayMs - performance.now()));
+        timers.add(t);
+      });
+    },
+    stop() {
+      for (const t of timers) clearTimeout(t);
+    },
+  };
+}
+
+const refuse = (socket: Socket, status: number, body: object) => {
+  const text = JSON.stringify(body);
+  socket.end(`HTTP/1.1 ${status} ${status === 401 ? 'Unauthorized' : 'Bad Request'}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(text)}\r\nconnection: close\r\n\r\n${text}`);
+};
+
+/** Listens on loopback and wires `onUpgrade`; returns the fake with its url and close. */
+async function listenFake(fake: FakeStreamingVendor, onUpgrade: (wss: WebSocketServer, req: IncomingMessage, socket: Socket, head: Buffer) => void): Promise<FakeStreamingVendor> {
+  const server: Server = createServer((_req, res) => {
+    res.writeHead(426).end();
+  });
+  const wss = new WebSocketServer({ noServer: true, perMessageDeflate: false });
+  server.on('upgrade', (req: IncomingMessage, socket: Socket, head: Buffer) => onUpgrade(wss, req, socket, head));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  fake.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  fake.close = async () => {
+    for (const c of wss.clients) c.terminate();
+    wss.close();
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  };
+  return fake;
+}
+
+/** AssemblyAI v3 streaming query keys (Streaming API reference). */
+const ASSEMBLYAI_V3_KEYS = ['sample_rate', 'encoding', 'speech_model', 'format_turns', 'keyterms_prompt', 'end_of_turn_confidence_threshold', 'min_end_of_turn_silence_when_confident', 'max_turn_silence', 'token', 'inactivity_timeout', 'language_detection', 'vad_threshold'];
+const ASSEMBLYAI_MODELS = ['universal-streaming-english', 'universal-streaming-multilingual', 'u3-rt-pro'];
+
+/**
+ * A fake of AssemblyAI's Universal-Streaming v3 (`/v3/ws`): `Begin` first; audio chunks must hold
+ * 50..1000 ms (else close 3007); a partial is a `Turn` with `end_of_turn:false`; a final is sent as the
+ * unformatted then the formatted end of turn; `Terminate` → `Termination` and close 1000.
+ */
+export async function startFakeAssemblyAiLive(opts: { key?: string; mode?: StreamFakeMode; script?: ScriptedResult[] } = {}): Promise<FakeStreamingVendor> {
+  const fake: FakeStreamingVendor = { url: '', key: opts.key ?? 'aai-test-key', mode: opts.mode ?? 'ok', script: opts.script ?? [], streams: [], violations: [], close: async () => undefined };
+  return listenFake(fake, (wss, req, socket, head) => {
+    const url = new URL(req.url ?? '/', 'http://x');
+    if (url.pathname !== '/v3/ws') {
+      fake.violations.push(`path ${url.pathname}`);
+      refuse(socket, 404, { error: 'Not found' });
+      return;
+    }
+    if (req.headers.authorization !== fake.key) {
+      fake.violations.push('auth');
+      refuse(socket, 401, { error: 'Invalid API key' });
+      return;
+    }
+    const q = url.searchParams;
+    const bad = [...q.keys()].find((k) => !ASSEMBLYAI_V3_KEYS.includes(k));
+    const rate = Number(q.get('sample_rate'));
+    const keyterms = q.get('keyterms_prompt');
+    let keytermsOk = true;
+    if (keyterms !== null) {
+      try {
+        keytermsOk = Array.isArray(JSON.parse(keyterms));
+      } catch {
+        keytermsOk = false;
+      }
+    }
+    const problem = bad
+      ? `unknown parameter ${bad}`
+      : !(rate > 0)
+        ? 'sample_rate is required'
+        : !['pcm_s16le', 'pcm_mulaw', null].includes(q.get('encoding'))
+          ? 'bad encoding'
+          : !ASSEMBLYAI_MODELS.includes(q.get('speech_model') ?? '')
+            ? 'speech_model is required'
+            : !keytermsOk
+              ? 'keyterms_prompt must be a JSON list'
+              : undefined;
+    if (problem) {
+      fake.violations.push(problem);
+      refuse(socket, 400, { error: problem });
+      return;
+    }
+    wss.handleUpgrade(req, socket, head, (ws) => {
+      const rec: FakeStreamRecord = { query: q, headers: req.headers, frames: [], controls: [], sent: [] };
+      fake.streams.push(rec);
+      const bytesPerMs = (rate * 2) / 1000;
+      let bytes = 0;
+      let ended = false;
+      let turn = 0;
+      const finish = () => {
+        if (!ended || runner.pending > 0 || fake.mode === 'stall' || ws.readyState !== ws.OPEN) return;
+        ws.send(JSON.stringify({ type: 'Termination', audio_duration_seconds: bytes / bytesPerMs / 1000, session_duration_seconds: 1 }));
+        ws.close(1000);
+      };
+      const runner = scriptRunner({
+        fake,
+        rec,
+        bytesPerMs,
+        stall: fake.mode === 'stall',
+        onIdle: finish,
+        send: (i) => {
+          const s = fake.script[i] as ScriptedResult;
+          if (ws.readyState !== ws.OPEN) return;
+          const words = (s.words ?? []).map((w) => ({ text: w.word, start: Math.round(w.start * 1000), end: Math.round(w.end * 1000), confidence: 0.9, word_is_final: s.kind === 'final' }));
+          const base = { type: 'Turn', turn_order: turn, end_of_turn_confidence: 0.5, transcript: s.text, words };
+          if (s.kind === 'partial') ws.send(JSON.stringify({ ...base, end_of_turn: false, turn_is_formatted: false }));
+          else {
+            ws.send(JSON.stringify({ ...base, transcript: s.text.toLowerCase().replace(/[.,!?]/g, ''), end_of_turn: true, turn_is_formatted: false }));
+            ws.send(JSON.stringify({ ...base, end_of_turn: true, turn_is_formatted: true }));
+            turn++;
+          }
+        },
+      });
+      ws.send(JSON.stringify({ type: 'Begin', id: 'fake-session', expires_at: Math.floor(Date.now() / 1000) + 3600 }));
+      ws.on('message', (data: RawData, isBinary: boolean) => {
+        const at = performance.now();
+        const buf = Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data as Buffer);
+        if (isBinary) {
+          const ms = buf.length / bytesPerMs;
+          if (ended || ms < 50 || ms > 1000 || buf.length % 2 !== 0) {
+            fake.violations.push(`audio chunk of ${ms} ms`);
+            ws.close(3007, 'Audio chunk duration violation');
+            return;
+          }
+          bytes += buf.length;
+          rec.frames.push({ at, audioMs: bytes / bytesPerMs });
+          if (fake.mode === 'malformed' && rec.frames.length === 3) ws.send('not json');
+          else if (fake.mode === 'error-message' && rec.frames.length === 3) {
+            ws.send(JSON.stringify({ error: 'Input validation error' }));
+            ws.close(3006);
+          } else if (fake.mode === 'drop' && rec.frames.length === 3) ws.close(3005);
+          else runner.trigger(at, bytes, ended);
+          return;
+        }
+        const text = buf.toString('utf8');
+        rec.controls.push(text);
+        let msg: { type?: unknown };
+        try {
+          msg = JSON.parse(text) as { type?: unknown };
+        } catch {
+          fake.violations.push('non-JSON text message');
+          ws.close(3006, 'Input validation error');
+          return;
+        }
+        if (msg.type === 'KeepAlive' || msg.type === 'ForceEndpoint' || msg.type === 'UpdateConfiguration') return;
+        if (msg.type !== 'Terminate') {
+          fake.violations.push(`unknown message ${String(msg.type)}`);
+          ws.close(3006, 'Input validation error');
+          return;
+        }
+        ended = true;
+        runner.trigger(at, bytes, ended);
+        finish();
+      });
+      ws.on('close', (code) => {
+        rec.closedWith = code;
+        runner.stop();
+      });
+    });
+  });
+}
+
 /** Deepgram's `LiveSchema` query keys (deepgram-js-sdk TranscriptionSchema.ts) plus the newer `keyterm`. */
 const DEEPGRAM_LIVE_KEYS = [
   'model', 'version', 'language', 'punctuate', 'profanity_filter', 'redact', 'diarize', 'diarize_version', 'smart_format', 'filler_words',

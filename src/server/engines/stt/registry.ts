@@ -19,6 +19,7 @@ import { createElevenLabsAdapter } from './elevenlabs.js';
 import { createGladiaAdapter } from './gladia.js';
 import { TIMEOUTS, VENDOR_TABLE, type VendorKind } from './vendor-table.js';
 import { createDeepgramStreaming } from './streaming/deepgram.js';
+import { createAssemblyAiStreaming } from './streaming/assemblyai.js';
 import { createSphinxStreaming } from './streaming/local-sphinx.js';
 
 /** Default per-provider timeout of synchronous vendors and local engines (DESIGN §4.11). */
@@ -38,8 +39,9 @@ export const VENDOR_FACTORIES: Record<VendorKind, (s: AdapterSettings) => SttAda
 };
 
 /** The live (WebSocket) capability of each vendor kind that has one (DESIGN §13.1). */
-export const STREAMING_FACTORIES: Partial<Record<VendorKind, (s: AdapterSettings) => StreamingCapability>> = {
+export const STREAMING_FACTORIES: Partial<Record<VendorKind, (s: AdapterSettings, binding: { customBase: boolean }) => StreamingCapability>> = {
   deepgram: createDeepgramStreaming,
+  assemblyai: createAssemblyAiStreaming,
 };
 
 /**
@@ -101,7 +103,7 @@ export function createSttRegistry(config: ServerConfig, deps: { env?: () => Node
     bound.set(id, {
       adapter: VENDOR_FACTORIES[binding.adapter](settings),
       timeoutMs: scaled ? TIMEOUTS.maxMs : (settings.timeoutMs ?? DEFAULT_TIMEOUT_MS),
-      ...(live ? { streaming: live(settings) } : {}),
+      ...(live ? { streaming: live(settings, { customBase: binding.base_url !== undefined }) } : {}),
     });
   }
   return {

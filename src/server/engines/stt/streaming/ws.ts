@@ -26,8 +26,10 @@ export interface VendorSocketSpec {
   hello?: string;
   /** Answers the vendor's acknowledgement of `hello`: true once the stream may start (default: at open). */
   ready?: (message: unknown) => boolean;
-  /** One audio frame as the vendor wants it (default: the PCM as a binary frame). */
-  frame?: (pcm: Buffer) => string | Buffer;
+  /** One audio frame as the vendor wants it (default: the PCM as a binary frame); null: nothing to send yet. */
+  frame?: (pcm: Buffer) => string | Buffer | null;
+  /** Audio still held by `frame`, sent before the end message. */
+  flush?: () => string | Buffer | null;
   /** The message that ends the stream as the vendor documents, or null to close the socket ourselves. */
   endMessage: () => string | null;
   /** Events of one parsed text message; throw an `SttError` for a vendor error message. */
@@ -49,12 +51,16 @@ export function openVendorSocket(spec: VendorSocketSpec, onEvent: (e: StreamEven
     let finished = false;
     const stream: SttStream = {
       send(pcm) {
-        if (ws.readyState === WebSocket.OPEN) ws.send(spec.frame ? spec.frame(pcm) : pcm);
+        if (ws.readyState !== WebSocket.OPEN) return;
+        const out = spec.frame ? spec.frame(pcm) : pcm;
+        if (out !== null) ws.send(out);
       },
       end() {
         ended = true;
-        const msg = spec.endMessage();
         if (ws.readyState !== WebSocket.OPEN) return;
+        const rest = spec.flush?.();
+        if (rest) ws.send(rest);
+        const msg = spec.endMessage();
         if (msg === null) ws.close(1000);
         else ws.send(msg);
       },
