@@ -75,7 +75,7 @@ export function createSphinxStreaming(opts: SphinxOptions = {}): StreamingCapabi
       child.stderr.on('data', (c: Buffer) => {
         stderr = (stderr + c.toString('utf8')).slice(-2000);
       });
-      let fh: FileHandle | undefined;
+      let opened = false;
       let writes: Promise<unknown> = Promise.resolve();
       const exited = new Promise<number | null>((resolve) => {
         child.on('error', () => resolve(-1));
@@ -84,7 +84,7 @@ export function createSphinxStreaming(opts: SphinxOptions = {}): StreamingCapabi
       void exited.then(async (code) => {
         const at = now();
         // A recogniser that died before opening the FIFO leaves our open() waiting: a reader releases it.
-        if (!fh) await open(fifo, constants.O_RDONLY | constants.O_NONBLOCK).then((h) => h.close(), () => undefined);
+        if (!opened) await open(fifo, constants.O_RDONLY | constants.O_NONBLOCK).then((h) => h.close(), () => undefined);
         if (!finished && code !== 0) {
           const detail = stderr.trim().split('\n').pop() || `exit code ${code}`;
           emit({ type: 'error', error: new SttError('provider_unavailable', `PocketSphinx failed: ${detail}`), at });
@@ -93,8 +93,8 @@ export function createSphinxStreaming(opts: SphinxOptions = {}): StreamingCapabi
         emit({ type: 'close', at });
         await rm(dir, { recursive: true, force: true });
       });
-      fh = await open(fifo, 'w');
-      const handle = fh;
+      const handle: FileHandle = await open(fifo, 'w');
+      opened = true;
       const stream: SttStream = {
         send(frame) {
           const copy = Buffer.from(frame);
