@@ -240,6 +240,125 @@ export async function startFakeAssemblyAiLive(opts: { key?: string; mode?: Strea
   });
 }
 
+const SM_CONFIG_KEYS = ['language', 'enable_partials', 'model', 'operating_point', 'max_delay', 'max_delay_mode', 'additional_vocab', 'diarization', 'output_locale', 'punctuation_overrides', 'enable_entities', 'conversation_config', 'domain', 'speaker_diarization_config'];
+
+/**
+ * A fake of Speechmatics real-time (`/v2`): `StartRecognition` first (answered `RecognitionStarted`),
+ * binary audio acked by `AudioAdded`, `AddPartialTranscript`/`AddTranscript`, `EndOfStream` with the
+ * right `last_seq_no` → `EndOfTranscript`, after which the client is expected to close. Violations are
+ * answered with `{"message":"Error"}` and close 1011 (the vendor's `invalid_message`).
+ */
+export async function startFakeSpeechmaticsLive(opts: { key?: string; mode?: StreamFakeMode; script?: ScriptedResult[] } = {}): Promise<FakeStreamingVendor> {
+  const fake: FakeStreamingVendor = { url: '', key: opts.key ?? 'sm-test-key', mode: opts.mode ?? 'ok', script: opts.script ?? [], streams: [], violations: [], close: async () => undefined };
+  return listenFake(fake, (wss, req, socket, head) => {
+    const url = new URL(req.url ?? '/', 'http://x');
+    if (url.pathname !== '/v2') {
+      fake.violations.push(`path ${url.pathname}`);
+      refuse(socket, 404, { message: 'Not found' });
+      return;
+    }
+    if (req.headers.authorization !== `Bearer ${fake.key}`) {
+      fake.violations.push('auth');
+      refuse(socket, 401, { message: 'Unauthorized', detail: 'Invalid API key' });
+      return;
+    }
+    wss.handleUpgrade(req, socket, head, (ws) => {
+      const rec: FakeStreamRecord = { query: url.searchParams, headers: req.headers, frames: [], controls: [], sent: [] };
+      fake.streams.push(rec);
+      let bytesPerMs = 0;
+      let started = false;
+      let bytes = 0;
+      let seq = 0;
+      let ended = false;
+      const error = (type: string, reason: string) => {
+        fake.violations.push(`${type}: ${reason}`);
+        ws.send(JSON.stringify({ message: 'Error', type, reason }));
+        ws.close(1011);
+      };
+      const finish = () => {
+        if (!ended || runner.pending > 0 || fake.mode === 'stall' || ws.readyState !== ws.OPEN) return;
+        ws.send(JSON.stringify({ message: 'EndOfTranscript' }));
+        setTimeout(() => {
+          if (ws.readyState === ws.OPEN) {
+            fake.violations.push('client did not close after EndOfTranscript');
+            ws.close(1000);
+          }
+        }, 2000).unref();
+      };
+      const result = (s: ScriptedResult) => {
+        const words = s.words ?? s.text.split(/\s+/).filter(Boolean).map((w) => ({ word: w, start: 0, end: 0 }));
+        return {
+          message: s.kind === 'final' ? 'AddTranscript' : 'AddPartialTranscript',
+          format: '2.9',
+          metadata: { transcript: s.text, start_time: words[0]?.start ?? 0, end_time: words.at(-1)?.end ?? 0 },
+          results: words.map((w) => ({ type: 'word', start_time: w.start, end_time: w.end, alternatives: [{ content: w.word, confidence: 0.9, language: 'en' }] })),
+        };
+      };
+      const runner = scriptRunner({
+        fake,
+        rec,
+        get bytesPerMs() {
+          return bytesPerMs;
+        },
+        stall: fake.mode === 'stall',
+        onIdle: finish,
+        send: (i) => {
+          if (ws.readyState === ws.OPEN) ws.send(JSON.stringify(result(fake.script[i] as ScriptedResult)));
+        },
+      });
+      ws.on('message', (data: RawData, isBinary: boolean) => {
+        const at = performance.now();
+        const buf = Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data as Buffer);
+        if (isBinary) {
+          if (!started || ended) return error('protocol_error', 'audio outside a recognition');
+          if (buf.length % 2 !== 0) return error('invalid_audio_type', 'odd-length pcm_s16le frame');
+          bytes += buf.length;
+          seq++;
+          rec.frames.push({ at, audioMs: bytes / bytesPerMs });
+          ws.send(JSON.stringify({ message: 'AudioAdded', seq_no: seq }));
+          if (fake.mode === 'malformed' && seq === 5) ws.send('{"message": ');
+          else if (fake.mode === 'error-message' && seq === 5) {
+            ws.send(JSON.stringify({ message: 'Error', type: 'internal_error', reason: 'fake failure' }));
+            ws.close(1011);
+          } else if (fake.mode === 'drop' && seq === 5) ws.close(1011, 'internal error');
+          else runner.trigger(at, bytes, ended);
+          return;
+        }
+        const text = buf.toString('utf8');
+        rec.controls.push(text);
+        let msg: Record<string, unknown>;
+        try {
+          msg = JSON.parse(text) as Record<string, unknown>;
+        } catch {
+          return error('invalid_message', 'not JSON');
+        }
+        if (!started) {
+          if (msg.message !== 'StartRecognition') return error('invalid_message', `expected StartRecognition, got ${String(msg.message)}`);
+          const af = msg.audio_format as Record<string, unknown> | undefined;
+          const tc = msg.transcription_config as Record<string, unknown> | undefined;
+          if (!af || af.type !== 'raw' || af.encoding !== 'pcm_s16le' || !Number.isInteger(af.sample_rate)) return error('invalid_audio_type', 'audio_format');
+          if (!tc || typeof tc.language !== 'string' || !/^[a-z]{2,3}$/.test(tc.language)) return error('invalid_model', 'transcription_config.language');
+          const unknown = Object.keys(tc).find((k) => !SM_CONFIG_KEYS.includes(k));
+          if (unknown) return error('invalid_message', `unknown transcription_config.${unknown}`);
+          bytesPerMs = ((af.sample_rate as number) * 2) / 1000;
+          started = true;
+          ws.send(JSON.stringify({ message: 'RecognitionStarted', id: 'fake', orchestrator_version: 'fake' }));
+          return;
+        }
+        if (msg.message !== 'EndOfStream') return error('invalid_message', `unexpected ${String(msg.message)}`);
+        if (msg.last_seq_no !== seq) return error('invalid_message', `last_seq_no ${String(msg.last_seq_no)} but ${seq} chunks received`);
+        ended = true;
+        runner.trigger(at, bytes, ended);
+        finish();
+      });
+      ws.on('close', (code) => {
+        rec.closedWith = code;
+        runner.stop();
+      });
+    });
+  });
+}
+
 /** Deepgram's `LiveSchema` query keys (deepgram-js-sdk TranscriptionSchema.ts) plus the newer `keyterm`. */
 const DEEPGRAM_LIVE_KEYS = [
   'model', 'version', 'language', 'punctuate', 'profanity_filter', 'redact', 'diarize', 'diarize_version', 'smart_format', 'filler_words',

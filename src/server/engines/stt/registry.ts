@@ -20,6 +20,7 @@ import { createGladiaAdapter } from './gladia.js';
 import { TIMEOUTS, VENDOR_TABLE, type VendorKind } from './vendor-table.js';
 import { createDeepgramStreaming } from './streaming/deepgram.js';
 import { createAssemblyAiStreaming } from './streaming/assemblyai.js';
+import { createSpeechmaticsStreaming } from './streaming/speechmatics.js';
 import { createSphinxStreaming } from './streaming/local-sphinx.js';
 
 /** Default per-provider timeout of synchronous vendors and local engines (DESIGN §4.11). */
@@ -42,6 +43,7 @@ export const VENDOR_FACTORIES: Record<VendorKind, (s: AdapterSettings) => SttAda
 export const STREAMING_FACTORIES: Partial<Record<VendorKind, (s: AdapterSettings, binding: { customBase: boolean }) => StreamingCapability>> = {
   deepgram: createDeepgramStreaming,
   assemblyai: createAssemblyAiStreaming,
+  speechmatics: createSpeechmaticsStreaming,
 };
 
 /**

@@ -129,6 +129,7 @@ export function createAssemblyAiStreaming(s: AdapterSettings, opts: { customBase
             return rest.length >= minBytes ? rest : Buffer.concat([rest, Buffer.alloc(minBytes - rest.length)]);
           },
           endMessage: () => JSON.stringify({ type: 'Terminate' }),
+          lastMessage: (m) => (m as { type?: unknown }).type === 'Termination',
           parse: parseAssemblyAiMessage,
           closeError,
           now: options.now,

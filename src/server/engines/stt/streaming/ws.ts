@@ -32,6 +32,8 @@ export interface VendorSocketSpec {
   flush?: () => string | Buffer | null;
   /** The message that ends the stream as the vendor documents, or null to close the socket ourselves. */
   endMessage: () => string | null;
+  /** The vendor's "all results sent" message, after which the client closes (as the vendor's SDK does). */
+  lastMessage?: (message: unknown) => boolean;
   /** Events of one parsed text message; throw an `SttError` for a vendor error message. */
   parse: (message: unknown, at: number) => StreamEvent[];
   /** Error of a close with `code` (null: a normal end). */
@@ -127,6 +129,7 @@ export function openVendorSocket(spec: VendorSocketSpec, onEvent: (e: StreamEven
         return;
       }
       for (const e of events) onEvent(e);
+      if (ended && spec.lastMessage?.(message) && ws.readyState === WebSocket.OPEN) ws.close(1000);
     });
     ws.on('error', (err) => {
       if (!started) fail(new SttError('upstream_error', `Could not reach ${ctx.vendor}: ${scrub(ctx, err.message)}`), now());
