@@ -10,7 +10,7 @@
  * Rules written out from the vendor's documentation again on purpose (not imported from the adapters):
  * the fakes are the oracle the adapters are checked against.
  */
-import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { WebSocketServer, type WebSocket, type RawData } from 'ws';
@@ -92,9 +92,16 @@ const refuse = (socket: Socket, status: number, body: object) => {
 };
 
 /** Listens on loopback and wires `onUpgrade`; returns the fake with its url and close. */
-async function listenFake(fake: FakeStreamingVendor, onUpgrade: (wss: WebSocketServer, req: IncomingMessage, socket: Socket, head: Buffer) => void): Promise<FakeStreamingVendor> {
-  const server: Server = createServer((_req, res) => {
-    res.writeHead(426).end();
+async function listenFake(
+  fake: FakeStreamingVendor,
+  onUpgrade: (wss: WebSocketServer, req: IncomingMessage, socket: Socket, head: Buffer) => void,
+  onRequest?: (req: IncomingMessage, body: Buffer, res: ServerResponse) => void,
+): Promise<FakeStreamingVendor> {
+  const server: Server = createServer((req, res) => {
+    if (!onRequest) return void res.writeHead(426).end();
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => onRequest(req, Buffer.concat(chunks), res));
   });
   const wss = new WebSocketServer({ noServer: true, perMessageDeflate: false });
   server.on('upgrade', (req: IncomingMessage, socket: Socket, head: Buffer) => onUpgrade(wss, req, socket, head));
@@ -357,6 +364,136 @@ export async function startFakeSpeechmaticsLive(opts: { key?: string; mode?: Str
       });
     });
   });
+}
+
+const GLADIA_INIT_KEYS = ['encoding', 'bit_depth', 'sample_rate', 'channels', 'custom_metadata', 'model', 'endpointing', 'maximum_duration_without_endpointing', 'language_config', 'pre_processing', 'realtime_processing', 'post_processing', 'messages_config', 'callback', 'callback_config'];
+const GLADIA_RATES = [8000, 16000, 32000, 44100, 48000];
+
+/**
+ * A fake of Gladia live v2: `POST /v2/live` (header `x-gladia-key`, the `LiveV2InitRequest` fields only)
+ * answers `{id, url}`; the WebSocket at that url (its token checked) takes binary PCM, answers
+ * `transcript` messages, and on `{"type":"stop_recording"}` acknowledges, sends what is left and closes 1000.
+ */
+export async function startFakeGladiaLive(opts: { key?: string; mode?: StreamFakeMode; script?: ScriptedResult[] } = {}): Promise<FakeStreamingVendor> {
+  const fake: FakeStreamingVendor = { url: '', key: opts.key ?? 'gladia-test-key', mode: opts.mode ?? 'ok', script: opts.script ?? [], streams: [], violations: [], close: async () => undefined };
+  const sessions = new Map<string, { rate: number; init: Record<string, unknown> }>();
+  let n = 0;
+  const json = (res: ServerResponse, status: number, body: object) => res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+  return listenFake(
+    fake,
+    (wss, req, socket, head) => {
+      const url = new URL(req.url ?? '/', 'http://x');
+      const session = sessions.get(url.searchParams.get('token') ?? '');
+      if (url.pathname !== '/v2/live' || !session) {
+        fake.violations.push(`websocket ${url.pathname} token ${url.searchParams.get('token')}`);
+        refuse(socket, 401, { message: 'invalid token' });
+        return;
+      }
+      wss.handleUpgrade(req, socket, head, (ws) => {
+        const rec: FakeStreamRecord = { query: new URLSearchParams(Object.entries(session.init).map(([k, v]) => [k, JSON.stringify(v)])), headers: req.headers, frames: [], controls: [], sent: [] };
+        fake.streams.push(rec);
+        const bytesPerMs = (session.rate * 2) / 1000;
+        let bytes = 0;
+        let ended = false;
+        const finish = () => {
+          if (!ended || runner.pending > 0 || fake.mode === 'stall' || ws.readyState !== ws.OPEN) return;
+          ws.send(JSON.stringify({ type: 'end_recording', session_id: 'fake', data: { recording_duration: bytes / bytesPerMs / 1000 } }));
+          ws.close(1000);
+        };
+        const runner = scriptRunner({
+          fake,
+          rec,
+          bytesPerMs,
+          stall: fake.mode === 'stall',
+          onIdle: finish,
+          send: (i) => {
+            const sc = fake.script[i] as ScriptedResult;
+            if (ws.readyState !== ws.OPEN) return;
+            const words = (sc.words ?? []).map((w) => ({ word: ` ${w.word}`, start: w.start, end: w.end, confidence: 0.9 }));
+            ws.send(JSON.stringify({ type: 'transcript', session_id: 'fake', created_at: new Date().toISOString(), data: { id: `u${i}`, is_final: sc.kind === 'final', utterance: { text: ` ${sc.text}`, start: 0, end: 0, confidence: 0.9, channel: 0, words, language: 'en' } } }));
+          },
+        });
+        ws.on('message', (data: RawData, isBinary: boolean) => {
+          const at = performance.now();
+          const buf = Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data as Buffer);
+          if (isBinary) {
+            if (ended || buf.length % 2 !== 0) {
+              fake.violations.push('audio after stop_recording or odd-length frame');
+              ws.close(4400, 'invalid audio');
+              return;
+            }
+            bytes += buf.length;
+            rec.frames.push({ at, audioMs: bytes / bytesPerMs });
+            if (fake.mode === 'malformed' && rec.frames.length === 5) ws.send('{{');
+            else if (fake.mode === 'error-message' && rec.frames.length === 5) {
+              ws.send(JSON.stringify({ type: 'error', session_id: 'fake', error: { message: 'fake failure' } }));
+              ws.close(1011);
+            } else if (fake.mode === 'drop' && rec.frames.length === 5) ws.close(1011, 'internal error');
+            else runner.trigger(at, bytes, ended);
+            return;
+          }
+          const text = buf.toString('utf8');
+          rec.controls.push(text);
+          let msg: { type?: unknown };
+          try {
+            msg = JSON.parse(text) as { type?: unknown };
+          } catch {
+            fake.violations.push('non-JSON text message');
+            ws.close(4400, 'invalid message');
+            return;
+          }
+          if (msg.type !== 'stop_recording') {
+            fake.violations.push(`unknown message ${String(msg.type)}`);
+            ws.close(4400, 'invalid message');
+            return;
+          }
+          ended = true;
+          ws.send(JSON.stringify({ type: 'stop_recording', acknowledged: true, session_id: 'fake', data: { recording_duration: bytes / bytesPerMs / 1000, recording_left_to_process: 0 } }));
+          runner.trigger(at, bytes, ended);
+          finish();
+        });
+        ws.on('close', (code) => {
+          rec.closedWith = code;
+          runner.stop();
+        });
+      });
+    },
+    (req, body, res) => {
+      if (req.method !== 'POST' || req.url !== '/v2/live') {
+        fake.violations.push(`${req.method} ${req.url}`);
+        return json(res, 404, { message: 'Not found' });
+      }
+      if (req.headers['x-gladia-key'] !== fake.key) {
+        fake.violations.push('auth');
+        return json(res, 401, { statusCode: 401, message: 'Invalid or missing api key' });
+      }
+      let init: Record<string, unknown>;
+      try {
+        init = JSON.parse(body.toString('utf8')) as Record<string, unknown>;
+      } catch {
+        fake.violations.push('init body not JSON');
+        return json(res, 400, { statusCode: 400, message: 'Invalid JSON' });
+      }
+      const unknown = Object.keys(init).find((k) => !GLADIA_INIT_KEYS.includes(k));
+      const problem = unknown
+        ? `property ${unknown} should not exist`
+        : init.encoding !== 'wav/pcm' || init.bit_depth !== 16
+          ? 'encoding must be wav/pcm with bit_depth 16'
+          : !GLADIA_RATES.includes(init.sample_rate as number)
+            ? 'sample_rate must be one of 8000, 16000, 32000, 44100, 48000'
+            : init.channels !== 1
+              ? 'channels must be 1'
+              : undefined;
+      if (problem) {
+        fake.violations.push(problem);
+        return json(res, 400, { statusCode: 400, message: problem });
+      }
+      const token = `tok${++n}`;
+      sessions.set(token, { rate: init.sample_rate as number, init });
+      const host = req.headers.host;
+      return json(res, 201, { id: `session-${n}`, created_at: new Date().toISOString(), url: `ws://${host}/v2/live?token=${token}` });
+    },
+  );
 }
 
 /** Deepgram's `LiveSchema` query keys (deepgram-js-sdk TranscriptionSchema.ts) plus the newer `keyterm`. */

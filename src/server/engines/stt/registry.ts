@@ -21,6 +21,7 @@ import { TIMEOUTS, VENDOR_TABLE, type VendorKind } from './vendor-table.js';
 import { createDeepgramStreaming } from './streaming/deepgram.js';
 import { createAssemblyAiStreaming } from './streaming/assemblyai.js';
 import { createSpeechmaticsStreaming } from './streaming/speechmatics.js';
+import { createGladiaStreaming } from './streaming/gladia.js';
 import { createSphinxStreaming } from './streaming/local-sphinx.js';
 
 /** Default per-provider timeout of synchronous vendors and local engines (DESIGN §4.11). */
@@ -44,6 +45,7 @@ export const STREAMING_FACTORIES: Partial<Record<VendorKind, (s: AdapterSettings
   deepgram: createDeepgramStreaming,
   assemblyai: createAssemblyAiStreaming,
   speechmatics: createSpeechmaticsStreaming,
+  gladia: createGladiaStreaming,
 };
 
 /**
