@@ -390,7 +390,7 @@ export async function startFakeGladiaLive(opts: { key?: string; mode?: StreamFak
         return;
       }
       wss.handleUpgrade(req, socket, head, (ws) => {
-        const rec: FakeStreamRecord = { query: new URLSearchParams(Object.entries(session.init).map(([k, v]) => [k, JSON.stringify(v)])), headers: req.headers, frames: [], controls: [], sent: [] };
+        const rec: FakeStreamRecord = { query: new URLSearchParams(Object.entries(session.init).map(([k, v]): [string, string] => [k, JSON.stringify(v)])), headers: req.headers, frames: [], controls: [], sent: [] };
         fake.streams.push(rec);
         const bytesPerMs = (session.rate * 2) / 1000;
         let bytes = 0;
@@ -494,6 +494,98 @@ export async function startFakeGladiaLive(opts: { key?: string; mode?: StreamFak
       return json(res, 201, { id: `session-${n}`, created_at: new Date().toISOString(), url: `ws://${host}/v2/live?token=${token}` });
     },
   );
+}
+
+const REVAI_KEYS = ['access_token', 'content_type', 'user_agent', 'metadata', 'custom_vocabulary_id', 'filter_profanity', 'remove_disfluencies', 'delete_after_seconds', 'detailed_partials', 'start_ts', 'transcriber', 'language', 'skip_postprocessing', 'priority', 'max_segment_duration_seconds', 'max_connection_wait_seconds'];
+
+/**
+ * A fake of Rev.ai streaming (`/speechtotext/v1/stream`): the key in `access_token` (a wrong one closes
+ * 4001 after the upgrade), raw audio described by `content_type`, `connected` first, `partial`/`final`
+ * hypotheses, the text frame `EOS` → the last final, close 1000.
+ */
+export async function startFakeRevAiLive(opts: { key?: string; mode?: StreamFakeMode; script?: ScriptedResult[] } = {}): Promise<FakeStreamingVendor> {
+  const fake: FakeStreamingVendor = { url: '', key: opts.key ?? 'revai-test-key', mode: opts.mode ?? 'ok', script: opts.script ?? [], streams: [], violations: [], close: async () => undefined };
+  return listenFake(fake, (wss, req, socket, head) => {
+    const url = new URL(req.url ?? '/', 'http://x');
+    if (url.pathname !== '/speechtotext/v1/stream') {
+      fake.violations.push(`path ${url.pathname}`);
+      refuse(socket, 404, { title: 'Not found' });
+      return;
+    }
+    const q = url.searchParams;
+    const bad = [...q.keys()].find((k) => !REVAI_KEYS.includes(k));
+    const ct = /^audio\/x-raw;layout=interleaved;rate=(\d+);format=S16LE;channels=1$/.exec(q.get('content_type') ?? '');
+    wss.handleUpgrade(req, socket, head, (ws) => {
+      const rec: FakeStreamRecord = { query: q, headers: req.headers, frames: [], controls: [], sent: [] };
+      fake.streams.push(rec);
+      if (q.get('access_token') !== fake.key) {
+        fake.violations.push('auth');
+        ws.close(4001, 'Unauthorized');
+        return;
+      }
+      if (bad || !ct) {
+        fake.violations.push(bad ? `unknown parameter ${bad}` : `content_type ${q.get('content_type')}`);
+        ws.close(4002, 'Bad request');
+        return;
+      }
+      const bytesPerMs = (Number(ct[1]) * 2) / 1000;
+      let bytes = 0;
+      let ended = false;
+      const finish = () => {
+        if (!ended || runner.pending > 0 || fake.mode === 'stall' || ws.readyState !== ws.OPEN) return;
+        ws.close(1000, 'End of input. Closing');
+      };
+      const runner = scriptRunner({
+        fake,
+        rec,
+        bytesPerMs,
+        stall: fake.mode === 'stall',
+        onIdle: finish,
+        send: (i) => {
+          const sc = fake.script[i] as ScriptedResult;
+          if (ws.readyState !== ws.OPEN) return;
+          const words = sc.words ?? sc.text.split(/\s+/).filter(Boolean).map((w) => ({ word: w, start: 0, end: 0 }));
+          const elements = words.flatMap((w, k) => [
+            ...(k ? [{ type: sc.kind === 'final' ? 'punct' : 'text', value: ' ' }] : []),
+            { type: 'text', value: w.word, ts: w.start, end_ts: w.end, ...(sc.kind === 'final' ? { confidence: 0.9 } : {}) },
+          ]);
+          ws.send(JSON.stringify({ type: sc.kind, ts: words[0]?.start ?? 0, end_ts: words.at(-1)?.end ?? 0, elements: elements.filter((e) => sc.kind === 'final' || e.value !== ' ') }));
+        },
+      });
+      ws.send(JSON.stringify({ type: 'connected', id: 'fake-job' }));
+      ws.on('message', (data: RawData, isBinary: boolean) => {
+        const at = performance.now();
+        const buf = Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data as Buffer);
+        if (isBinary) {
+          if (ended || buf.length % 2 !== 0) {
+            fake.violations.push('audio after EOS or odd-length frame');
+            ws.close(4002, 'Bad request');
+            return;
+          }
+          bytes += buf.length;
+          rec.frames.push({ at, audioMs: bytes / bytesPerMs });
+          if (fake.mode === 'malformed' && rec.frames.length === 5) ws.send('<html>');
+          else if (fake.mode === 'drop' && rec.frames.length === 5) ws.close(4003, 'Insufficient credits');
+          else runner.trigger(at, bytes, ended);
+          return;
+        }
+        const text = buf.toString('utf8');
+        rec.controls.push(text);
+        if (text !== 'EOS') {
+          fake.violations.push(`unknown text frame ${text.slice(0, 40)}`);
+          ws.close(4002, 'Bad request');
+          return;
+        }
+        ended = true;
+        runner.trigger(at, bytes, ended);
+        finish();
+      });
+      ws.on('close', (code) => {
+        rec.closedWith = code;
+        runner.stop();
+      });
+    });
+  });
 }
 
 /** Deepgram's `LiveSchema` query keys (deepgram-js-sdk TranscriptionSchema.ts) plus the newer `keyterm`. */

@@ -22,6 +22,7 @@ import { createDeepgramStreaming } from './streaming/deepgram.js';
 import { createAssemblyAiStreaming } from './streaming/assemblyai.js';
 import { createSpeechmaticsStreaming } from './streaming/speechmatics.js';
 import { createGladiaStreaming } from './streaming/gladia.js';
+import { createRevAiStreaming } from './streaming/revai.js';
 import { createSphinxStreaming } from './streaming/local-sphinx.js';
 
 /** Default per-provider timeout of synchronous vendors and local engines (DESIGN §4.11). */
@@ -46,6 +47,7 @@ export const STREAMING_FACTORIES: Partial<Record<VendorKind, (s: AdapterSettings
   assemblyai: createAssemblyAiStreaming,
   speechmatics: createSpeechmaticsStreaming,
   gladia: createGladiaStreaming,
+  revai: createRevAiStreaming,
 };
 
 /**
