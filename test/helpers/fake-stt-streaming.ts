@@ -588,6 +588,114 @@ export async function startFakeRevAiLive(opts: { key?: string; mode?: StreamFake
   });
 }
 
+const ELEVENLABS_KEYS = ['model_id', 'audio_format', 'commit_strategy', 'language_code', 'include_timestamps', 'include_language_detection', 'vad_silence_threshold_secs', 'vad_threshold', 'min_speech_duration_ms', 'min_silence_duration_ms', 'enable_logging', 'keyterms', 'no_verbatim'];
+
+/**
+ * A fake of ElevenLabs Scribe realtime (`/v1/speech-to-text/realtime`): header `xi-api-key` (a wrong one
+ * gets an `auth_error` message and close), `session_started` first, base64 `input_audio_chunk` messages
+ * of the declared rate, `partial_transcript`, and with `commit_strategy=manual` one `committed_transcript`
+ * per commit; the client is expected to close after it.
+ */
+export async function startFakeElevenLabsLive(opts: { key?: string; mode?: StreamFakeMode; script?: ScriptedResult[] } = {}): Promise<FakeStreamingVendor> {
+  const fake: FakeStreamingVendor = { url: '', key: opts.key ?? 'xi-test-key', mode: opts.mode ?? 'ok', script: opts.script ?? [], streams: [], violations: [], close: async () => undefined };
+  return listenFake(fake, (wss, req, socket, head) => {
+    const url = new URL(req.url ?? '/', 'http://x');
+    if (url.pathname !== '/v1/speech-to-text/realtime') {
+      fake.violations.push(`path ${url.pathname}`);
+      refuse(socket, 404, { detail: 'Not Found' });
+      return;
+    }
+    const q = url.searchParams;
+    const bad = [...q.keys()].find((k) => !ELEVENLABS_KEYS.includes(k));
+    const fmt = /^pcm_(\d+)$/.exec(q.get('audio_format') ?? '');
+    if (bad || !fmt || !/^scribe_v2_realtime$/.test(q.get('model_id') ?? '') || !['manual', 'vad', null].includes(q.get('commit_strategy'))) {
+      fake.violations.push(bad ? `unknown parameter ${bad}` : 'model_id, audio_format or commit_strategy');
+      refuse(socket, 400, { detail: { status: 'invalid_request', message: 'invalid parameters' } });
+      return;
+    }
+    wss.handleUpgrade(req, socket, head, (ws) => {
+      const rec: FakeStreamRecord = { query: q, headers: req.headers, frames: [], controls: [], sent: [] };
+      fake.streams.push(rec);
+      if (req.headers['xi-api-key'] !== fake.key) {
+        fake.violations.push('auth');
+        ws.send(JSON.stringify({ message_type: 'auth_error', error: 'Invalid API key' }));
+        ws.close(1008, 'auth_error');
+        return;
+      }
+      const rate = Number(fmt[1]);
+      const bytesPerMs = (rate * 2) / 1000;
+      let bytes = 0;
+      let ended = false;
+      let uncommitted = '';
+      const finish = () => {
+        if (!ended || runner.pending > 0 || fake.mode === 'stall' || ws.readyState !== ws.OPEN) return;
+        ws.send(JSON.stringify({ message_type: 'committed_transcript', text: uncommitted }));
+        setTimeout(() => {
+          if (ws.readyState === ws.OPEN) {
+            fake.violations.push('client did not close after committed_transcript');
+            ws.close(1000);
+          }
+        }, 2000).unref();
+      };
+      const runner = scriptRunner({
+        fake,
+        rec,
+        bytesPerMs,
+        stall: fake.mode === 'stall',
+        onIdle: finish,
+        send: (i) => {
+          const sc = fake.script[i] as ScriptedResult;
+          if (ws.readyState !== ws.OPEN) return;
+          // Manual commits: every scripted result is uncommitted text until the client commits.
+          uncommitted = sc.text;
+          ws.send(JSON.stringify({ message_type: sc.kind === 'final' ? 'final_transcript' : 'partial_transcript', text: sc.text }));
+        },
+      });
+      ws.send(JSON.stringify({ message_type: 'session_started', session_id: 'fake', config: { sample_rate: rate, audio_format: `pcm_${rate}`, commit_strategy: q.get('commit_strategy') ?? 'manual', model_id: q.get('model_id') } }));
+      ws.on('message', (data: RawData, isBinary: boolean) => {
+        const at = performance.now();
+        const text = (Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data as Buffer)).toString('utf8');
+        let msg: { message_type?: unknown; audio_base_64?: unknown; commit?: unknown; sample_rate?: unknown };
+        try {
+          if (isBinary) throw new Error('binary');
+          msg = JSON.parse(text) as typeof msg;
+        } catch {
+          fake.violations.push('not a JSON text message');
+          ws.send(JSON.stringify({ message_type: 'input_error', error: 'Invalid message' }));
+          ws.close(1008);
+          return;
+        }
+        if (msg.message_type !== 'input_audio_chunk' || typeof msg.audio_base_64 !== 'string' || typeof msg.commit !== 'boolean' || msg.sample_rate !== rate || ended) {
+          fake.violations.push(`bad message ${text.slice(0, 60)}`);
+          ws.send(JSON.stringify({ message_type: 'input_error', error: 'Invalid message' }));
+          ws.close(1008);
+          return;
+        }
+        const audio = Buffer.from(msg.audio_base_64, 'base64');
+        rec.controls.push(audio.length ? 'audio' : `commit:${String(msg.commit)}`);
+        if (audio.length) {
+          bytes += audio.length;
+          rec.frames.push({ at, audioMs: bytes / bytesPerMs });
+        }
+        if (fake.mode === 'malformed' && rec.frames.length === 5 && audio.length) ws.send('nope');
+        else if (fake.mode === 'error-message' && rec.frames.length === 5 && audio.length) {
+          ws.send(JSON.stringify({ message_type: 'quota_exceeded', error: 'Quota exceeded' }));
+          ws.close(1008);
+        } else if (fake.mode === 'drop' && rec.frames.length === 5 && audio.length) ws.close(1011, 'internal error');
+        else {
+          if (msg.commit) ended = true;
+          runner.trigger(at, bytes, ended);
+          if (msg.commit) finish();
+        }
+      });
+      ws.on('close', (code) => {
+        rec.closedWith = code;
+        runner.stop();
+      });
+    });
+  });
+}
+
 /** Deepgram's `LiveSchema` query keys (deepgram-js-sdk TranscriptionSchema.ts) plus the newer `keyterm`. */
 const DEEPGRAM_LIVE_KEYS = [
   'model', 'version', 'language', 'punctuate', 'profanity_filter', 'redact', 'diarize', 'diarize_version', 'smart_format', 'filler_words',

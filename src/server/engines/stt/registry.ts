@@ -23,6 +23,7 @@ import { createAssemblyAiStreaming } from './streaming/assemblyai.js';
 import { createSpeechmaticsStreaming } from './streaming/speechmatics.js';
 import { createGladiaStreaming } from './streaming/gladia.js';
 import { createRevAiStreaming } from './streaming/revai.js';
+import { createElevenLabsStreaming } from './streaming/elevenlabs.js';
 import { createSphinxStreaming } from './streaming/local-sphinx.js';
 
 /** Default per-provider timeout of synchronous vendors and local engines (DESIGN §4.11). */
@@ -48,6 +49,7 @@ export const STREAMING_FACTORIES: Partial<Record<VendorKind, (s: AdapterSettings
   speechmatics: createSpeechmaticsStreaming,
   gladia: createGladiaStreaming,
   revai: createRevAiStreaming,
+  elevenlabs: createElevenLabsStreaming,
 };
 
 /**
