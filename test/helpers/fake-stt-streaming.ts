@@ -696,6 +696,124 @@ export async function startFakeElevenLabsLive(opts: { key?: string; mode?: Strea
   });
 }
 
+const OPENAI_TRANSCRIPTION_MODELS = ['gpt-4o-transcribe', 'gpt-4o-mini-transcribe', 'whisper-1'];
+
+/**
+ * A fake of OpenAI Realtime transcription (`/v1/realtime?intent=transcription`): Bearer key and
+ * `OpenAI-Beta: realtime=v1`; `transcription_session.update` first (pcm16, a transcription model);
+ * `input_audio_buffer.append` with base64 audio; each scripted final is one committed turn: its partial
+ * scripts come as `…delta` events, the final as `…completed`; `input_audio_buffer.commit` at the end
+ * commits the rest (or answers `input_audio_buffer_commit_empty`). The client is expected to close.
+ */
+export async function startFakeOpenAiRealtime(opts: { key?: string; mode?: StreamFakeMode; script?: ScriptedResult[] } = {}): Promise<FakeStreamingVendor> {
+  const fake: FakeStreamingVendor = { url: '', key: opts.key ?? 'sk-test', mode: opts.mode ?? 'ok', script: opts.script ?? [], streams: [], violations: [], close: async () => undefined };
+  return listenFake(fake, (wss, req, socket, head) => {
+    const url = new URL(req.url ?? '/', 'http://x');
+    if (url.pathname !== '/v1/realtime' || url.searchParams.get('intent') !== 'transcription') {
+      fake.violations.push(`path ${req.url}`);
+      refuse(socket, 404, { error: { message: 'Not found', type: 'invalid_request_error' } });
+      return;
+    }
+    if (req.headers.authorization !== `Bearer ${fake.key}`) {
+      fake.violations.push('auth');
+      refuse(socket, 401, { error: { message: 'Incorrect API key provided', type: 'invalid_request_error', code: 'invalid_api_key' } });
+      return;
+    }
+    if (req.headers['openai-beta'] !== 'realtime=v1') fake.violations.push('missing OpenAI-Beta: realtime=v1');
+    wss.handleUpgrade(req, socket, head, (ws) => {
+      const rec: FakeStreamRecord = { query: url.searchParams, headers: req.headers, frames: [], controls: [], sent: [] };
+      fake.streams.push(rec);
+      const bytesPerMs = (24000 * 2) / 1000;
+      let configured = false;
+      let bytes = 0;
+      let ended = false;
+      let item = 0;
+      let sinceCommit = 0;
+      let partial = '';
+      const error = (message: string, code = 'invalid_value') => {
+        fake.violations.push(message);
+        ws.send(JSON.stringify({ type: 'error', event_id: 'e', error: { type: 'invalid_request_error', code, message } }));
+      };
+      const runner = scriptRunner({
+        fake,
+        rec,
+        bytesPerMs,
+        stall: fake.mode === 'stall',
+        onIdle: () => undefined,
+        send: (i) => {
+          const sc = fake.script[i] as ScriptedResult;
+          if (ws.readyState !== ws.OPEN) return;
+          const id = `item_${item}`;
+          if (sc.kind === 'partial') {
+            const delta = sc.text.startsWith(partial) ? sc.text.slice(partial.length) : sc.text;
+            partial = sc.text;
+            ws.send(JSON.stringify({ type: 'conversation.item.input_audio_transcription.delta', event_id: 'e', item_id: id, content_index: 0, delta }));
+          } else {
+            ws.send(JSON.stringify({ type: 'input_audio_buffer.committed', event_id: 'e', previous_item_id: null, item_id: id }));
+            ws.send(JSON.stringify({ type: 'conversation.item.input_audio_transcription.completed', event_id: 'e', item_id: id, content_index: 0, transcript: sc.text }));
+            item++;
+            partial = '';
+            sinceCommit = 0;
+          }
+        },
+      });
+      ws.send(JSON.stringify({ type: 'transcription_session.created', event_id: 'e', session: { id: 'sess' } }));
+      ws.on('message', (data: RawData, isBinary: boolean) => {
+        const at = performance.now();
+        const text = (Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data as Buffer)).toString('utf8');
+        let msg: { type?: unknown; audio?: unknown; session?: { input_audio_format?: unknown; input_audio_transcription?: { model?: unknown } } };
+        try {
+          if (isBinary) throw new Error('binary');
+          msg = JSON.parse(text) as typeof msg;
+        } catch {
+          return error('The server could not parse the message as JSON', 'invalid_json');
+        }
+        if (msg.type === 'transcription_session.update') {
+          rec.controls.push(text);
+          if (msg.session?.input_audio_format !== 'pcm16' || !OPENAI_TRANSCRIPTION_MODELS.includes(String(msg.session?.input_audio_transcription?.model))) return error('Invalid session');
+          configured = true;
+          ws.send(JSON.stringify({ type: 'transcription_session.updated', event_id: 'e', session: msg.session }));
+          return;
+        }
+        if (!configured) return error(`${String(msg.type)} before transcription_session.update`);
+        if (msg.type === 'input_audio_buffer.append') {
+          if (typeof msg.audio !== 'string' || ended) return error('Invalid audio');
+          const audio = Buffer.from(msg.audio, 'base64');
+          bytes += audio.length;
+          sinceCommit += audio.length;
+          rec.frames.push({ at, audioMs: bytes / bytesPerMs });
+          if (fake.mode === 'malformed' && rec.frames.length === 5) ws.send('oops');
+          else if (fake.mode === 'error-message' && rec.frames.length === 5) ws.send(JSON.stringify({ type: 'error', event_id: 'e', error: { type: 'server_error', code: 'server_error', message: 'The server had an error' } }));
+          else if (fake.mode === 'drop' && rec.frames.length === 5) ws.close(1011, 'internal error');
+          else runner.trigger(at, bytes, ended);
+          return;
+        }
+        if (msg.type === 'input_audio_buffer.commit') {
+          rec.controls.push(text);
+          ended = true;
+          // With no scripted answer to the end, the rest of the buffer is silence: an empty turn, or nothing to commit.
+          if (fake.script.every((x) => x.afterAudioMs !== 'end') && fake.mode !== 'stall') {
+            if (sinceCommit === 0) {
+              ws.send(JSON.stringify({ type: 'error', event_id: 'e', error: { type: 'invalid_request_error', code: 'input_audio_buffer_commit_empty', message: 'Error committing input audio buffer: buffer too small.' } }));
+            } else {
+              const id = `item_${item++}`;
+              ws.send(JSON.stringify({ type: 'input_audio_buffer.committed', event_id: 'e', previous_item_id: null, item_id: id }));
+              ws.send(JSON.stringify({ type: 'conversation.item.input_audio_transcription.completed', event_id: 'e', item_id: id, content_index: 0, transcript: '' }));
+            }
+          }
+          runner.trigger(at, bytes, ended);
+          return;
+        }
+        error(`unknown event ${String(msg.type)}`);
+      });
+      ws.on('close', (code) => {
+        rec.closedWith = code;
+        runner.stop();
+      });
+    });
+  });
+}
+
 /** Deepgram's `LiveSchema` query keys (deepgram-js-sdk TranscriptionSchema.ts) plus the newer `keyterm`. */
 const DEEPGRAM_LIVE_KEYS = [
   'model', 'version', 'language', 'punctuate', 'profanity_filter', 'redact', 'diarize', 'diarize_version', 'smart_format', 'filler_words',

@@ -24,6 +24,7 @@ import { createSpeechmaticsStreaming } from './streaming/speechmatics.js';
 import { createGladiaStreaming } from './streaming/gladia.js';
 import { createRevAiStreaming } from './streaming/revai.js';
 import { createElevenLabsStreaming } from './streaming/elevenlabs.js';
+import { createOpenAiStreaming } from './streaming/openai.js';
 import { createSphinxStreaming } from './streaming/local-sphinx.js';
 
 /** Default per-provider timeout of synchronous vendors and local engines (DESIGN §4.11). */
@@ -42,14 +43,19 @@ export const VENDOR_FACTORIES: Record<VendorKind, (s: AdapterSettings) => SttAda
   gladia: createGladiaAdapter,
 };
 
-/** The live (WebSocket) capability of each vendor kind that has one (DESIGN §13.1). */
-export const STREAMING_FACTORIES: Partial<Record<VendorKind, (s: AdapterSettings, binding: { customBase: boolean }) => StreamingCapability>> = {
+/**
+ * The live (WebSocket) capability of each vendor kind that has one (DESIGN §13.1); a factory may decline
+ * a binding (undefined: openai without a `streaming_model`, since OpenAI-compatible servers rarely speak
+ * the Realtime API).
+ */
+export const STREAMING_FACTORIES: Partial<Record<VendorKind, (s: AdapterSettings, binding: { customBase: boolean }) => StreamingCapability | undefined>> = {
   deepgram: createDeepgramStreaming,
   assemblyai: createAssemblyAiStreaming,
   speechmatics: createSpeechmaticsStreaming,
   gladia: createGladiaStreaming,
   revai: createRevAiStreaming,
   elevenlabs: createElevenLabsStreaming,
+  openai: createOpenAiStreaming,
 };
 
 /**
@@ -107,11 +113,11 @@ export function createSttRegistry(config: ServerConfig, deps: { env?: () => Node
     }
     const settings = settingsOf(binding, binding.adapter, env, deps.fetch);
     const scaled = (settings.timeoutPerAudioSecondMs ?? 0) > 0;
-    const live = STREAMING_FACTORIES[binding.adapter];
+    const live = STREAMING_FACTORIES[binding.adapter]?.(settings, { customBase: binding.base_url !== undefined });
     bound.set(id, {
       adapter: VENDOR_FACTORIES[binding.adapter](settings),
       timeoutMs: scaled ? TIMEOUTS.maxMs : (settings.timeoutMs ?? DEFAULT_TIMEOUT_MS),
-      ...(live ? { streaming: live(settings, { customBase: binding.base_url !== undefined }) } : {}),
+      ...(live ? { streaming: live } : {}),
     });
   }
   return {
