@@ -114,7 +114,7 @@ export class FrameScheduler {
   private tick(): void {
     let due = Infinity;
     for (const e of this.entries) {
-      // Re-read the clock per stream: sending takes time, and the record must say when each frame left.
+      // Re-read the clock per frame: sending takes time, and the record must say when each frame left.
       while (e.next < e.src.frames) {
         const at = e.start + e.next * e.interval;
         const now = this.clock.now();
@@ -126,8 +126,11 @@ export class FrameScheduler {
           e.reject(err);
           break;
         }
-        e.stream.sentAt.push(now);
-        e.stream.lateness.push(now - at);
+        // Stamped once the frame is handed to the socket: a slow send (a cold code path, a busy machine)
+        // then counts as lateness instead of silently shortening every latency measured from it.
+        const sent = this.clock.now();
+        e.stream.sentAt.push(sent);
+        e.stream.lateness.push(sent - at);
         e.next++;
       }
       if (!this.entries.has(e)) continue;
