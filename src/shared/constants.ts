@@ -43,3 +43,7 @@ export type SampleRateHz = (typeof SAMPLE_RATES)[number];
 /** The five statuses of a batch job (DESIGN §4.9); evaluations add `cancelled`. */
 export const JOB_STATUSES = ['pending', 'processing', 'completed', 'failed', 'partial'] as const;
 export type JobStatusName = (typeof JOB_STATUSES)[number];
+
+/** Pace of streamed audio (DESIGN §13.2): 1.0 = real time; evaluations and `stt stream` take 0.5..4. */
+export const STREAM_PACE_MIN = 0.5;
+export const STREAM_PACE_MAX = 4;

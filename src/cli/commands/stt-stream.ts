@@ -5,7 +5,7 @@
  */
 import type { Command } from 'commander';
 import type { StreamEventLine, StreamResult } from '../../shared/schemas/stt-stream.js';
-import { PACE_MAX, PACE_MIN } from '../../shared/schemas/stt-stream.js';
+import { STREAM_PACE_MAX as PACE_MAX, STREAM_PACE_MIN as PACE_MIN } from '../../shared/constants.js';
 import { AccuracyInputError, calculateAccuracy, type AccuracyReport } from '../../shared/accuracy.js';
 import { NORMALIZER_NAMES, UnknownNormalizerError, type NormalizerName } from '../../shared/normalizers/index.js';
 import type { HandlerContext } from '../context.js';

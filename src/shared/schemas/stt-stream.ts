@@ -1,9 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
+import { STREAM_PACE_MAX as PACE_MAX, STREAM_PACE_MIN as PACE_MIN } from '../constants.js';
 import { SttErrorCode } from './stt.js';
-
-/** Pace bounds of streamed audio (DESIGN §13.2): 1.0 = real time. */
-export const PACE_MIN = 0.5;
-export const PACE_MAX = 4;
 
 /** POST /v1/stt/stream: one audio to several streaming providers at once (DESIGN §13.3). */
 export const StreamRequest = Type.Object({
