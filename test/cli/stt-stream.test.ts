@@ -2,7 +2,8 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encodeWav } from '../../src/server/audio/wav.js';
-import { cli, createSandbox, serveDetached, type Sandbox, type ServedCli } from '../helpers/cli.js';
+import { execa } from 'execa';
+import { BIN, cli, createSandbox, serveDetached, stripAnsi, type Sandbox, type ServedCli } from '../helpers/cli.js';
 import { startFakeDeepgramLive, type FakeStreamingVendor } from '../helpers/fake-stt-streaming.js';
 import { toneBurst } from '../helpers/streaming-audio.js';
 
@@ -72,6 +73,27 @@ describe('stt stream', () => {
     expect(pace.exitCode).toBe(2);
     expect(pace.stderr).toContain('--pace must be a number from 0.5 to 4');
   });
+
+  it('on a terminal: a live line per provider, then the table', async () => {
+    // A real pseudo-terminal: tmux runs the CLI, capture-pane reads the screen (as test/cli/interactive).
+    const name = `voxctl-stream-${process.pid}`;
+    const exports = Object.entries({ ...sb.env, ...env, TERM: 'xterm-256color' }).map(([k, v]) => `${k}='${v}'`).join(' ');
+    try {
+      await execa('tmux', ['new-session', '-d', '-s', name, '-x', '160', '-y', '40', `env -i ${exports} "${process.execPath}" "${BIN}" stt stream "${file}" -p stt-b,local-sphinx --pace 2; echo "EXIT=$?"; sleep 60`]);
+      let screen = '';
+      for (const end = Date.now() + 45_000; Date.now() < end && !/EXIT=\d+/.test(screen); await new Promise((r) => setTimeout(r, 200))) {
+        screen = stripAnsi((await execa('tmux', ['capture-pane', '-p', '-t', name])).stdout);
+      }
+      expect(screen).toContain('EXIT=0');
+      // The live block: one line per provider, its status mark and what it recognised.
+      expect(screen).toMatch(/^stt-b\s+✓ Please call me\.$/m);
+      expect(screen).toMatch(/^local-sphinx\s+✓/m);
+      // Then the table with the latency columns.
+      expect(screen).toMatch(/first_partial_ms.*final_latency_ms.*revisions.*early_words/);
+    } finally {
+      await execa('tmux', ['kill-session', '-t', name], { reject: false });
+    }
+  }, 60_000);
 
   it('exits 1 when every provider failed', async () => {
     const saved = dg.key;
