@@ -35,6 +35,8 @@ export interface ProviderView {
   detail?: string;
   label?: string | null;
   price_per_minute_usd?: number | null;
+  /** Whether it can stream (DESIGN §13.1); absent from services older than streaming. */
+  streaming?: boolean;
 }
 
 /** Bound by the server's config (a `not_configured` token would fail every request). */

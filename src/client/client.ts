@@ -13,6 +13,7 @@ import type {
   SynthesizeResponse,
 } from '../shared/schemas/tts.js';
 import type { AccuracyRequest, AccuracyResult, ProviderList, TranscribeRequest, TranscribeResponse } from '../shared/schemas/stt.js';
+import type { StreamDone, StreamEventLine, StreamRequest } from '../shared/schemas/stt-stream.js';
 import type { Dataset, DatasetCreated, DatasetSummary } from '../shared/schemas/datasets.js';
 import type { ApiKeyInfo, CreateKeyRequest, CreatedKey, Usage, User } from '../shared/schemas/users.js';
 import type { BillingPortal, Health, Subscription } from '../shared/schemas/system.js';
@@ -31,6 +32,7 @@ import { createReadStream } from 'node:fs';
 import { basename } from 'node:path';
 import { newForm, send, sendJson, type HttpOptions } from './http.js';
 import { multipartStream } from './multipart-stream.js';
+import { ApiRequestError } from './errors.js';
 
 /** Options of `createClient`. */
 export interface ClientOptions {
@@ -92,6 +94,8 @@ export interface VoxClient {
   getJob(id: string): Promise<Job>;
   uploadAudio(file: UploadFile): Promise<AudioUploaded>;
   transcribe(body: TranscribeRequest): Promise<TranscribeResponse>;
+  /** POST /v1/stt/stream: calls `onEvent` with each NDJSON event as it arrives; resolves with the `done` event. */
+  streamStt(body: StreamRequest, onEvent?: (event: StreamEventLine) => void): Promise<StreamDone>;
   listProviders(): Promise<ProviderList>;
   calculateAccuracy(body: AccuracyRequest): Promise<AccuracyResult>;
   uploadDataset(input: { file: UploadFile; name: string; language?: string; generateAudio?: boolean }): Promise<DatasetCreated>;
@@ -179,6 +183,33 @@ export function createClient(options: ClientOptions): VoxClient {
       return upload<AudioUploaded>('/v1/audio', form);
     },
     transcribe: (body) => post<TranscribeResponse>('/v1/stt/transcribe', body),
+    streamStt: async (body, onEvent) => {
+      let pending = '';
+      let done: StreamDone | undefined;
+      const decoder = new TextDecoder();
+      const take = (line: string) => {
+        if (!line.trim()) return;
+        const event = JSON.parse(line) as StreamEventLine;
+        if (event.event === 'done') done = event;
+        onEvent?.(event);
+      };
+      // Audio goes out at its own pace: a long file must not hit the default request timeout.
+      await send({ ...http, timeoutMs: Math.max(http.timeoutMs ?? 0, 60 * 60_000) }, {
+        method: 'POST',
+        path: '/v1/stt/stream',
+        json: body,
+        headers: { accept: 'application/x-ndjson' },
+        onChunk: (chunk) => {
+          pending += decoder.decode(chunk, { stream: true });
+          const lines = pending.split('\n');
+          pending = lines.pop() ?? '';
+          lines.forEach(take);
+        },
+      });
+      take(pending);
+      if (!done) throw new ApiRequestError({ status: 200, detail: 'The stream ended before its results' });
+      return done;
+    },
     listProviders: () => get<ProviderList>('/v1/stt/providers'),
     calculateAccuracy: (body) => post<AccuracyResult>('/v1/stt/calculate-accuracy', body),
     uploadDataset: async ({ file, name, language, generateAudio }) => {

@@ -31,6 +31,8 @@ export interface RequestSpec {
   timeoutMs?: number;
   /** Send the Authorization header (default true; signed audio URLs need none). */
   auth?: boolean;
+  /** Receives a 2xx body chunk by chunk as it arrives (streamed answers); the whole body is still returned. */
+  onChunk?: (chunk: Uint8Array) => void;
 }
 
 /** A decoded response: status, headers (lower-case) and the raw body bytes. */
@@ -96,7 +98,16 @@ export async function send(opts: HttpOptions, spec: RequestSpec): Promise<RawRes
       signal: AbortSignal.timeout(spec.timeoutMs ?? opts.timeoutMs ?? 120_000),
       ...(opts.dispatcher ? { dispatcher: opts.dispatcher } : {}),
     });
-    buf = Buffer.from(await res.arrayBuffer());
+    if (spec.onChunk && res.ok && res.body) {
+      const parts: Uint8Array[] = [];
+      for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
+        parts.push(chunk);
+        spec.onChunk(chunk);
+      }
+      buf = Buffer.concat(parts);
+    } else {
+      buf = Buffer.from(await res.arrayBuffer());
+    }
   } catch (error) {
     opts.onLog?.(`✗ ${spec.method} ${redactUrl(url)} failed after ${Math.round(performance.now() - started)} ms`);
     throw new NetworkError(url.origin, error);

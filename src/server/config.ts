@@ -27,7 +27,7 @@ export class ConfigError extends Error {
 /** Name of the file looked for in the data dir. */
 export const CONFIG_FILE_NAME = 'voxctl.config.json';
 
-const BINDING_KEYS = ['adapter', 'model', 'base_url', 'api_key_env', 'language', 'path', 'timeout_ms', 'timeout_per_audio_second_ms', 'poll_interval_ms', 'region', 'price_per_minute_usd'];
+const BINDING_KEYS = ['adapter', 'model', 'streaming_model', 'base_url', 'api_key_env', 'language', 'path', 'timeout_ms', 'timeout_per_audio_second_ms', 'poll_interval_ms', 'region', 'price_per_minute_usd'];
 const SPHINX_KEYS = ['timeout_ms', 'max_concurrent', 'model_dir', 'binary', 'price_per_minute_usd'];
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const MAX_TIMEOUT_MS = 10 * 60_000;
@@ -119,7 +119,7 @@ function parseBinding(value: unknown, where: string): ProviderBinding {
     throw new ConfigError(`"${where}.adapter" must be one of ${ADAPTERS.join(', ')}`);
   }
   const binding: ProviderBinding = { adapter: adapter as AdapterKind };
-  for (const key of ['model', 'language', 'region'] as const) {
+  for (const key of ['model', 'streaming_model', 'language', 'region'] as const) {
     const v = optString(value, key, where);
     if (v !== undefined) binding[key] = v;
   }
@@ -155,7 +155,7 @@ function parseBinding(value: unknown, where: string): ProviderBinding {
   if (price !== undefined) binding.price_per_minute_usd = price;
   checkVendorRules(binding, where);
   if (binding.adapter === 'local-sphinx') {
-    for (const key of ['model', 'base_url', 'api_key_env', 'region', 'timeout_per_audio_second_ms'] as const) {
+    for (const key of ['model', 'streaming_model', 'base_url', 'api_key_env', 'region', 'timeout_per_audio_second_ms'] as const) {
       if (binding[key] !== undefined) throw new ConfigError(`"${where}.${key}" does not apply to the local-sphinx adapter`);
     }
   } else if (binding.adapter !== 'openai' && binding.api_key_env === undefined) {

@@ -21,6 +21,7 @@ import { createFacetsCache } from './services/speakers.js';
 import type { SpeakerFacets } from '../shared/schemas/speakers.js';
 import { loadServerConfig, type ServerConfig } from './config.js';
 import { createSttRegistry, sttHealthOf, type SttRegistry } from './engines/stt/registry.js';
+import { FrameScheduler } from './engines/stt/streaming/scheduler.js';
 import type { AudioFetchHooks } from './services/audio-fetch.js';
 import { createUrlSigner, type UrlSigner } from './services/audio-urls.js';
 import { createMetrics, type Metrics } from './services/metrics.js';
@@ -77,6 +78,8 @@ export interface Runtime {
   metrics: Metrics;
   /** Tells a lost database from other failures: 503 instead of 500, one log line per outage (§14.3). */
   database: DatabaseAvailability;
+  /** The one pacer of every streamed audio of this process (DESIGN §13.2). */
+  streamScheduler: FrameScheduler;
   /** Test seams of the audio_url fetcher (fake DNS, connect redirection); empty in production. */
   audioFetch: AudioFetchHooks;
   /** Corpus uploads: their temp folder (`{dataDir}/tmp/corpora`) and limits (DESIGN's; tests lower them). */
@@ -205,6 +208,7 @@ export async function createRuntime(options: ServerOptions, deps: { clock?: Cloc
     ...(bootstrap ? { bootstrap } : {}),
     config,
     stt,
+    streamScheduler: new FrameScheduler(),
     sttHealth: () => sttHealthOf(stt),
     audioFetch: {},
     metrics,

@@ -62,3 +62,6 @@ export const CORPUS_LIMITS = {
 /** The four corpus layouts an archive is recognised as (DESIGN §10.1). */
 export const CORPUS_LAYOUTS = ['audiofolder', 'commonvoice', 'librispeech', 'kaldi'] as const;
 export type CorpusLayoutName = (typeof CORPUS_LAYOUTS)[number];
+/** Pace of streamed audio (DESIGN §13.2): 1.0 = real time; evaluations and `stt stream` take 0.5..4. */
+export const STREAM_PACE_MIN = 0.5;
+export const STREAM_PACE_MAX = 4;

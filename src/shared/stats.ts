@@ -109,7 +109,7 @@ function percentileInterval(values: Float64Array): [number, number] {
 }
 
 /** Quantile q of ascending `sorted` values, interpolating linearly between neighbours (NumPy's default). */
-function quantile(sorted: ArrayLike<number>, q: number): number {
+export function quantile(sorted: ArrayLike<number>, q: number): number {
   if (sorted.length === 0) return 0;
   const pos = (sorted.length - 1) * q;
   const lo = Math.floor(pos);

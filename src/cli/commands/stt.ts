@@ -14,6 +14,7 @@ import { connect, outputFor, withSpinner, type Target } from '../session.js';
 import { resolveDataDir } from '../../shared/paths.js';
 import { examples, flagsOf, readInputFile } from '../util.js';
 import { KeytermsError, normalizeKeyterms } from '../../shared/keyterms.js';
+import { registerSttStream } from './stt-stream.js';
 
 const MAX_PROVIDERS_PER_REQUEST = 9;
 
@@ -103,7 +104,7 @@ function keytermColumn<R extends { keyterms?: SttResult['keyterms'] }>(keyterms:
 
 const fmt = (n: number | null | undefined, digits = 4) => (n === null || n === undefined ? undefined : n.toFixed(digits));
 
-/** `voxctl stt transcribe|compare|accuracy|providers`. */
+/** `voxctl stt transcribe|compare|stream|accuracy|providers`. */
 export function registerStt(program: Command, ctx: HandlerContext): void {
   const stt = program.command('stt').description('Speech to text: transcribe, compare vendors, compute WER/CER');
 
@@ -256,7 +257,16 @@ export function registerStt(program: Command, ctx: HandlerContext): void {
     if (result.alignment) out.write('\n' + renderAlignment(out, result.alignment) + '\n');
   });
 
-  examples(stt.command('providers').option('--csv', 'CSV output').description('List the providers this service knows, what each is bound to, and whether they are ready'), [
+  registerSttStream(stt, ctx, {
+    // `all` here is every token; the stream command keeps the ones that stream.
+    parseProviders: (value) => {
+      const choice = parseProviders(value);
+      return choice.all ? [...ALL_PROVIDERS] : choice.list;
+    },
+    audioUrlFor,
+  });
+
+  examples(stt.command('providers').option('--csv', 'CSV output').description('List the providers this service knows, what each is bound to, whether they are ready and whether they stream'), [
     'voxctl stt providers',
     'voxctl stt providers --csv',
   ]).action(
@@ -272,6 +282,7 @@ export function registerStt(program: Command, ctx: HandlerContext): void {
         ...(flags.csv ? [] : [{ header: 'provider', get: (p: ProviderView) => providerLabel(p) }]),
         { header: 'state', get: (p) => p.state },
         ...(flags.csv ? [{ header: 'adapter', get: (p: ProviderView) => p.adapter }, { header: 'model', get: (p: ProviderView) => p.model }] : []),
+        { header: 'streaming', get: (p: ProviderView) => (p.streaming ? 'yes' : 'no') },
         ...(priced ? [{ header: 'usd_per_minute', get: (p: ProviderView) => p.price_per_minute_usd }] : []),
         { header: 'detail', get: (p) => p.detail },
       ], flags);

@@ -59,6 +59,7 @@ export const ProviderInfo = Type.Object({
   price_per_minute_usd: Type.Optional(Type.Number({ minimum: 0 })),
   /** What this adapter's results mean where it is weak (PocketSphinx on telephone audio). */
   note: Type.Optional(Type.String()),
+  streaming: Type.Boolean({ description: 'Whether the provider can stream (DESIGN §13.1)' }),
 });
 export const ProviderList = Type.Object({ items: Type.Array(ProviderInfo) });
 export type ProviderList = Static<typeof ProviderList>;

@@ -12,6 +12,8 @@ export interface ProviderBinding {
   adapter: AdapterKind;
   /** Model the vendor is asked for (each adapter has a default). */
   model?: string;
+  /** Model of live streams (DESIGN §13.1; default: `model`). */
+  streaming_model?: string;
   /** Vendor API base (default: the vendor's public endpoint; required for self-hosted servers). */
   base_url?: string;
   /** Environment variable with the credential. */

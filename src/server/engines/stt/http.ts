@@ -47,7 +47,8 @@ export function vendorMessage(text: string): string | undefined {
   return pick(body) ?? (text.trim() || undefined);
 }
 
-function failure(ctx: VendorContext, status: number, text: string): SttError {
+/** Maps a vendor HTTP status and body to the API's per-provider error (also a refused WebSocket handshake). */
+export function failure(ctx: VendorContext, status: number, text: string): SttError {
   const msg = scrub(ctx, vendorMessage(text) ?? `HTTP ${status}`);
   if (status === 401 || status === 403) return new SttError('upstream_error', `${ctx.vendor} rejected the credentials (HTTP ${status}): ${msg}`);
   if (status === 429) return new SttError('rate_limited', `${ctx.vendor} rate limit exceeded: ${msg}`);

@@ -5,7 +5,7 @@
 import type { fetch as undiciFetch } from 'undici';
 import { ALL_PROVIDERS, LOCAL_PROVIDERS } from '../../../shared/schemas/stt.js';
 import type { ProviderBinding, SttBindings } from './bindings.js';
-import type { SttAdapter } from './types.js';
+import type { StreamingCapability, SttAdapter } from './types.js';
 import { adapterNote, providerLabel } from '../../../shared/providers.js';
 import type { AdapterSettings } from './settings.js';
 import { createLocalSphinxAdapter } from './local-sphinx.js';
@@ -19,6 +19,14 @@ import { createSpeechmaticsAdapter } from './speechmatics.js';
 import { createElevenLabsAdapter } from './elevenlabs.js';
 import { createGladiaAdapter } from './gladia.js';
 import { TIMEOUTS, VENDOR_TABLE, type VendorKind } from './vendor-table.js';
+import { createDeepgramStreaming } from './streaming/deepgram.js';
+import { createAssemblyAiStreaming } from './streaming/assemblyai.js';
+import { createSpeechmaticsStreaming } from './streaming/speechmatics.js';
+import { createGladiaStreaming } from './streaming/gladia.js';
+import { createRevAiStreaming } from './streaming/revai.js';
+import { createElevenLabsStreaming } from './streaming/elevenlabs.js';
+import { createOpenAiStreaming } from './streaming/openai.js';
+import { createSphinxStreaming } from './streaming/local-sphinx.js';
 
 /** Default per-provider timeout of synchronous vendors and local engines (DESIGN §4.11). */
 export const DEFAULT_TIMEOUT_MS = TIMEOUTS.defaultMs;
@@ -37,6 +45,21 @@ export const VENDOR_FACTORIES: Record<VendorKind, (s: AdapterSettings) => SttAda
 };
 
 /**
+ * The live (WebSocket) capability of each vendor kind that has one (DESIGN §13.1); a factory may decline
+ * a binding (undefined: openai without a `streaming_model`, since OpenAI-compatible servers rarely speak
+ * the Realtime API).
+ */
+export const STREAMING_FACTORIES: Partial<Record<VendorKind, (s: AdapterSettings, binding: { customBase: boolean }) => StreamingCapability | undefined>> = {
+  deepgram: createDeepgramStreaming,
+  assemblyai: createAssemblyAiStreaming,
+  speechmatics: createSpeechmaticsStreaming,
+  gladia: createGladiaStreaming,
+  revai: createRevAiStreaming,
+  elevenlabs: createElevenLabsStreaming,
+  openai: createOpenAiStreaming,
+};
+
+/**
  * A provider that can be called: its adapter and its own timeout. An adapter whose budget grows with the
  * audio enforces that budget itself; `timeoutMs` is then the ceiling no budget exceeds.
  */
@@ -47,6 +70,8 @@ export interface BoundProvider {
   language?: string;
   /** The binding's `price_per_minute_usd`, when it has one. */
   pricePerMinuteUsd?: number;
+  /** Its live recognition, when the adapter streams. */
+  streaming?: StreamingCapability;
 }
 
 /** State of one provider as `GET /v1/stt/providers` and `/health` report it (no secrets). */
@@ -61,6 +86,8 @@ export interface ProviderState {
   price_per_minute_usd?: number;
   /** What results of this adapter mean (e.g. PocketSphinx on telephone audio). */
   note?: string;
+  /** Whether it can be used for streaming recognition (§13.1). */
+  streaming: boolean;
 }
 
 /** Every provider id of the API and what it is bound to. */
@@ -75,15 +102,17 @@ export interface SttRegistry {
 export function createSttRegistry(config: { stt: SttBindings }, deps: { env?: () => NodeJS.ProcessEnv; fetch?: typeof undiciFetch } = {}): SttRegistry {
   const env = deps.env ?? (() => process.env);
   const sphinxCfg = config.stt.localSphinx;
-  const sphinx: BoundProvider = {
-    adapter: createLocalSphinxAdapter({
-      binary: sphinxCfg.binary,
-      modelDir: sphinxCfg.model_dir,
-      maxConcurrent: sphinxCfg.max_concurrent,
-      timeoutMs: sphinxCfg.timeout_ms ?? DEFAULT_TIMEOUT_MS,
-    }),
+  const sphinxOptions = {
+    binary: sphinxCfg.binary,
+    modelDir: sphinxCfg.model_dir,
+    maxConcurrent: sphinxCfg.max_concurrent,
     timeoutMs: sphinxCfg.timeout_ms ?? DEFAULT_TIMEOUT_MS,
     ...(sphinxCfg.price_per_minute_usd !== undefined ? { pricePerMinuteUsd: sphinxCfg.price_per_minute_usd } : {}),
+  };
+  const sphinx: BoundProvider = {
+    adapter: createLocalSphinxAdapter(sphinxOptions),
+    timeoutMs: sphinxCfg.timeout_ms ?? DEFAULT_TIMEOUT_MS,
+    streaming: createSphinxStreaming(sphinxOptions),
   };
   const bound = new Map<string, BoundProvider>();
   for (const id of LOCAL_PROVIDERS) bound.set(id, sphinx);
@@ -94,25 +123,32 @@ export function createSttRegistry(config: { stt: SttBindings }, deps: { env?: ()
       ...(binding.price_per_minute_usd !== undefined ? { pricePerMinuteUsd: binding.price_per_minute_usd } : {}),
     };
     if (binding.adapter === 'local-sphinx') {
-      bound.set(id, { adapter: sphinx.adapter, timeoutMs: binding.timeout_ms ?? DEFAULT_TIMEOUT_MS, ...extras });
+      bound.set(id, { adapter: sphinx.adapter, timeoutMs: binding.timeout_ms ?? DEFAULT_TIMEOUT_MS, ...extras, ...(sphinx.streaming ? { streaming: sphinx.streaming } : {}) });
       continue;
     }
     const settings = settingsOf(binding, binding.adapter, env, deps.fetch);
     const scaled = (settings.timeoutPerAudioSecondMs ?? 0) > 0;
-    bound.set(id, { adapter: VENDOR_FACTORIES[binding.adapter](settings), timeoutMs: scaled ? TIMEOUTS.maxMs : (settings.timeoutMs ?? DEFAULT_TIMEOUT_MS), ...extras });
+    const live = STREAMING_FACTORIES[binding.adapter]?.(settings, { customBase: binding.base_url !== undefined });
+    bound.set(id, {
+      adapter: VENDOR_FACTORIES[binding.adapter](settings),
+      timeoutMs: scaled ? TIMEOUTS.maxMs : (settings.timeoutMs ?? DEFAULT_TIMEOUT_MS),
+      ...extras,
+      ...(live ? { streaming: live } : {}),
+    });
   }
   return {
     get: (id) => bound.get(id),
     states: () =>
       ALL_PROVIDERS.map((id): ProviderState => {
         const p = bound.get(id);
-        if (!p) return { id, adapter: null, model: null, label: id, state: 'not_configured', detail: 'not bound to an adapter in the server config' };
+        if (!p) return { id, adapter: null, model: null, label: id, state: 'not_configured', detail: 'not bound to an adapter in the server config', streaming: false };
         const check = p.adapter.check();
         const info = { id, adapter: p.adapter.adapter, model: p.adapter.model };
         const note = adapterNote(info.adapter);
         const base = {
           ...info,
           label: providerLabel(info),
+          streaming: p.streaming !== undefined,
           ...(note ? { note } : {}),
           ...(p.pricePerMinuteUsd !== undefined ? { price_per_minute_usd: p.pricePerMinuteUsd } : {}),
         };
@@ -151,6 +187,7 @@ export function settingsOf(b: ProviderBinding, kind: VendorKind, env: () => Node
   return {
     baseUrl,
     model: b.model ?? null,
+    streamingModel: b.streaming_model ?? null,
     language: b.language,
     path: b.path,
     pollIntervalMs: b.poll_interval_ms ?? TIMEOUTS.jobPollMs,

@@ -10,6 +10,8 @@ export interface AdapterSettings {
   /** Vendor API origin (and prefix), no trailing slash; tests point it at a loopback fake. */
   baseUrl: string;
   model: string | null;
+  /** Model of live streams (a binding's `streaming_model`); null: `model`. */
+  streamingModel?: string | null;
   /** Default language when the request names none. */
   language?: string;
   /** Endpoint path override (openai: whisper.cpp's `/inference`). */

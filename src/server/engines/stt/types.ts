@@ -51,3 +51,56 @@ export class SttError extends Error {
     this.code = code;
   }
 }
+
+/** A word of a streaming result with its place in the audio (ms from the stream's first sample). */
+export interface StreamWord {
+  word: string;
+  startMs: number;
+  endMs: number;
+}
+
+/**
+ * What a live stream reports. `at` is the monotonic receipt time (`performance.now()` unless the caller
+ * passes its own clock), read when the message arrived and before it was parsed. `partial` carries the
+ * open segment's current text (replacing the previous partial), `final` that segment's settled text;
+ * `message` is any other vendor message (metadata, speech-started, keep-alive answers): it shows the
+ * stream is alive. `error` is followed by `close`.
+ */
+export type StreamEvent =
+  | { type: 'partial' | 'final'; text: string; words?: StreamWord[]; at: number }
+  | { type: 'message'; at: number }
+  | { type: 'error'; error: SttError; at: number }
+  | { type: 'close'; at: number };
+
+/** How one live stream is opened. */
+export interface StreamOptions {
+  /** Rate of the 16-bit mono PCM that will be sent (the capability's `sampleRate`). */
+  sampleRate: number;
+  language?: string;
+  /** Words to favour, where the vendor takes them (Deepgram `keyterm`, AssemblyAI `keyterms_prompt`). */
+  keyterms?: string[];
+  /** Clock of the receipt times (default `performance.now`). */
+  now?: () => number;
+  /** Ends the handshake when it aborts. */
+  signal?: AbortSignal;
+}
+
+/** An open live stream: audio in, events out (through the listener given to `open`). */
+export interface SttStream {
+  /** Sends one frame of 16-bit little-endian mono PCM. */
+  send(frame: Buffer): void;
+  /** No more audio: closes the stream as the vendor documents (results still arrive, then `close`). */
+  end(): void;
+  /** Drops the connection now (no more events). */
+  abort(): void;
+}
+
+/** A provider's live recognition, beside its batch `transcribe`. */
+export interface StreamingCapability {
+  /** PCM rate the provider is sent (the caller resamples to it). */
+  readonly sampleRate: number;
+  /** Model asked for when streaming (a binding's `streaming_model`, else its `model`). */
+  readonly model: string | null;
+  /** Connects; resolves once the vendor accepted the stream, rejects with an `SttError` when it refused. */
+  open(options: StreamOptions, onEvent: (event: StreamEvent) => void): Promise<SttStream>;
+}

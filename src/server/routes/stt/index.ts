@@ -1,10 +1,12 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import accuracyRoutes from './accuracy.js';
 import transcribeRoutes from './transcribe.js';
+import streamRoutes from './stream.js';
 
-/** /v1/stt: accuracy (public, pure computation) and transcription (fan-out to recognizers). */
+/** /v1/stt: accuracy (public, pure computation), transcription (fan-out to recognizers) and streaming. */
 const routes: FastifyPluginAsyncTypebox = async (app) => {
   await app.register(accuracyRoutes);
   await app.register(transcribeRoutes);
+  await app.register(streamRoutes);
 };
 export default routes;
