@@ -20,10 +20,24 @@ const REQUIRED = [
   { pkg: 'chromium', file: '/usr/bin/chromium' },
   { pkg: 'tmux', file: '/usr/bin/tmux' },
   { pkg: 'sctk', file: '/usr/lib/sctk/bin/sclite' },
+  // Corpora (DESIGN §10): real read speech with transcripts, turned into FLAC and OGG by sox in the tests.
+  { pkg: 'pocketsphinx-testdata', file: '/usr/share/pocketsphinx/test/data' },
+  { pkg: 'libsox-fmt-base', file: '/usr/lib/x86_64-linux-gnu/sox/libsox_fmt_vorbis.so', present: () => soxHasFormats() },
+  // The deploy files are checked by the tools that read them (DESIGN §14.9).
+  { pkg: 'nginx', file: '/usr/sbin/nginx' },
+  { pkg: 'systemd', file: '/usr/bin/systemd-analyze' },
+  { pkg: 'openssl', file: '/usr/bin/openssl' },
   // The API suite runs a second time on a real PostgreSQL started from these binaries (DESIGN §9.7),
   // unless VOXCTL_TEST_DATABASE_URL names a server to use instead.
   { pkg: 'postgresql', present: () => Boolean(process.env.VOXCTL_TEST_DATABASE_URL) || hasPostgresServer() },
 ];
+
+/** sox can write FLAC and OGG Vorbis (its format plugins live in a multiarch folder). */
+function soxHasFormats() {
+  const r = spawnSync('sox', ['--help-format', 'vorbis'], { encoding: 'utf8' });
+  // `sox --help-format` exits 1 even when it knows the format: the text says whether it does.
+  return /Format: vorbis/.test(r.stdout ?? '') && /Writes:/.test(r.stdout ?? '');
+}
 
 /** Debian keeps the server binaries per major version: /usr/lib/postgresql/{N}/bin/initdb. */
 function hasPostgresServer() {
