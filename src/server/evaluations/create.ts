@@ -13,6 +13,8 @@ import { reserveCharacters } from '../services/quota.js';
 import { assertValidText, codePoints } from '../../shared/text-rules.js';
 import { assertActiveSubscription } from '../services/users.js';
 import { checkSpeakerSpec, selectSpeakers } from './speakers.js';
+import { evaluationSource } from './source.js';
+import { createCorpusEvaluation, type CorpusReader } from './corpus-create.js';
 
 import { EVALUATION_LIMITS } from '../../shared/constants.js';
 
@@ -23,7 +25,6 @@ export const newEvaluationId = (): string => `ev_${randomBytes(15).toString('bas
 
 /** The texts of the request: `texts` (rule 6 each, `Text {i}: `) or the rows of `dataset_id`. */
 async function resolveTexts(db: Db, userId: string, body: CreateEvaluationRequest, normalizer: Normalizer): Promise<string[]> {
-  if ((body.texts === undefined) === (body.dataset_id === undefined)) throw validationFailed('Provide exactly one of texts or dataset_id');
   let texts: string[];
   if (body.texts) {
     texts = body.texts;
@@ -85,25 +86,37 @@ export function checkConditions(conditions: string[] | undefined): string[] {
  * stores nothing.
  */
 export async function createEvaluation(
-  deps: { db: Db; now: Date },
+  deps: { db: Db; now: Date; corpora: CorpusReader },
   input: { userId: string; body: CreateEvaluationRequest },
 ): Promise<EvaluationCreated> {
   const { db, now } = deps;
   const { body, userId } = input;
+  // The source first, before any other rule of the body (DESIGN §10.5).
+  const source = evaluationSource(body);
+  if (source === 'corpus_id' && body.speakers !== undefined) throw validationFailed('speakers does not apply to a corpus');
   if (body.name !== undefined && (codePoints(body.name) < 1 || codePoints(body.name) > EVALUATION_LIMITS.name)) {
     throw validationFailed(`Name must be 1 to ${EVALUATION_LIMITS.name} characters`);
   }
   const normalizer = getNormalizer(body.normalizer ?? 'basic');
+  if (source === 'corpus_id') {
+    const common = { providers: checkProviders(body.providers), conditions: checkConditions(body.conditions), normalizer };
+    return createCorpusEvaluation({ db, now, corpora: deps.corpora }, { id: newEvaluationId(), userId, body, common });
+  }
+  // Top-level group_by and sample choose among recordings; synthesised speech is grouped by speakers.group_by.
+  if (body.group_by !== undefined) throw validationFailed('group_by applies to a corpus; use speakers.group_by');
+  if (body.sample !== undefined) throw validationFailed('sample applies to a corpus');
+  if (body.speakers === undefined) throw validationFailed('speakers is required with texts or dataset_id');
+  const speakerSpec = body.speakers;
   const texts = await resolveTexts(db, userId, body, normalizer);
   const providers = checkProviders(body.providers);
   const conditions = checkConditions(body.conditions);
-  checkSpeakerSpec(body.speakers);
+  checkSpeakerSpec(speakerSpec);
   const perSpeaker = texts.length * conditions.length * providers.length;
   const overLimit = (speakers: number) => speakers * perSpeaker > EVALUATION_LIMITS.utterances;
   const limitMessage = `Evaluation exceeds ${EVALUATION_LIMITS.utterances} utterances`;
   // Named ids are counted before they are looked up: an oversized request is refused on its size alone.
-  if (body.speakers.ids && overLimit(body.speakers.ids.length)) throw validationFailed(limitMessage);
-  const selection = await selectSpeakers(db, body.speakers);
+  if (speakerSpec.ids && overLimit(speakerSpec.ids.length)) throw validationFailed(limitMessage);
+  const selection = await selectSpeakers(db, speakerSpec);
   if (overLimit(selection.speakers.length)) throw validationFailed(limitMessage);
   await assertActiveSubscription(db, userId);
 
@@ -126,7 +139,7 @@ export async function createEvaluation(
         group_by: selection.groupBy,
         normalizer: normalizer.name,
         normalizer_version: normalizer.version,
-        seed: body.speakers.seed ?? 0,
+        seed: speakerSpec.seed ?? 0,
         period,
         created_at: now.toISOString(),
       },

@@ -19,17 +19,21 @@ export interface SetupFacts {
   groups: { group: string; speakers: number }[];
 }
 
-/** Counts texts, speakers and speakers per group among the utterances. */
+/** The bootstrap block of an utterance: its speaker, or — a corpus utterance without one — the utterance itself. */
+export const speakerBlock = (u: Pick<EvaluationUtterance, 'speaker_id' | 'utterance_id' | 'text_index'>): string =>
+  u.speaker_id ?? `utterance ${u.utterance_id ?? u.text_index}`;
+
+/** Counts texts, speakers (blocks) and speakers per group among the utterances. */
 export function setupFacts(utterances: readonly EvaluationUtterance[]): SetupFacts {
   const texts = new Set<number>();
   const speakers = new Set<string>();
   const byGroup = new Map<string, Set<string>>();
   for (const u of utterances) {
     texts.add(u.text_index);
-    speakers.add(u.speaker_id);
+    speakers.add(speakerBlock(u));
     let set = byGroup.get(u.group);
     if (!set) byGroup.set(u.group, (set = new Set()));
-    set.add(u.speaker_id);
+    set.add(speakerBlock(u));
   }
   const groups = [...byGroup].map(([group, set]) => ({ group, speakers: set.size })).sort((a, b) => a.group.localeCompare(b.group));
   return { texts: texts.size, speakers: speakers.size, groups };
@@ -83,7 +87,7 @@ export function worstFailures(evaluation: Pick<EvaluationDetail, 'normalizer'>, 
         (y.wer ?? 0) - (x.wer ?? 0) ||
         errors(y) - errors(x) ||
         x.text_index - y.text_index ||
-        x.speaker_id.localeCompare(y.speaker_id) ||
+        speakerBlock(x).localeCompare(speakerBlock(y)) ||
         x.condition.localeCompare(y.condition) ||
         x.provider.localeCompare(y.provider),
     )

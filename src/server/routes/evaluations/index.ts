@@ -16,6 +16,8 @@ import { DomainError } from '../../errors.js';
 import { requestBase } from '../../services/audio-urls.js';
 import { refundCharacters } from '../../services/quota.js';
 import { createEvaluation } from '../../evaluations/create.js';
+import { evaluationSource } from '../../evaluations/source.js';
+import { readCorpusForEvaluation } from '../../evaluations/corpus-reader.js';
 import {
   allUtterances,
   cancelEvaluationFor,
@@ -58,10 +60,17 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
         body: CreateEvaluationRequest,
         response: { 201: EvaluationCreated, ...errorResponses(400, 401, 403, 404, 413, 429) },
       },
+      // Exactly one source is the body's first rule (DESIGN §10.5): checked before the schema's.
+      preValidation: async (request) => {
+        evaluationSource(request.body);
+      },
     },
     async (request, reply) => {
       const auth = requireAuth(request);
-      const created = await createEvaluation({ db: runtime.db, now: runtime.clock.now() }, { userId: auth.userId, body: request.body });
+      const created = await createEvaluation(
+        { db: runtime.db, now: runtime.clock.now(), corpora: readCorpusForEvaluation },
+        { userId: auth.userId, body: request.body },
+      );
       runtime.evaluations.wake();
       return reply.code(201).send(created);
     },

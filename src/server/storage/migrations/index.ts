@@ -7,9 +7,18 @@ import { m004SessionsReservations } from './004-sessions-reservations.js';
 import { m005Evaluations } from './005-evaluations.js';
 import { m006Leases } from './006-leases.js';
 import { newerSchemaError } from './schema-version.js';
+import { corpusEvaluationsMigration } from './next/c2-corpus-evaluations.js';
 
 /** Every migration in order; the position + 1 is its version (tracked by PRAGMA user_version). */
-export const migrations: Migration[] = [m001Core, m002Speakers, m003Audio, m004SessionsReservations, m005Evaluations, m006Leases];
+export const migrations: Migration[] = [
+  m001Core,
+  m002Speakers,
+  m003Audio,
+  m004SessionsReservations,
+  m005Evaluations,
+  m006Leases,
+  { version: 7, name: corpusEvaluationsMigration.name, up: (db) => db.exec(corpusEvaluationsMigration.sqlite) }, // TEMP-REGISTRATION (lead converts at merge)
+];
 
 /**
  * Applies the migrations newer than the database's `user_version`, each in its own transaction, and
