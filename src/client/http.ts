@@ -24,6 +24,10 @@ export interface RequestSpec {
   query?: Record<string, string | number | boolean | undefined>;
   json?: unknown;
   form?: FormData;
+  /** A body streamed as it is produced (a corpus archive): sent chunked, never held whole in memory. */
+  stream?: { body: AsyncIterable<Uint8Array>; contentType: string };
+  /** This request's timeout in ms, overriding the client's; 0 = none (an upload of gigabytes). */
+  timeoutMs?: number;
   headers?: Record<string, string>;
   /** Send the Authorization header (default true; signed audio URLs need none). */
   auth?: boolean;
@@ -67,13 +71,17 @@ export async function send(opts: HttpOptions, spec: RequestSpec): Promise<RawRes
   const url = buildUrl(opts.baseUrl, spec);
   const headers: Record<string, string> = { 'user-agent': opts.userAgent, accept: 'application/json', ...spec.headers };
   if (spec.auth !== false && opts.apiKey) headers.authorization = `Bearer ${opts.apiKey}`;
-  let body: string | FormData | undefined;
+  let body: string | FormData | ReadableStream<Uint8Array> | undefined;
   if (spec.json !== undefined) {
     headers['content-type'] = 'application/json';
     body = JSON.stringify(spec.json);
   } else if (spec.form) {
     body = spec.form;
+  } else if (spec.stream) {
+    headers['content-type'] = spec.stream.contentType;
+    body = ReadableStream.from(spec.stream.body);
   }
+  const timeoutMs = spec.timeoutMs ?? opts.timeoutMs ?? 120_000;
   const started = performance.now();
   opts.onLog?.(`→ ${spec.method} ${redactUrl(url)}`);
   let res: Response;
@@ -84,7 +92,9 @@ export async function send(opts: HttpOptions, spec: RequestSpec): Promise<RawRes
       method: spec.method,
       headers,
       body,
-      signal: AbortSignal.timeout(opts.timeoutMs ?? 120_000),
+      // A streamed body must say it is sent while the answer may already arrive (fetch's rule).
+      ...(spec.stream ? { duplex: 'half' } : {}),
+      ...(timeoutMs > 0 ? { signal: AbortSignal.timeout(timeoutMs) } : {}),
       ...(opts.dispatcher ? { dispatcher: opts.dispatcher } : {}),
     });
     buf = Buffer.from(await res.arrayBuffer());
