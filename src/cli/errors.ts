@@ -66,6 +66,7 @@ export const EXIT_BY_ERROR_CODE: Readonly<Record<ErrorCode, ExitCode>> = Object.
   dataset_not_found: ExitCode.notFound,
   audio_not_found: ExitCode.notFound,
   evaluation_not_found: ExitCode.notFound,
+  corpus_not_found: ExitCode.notFound,
   invoice_not_found: ExitCode.notFound,
   request_timeout: ExitCode.error,
   already_exists: ExitCode.error,

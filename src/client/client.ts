@@ -25,7 +25,11 @@ import type {
   EvaluationUtterance,
   EvaluationUtteranceQuery,
 } from '../shared/schemas/evaluations.js';
+import type { Corpus, CorpusUtterance } from '../shared/schemas/corpora.js';
+import { createReadStream } from 'node:fs';
+import { basename } from 'node:path';
 import { newForm, send, sendJson, type HttpOptions } from './http.js';
+import { multipartStream } from './multipart-stream.js';
 
 /** Options of `createClient`. */
 export interface ClientOptions {
@@ -55,6 +59,22 @@ export interface UploadFile {
   filename: string;
   contentType?: string;
 }
+
+/** What `uploadCorpus` sends: a name and an archive (a file path, or bytes as they are produced). */
+export interface CorpusUploadInput {
+  name: string;
+  /** A .zip/.tar/.tar.gz path (streamed from disk), or the archive's bytes as a stream (a directory tarred on the fly). */
+  file: string | AsyncIterable<Uint8Array>;
+  /** The file name sent (default: the path's base name, or `corpus.tar` for a stream). */
+  filename?: string;
+  /** Called with the archive bytes sent so far (progress bars). */
+  onProgress?: (bytesSent: number) => void;
+  /** Timeout of the whole upload and decoding in ms (default one hour). */
+  timeoutMs?: number;
+}
+
+/** Default timeout of a corpus upload: sending up to 2 GiB and decoding every file take minutes, not seconds. */
+const CORPUS_UPLOAD_TIMEOUT_MS = 3_600_000;
 
 /** The typed client of the voxctl service: one method per endpoint. */
 export interface VoxClient {
@@ -94,6 +114,12 @@ export interface VoxClient {
   cancelEvaluation(id: string): Promise<EvaluationDetail>;
   /** Downloads an evaluation's signed `report_url` as HTML text; the key is not sent. */
   downloadReport(url: string): Promise<string>;
+  /** POST /v1/corpora: streams the archive as multipart (never read whole into memory). */
+  uploadCorpus(input: CorpusUploadInput): Promise<Corpus>;
+  listCorpora(query?: Paging): Promise<PageOf<Corpus>>;
+  getCorpus(id: string): Promise<Corpus>;
+  listCorpusUtterances(id: string, query?: Paging): Promise<PageOf<CorpusUtterance>>;
+  deleteCorpus(id: string): Promise<void>;
 }
 
 /** The three rate-limit headers of an answer (DESIGN §4.14). */
@@ -178,6 +204,17 @@ export function createClient(options: ClientOptions): VoxClient {
     cancelEvaluation: (id) => post<EvaluationDetail>(`/v1/evaluations/${enc(id)}/cancel`, {}),
     downloadReport: async (url) =>
       (await send(http, { method: 'GET', path: url, auth: false, headers: { accept: 'text/html, */*' } })).body.toString('utf8'),
+    uploadCorpus: ({ name, file, filename, onProgress, timeoutMs }) => {
+      const data = typeof file === 'string' ? (createReadStream(file) as AsyncIterable<Uint8Array>) : file;
+      const stream = multipartStream({ name }, { data, filename: filename ?? (typeof file === 'string' ? basename(file) : 'corpus.tar'), onProgress });
+      return sendJson<Corpus>(http, { method: 'POST', path: '/v1/corpora', stream, timeoutMs: timeoutMs ?? CORPUS_UPLOAD_TIMEOUT_MS });
+    },
+    listCorpora: (query = {}) => get<PageOf<Corpus>>('/v1/corpora', { ...query }),
+    getCorpus: (id) => get<Corpus>(`/v1/corpora/${enc(id)}`),
+    listCorpusUtterances: (id, query = {}) => get<PageOf<CorpusUtterance>>(`/v1/corpora/${enc(id)}/utterances`, { ...query }),
+    deleteCorpus: async (id) => {
+      await send(http, { method: 'DELETE', path: `/v1/corpora/${enc(id)}` });
+    },
   };
 }
 

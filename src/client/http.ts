@@ -24,11 +24,11 @@ export interface RequestSpec {
   query?: Record<string, string | number | boolean | undefined>;
   json?: unknown;
   form?: FormData;
-  /** A body streamed as it is produced (a corpus archive): sent chunked, never held whole in memory. */
+  /** A body streamed as it is produced (a corpus archive): its bytes and Content-Type. */
   stream?: { body: AsyncIterable<Uint8Array>; contentType: string };
-  /** This request's timeout in ms, overriding the client's; 0 = none (an upload of gigabytes). */
-  timeoutMs?: number;
   headers?: Record<string, string>;
+  /** This request's timeout in ms instead of the client's (a 2 GB upload outlasts any API call). */
+  timeoutMs?: number;
   /** Send the Authorization header (default true; signed audio URLs need none). */
   auth?: boolean;
 }
@@ -79,9 +79,8 @@ export async function send(opts: HttpOptions, spec: RequestSpec): Promise<RawRes
     body = spec.form;
   } else if (spec.stream) {
     headers['content-type'] = spec.stream.contentType;
-    body = ReadableStream.from(spec.stream.body);
+    body = readableFrom(spec.stream.body);
   }
-  const timeoutMs = spec.timeoutMs ?? opts.timeoutMs ?? 120_000;
   const started = performance.now();
   opts.onLog?.(`→ ${spec.method} ${redactUrl(url)}`);
   let res: Response;
@@ -92,9 +91,9 @@ export async function send(opts: HttpOptions, spec: RequestSpec): Promise<RawRes
       method: spec.method,
       headers,
       body,
-      // A streamed body must say it is sent while the answer may already arrive (fetch's rule).
+      // A streamed body needs half-duplex (fetch's rule for request streams).
       ...(spec.stream ? { duplex: 'half' } : {}),
-      ...(timeoutMs > 0 ? { signal: AbortSignal.timeout(timeoutMs) } : {}),
+      signal: AbortSignal.timeout(spec.timeoutMs ?? opts.timeoutMs ?? 120_000),
       ...(opts.dispatcher ? { dispatcher: opts.dispatcher } : {}),
     });
     buf = Buffer.from(await res.arrayBuffer());
@@ -122,6 +121,21 @@ export async function sendJson<T>(opts: HttpOptions, spec: RequestSpec): Promise
   } catch {
     throw new ApiRequestError({ status: res.status, detail: 'The server answered with invalid JSON', requestId: res.headers['x-request-id'] });
   }
+}
+
+/** A web stream pulling from `source` one chunk at a time (backpressure: nothing is read ahead of the socket). */
+function readableFrom(source: AsyncIterable<Uint8Array>): ReadableStream<Uint8Array> {
+  const it = source[Symbol.asyncIterator]();
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      const next = await it.next();
+      if (next.done) controller.close();
+      else controller.enqueue(next.value);
+    },
+    async cancel(reason) {
+      await it.return?.(reason);
+    },
+  });
 }
 
 // Signed audio URLs carry their signature in the query: keep it out of logs.

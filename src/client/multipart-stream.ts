@@ -1,41 +1,41 @@
+/**
+ * A multipart/form-data body built as a stream: text fields first, then one file part whose bytes are
+ * pulled from the source as the socket takes them. FormData would need the whole file as a Blob; a corpus
+ * archive (up to 2 GiB, or a directory tarred on the fly) must never be held in memory.
+ */
 import { randomBytes } from 'node:crypto';
 
-/** A file part whose bytes are streamed as they are read (a tar made on the fly, a 2 GB archive). */
+/** The file part: its bytes as they come, the file name sent, and a byte counter for progress bars. */
 export interface StreamedFile {
+  data: AsyncIterable<Uint8Array>;
   filename: string;
-  contentType: string;
-  body: AsyncIterable<Uint8Array>;
+  contentType?: string;
+  /** Called with the file bytes sent so far, after each chunk. */
+  onProgress?: (bytesSent: number) => void;
 }
 
-// A quoted-string of a Content-Disposition parameter: no CR/LF, quotes and backslashes escaped.
-const quoted = (value: string) => `"${value.replace(/[\r\n]+/g, ' ').replace(/(["\\])/g, '\\$1')}"`;
+/** Quotes a value for a Content-Disposition parameter (quotes and line breaks cannot appear raw). */
+const quoted = (value: string): string => `"${value.replace(/[\r\n]/g, ' ').replace(/"/g, '%22')}"`;
 
-/**
- * A multipart/form-data body of text `fields` followed by one streamed `file` part, generated lazily:
- * only the chunk being sent is in memory. The fields come first so the service knows them before the
- * file's bytes arrive. `onFileBytes` is told the file bytes handed over so far (the progress of an upload).
- */
-export function multipartStream(
-  fields: Readonly<Record<string, string>>,
-  fileField: string,
-  file: StreamedFile,
-  onFileBytes?: (sent: number) => void,
-): { contentType: string; body: AsyncIterable<Uint8Array> } {
-  const boundary = `----voxctl${randomBytes(12).toString('hex')}`;
-  const head = Object.entries(fields)
-    .map(([k, v]) => `--${boundary}\r\nContent-Disposition: form-data; name=${quoted(k)}\r\n\r\n${v}\r\n`)
-    .join('');
-  const fileHead = `--${boundary}\r\nContent-Disposition: form-data; name=${quoted(fileField)}; filename=${quoted(file.filename)}\r\nContent-Type: ${file.contentType}\r\n\r\n`;
+/** The Content-Type and body of a multipart request with `fields` and `file` (sent last). */
+export function multipartStream(fields: Record<string, string>, file: StreamedFile): { contentType: string; body: AsyncIterable<Uint8Array> } {
+  const boundary = `----voxctl${randomBytes(16).toString('hex')}`;
+  const enc = new TextEncoder();
   async function* body(): AsyncGenerator<Uint8Array> {
-    yield Buffer.from(head + fileHead, 'utf8');
-    let sent = 0;
-    for await (const chunk of file.body) {
-      if (chunk.length === 0) continue;
-      yield chunk;
-      sent += chunk.length;
-      onFileBytes?.(sent);
+    for (const [name, value] of Object.entries(fields)) {
+      yield enc.encode(`--${boundary}\r\nContent-Disposition: form-data; name=${quoted(name)}\r\n\r\n${value}\r\n`);
     }
-    yield Buffer.from(`\r\n--${boundary}--\r\n`, 'utf8');
+    yield enc.encode(
+      `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename=${quoted(file.filename)}\r\n` +
+        `Content-Type: ${file.contentType ?? 'application/octet-stream'}\r\n\r\n`,
+    );
+    let sent = 0;
+    for await (const chunk of file.data) {
+      yield chunk;
+      sent += chunk.byteLength;
+      file.onProgress?.(sent);
+    }
+    yield enc.encode(`\r\n--${boundary}--\r\n`);
   }
   return { contentType: `multipart/form-data; boundary=${boundary}`, body: body() };
 }

@@ -43,3 +43,22 @@ export type SampleRateHz = (typeof SAMPLE_RATES)[number];
 /** The five statuses of a batch job (DESIGN §4.9); evaluations add `cancelled`. */
 export const JOB_STATUSES = ['pending', 'processing', 'completed', 'failed', 'partial'] as const;
 export type JobStatusName = (typeof JOB_STATUSES)[number];
+
+/**
+ * Corpus limits (DESIGN §10): archive size, expanded size and entries (checked while extracting),
+ * utterances, each audio file's bytes and length, a reference's code points, the name's length.
+ */
+export const CORPUS_LIMITS = {
+  archiveBytes: 2 * 1024 ** 3,
+  expandedBytes: 10 * 1024 ** 3,
+  entries: 100_000,
+  utterances: 20_000,
+  audioBytes: 25 * 1024 * 1024,
+  audioSeconds: 600,
+  referenceCodePoints: 10_000,
+  name: 200,
+} as const;
+
+/** The four corpus layouts an archive is recognised as (DESIGN §10.1). */
+export const CORPUS_LAYOUTS = ['audiofolder', 'commonvoice', 'librispeech', 'kaldi'] as const;
+export type CorpusLayoutName = (typeof CORPUS_LAYOUTS)[number];

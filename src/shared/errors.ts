@@ -20,6 +20,7 @@ export const ERROR_CODES = Object.freeze([
   'dataset_not_found',
   'audio_not_found',
   'evaluation_not_found',
+  'corpus_not_found',
   'invoice_not_found',
   'request_timeout',
   'already_exists',

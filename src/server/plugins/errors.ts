@@ -65,6 +65,7 @@ export const STATUS_BY_CODE: Readonly<Record<ErrorCode, number>> = Object.freeze
   dataset_not_found: 404,
   audio_not_found: 404,
   evaluation_not_found: 404,
+  corpus_not_found: 404,
   invoice_not_found: 404,
   request_timeout: 408,
   already_exists: 409,

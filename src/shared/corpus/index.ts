@@ -1,0 +1,5 @@
+/** Corpus layouts and manifest rules (DESIGN §10), shared by the service and the CLI. */
+export { CORPUS_MESSAGES } from './messages.js';
+export { detectCorpusLayout, type DetectedLayout, type ReadText } from './layout.js';
+export { parseCorpus, checkReference, type CorpusUtterance, type ParsedCorpus, type CorpusParseOptions } from './manifests.js';
+export { normalizeArchivePath, isArchiverDebris, commonTopFolder } from './paths.js';
