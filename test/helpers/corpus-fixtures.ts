@@ -128,28 +128,12 @@ export function buildCorpus(dir: string, layout: Layout, recs: readonly Recordin
   return dir;
 }
 
-/** Packs `dir` (as one top folder) into `archive`: .zip with yazl, .tar/.tar.gz/.tgz with tar. */
+/** Packs `dir` (as one top folder) into `archive`: .zip with zip(1), .tar/.tar.gz/.tgz with the tar package. */
 export async function packCorpus(dir: string, archive: string): Promise<string> {
   const top = dir.split('/').pop()!;
   const parent = dirname(dir);
   if (archive.endsWith('.zip')) {
-    const { ZipFile } = await import('yazl');
-    const { createWriteStream } = await import('node:fs');
-    const { readdir, stat } = await import('node:fs/promises');
-    const zip = new ZipFile();
-    const walk = async (abs: string, rel: string): Promise<void> => {
-      for (const name of (await readdir(abs)).sort()) {
-        const a = join(abs, name);
-        const r = `${rel}/${name}`;
-        if ((await stat(a)).isDirectory()) await walk(a, r);
-        else zip.addFile(a, r);
-      }
-    };
-    await walk(dir, top);
-    zip.end();
-    await new Promise<void>((resolve, reject) => {
-      zip.outputStream.pipe(createWriteStream(archive)).on('close', resolve).on('error', reject);
-    });
+    execFileSync('zip', ['-q', '-r', '-X', archive, top], { cwd: parent });
     return archive;
   }
   const tar = await import('tar');

@@ -37,6 +37,10 @@ export function parseConditions(value: string): string[] {
 export interface RunFlags {
   texts?: string;
   dataset?: string;
+  /** A corpus id (`cor_…`) or a path to upload first. */
+  corpus?: string;
+  /** With --corpus: evaluate a seeded sample of this many utterances (--seed chooses it). */
+  sample?: number;
   speaker?: string[];
   filter?: string[];
   groupBy?: string;
@@ -86,7 +90,9 @@ export async function speakerSelection(flags: Pick<RunFlags, 'speaker' | 'filter
 
 /** The request body of `eval run`, validated as far as the CLI can without the service. */
 export async function runRequest(ctx: HandlerContext, flags: RunFlags): Promise<CreateEvaluationRequest> {
-  if ((flags.texts === undefined) === (flags.dataset === undefined)) throw usageError('Give exactly one of --texts FILE or --dataset ID');
+  const sources = [flags.texts, flags.dataset, flags.corpus].filter((v) => v !== undefined).length;
+  if (sources !== 1) throw usageError('Give exactly one of --texts FILE, --dataset ID or --corpus ID|PATH');
+  if (flags.corpus === undefined && flags.sample !== undefined) throw usageError('--sample applies to --corpus');
   let texts: string[] | undefined;
   if (flags.texts !== undefined) {
     texts = parseTextLines(flags.texts === '-' ? await readStdin(ctx) : (await readInputFile(flags.texts)).toString('utf8'));
@@ -102,6 +108,22 @@ export async function runRequest(ctx: HandlerContext, flags: RunFlags): Promise<
     const { NORMALIZER_NAMES } = await import('../../shared/normalizers/index.js');
     if (!(NORMALIZER_NAMES as readonly string[]).includes(flags.normalizer)) throw usageError(`--normalizer must be one of ${NORMALIZER_NAMES.join(', ')}, got '${flags.normalizer}'`);
     normalizer = flags.normalizer as CreateEvaluationRequest['normalizer'];
+  }
+  const common = {
+    providers,
+    ...(conditions ? { conditions } : {}),
+    ...(normalizer ? { normalizer } : {}),
+  };
+  if (flags.corpus !== undefined) {
+    // The service's own message for the same mistake (exit 2 either way).
+    if (flags.speaker?.length || flags.filter?.length || flags.perGroup !== undefined) throw usageError('speakers does not apply to a corpus');
+    return {
+      ...(flags.name !== undefined ? { name: flags.name } : {}),
+      corpus_id: flags.corpus,
+      ...(flags.groupBy !== undefined ? { group_by: flags.groupBy } : {}),
+      ...(flags.sample !== undefined ? { sample: { size: flags.sample, ...(flags.seed !== undefined ? { seed: flags.seed } : {}) } } : {}),
+      ...common,
+    };
   }
   return {
     ...(flags.name !== undefined ? { name: flags.name } : {}),

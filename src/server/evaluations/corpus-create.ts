@@ -14,10 +14,11 @@ import { DomainError, validationFailed } from '../../shared/errors.js';
 import { EVALUATION_LIMITS } from '../../shared/constants.js';
 import { insertCorpusEvaluation, type CorpusItemRow } from '../storage/repositories/evaluations.js';
 import { billingPeriod } from '../services/quota.js';
+import { CORPUS_MESSAGES } from '../../shared/corpus/messages.js';
 import { assertActiveSubscription } from '../services/users.js';
 
 /** The 404 of an unknown corpus (also another user's). */
-export const CORPUS_NOT_FOUND = 'Corpus not found';
+export const CORPUS_NOT_FOUND = CORPUS_MESSAGES.notFound;
 /** The group of an utterance that has no value of the evaluation's `group_by`. */
 export const UNKNOWN_GROUP = 'unknown';
 /** `group_by` of a corpus evaluation that groups by the corpus speaker. */
@@ -99,7 +100,7 @@ export async function createCorpusEvaluation(
   const { db, now } = deps;
   const { body, userId, common } = input;
   const corpus = await deps.corpora(db, body.corpus_id!, userId);
-  if (!corpus) throw new DomainError('not_found', CORPUS_NOT_FOUND);
+  if (!corpus) throw new DomainError('corpus_not_found', CORPUS_NOT_FOUND);
   const groupBy = corpusGroupBy(body.group_by, corpus.metadataFields);
   const chosen = sampleUtterances(corpus.utterances, body.sample);
   const perUtterance = common.conditions.length * common.providers.length;
