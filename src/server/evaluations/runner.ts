@@ -4,7 +4,8 @@
  * fixed id, then each provider hears each conditioned audio under its own concurrency limit. A few
  * syntheses run ahead of the recognisers (`lookahead`), so the CPU-bound recogniser never waits for
  * speech. Every result is committed as it arrives; a crash loses only the requests in flight, and a
- * restart reads the conditioned audio back and asks only for the utterances not yet stored.
+ * restart reads the conditioned audio back and asks only for the utterances not yet stored. A corpus
+ * evaluation (DESIGN §10.5) takes each item's recording from the audio store instead of synthesising it.
  */
 import { createHash } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
@@ -26,6 +27,7 @@ import {
   hasOpenSyntheses,
   getEvaluation,
   insertUtterance,
+  listCorpusItemAudio,
   listEvaluationSpeakers,
   listEvaluationTexts,
   markSynthesized,
@@ -91,6 +93,8 @@ interface EvaluationContext {
   conditions: AudioCondition[];
   normalizer: NormalizerName;
   seed: number;
+  /** A corpus evaluation (DESIGN §10.5): the recording of each item, by index; nothing is synthesised. */
+  recordings?: Map<number, string>;
 }
 
 /** A context shared by the syntheses of one evaluation in flight; loaded once, dropped with the last user. */
@@ -137,7 +141,16 @@ export function createEvaluationRunner(deps: EvaluationRunnerDeps): EvaluationRu
       conditions: lists.conditions.map(parseCondition),
       normalizer: row.normalizer as NormalizerName,
       seed: row.seed,
+      ...(row.corpus_id !== null ? { recordings: await listCorpusItemAudio(db, id) } : {}),
     };
+  }
+
+  /** The decoded recording of a corpus item (16-bit WAV at its own rate, stored at upload). */
+  async function recording(audioId: string | undefined): Promise<PcmAudio> {
+    const row = audioId === undefined ? undefined : await getAudio(db, audioId);
+    const bytes = row ? await readAudioBytes(deps.blobs, row) : undefined;
+    if (!bytes) throw new Error('the recording is no longer stored');
+    return decodeWavToPcm16(bytes);
   }
 
   /** The evaluation's context; the entry is taken synchronously, so concurrent syntheses share one load. */
@@ -167,7 +180,9 @@ export function createEvaluationRunner(deps: EvaluationRunnerDeps): EvaluationRu
 
   /** Synthesises once, derives and stores every condition's audio, then marks the synthesis synthesised. */
   async function produce(ctx: EvaluationContext, claim: ClaimedSynthesis): Promise<Map<number, SttAudio>> {
-    const speech = await deps.synthesize(ctx.speakers[claim.speakerIndex]!.speaker_id, ctx.texts[claim.textIndex]!);
+    const speech = ctx.recordings
+      ? await recording(ctx.recordings.get(claim.textIndex))
+      : await deps.synthesize(ctx.speakers[claim.speakerIndex]!.speaker_id, ctx.texts[claim.textIndex]!);
     if (speech.pcm.length === 0) throw new Error('Synthesis produced no audio');
     const audios = new Map<number, SttAudio>();
     const rows: AudioRow[] = [];
@@ -225,7 +240,8 @@ export function createEvaluationRunner(deps: EvaluationRunnerDeps): EvaluationRu
 
   /** A synthesis that failed: its utterances are recorded as such and its characters refunded, at once. */
   async function fail(ctx: EvaluationContext, claim: ClaimedSynthesis, missing: readonly { c: number; p: number }[], err: unknown): Promise<void> {
-    const message = `Synthesis failed: ${(err instanceof Error ? err.message : String(err)).split('\n')[0]!.slice(0, 300)}`;
+    const what = ctx.recordings ? 'Recording could not be read' : 'Synthesis failed';
+    const message = `${what}: ${(err instanceof Error ? err.message : String(err)).split('\n')[0]!.slice(0, 300)}`;
     await db.transaction(async () => {
       if (!(await finishSynthesis(db, claim, { error: message }, deps.work.owner))) return;
       for (const m of missing) await insertUtterance(db, record(claim, m.c, m.p, failedResult({ code: SYNTHESIS_FAILED, message }, null), null));
