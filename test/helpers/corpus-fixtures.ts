@@ -63,18 +63,21 @@ export type Layout = 'audiofolder' | 'commonvoice' | 'librispeech' | 'kaldi';
 export const LAYOUTS: readonly Layout[] = ['audiofolder', 'commonvoice', 'librispeech', 'kaldi'];
 
 /**
- * Writes `recs` under `dir` in `layout`: audiofolder (metadata.csv, FLAC, speaker_id and gender),
+ * Writes `recs` under `dir` in `layout`: audiofolder (metadata.csv, FLAC, speaker_id and gender unless
+ * `speakers: false`),
  * Common Voice (test.tsv, OGG Vorbis under clips/), LibriSpeech (speaker/chapter folders, FLAC,
  * upper-case trans.txt) or Kaldi (wav.scp, text, utt2spk, spk2gender, WAV). Returns `dir`.
  */
-export function buildCorpus(dir: string, layout: Layout, recs: readonly Recording[] = recordings()): string {
+export function buildCorpus(dir: string, layout: Layout, recs: readonly Recording[] = recordings(), opts: { speakers?: boolean } = {}): string {
   mkdirSync(dir, { recursive: true });
   switch (layout) {
     case 'audiofolder': {
-      const lines = ['file_name,transcription,speaker_id,gender'];
+      // Without speakers: no speaker_id nor gender column (each utterance is then its own block).
+      const withSpeakers = opts.speakers !== false;
+      const lines = [withSpeakers ? 'file_name,transcription,speaker_id,gender' : 'file_name,transcription'];
       for (const r of recs) {
         convert(r.source, join(dir, 'audio', `${r.id}.flac`));
-        lines.push(`audio/${r.id}.flac,${r.text},${r.speaker},${r.gender}`);
+        lines.push(withSpeakers ? `audio/${r.id}.flac,${r.text},${r.speaker},${r.gender}` : `audio/${r.id}.flac,${r.text}`);
       }
       write(join(dir, 'metadata.csv'), lines.join('\n') + '\n');
       break;
