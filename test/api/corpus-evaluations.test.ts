@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';
-import { call } from '../helpers/core-http.js';
+import { call, type Reply } from '../helpers/core-http.js';
 import { charactersUsed, fliteSpeaker, postMultipart, promoteToEnterprise } from '../helpers/audio-jobs.js';
 import { pollEvaluation } from '../helpers/evaluations.js';
 import { buildCorpus, packCorpus, recordings, type Layout, type Recording } from '../helpers/corpus-fixtures.js';
@@ -14,6 +14,9 @@ import { speakerBootstrapCi } from '../../src/shared/stats.js';
 // Evaluations on a recorded corpus (DESIGN §10.5), on real human speech: the pocketsphinx-testdata
 // recordings (five LibriVox sentences of one reader, five card names of another) uploaded as corpora.
 
+/** A parsed JSON body. */
+type Json = Reply['body'];
+
 let s: TestServer;
 let root: string;
 const post = (json: unknown, key = s.key) => call(s, 'POST', '/v1/evaluations', { key, json });
@@ -23,18 +26,18 @@ const expect400 = async (json: unknown, detail: string) => {
 };
 
 /** Uploads `recs` in `layout` as a .tar.gz through the API and returns the corpus view. */
-async function upload(name: string, layout: Layout, recs: readonly Recording[], key = s.key, opts: { speakers?: boolean } = {}): Promise<Record<string, any>> {
+async function upload(name: string, layout: Layout, recs: readonly Recording[], key = s.key, opts: { speakers?: boolean } = {}): Promise<Json> {
   const dir = buildCorpus(join(root, name), layout, recs, opts);
   const archive = await packCorpus(dir, join(root, `${name}.tar.gz`));
   const r = await postMultipart(s, '/v1/corpora', { fields: { name }, file: { bytes: readFileSync(archive), name: `${name}.tar.gz`, type: 'application/gzip' } }, key);
   expect(r.status, r.text).toBe(201);
-  return r.body as Record<string, any>;
+  return r.body as Json;
 }
 
 const all = recordings();
 const cards = all.filter((r) => r.speaker === 'cards');
-let genderCorpus: Record<string, any>; // audiofolder: speaker_id and gender of all ten
-let libri: Record<string, any>; // librispeech: speakers, chapter metadata, no gender
+let genderCorpus: Json; // audiofolder: speaker_id and gender of all ten
+let libri: Json; // librispeech: speakers, chapter metadata, no gender
 
 beforeAll(async () => {
   root = mkdtempSync(join(tmpdir(), 'voxctl-corpus-eval-'));
@@ -103,8 +106,8 @@ describe('POST /v1/evaluations with corpus_id (DESIGN §10.5)', () => {
 });
 
 describe('a corpus evaluation end to end on local-sphinx (DESIGN §10.5)', () => {
-  let ev: Record<string, any>;
-  let rows: Record<string, any>[];
+  let ev: Json;
+  let rows: Json[];
 
   beforeAll(async () => {
     const created = await post({ name: 'recorded', corpus_id: genderCorpus.corpus_id, providers: ['local-sphinx'], conditions: ['clean', 'telephone'], sample: { size: 6, seed: 1 } });
@@ -140,7 +143,7 @@ describe('a corpus evaluation end to end on local-sphinx (DESIGN §10.5)', () =>
 
   it('draws its bootstrap blocks from the corpus speakers', () => {
     const clean = rows.filter((u) => u.condition === 'clean' && u.transcript !== null);
-    const summary = ev.summary.find((r: any) => r.condition === 'clean' && r.group === 'all');
+    const summary = ev.summary.find((r: Json) => r.condition === 'clean' && r.group === 'all');
     expect(summary.speakers).toBe(new Set(clean.map((u) => u.speaker_id)).size);
     const scores = clean.map((u) => ({ speaker: u.speaker_id, errors: u.substitutions + u.deletions + u.insertions, referenceWords: u.reference.split(' ').length }));
     expect(summary.wer_ci95).toEqual(speakerBootstrapCi(scores, { seed: 1 }));
@@ -171,9 +174,9 @@ describe('a corpus without speakers (DESIGN §10.5)', () => {
     expect(created.status, created.text).toBe(201);
     const ev = await pollEvaluation(s, created.body.evaluation_id, { timeoutMs: 120_000 });
     expect(ev).toMatchObject({ status: 'completed', group_by: 'speaker' });
-    const all3 = ev.summary.find((r: any) => r.group === 'all');
+    const all3 = ev.summary.find((r: Json) => r.group === 'all');
     expect(all3).toMatchObject({ utterances: 3, speakers: 3 });
     const rows = (await call(s, 'GET', `/v1/evaluations/${ev.evaluation_id}/utterances`, { key: s.key })).body.items;
-    expect(rows.map((u: any) => u.speaker_id)).toEqual([null, null, null]);
+    expect(rows.map((u: Json) => u.speaker_id)).toEqual([null, null, null]);
   }, 150_000);
 });
