@@ -23,6 +23,7 @@ import keysRoutes from './routes/keys/index.js';
 import billingRoutes from './routes/billing/index.js';
 import audioRoutes from './routes/audio/index.js';
 import evaluationsRoutes from './routes/evaluations/index.js';
+import corporaRoutes from './routes/corpora/index.js';
 import { MAX_UPLOAD_BYTES } from '../shared/constants.js';
 
 declare module 'fastify' {
@@ -97,6 +98,7 @@ export async function buildApp(runtime: Runtime, options: AppOptions = {}): Prom
     billingRoutes,
     audioRoutes,
     evaluationsRoutes,
+    corporaRoutes,
   ]) {
     await app.register(routes);
   }

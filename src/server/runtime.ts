@@ -27,6 +27,9 @@ import { loadServerConfig, type ServerConfig } from './config.js';
 import { createSttRegistry, sttHealthOf, type SttRegistry } from './engines/stt/registry.js';
 import type { AudioFetchHooks } from './services/audio-fetch.js';
 import { createUrlSigner, type UrlSigner } from './services/audio-urls.js';
+import { DEFAULT_CORPUS_LIMITS, type CorpusSettings } from './corpora/upload.js';
+import { recoverCorpusUploads } from './corpora/recovery.js';
+import { DEAD_AFTER_MS } from './services/instances.js';
 
 /**
  * The composition root: every long-lived collaborator of the service, built once per server.
@@ -73,6 +76,8 @@ export interface Runtime {
   stt: SttRegistry;
   /** Test seams of the audio_url fetcher (fake DNS, connect redirection); empty in production. */
   audioFetch: AudioFetchHooks;
+  /** Corpus uploads: their temp folder (`{dataDir}/tmp/corpora`) and limits (DESIGN's; tests lower them). */
+  corpora: CorpusSettings;
   /** Registers a cleanup to run on `close()` (in reverse order of registration, before the db closes). */
   onClose(fn: () => Promise<void> | void): void;
   /** Closes workers, timers and the database; idempotent. */
@@ -87,6 +92,9 @@ function leaseMsFrom(env: NodeJS.ProcessEnv): number {
   const seconds = Number(env.VOXCTL_LEASE_SECONDS);
   return Number.isFinite(seconds) && seconds >= 1 ? Math.round(seconds * 1000) : DEFAULT_LEASE_MS;
 }
+
+/** Where corpus uploads keep their archive and extracted files while they are checked. */
+const corpusTmpRoot = (dataDir: string): string => join(dataDir, 'tmp', 'corpora');
 
 /** Builds the runtime for `options` (creates the data dir and migrates the database). */
 export async function createRuntime(options: ServerOptions, deps: { clock?: Clock; env?: NodeJS.ProcessEnv } = {}): Promise<Runtime> {
@@ -118,6 +126,15 @@ export async function createRuntime(options: ServerOptions, deps: { clock?: Cloc
     } else {
       await refundStaleReservations(db);
     }
+    // Before anything serves: what a killed corpus upload left (temp files, blobs of no corpus) goes.
+    await recoverCorpusUploads({
+      db,
+      blobs: blobs.store,
+      tmpRoot: corpusTmpRoot(options.dataDir),
+      shared,
+      self: instanceId,
+      deadBefore: new Date(clock.now().getTime() - DEAD_AFTER_MS),
+    });
     bootstrap = await bootstrapIfEmpty(db, { dataDir: options.dataDir, bootstrapKey: options.bootstrapKey, now: clock.now() });
     rateLimiter = shared ? createSharedRateLimiter({ db, clock }) : await createRateLimiter({ db, clock, journalPath: join(options.dataDir, 'requests.journal') });
   } catch (err) {
@@ -158,6 +175,7 @@ export async function createRuntime(options: ServerOptions, deps: { clock?: Cloc
     stt,
     sttHealth: () => sttHealthOf(stt),
     audioFetch: {},
+    corpora: { tmpRoot: corpusTmpRoot(options.dataDir), limits: { ...DEFAULT_CORPUS_LIMITS } },
     onClose(fn) {
       closers.push(fn);
     },

@@ -7,6 +7,7 @@ import { m004SessionsReservations } from './004-sessions-reservations.js';
 import { m005Evaluations } from './005-evaluations.js';
 import { m006Leases } from './006-leases.js';
 import { newerSchemaError } from './schema-version.js';
+import { corporaMigration } from './next/b-corpora.js';
 import { corpusEvaluationsMigration } from './next/c2-corpus-evaluations.js';
 
 /** Every migration in order; the position + 1 is its version (tracked by PRAGMA user_version). */
@@ -17,7 +18,8 @@ export const migrations: Migration[] = [
   m004SessionsReservations,
   m005Evaluations,
   m006Leases,
-  { version: 7, name: corpusEvaluationsMigration.name, up: (db) => db.exec(corpusEvaluationsMigration.sqlite) }, // TEMP-REGISTRATION (lead converts at merge)
+  { version: 7, name: corporaMigration.name, up: (db) => db.exec(corporaMigration.sqlite) }, // TEMP-REGISTRATION (lead converts at merge)
+  { version: 8, name: corpusEvaluationsMigration.name, up: (db) => db.exec(corpusEvaluationsMigration.sqlite) }, // TEMP-REGISTRATION (lead converts at merge)
 ];
 
 /**

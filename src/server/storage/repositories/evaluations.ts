@@ -155,12 +155,6 @@ export async function listCorpusItemAudio(db: Db, evaluationId: string): Promise
   return new Map(rows.map((r) => [r.idx, r.audio_id]));
 }
 
-/** Whether an evaluation of `corpusId` is still pending or processing (its corpus may not be deleted). */
-export async function corpusHasRunningEvaluation(db: Db, corpusId: string): Promise<boolean> {
-  const row = await db.get(`SELECT 1 FROM evaluations WHERE corpus_id = ? AND status IN ('pending', 'processing') LIMIT 1`, [corpusId]);
-  return row !== undefined;
-}
-
 /** Inserts an evaluation (status `pending`), its texts, speakers and one queued synthesis per pair. */
 export async function insertEvaluation(
   db: Db,

@@ -3,13 +3,15 @@ import type { PostgresMigration } from './types.js';
 import { p001Initial } from './001-initial.js';
 import { p002ScaleOut } from './002-scale-out.js';
 import { newerSchemaError } from '../schema-version.js';
+import { corporaMigration } from '../next/b-corpora.js';
 import { corpusEvaluationsMigration } from '../next/c2-corpus-evaluations.js';
 
 /** Every PostgreSQL migration in order (numbered on their own: PostgreSQL's 1 is SQLite's 1-5). */
 export const postgresMigrations: PostgresMigration[] = [
   p001Initial,
   p002ScaleOut,
-  { version: 3, name: corpusEvaluationsMigration.name, up: async (c) => { await c.query(corpusEvaluationsMigration.postgres); } }, // TEMP-REGISTRATION (lead converts at merge)
+  { version: 3, name: corporaMigration.name, up: async (c) => void (await c.query(corporaMigration.postgres)) }, // TEMP-REGISTRATION (lead converts at merge)
+  { version: 4, name: corpusEvaluationsMigration.name, up: async (c) => void (await c.query(corpusEvaluationsMigration.postgres)) }, // TEMP-REGISTRATION (lead converts at merge)
 ];
 
 /** The advisory lock every instance takes to migrate: only one migrates, the others wait and find it done. */

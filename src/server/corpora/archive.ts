@@ -1,0 +1,249 @@
+/**
+ * Extracts an uploaded corpus archive (zip with yauzl; tar or gzip'd tar with node-tar's parser) into a
+ * folder, refusing everything but regular files and directories (DESIGN §10.3). Nothing is trusted from
+ * the archive's own bookkeeping: entries are counted and bytes measured as they are written, so a bomb
+ * stops at the limit instead of filling the disk. Links are never created, so no write can leave `dest`.
+ */
+import { createReadStream, createWriteStream } from 'node:fs';
+import { mkdir, open } from 'node:fs/promises';
+import { join } from 'node:path';
+import { Transform, type Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { createGunzip } from 'node:zlib';
+import yauzl from 'yauzl';
+import { Parser, type ReadEntry } from 'tar';
+import { CORPUS_LIMITS } from '../../shared/constants.js';
+import { CORPUS_MESSAGES, normalizeArchivePath } from '../../shared/corpus/index.js';
+import { DomainError, validationFailed } from '../../shared/errors.js';
+
+/** How far an archive may go (DESIGN §10.3); tests lower them. */
+export interface ExtractLimits {
+  maxEntries: number;
+  maxExpandedBytes: number;
+}
+
+/** DESIGN's limits. */
+export const DEFAULT_EXTRACT_LIMITS: ExtractLimits = { maxEntries: CORPUS_LIMITS.entries, maxExpandedBytes: CORPUS_LIMITS.expandedBytes };
+
+export type ArchiveKind = 'zip' | 'tar' | 'tgz';
+
+const notAnArchive = () => validationFailed(CORPUS_MESSAGES.notAnArchive);
+const unsafe = (path: string) => validationFailed(CORPUS_MESSAGES.unsafePath(path));
+
+/** True when the 512-byte block is a tar header: `ustar` magic, or a v7 header whose checksum adds up. */
+function isTarHeader(block: Buffer): boolean {
+  if (block.length < 512) return false;
+  if (block.toString('latin1', 257, 262) === 'ustar') return true;
+  const stored = parseInt(block.toString('latin1', 148, 156).replace(/[\0 ]+$/, '').trim(), 8);
+  if (!Number.isFinite(stored)) return false;
+  let sum = 0;
+  for (let i = 0; i < 512; i++) sum += i >= 148 && i < 156 ? 32 : block[i]!;
+  return sum === stored && block[0] !== 0;
+}
+
+/** The archive's kind from its first bytes (never its name), or undefined. */
+export async function sniffArchive(path: string): Promise<ArchiveKind | undefined> {
+  const fh = await open(path, 'r');
+  try {
+    const head = Buffer.alloc(512);
+    const { bytesRead } = await fh.read(head, 0, 512, 0);
+    const b = head.subarray(0, bytesRead);
+    if (b.length >= 4 && b[0] === 0x50 && b[1] === 0x4b && [0x0304, 0x0506, 0x0708].includes(b.readUInt16BE(2))) return 'zip';
+    if (b.length >= 3 && b[0] === 0x1f && b[1] === 0x8b && b[2] === 0x08) return 'tgz';
+    if (isTarHeader(b)) return 'tar';
+    return undefined;
+  } finally {
+    await fh.close();
+  }
+}
+
+/**
+ * The archive path of an entry as it will be written, or the "Unsafe path" error: absolute (`/x`, `C:x`),
+ * climbing (`..` as a segment, with either slash) or holding a NUL. Undefined for the archive's own root.
+ */
+export function safeEntryPath(raw: string): string | undefined {
+  const slashed = raw.replace(/\\/g, '/');
+  if (raw.includes('\0') || slashed.startsWith('/') || /^[a-zA-Z]:/.test(slashed) || slashed.split('/').includes('..')) throw unsafe(raw);
+  if (/^(\.\/?)*$/.test(slashed)) return undefined;
+  const normal = normalizeArchivePath(slashed);
+  if (normal === undefined) throw unsafe(raw);
+  return normal;
+}
+
+/** Counts entries and written bytes against the limits; the first breach is the error. */
+class Budget {
+  entries = 0;
+  bytes = 0;
+  constructor(private readonly limits: ExtractLimits) {}
+
+  entry(): void {
+    if (++this.entries > this.limits.maxEntries) throw validationFailed(CORPUS_MESSAGES.tooManyEntries);
+  }
+
+  /** A pass-through that adds every chunk to the expanded size and fails the stream past the limit. */
+  meter(): Transform {
+    return new Transform({
+      transform: (chunk: Buffer, _enc, done) => {
+        this.bytes += chunk.length;
+        if (this.bytes > this.limits.maxExpandedBytes) done(validationFailed(CORPUS_MESSAGES.expandsTooMuch));
+        else done(null, chunk);
+      },
+    });
+  }
+}
+
+/** Writes one entry's bytes under `dest`; a path that collides with a folder or file is unsafe too. */
+async function writeEntry(dest: string, path: string, raw: string, body: Readable | AsyncIterable<Buffer>, budget: Budget): Promise<void> {
+  const target = join(dest, path);
+  try {
+    await mkdir(join(target, '..'), { recursive: true });
+    await pipeline(body, budget.meter(), createWriteStream(target, { mode: 0o600 }));
+  } catch (err) {
+    const code = (err as { code?: string }).code;
+    if (code && ['ENOTDIR', 'EISDIR', 'EEXIST', 'ENAMETOOLONG', 'EINVAL'].includes(code)) throw unsafe(raw);
+    throw err;
+  }
+}
+
+async function makeDir(dest: string, path: string, raw: string): Promise<void> {
+  try {
+    await mkdir(join(dest, path), { recursive: true });
+  } catch (err) {
+    const code = (err as { code?: string }).code;
+    if (code && ['ENOTDIR', 'EEXIST', 'ENAMETOOLONG', 'EINVAL'].includes(code)) throw unsafe(raw);
+    throw err;
+  }
+}
+
+// Unix file types in the high half of a zip entry's external attributes.
+const S_IFMT = 0o170000;
+const S_IFREG = 0o100000;
+const S_IFDIR = 0o040000;
+
+async function extractZip(archive: string, dest: string, budget: Budget, limits: ExtractLimits): Promise<string[]> {
+  let zip: yauzl.ZipFile;
+  try {
+    // Names are decoded and checked here, so an unsafe one gets DESIGN's message rather than yauzl's.
+    zip = await yauzl.openPromise(archive, { lazyEntries: true, autoClose: false, decodeStrings: false, validateEntrySizes: true });
+  } catch {
+    throw notAnArchive();
+  }
+  const files: string[] = [];
+  try {
+    // The central directory's count is known up front: a zip listing too many entries stops before any write.
+    if (zip.entryCount > limits.maxEntries) throw validationFailed(CORPUS_MESSAGES.tooManyEntries);
+    for (;;) {
+      const entry = await new Promise<yauzl.Entry | undefined>((resolve, reject) => {
+        const onEntry = (e: yauzl.Entry) => done(() => resolve(e));
+        const onEnd = () => done(() => resolve(undefined));
+        const onError = () => done(() => reject(notAnArchive()));
+        const done = (f: () => void) => {
+          zip.off('entry', onEntry).off('end', onEnd).off('error', onError);
+          f();
+        };
+        zip.on('entry', onEntry).once('end', onEnd).once('error', onError);
+        zip.readEntry();
+      });
+      if (!entry) break;
+      budget.entry();
+      const raw = yauzl.getFileNameLowLevel(entry.generalPurposeBitFlag, entry.fileName as unknown as Buffer, entry.extraFields, false);
+      const path = safeEntryPath(raw);
+      const madeOnUnix = entry.versionMadeBy >> 8 === 3;
+      const type = madeOnUnix ? (entry.externalFileAttributes >>> 16) & S_IFMT : 0;
+      const isDir = raw.endsWith('/') || type === S_IFDIR;
+      if (type !== 0 && type !== S_IFREG && type !== S_IFDIR) throw unsafe(raw);
+      if (path === undefined) continue;
+      if (isDir) {
+        await makeDir(dest, path, raw);
+        continue;
+      }
+      // A declared size past the budget needs no decompression to be refused.
+      if (budget.bytes + entry.uncompressedSize > limits.maxExpandedBytes) throw validationFailed(CORPUS_MESSAGES.expandsTooMuch);
+      let body: Readable;
+      try {
+        body = await zip.openReadStreamPromise(entry);
+      } catch {
+        throw notAnArchive();
+      }
+      try {
+        await writeEntry(dest, path, raw, body, budget);
+      } catch (err) {
+        if (err instanceof DomainError) throw err;
+        throw notAnArchive();
+      }
+      files.push(path);
+    }
+  } finally {
+    zip.close();
+  }
+  return files;
+}
+
+/** Entry types of a tar that are content; everything else (links, devices, FIFOs, …) is refused. */
+const TAR_FILE_TYPES = new Set(['File', 'OldFile', 'ContiguousFile']);
+const TAR_DIR_TYPES = new Set(['Directory', 'GNUDumpDir']);
+
+async function extractTar(archive: string, dest: string, budget: Budget, limits: ExtractLimits, gzipped: boolean): Promise<string[]> {
+  const files: string[] = [];
+  const source = createReadStream(archive);
+  const parser = new Parser({ strict: true });
+  let failure: unknown;
+  const fail = (err: unknown) => {
+    failure ??= err;
+    source.destroy();
+    parser.abort(err instanceof Error ? err : new Error(String(err)));
+  };
+  // Entries are handled one at a time, in archive order: the parser waits while an entry's body is unread.
+  let chain = Promise.resolve();
+  parser.on('entry', (entry: ReadEntry) => {
+    chain = chain.then(async () => {
+      if (failure) return void entry.resume();
+      try {
+        budget.entry();
+        const raw = entry.path;
+        const path = safeEntryPath(raw);
+        if (TAR_DIR_TYPES.has(entry.type)) {
+          entry.resume();
+          if (path !== undefined) await makeDir(dest, path, raw);
+        } else if (TAR_FILE_TYPES.has(entry.type) && path !== undefined) {
+          await writeEntry(dest, path, raw, entry as unknown as AsyncIterable<Buffer>, budget);
+          files.push(path);
+        } else {
+          throw unsafe(raw);
+        }
+      } catch (err) {
+        entry.resume();
+        fail(err);
+      }
+    });
+  });
+  // With `strict`, a damaged or non-tar stream is an error, not a warning to skip past.
+  parser.on('error', (err: unknown) => fail(err instanceof DomainError ? err : notAnArchive()));
+  const ended = new Promise<void>((resolve) => parser.on('end', () => resolve()).on('abort', () => resolve()));
+  // gzip is undone here, not by the parser, so the decompressed stream is metered too: a tar of
+  // endless zero blocks inside a small .tgz stops at the limit instead of spinning the CPU for hours.
+  const stages: Readable[] = gzipped
+    ? [createGunzip(), new Budget({ maxEntries: Infinity, maxExpandedBytes: limits.maxExpandedBytes + limits.maxEntries * 2048 + 1024 * 1024 }).meter()]
+    : [];
+  let tail: Readable = source;
+  for (const stage of [source, ...stages]) stage.on('error', (err: unknown) => fail(err instanceof DomainError ? err : notAnArchive()));
+  for (const stage of stages) tail = tail.pipe(stage as Transform);
+  tail.pipe(parser as unknown as NodeJS.WritableStream);
+  await ended;
+  await chain;
+  if (failure) throw failure instanceof DomainError ? failure : notAnArchive();
+  return files;
+}
+
+/**
+ * Extracts `archive` into `dest` (which must exist and be empty) and returns the paths of the regular
+ * files written (normalised, `/`-separated). Throws DESIGN §10.3's errors; on error, `dest` may hold a
+ * part of the archive: the caller removes it.
+ */
+export async function extractArchive(archive: string, dest: string, limits: ExtractLimits = DEFAULT_EXTRACT_LIMITS): Promise<{ kind: ArchiveKind; files: string[] }> {
+  const kind = await sniffArchive(archive);
+  if (!kind) throw notAnArchive();
+  const budget = new Budget(limits);
+  const files = kind === 'zip' ? await extractZip(archive, dest, budget, limits) : await extractTar(archive, dest, budget, limits, kind === 'tgz');
+  return { kind, files: [...new Set(files)] };
+}

@@ -1,0 +1,200 @@
+/**
+ * Turns an uploaded archive into a corpus (DESIGN §10.1-10.3), all or nothing. The archive is extracted
+ * into the upload's own folder under `{dataDir}/tmp/corpora`, its layout and every manifest line checked,
+ * every audio file decoded (two at a time, one file in memory per worker) and written to the blob store
+ * under names derived from a `corpus_uploads` row committed first; then the corpus, its audio rows and its
+ * utterances are inserted, and the upload row deleted, in one transaction. A rejected upload removes its
+ * blobs and row; a killed one is cleaned at the next start (`recovery.ts`). The folder is always removed.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdir, readFile, rm } from 'node:fs/promises';
+import { availableParallelism, hostname } from 'node:os';
+import { join } from 'node:path';
+import type { Clock } from '../clock.js';
+import type { Db } from '../storage/db.js';
+import type { AudioBlobStore } from '../storage/blobs/index.js';
+import type { AudioRow } from '../storage/repositories/audio.js';
+import { deleteCorpusUpload, insertCorpus, insertCorpusUpload, type CorpusRow, type CorpusUtteranceRow } from '../storage/repositories/corpora.js';
+import { CORPUS_LIMITS } from '../../shared/constants.js';
+import { CORPUS_MESSAGES, parseCorpus, type CorpusUtterance } from '../../shared/corpus/index.js';
+import { validationFailed } from '../../shared/errors.js';
+import { decodeAudioFile, FileDecodeError } from '../audio/file-decode.js';
+import { encodeWav, roundedDuration } from '../audio/wav.js';
+import { DEFAULT_EXTRACT_LIMITS, extractArchive, type ExtractLimits } from './archive.js';
+import { corpusView } from './views.js';
+import type { Corpus } from '../../shared/schemas/corpora.js';
+
+/** Every limit of an upload; DESIGN's by default, lowered by tests (`runtime.corpora.limits`). */
+export interface CorpusLimits extends ExtractLimits {
+  /** Largest archive received (413 past it). */
+  archiveBytes: number;
+  maxUtterances: number;
+  maxAudioBytes: number;
+  maxAudioSeconds: number;
+}
+
+export const DEFAULT_CORPUS_LIMITS: CorpusLimits = {
+  ...DEFAULT_EXTRACT_LIMITS,
+  archiveBytes: CORPUS_LIMITS.archiveBytes,
+  maxUtterances: CORPUS_LIMITS.utterances,
+  maxAudioBytes: CORPUS_LIMITS.audioBytes,
+  maxAudioSeconds: CORPUS_LIMITS.audioSeconds,
+};
+
+/** Where uploads keep their archive and extracted files, and the limits they run under. */
+export interface CorpusSettings {
+  /** `{dataDir}/tmp/corpora`: one folder per upload, named `{pid}-{random}`. */
+  tmpRoot: string;
+  limits: CorpusLimits;
+}
+
+/** What an upload needs from the runtime. */
+export interface CorpusDeps {
+  db: Db;
+  blobs: AudioBlobStore;
+  clock: Clock;
+  /** The instance writing (recorded with the upload so a peer can tell a dead writer). */
+  instanceId: string;
+  settings: CorpusSettings;
+}
+
+/** The folder of one upload: the received archive goes to `archive`; `remove` deletes it all. */
+export interface UploadDir {
+  path: string;
+  archive: string;
+  remove(): Promise<void>;
+}
+
+/** Creates a fresh upload folder (its name starts with this process's pid, for the start-up clean-up). */
+export async function openUploadDir(settings: CorpusSettings): Promise<UploadDir> {
+  const path = join(settings.tmpRoot, `${process.pid}-${randomBytes(8).toString('hex')}`);
+  await mkdir(path, { recursive: true, mode: 0o700 });
+  return { path, archive: join(path, 'archive'), remove: () => rm(path, { recursive: true, force: true }) };
+}
+
+/** How many files decode at once: ffmpeg runs single-threaded, and the machine's other work needs a core. */
+const DECODE_CONCURRENCY = Math.max(1, Math.min(2, availableParallelism()));
+
+/** What a decoded utterance leaves behind: its blob and the numbers its rows record. */
+interface StoredAudio {
+  bytes: number;
+  sampleRate: number;
+  durationSeconds: number;
+}
+
+/** Name of the blob of utterance `index` of an upload (also its audio id + `.wav`). */
+export const uploadBlobName = (prefix: string, index: number): string => `${prefix}${index}.wav`;
+
+/**
+ * Decodes every utterance's file and stores it as WAV, `DECODE_CONCURRENCY` at a time, in manifest order
+ * of start; the first refusal stops new work and is thrown once the running ones end.
+ */
+async function decodeAll(
+  deps: CorpusDeps,
+  o: { dir: string; root: string; prefix: string; utterances: readonly CorpusUtterance[] },
+): Promise<StoredAudio[]> {
+  const { limits } = deps.settings;
+  const out: StoredAudio[] = new Array(o.utterances.length);
+  let next = 0;
+  let failure: unknown;
+  const worker = async () => {
+    while (failure === undefined && next < o.utterances.length) {
+      const i = next++;
+      const u = o.utterances[i]!;
+      try {
+        const decoded = await decodeAudioFile(join(o.dir, u.audio_path), { maxBytes: limits.maxAudioBytes, maxSeconds: limits.maxAudioSeconds });
+        const wav = encodeWav(decoded.pcm, decoded.sampleRate);
+        await deps.blobs.put(uploadBlobName(o.prefix, i), wav);
+        out[i] = { bytes: wav.byteLength, sampleRate: decoded.sampleRate, durationSeconds: roundedDuration(decoded.pcm.length, decoded.sampleRate) };
+      } catch (err) {
+        failure ??= err instanceof FileDecodeError ? decodeMessage(err, u.audio_path.slice(o.root.length)) : err;
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(DECODE_CONCURRENCY, o.utterances.length) }, worker));
+  if (failure !== undefined) throw failure;
+  return out;
+}
+
+function decodeMessage(err: FileDecodeError, path: string) {
+  if (err.reason === 'too_long') return validationFailed(CORPUS_MESSAGES.audioTooLong(path));
+  if (err.reason === 'too_big') return validationFailed(CORPUS_MESSAGES.audioTooBig(path));
+  return validationFailed(CORPUS_MESSAGES.corruptAudio(path));
+}
+
+/** Removes what an upload wrote to the blob store and its upload row (a failed or abandoned upload). */
+export async function discardUpload(db: Db, blobs: AudioBlobStore, upload: { id: string; audio_prefix: string; planned: number }): Promise<void> {
+  for (let i = 0; i < upload.planned; i++) await blobs.delete(uploadBlobName(upload.audio_prefix, i));
+  await deleteCorpusUpload(db, upload.id);
+}
+
+/**
+ * Builds the corpus of the archive at `dir.archive` for `userId` (the name already checked) and returns
+ * its view. Throws DESIGN §10.3's errors with nothing stored; the caller removes `dir`.
+ */
+export async function createCorpusFromArchive(deps: CorpusDeps, input: { userId: string; name: string; dir: UploadDir }): Promise<Corpus> {
+  const filesDir = join(input.dir.path, 'files');
+  await mkdir(filesDir, { mode: 0o700 });
+  const { files } = await extractArchive(input.dir.archive, filesDir, deps.settings.limits);
+  const parsed = await parseCorpus(files, (p) => readFile(join(filesDir, p), 'utf8'), { maxUtterances: deps.settings.limits.maxUtterances });
+
+  const key = randomBytes(12).toString('base64url');
+  const corpusId = `cor_${key}`;
+  const upload = { id: corpusId, audio_prefix: `aud_c${key}_`, planned: parsed.utterances.length };
+  // Recorded (committed) before the first blob: whatever happens next, the blobs can be found again.
+  await insertCorpusUpload(deps.db, {
+    ...upload,
+    owner: deps.instanceId,
+    host: hostname(),
+    pid: process.pid,
+    created_at: deps.clock.now().toISOString(),
+  });
+  try {
+    const stored = await decodeAll(deps, { dir: filesDir, root: parsed.root, prefix: upload.audio_prefix, utterances: parsed.utterances });
+    const now = deps.clock.now().toISOString();
+    const audio: AudioRow[] = stored.map((s, i) => ({
+      id: `${upload.audio_prefix}${i}`,
+      user_id: input.userId,
+      kind: 'upload',
+      path: uploadBlobName(upload.audio_prefix, i),
+      format: 'wav',
+      bytes: s.bytes,
+      duration_seconds: s.durationSeconds,
+      sample_rate: s.sampleRate,
+      created_at: now,
+    }));
+    const utterances: CorpusUtteranceRow[] = parsed.utterances.map((u, i) => ({
+      corpus_id: corpusId,
+      idx: i,
+      utterance_id: u.utterance_id,
+      speaker: u.speaker,
+      reference: u.reference,
+      duration_seconds: stored[i]!.durationSeconds,
+      metadata: JSON.stringify(u.metadata),
+      audio_id: audio[i]!.id,
+      sample_rate: stored[i]!.sampleRate,
+    }));
+    const total = stored.reduce((sum, s) => sum + s.durationSeconds, 0);
+    const row: CorpusRow = {
+      id: corpusId,
+      user_id: input.userId,
+      name: input.name,
+      layout: parsed.layout,
+      utterance_count: utterances.length,
+      speaker_count: new Set(parsed.utterances.map((u) => u.speaker).filter((s) => s !== null)).size,
+      total_duration_seconds: Math.round(total * 1000) / 1000,
+      metadata_fields: JSON.stringify(parsed.metadata_fields),
+      created_at: now,
+    };
+    await deps.db.transaction(async () => {
+      await insertCorpus(deps.db, row, audio, utterances);
+      await deleteCorpusUpload(deps.db, corpusId);
+    });
+    return corpusView(row);
+  } catch (err) {
+    await discardUpload(deps.db, deps.blobs, upload).catch(() => {
+      // The row stays: the next start (or a peer) removes the blobs it names.
+    });
+    throw err;
+  }
+}

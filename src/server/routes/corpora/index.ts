@@ -1,0 +1,162 @@
+import { createWriteStream } from 'node:fs';
+import { pipeline } from 'node:stream/promises';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import { errorResponses, PagingQuery } from '../../../shared/schemas/common.js';
+import { Corpus, CorpusIdParams, CorpusPage, CorpusUtterancePage } from '../../../shared/schemas/corpora.js';
+import { CORPUS_LIMITS } from '../../../shared/constants.js';
+import { CORPUS_MESSAGES } from '../../../shared/corpus/index.js';
+import { codePoints } from '../../../shared/text-rules.js';
+import { requireAuth } from '../../plugins/auth.js';
+import { DomainError, validationFailed } from '../../errors.js';
+import { requestBase } from '../../services/audio-urls.js';
+import { createCorpusFromArchive, openUploadDir, type UploadDir } from '../../corpora/upload.js';
+import { corpusPage, corpusUtterancePage, deleteCorpus, getCorpus } from '../../corpora/service.js';
+
+/** @fastify/multipart's signal that the file part passed `fileSize`. */
+const isFileTooLarge = (err: unknown): boolean => (err as { code?: string } | undefined)?.code === 'FST_REQ_FILE_TOO_LARGE';
+
+/** `name`: 1..200 code points after trimming. */
+function parseCorpusName(value: string | undefined): string {
+  if (value === undefined) throw validationFailed(CORPUS_MESSAGES.nameMissing);
+  const name = value.trim();
+  const n = codePoints(name);
+  if (n < 1 || n > CORPUS_LIMITS.name) throw validationFailed(CORPUS_MESSAGES.nameLength);
+  return name;
+}
+
+/** POST/GET /v1/corpora, GET/DELETE /v1/corpora/{id}, GET /v1/corpora/{id}/utterances (DESIGN §10). */
+const routes: FastifyPluginAsyncTypebox = async (app) => {
+  const { runtime } = app;
+
+  app.post(
+    '/v1/corpora',
+    {
+      schema: {
+        summary: 'Upload a recorded corpus: multipart `name` and `file` (.zip, .tar, .tar.gz; at most 2 GiB)',
+        tags: ['corpora'],
+        security: [{ bearer: [] }],
+        consumes: ['multipart/form-data'],
+        response: { 201: Corpus, ...errorResponses(400, 401, 403, 413, 415, 429) },
+      },
+    },
+    async (request, reply) => {
+      const auth = requireAuth(request);
+      if (!request.isMultipart()) throw new DomainError('unsupported_media_type', "Expected multipart/form-data with a 'file' part");
+      const { limits } = runtime.corpora;
+      const fields: Record<string, string> = {};
+      let dir: UploadDir | undefined;
+      try {
+        let received = false;
+        try {
+          // The archive streams to disk as it arrives: its limit is this route's own (other routes keep 25 MB).
+          for await (const part of request.parts({ limits: { fileSize: limits.archiveBytes, files: 1, fields: 10, fieldSize: 64 * 1024 } })) {
+            if (part.type === 'file') {
+              if (part.fieldname !== 'file' || received) {
+                part.file.resume();
+                continue;
+              }
+              dir = await openUploadDir(runtime.corpora);
+              await pipeline(part.file, createWriteStream(dir.archive, { mode: 0o600 }));
+              if (part.file.truncated) throw new DomainError('payload_too_large', CORPUS_MESSAGES.archiveTooBig);
+              received = true;
+            } else if (typeof part.value === 'string') {
+              fields[part.fieldname] ??= part.value;
+            }
+          }
+        } catch (err) {
+          if (isFileTooLarge(err)) throw new DomainError('payload_too_large', CORPUS_MESSAGES.archiveTooBig);
+          throw err;
+        }
+        const name = parseCorpusName(fields.name);
+        if (!received || !dir) throw validationFailed(CORPUS_MESSAGES.fileMissing);
+        const corpus = await createCorpusFromArchive(
+          { db: runtime.db, blobs: runtime.blobs, clock: runtime.clock, instanceId: runtime.instanceId, settings: runtime.corpora },
+          { userId: auth.userId, name, dir },
+        );
+        return reply.code(201).send(corpus);
+      } finally {
+        await dir?.remove();
+      }
+    },
+  );
+
+  app.get(
+    '/v1/corpora',
+    {
+      schema: {
+        summary: "List the caller's corpora, newest first",
+        tags: ['corpora'],
+        security: [{ bearer: [] }],
+        querystring: PagingQuery,
+        response: { 200: CorpusPage, ...errorResponses(400, 401, 429) },
+      },
+    },
+    async (request) => {
+      const auth = requireAuth(request);
+      return corpusPage(runtime.db, { userId: auth.userId, limit: request.query.limit ?? 20, offset: request.query.offset ?? 0 });
+    },
+  );
+
+  app.get(
+    '/v1/corpora/:corpus_id',
+    {
+      schema: {
+        summary: 'One corpus',
+        tags: ['corpora'],
+        security: [{ bearer: [] }],
+        params: CorpusIdParams,
+        response: { 200: Corpus, ...errorResponses(401, 404, 429) },
+      },
+    },
+    async (request) => {
+      const auth = requireAuth(request);
+      return getCorpus(runtime.db, { userId: auth.userId, id: request.params.corpus_id });
+    },
+  );
+
+  app.get(
+    '/v1/corpora/:corpus_id/utterances',
+    {
+      schema: {
+        summary: "A corpus's utterances in manifest order, each with a signed audio URL",
+        tags: ['corpora'],
+        security: [{ bearer: [] }],
+        params: CorpusIdParams,
+        querystring: PagingQuery,
+        response: { 200: CorpusUtterancePage, ...errorResponses(400, 401, 404, 429) },
+      },
+    },
+    async (request) => {
+      const auth = requireAuth(request);
+      const base = requestBase(runtime.options.publicUrl, request);
+      const now = runtime.clock.now();
+      return corpusUtterancePage(runtime.db, {
+        userId: auth.userId,
+        id: request.params.corpus_id,
+        limit: request.query.limit ?? 20,
+        offset: request.query.offset ?? 0,
+        urlFor: (audioId) => runtime.urls.audio({ base, audioId, now }),
+      });
+    },
+  );
+
+  app.delete(
+    '/v1/corpora/:corpus_id',
+    {
+      schema: {
+        summary: 'Delete a corpus and its audio (409 while a running evaluation uses it)',
+        tags: ['corpora'],
+        security: [{ bearer: [] }],
+        params: CorpusIdParams,
+        response: { 204: Type.Null(), ...errorResponses(401, 403, 404, 409, 429) },
+      },
+    },
+    async (request, reply) => {
+      const auth = requireAuth(request);
+      await deleteCorpus({ db: runtime.db, blobs: runtime.blobs }, { userId: auth.userId, id: request.params.corpus_id });
+      return reply.code(204).send(null);
+    },
+  );
+};
+export default routes;

@@ -1,0 +1,64 @@
+import { mkdtempSync, rmSync, writeFileSync, copyFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { execFileSync } from 'node:child_process';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { decodeAudioFile, FileDecodeError } from '../../../../src/server/audio/file-decode.js';
+import { ffmpegPath } from '../../../../src/server/audio/decode.js';
+
+// A real recording of read speech (Debian's pocketsphinx-testdata): 2.99 s, 16 kHz mono.
+const SPEECH = '/usr/share/pocketsphinx/test/data/librivox/sense_and_sensibility_01_austen_64kb-0880.wav';
+const LIMITS = { maxBytes: 25 * 1024 * 1024, maxSeconds: 600 };
+
+describe('decodeAudioFile: the corpus formats (DESIGN §10.2)', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'voxctl-decode-'));
+  const f = (name: string) => join(dir, name);
+  beforeAll(() => {
+    copyFileSync(SPEECH, f('a.wav'));
+    execFileSync('sox', [SPEECH, f('a.flac')]);
+    execFileSync('sox', [SPEECH, f('a.ogg')]);
+    execFileSync('sox', [SPEECH, '-r', '96000', '-c', '2', f('stereo96.wav')]);
+    execFileSync('sox', [SPEECH, '-e', 'u-law', f('mulaw.wav')]);
+    const ff = (args: string[]) => execFileSync(ffmpegPath(), ['-loglevel', 'error', '-y', '-i', SPEECH, ...args]);
+    ff([f('a.mp3')]);
+    ff(['-c:a', 'aac', f('a.m4a')]);
+    ff(['-c:a', 'opus', '-strict', '-2', '-ar', '48000', f('a.opus')]);
+    writeFileSync(f('junk.flac'), Buffer.concat([Buffer.from('fLaC'), Buffer.alloc(200, 7)]));
+    writeFileSync(f('text.wav'), 'hello, not audio at all');
+    writeFileSync(f('playlist.mp3'), '#EXTM3U\nfile:///etc/passwd\n');
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it.each([
+    ['a.wav', 16000],
+    ['a.flac', 16000],
+    ['a.ogg', 16000],
+    ['a.mp3', 16000],
+    ['a.m4a', 16000],
+    ['a.opus', 48000],
+    ['mulaw.wav', 16000],
+    ['stereo96.wav', 48000],
+  ])('%s → mono PCM16 at %i Hz, about 3 s', async (name, rate) => {
+    const d = await decodeAudioFile(f(name), LIMITS);
+    expect(d.sampleRate).toBe(rate);
+    expect(d.pcm.length / d.sampleRate).toBeGreaterThan(2.9);
+    expect(d.pcm.length / d.sampleRate).toBeLessThan(3.2);
+    // Speech, not silence: the decoder produced the signal.
+    expect(Math.max(...d.pcm.subarray(0, 40000).map(Math.abs))).toBeGreaterThan(1000);
+  });
+
+  it.each(['junk.flac', 'text.wav', 'playlist.mp3'])('refuses %s as corrupt', async (name) => {
+    const err = await decodeAudioFile(f(name), LIMITS).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(FileDecodeError);
+    expect((err as FileDecodeError).reason).toBe('corrupt');
+  });
+
+  it('stops a file longer than the limit, and refuses a file over the byte limit before reading it', async () => {
+    for (const name of ['a.flac', 'a.wav', 'a.ogg']) {
+      const err = await decodeAudioFile(f(name), { ...LIMITS, maxSeconds: 1 }).catch((e: unknown) => e);
+      expect((err as FileDecodeError).reason).toBe('too_long');
+    }
+    const err = await decodeAudioFile(f('a.wav'), { ...LIMITS, maxBytes: 1000 }).catch((e: unknown) => e);
+    expect((err as FileDecodeError).reason).toBe('too_big');
+  });
+});
