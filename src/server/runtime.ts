@@ -11,14 +11,10 @@ import { createRateLimiter, type RateLimiter } from './services/rate-limiter.js'
 import { createSharedRateLimiter } from './services/shared-rate-limiter.js';
 import { startInstancePresence } from './services/instances.js';
 import { openAudioBlobStore, type AudioBlobStore, type OpenedBlobStore } from './storage/blobs/index.js';
-import type { WorkSharing } from './jobs/leases.js';
 import { randomBytes } from 'node:crypto';
 import { bootstrapIfEmpty, type BootstrapResult } from './services/bootstrap.js';
 import { refundStaleReservations } from './services/reservations.js';
-import type { JobRunner } from './jobs/runner.js';
-import { createBatchRunner } from './jobs/index.js';
-import type { EvaluationRunner } from './evaluations/runner.js';
-import { createEvaluationRunnerFor } from './evaluations/index.js';
+import { createBatchRunner, createEvaluationRunner, type WorkLoop, type WorkSharing } from './work/index.js';
 import { createLogger, type Logger } from './logger.js';
 import { createSampleProvider, type SampleProvider } from './services/samples.js';
 import { createFacetsCache } from './services/speakers.js';
@@ -67,9 +63,9 @@ export interface Runtime {
   /** State of each STT provider for /health. */
   sttHealth: () => Record<string, 'ok' | 'unavailable' | 'not_configured'>;
   /** The batch-job runner over the SQLite queue (wake it after queueing a job). */
-  jobs: JobRunner;
+  jobs: WorkLoop;
   /** The evaluation runner over its SQLite queue (wake it after creating an evaluation). */
-  evaluations: EvaluationRunner;
+  evaluations: WorkLoop;
   /** The validated server config file (STT provider bindings). */
   config: ServerConfig;
   /** STT providers: the nine spec tokens as bound by the config, plus local-sphinx. */
@@ -165,7 +161,7 @@ export async function createRuntime(options: ServerOptions, deps: { clock?: Cloc
     samples: createSampleProvider(wiring),
     speakerFacets: createFacetsCache(db),
     jobs: createBatchRunner(wiring),
-    evaluations: createEvaluationRunnerFor({ ...wiring, stt, sphinxMax: config.stt.localSphinx.max_concurrent }),
+    evaluations: createEvaluationRunner({ ...wiring, stt, sphinxMax: config.stt.localSphinx.max_concurrent }),
     secret,
     urls: createUrlSigner(secret),
     startedAt: clock.now(),

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import type { WorkSharing } from '../../src/server/jobs/leases.js';
+import type { WorkSharing } from '../../src/server/work/leases.js';
 import type { Lease } from '../../src/server/storage/repositories/leases.js';
 import { createFilesystemBlobStore } from '../../src/server/storage/blobs/filesystem.js';
 import type { AudioBlobStore } from '../../src/server/storage/blobs/index.js';

@@ -9,16 +9,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { MPEGDecoder } from 'mpg123-decoder';
-import { decodeWavToPcm16, float32ToPcm16, WavFormatError } from './wav.js';
+import { decodeWavToPcm16, float32ToPcm16, WavFormatError, type Pcm16Audio } from './wav.js';
 import { sniffAudioFormat, type AudioFormat } from './sniff.js';
 import { hasMpegFrameChain } from './mpeg-frames.js';
 
 export { sniffAudioFormat, type AudioFormat } from './sniff.js';
 
 /** Mono PCM16 audio with its rate and length, ready for resampling and recognizers. */
-export interface DecodedAudio {
-  pcm: Int16Array;
-  sampleRate: number;
+export interface DecodedAudio extends Pcm16Audio {
   durationSeconds: number;
   format: AudioFormat;
 }
@@ -43,7 +41,7 @@ export async function decodeAudio(buf: Uint8Array): Promise<DecodedAudio> {
   return { pcm, sampleRate, durationSeconds: pcm.length / sampleRate, format };
 }
 
-function decodeWav(buf: Uint8Array): { pcm: Int16Array; sampleRate: number } {
+function decodeWav(buf: Uint8Array): Pcm16Audio {
   try {
     return decodeWavToPcm16(buf);
   } catch (err) {
@@ -52,7 +50,7 @@ function decodeWav(buf: Uint8Array): { pcm: Int16Array; sampleRate: number } {
   }
 }
 
-async function decodeMp3(buf: Uint8Array): Promise<{ pcm: Int16Array; sampleRate: number }> {
+async function decodeMp3(buf: Uint8Array): Promise<Pcm16Audio> {
   if (!hasMpegFrameChain(buf)) throw new AudioDecodeError('Invalid MP3 file: no run of MPEG audio frames');
   const decoder = new MPEGDecoder();
   await decoder.ready;
@@ -87,7 +85,7 @@ export function ffmpegPath(): string {
   return 'ffmpeg';
 }
 
-async function decodeM4a(buf: Uint8Array): Promise<{ pcm: Int16Array; sampleRate: number }> {
+async function decodeM4a(buf: Uint8Array): Promise<Pcm16Audio> {
   // MP4 files often keep their index (moov) at the end, which a pipe cannot seek to: use a temp file.
   const dir = await mkdtemp(join(tmpdir(), 'voxctl-m4a-'));
   try {

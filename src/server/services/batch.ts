@@ -1,7 +1,7 @@
 import type { Db } from '../storage/db.js';
 import type { BatchCreated, BatchItem } from '../../shared/schemas/tts.js';
-import { DomainError, validationFailed } from '../../shared/errors.js';
-import { resolveVoice } from './synthesis.js';
+import { validationFailed } from '../../shared/errors.js';
+import { speakerVoice } from './synthesis.js';
 import { assertValidText } from '../../shared/text-rules.js';
 import { assertActiveSubscription } from './users.js';
 import { enqueueJob, newJobId } from './jobs.js';
@@ -17,7 +17,7 @@ export async function validateBatchItems(db: Db, items: BatchItem[]): Promise<vo
   if (items.length > MAX_BATCH_ITEMS) throw validationFailed(`Batch exceeds maximum of ${MAX_BATCH_ITEMS} items`);
   items.forEach((it, i) => assertValidText(it.text, `Item ${i}: `));
   for (const it of items) {
-    if (!(await resolveVoice(db, it.speaker_id))) throw new DomainError('speaker_not_found', `Speaker not found: ${it.speaker_id}`);
+    await speakerVoice(db, it.speaker_id);
   }
 }
 

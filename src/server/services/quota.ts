@@ -37,6 +37,9 @@ export async function reserveCharacters(db: Db, opts: { userId: string; characte
   });
 }
 
+/** Gives back characters reserved for work that failed or was cancelled (refundCharacters in production). */
+export type RefundFn = (db: Db, r: { userId: string; period: string; characters: number }) => Promise<void>;
+
 /** Gives back characters of a reservation whose work failed (to the period they were taken from). */
 export async function refundCharacters(db: Db, opts: { userId: string; period: string; characters: number }): Promise<void> {
   if (opts.characters > 0) await subtractCharactersUsed(db, opts.userId, opts.period, opts.characters);

@@ -3,25 +3,31 @@ import type { Db } from '../storage/db.js';
 import type { TtsPool, VoiceBinding } from '../engines/tts/types.js';
 import type { AudioRow } from '../storage/repositories/audio.js';
 import { resamplePcm16 } from '../audio/resample.js';
+import type { Pcm16Audio } from '../audio/wav.js';
 import { DomainError } from '../../shared/errors.js';
 import { assertValidText, codePoints } from '../../shared/text-rules.js';
-import { findSpeaker, speakerBinding } from './speakers.js';
+import { findSpeaker, speakerBinding, SPEAKER_NOT_FOUND } from './speakers.js';
 import { releaseReservation, reserveDurably, settleReservation } from './reservations.js';
 import { assertActiveSubscription } from './users.js';
 import { wavInput, writeAudioOnly, type AudioBlobStore } from './audio-store.js';
 import { insertAudio } from '../storage/repositories/audio.js';
 
-/** The voice a catalogue speaker is bound to, or undefined for an unknown id. */
-export async function resolveVoice(db: Db, speakerId: string): Promise<VoiceBinding | undefined> {
+/**
+ * The voice a catalogue speaker is bound to; an unknown id is the DomainError `speaker_not_found` with
+ * `message` (default `Speaker not found: {id}`, the batch and evaluation form; the single synthesis says
+ * `Speaker not found`).
+ */
+export async function speakerVoice(db: Db, speakerId: string, message = `${SPEAKER_NOT_FOUND}: ${speakerId}`): Promise<VoiceBinding> {
   const speaker = await findSpeaker(db, speakerId);
-  return speaker ? speakerBinding(speaker) : undefined;
+  if (!speaker) throw new DomainError('speaker_not_found', message);
+  return speakerBinding(speaker);
 }
 
 /** Runs the pool and resamples to `sampleRate` when asked (a proper resampler, never sample dropping). */
 export async function renderSpeech(
   tts: TtsPool,
   input: { text: string; voice: VoiceBinding; sampleRate?: number | null },
-): Promise<{ pcm: Int16Array; sampleRate: number }> {
+): Promise<Pcm16Audio> {
   const out = await tts.synthesize(input.text, input.voice);
   if (out.pcm.length === 0) throw new Error('Synthesis produced no audio');
   if (!input.sampleRate || input.sampleRate === out.sampleRate) return out;
@@ -48,8 +54,7 @@ export async function synthesizeForUser(
   input: { userId: string; speakerId: string; text: string; sampleRate?: number },
 ): Promise<{ audio: AudioRow; characters: number }> {
   assertValidText(input.text);
-  const voice = await resolveVoice(deps.db, input.speakerId);
-  if (!voice) throw new DomainError('speaker_not_found', 'Speaker not found');
+  const voice = await speakerVoice(deps.db, input.speakerId, SPEAKER_NOT_FOUND);
   await assertActiveSubscription(deps.db, input.userId);
   const characters = codePoints(input.text);
   const reservation = await reserveDurably(deps.db, { userId: input.userId, characters, now: deps.clock.now(), ...(deps.instanceId ? { owner: deps.instanceId } : {}) });

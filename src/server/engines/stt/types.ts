@@ -1,11 +1,10 @@
+import type { Pcm16Audio } from '../../audio/wav.js';
 import type { SttErrorCode } from '../../../shared/schemas/stt.js';
 
 export type { SttErrorCode } from '../../../shared/schemas/stt.js';
 
 /** Decoded input of one transcription: mono PCM16 at its own rate, and the same samples as a WAV file. */
-export interface SttAudio {
-  pcm: Int16Array;
-  sampleRate: number;
+export interface SttAudio extends Pcm16Audio {
   durationSeconds: number;
   /** 16-bit mono WAV of `pcm` at `sampleRate` (what most vendors are sent). */
   wav: Buffer;

@@ -5,7 +5,8 @@
  */
 import EspeakFactory from '@echogarden/espeak-ng-emscripten';
 import { TtsError } from './errors.js';
-import type { SynthesisResult, TtsEngine, VoiceBinding } from './types.js';
+import type { Pcm16Audio } from '../../audio/wav.js';
+import type { TtsEngine, VoiceBinding } from './types.js';
 
 /** eSpeak NG's output rate. */
 export const ESPEAK_SAMPLE_RATE = 22050;
@@ -82,7 +83,7 @@ export function createEspeakEngine(): TtsEngine & { load(): Promise<void> } {
     async load() {
       await load();
     },
-    async synthesize(text: string, voice: VoiceBinding): Promise<SynthesisResult> {
+    async synthesize(text: string, voice: VoiceBinding): Promise<Pcm16Audio> {
       if (!VOICE_ID.test(voice.voice)) throw new TtsError('invalid_voice', `Unknown eSpeak voice: ${voice.voice}`);
       if (voice.variant !== undefined && !VARIANT_ID.test(voice.variant)) {
         throw new TtsError('invalid_voice', `Unknown eSpeak variant: ${voice.variant}`);

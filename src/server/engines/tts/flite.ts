@@ -10,10 +10,10 @@ import { devNull, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import type { WASI as WasiClass } from 'node:wasi';
-import { decodeWavToPcm16 } from '../../audio/wav.js';
+import { decodeWavToPcm16, type Pcm16Audio } from '../../audio/wav.js';
 import { resamplePcm16 } from '../../audio/resample.js';
 import { TtsError } from './errors.js';
-import type { SynthesisResult, TtsEngine, VoiceBinding } from './types.js';
+import type { TtsEngine, VoiceBinding } from './types.js';
 
 /** The WebAssembly API (the project's `lib` has no DOM types, where its declarations live). */
 interface WasmApi {
@@ -89,7 +89,7 @@ export function createFliteEngine(options: FliteEngineOptions = {}): TtsEngine &
     async load() {
       await load();
     },
-    async synthesize(text: string, voice: VoiceBinding): Promise<SynthesisResult> {
+    async synthesize(text: string, voice: VoiceBinding): Promise<Pcm16Audio> {
       const spec = FLITE_VOICE_SPECS[voice.voice];
       if (!spec || !Object.hasOwn(FLITE_VOICE_SPECS, voice.voice)) {
         throw new TtsError('invalid_voice', `Unknown Flite voice: ${voice.voice}`);

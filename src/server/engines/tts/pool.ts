@@ -11,7 +11,8 @@ import { Worker } from 'node:worker_threads';
 import { TtsError } from './errors.js';
 import type { SynthesizeRequest, WorkerReply } from './protocol.js';
 import { MAX_PIECE_CHARS, PAUSE_MS, groupPieces, joinPcm, splitSentences } from './sentences.js';
-import type { SynthesisResult, TtsEngineName, TtsPool, VoiceBinding } from './types.js';
+import type { Pcm16Audio } from '../../audio/wav.js';
+import type { TtsEngineName, TtsPool, VoiceBinding } from './types.js';
 
 /** Options of `createTtsPool`. */
 export interface TtsPoolOptions {
@@ -47,7 +48,7 @@ interface Task {
   voice: VoiceBinding;
   attempt: number;
   group: { failed: boolean };
-  resolve(result: SynthesisResult): void;
+  resolve(result: Pcm16Audio): void;
   reject(err: Error): void;
 }
 
@@ -219,8 +220,8 @@ export function createTtsPool(options: TtsPoolOptions = {}): TtsWorkerPool {
     }
   }
 
-  function run(text: string, voice: VoiceBinding, group: { failed: boolean }): Promise<SynthesisResult> {
-    return new Promise<SynthesisResult>((resolve, reject) => {
+  function run(text: string, voice: VoiceBinding, group: { failed: boolean }): Promise<Pcm16Audio> {
+    return new Promise<Pcm16Audio>((resolve, reject) => {
       if (closed) {
         reject(new TtsError('pool_closed', 'The speech engine pool is closed'));
         return;
@@ -239,12 +240,12 @@ export function createTtsPool(options: TtsPoolOptions = {}): TtsWorkerPool {
   for (let i = 0; i < size; i++) spawn();
 
   return {
-    async synthesize(text: string, voice: VoiceBinding): Promise<SynthesisResult> {
+    async synthesize(text: string, voice: VoiceBinding): Promise<Pcm16Audio> {
       const sentences = splitSentences(text, { maxChars: maxPieceChars });
       const pieces = sentences.length > 0 ? groupPieces(sentences, { parts: size * 3, maxChars: maxPieceChars }) : [text];
       const group = { failed: false };
       const results = await Promise.all(pieces.map((p) => run(p, voice, group)));
-      const sampleRate = (results[0] as SynthesisResult).sampleRate;
+      const sampleRate = (results[0] as Pcm16Audio).sampleRate;
       if (results.some((r) => r.sampleRate !== sampleRate)) {
         throw new TtsError('engine_error', 'Pieces of one text came back at different sample rates');
       }

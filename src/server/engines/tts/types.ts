@@ -1,3 +1,5 @@
+import type { Pcm16Audio } from '../../audio/wav.js';
+
 /** Which engine a catalogue speaker is bound to. */
 export type TtsEngineName = 'flite' | 'espeak';
 
@@ -16,22 +18,17 @@ export interface VoiceBinding {
   rate: number;
 }
 
-/** Mono 16-bit PCM at the engine's native rate. */
-export interface SynthesisResult {
-  pcm: Int16Array;
-  sampleRate: number;
-}
 
 /** One speech engine (runs inside a worker thread). */
 export interface TtsEngine {
   readonly name: TtsEngineName;
-  synthesize(text: string, voice: VoiceBinding): Promise<SynthesisResult>;
+  synthesize(text: string, voice: VoiceBinding): Promise<Pcm16Audio>;
 }
 
 /** What the service uses: the worker pool in front of the engines. */
 export interface TtsPool {
   /** Synthesises `text` (split at sentence boundaries, pieces in parallel) with `voice`. */
-  synthesize(text: string, voice: VoiceBinding): Promise<SynthesisResult>;
+  synthesize(text: string, voice: VoiceBinding): Promise<Pcm16Audio>;
   /** `ok` when every engine loaded in the workers. */
   status(): 'ok' | 'unavailable';
   close(): Promise<void>;

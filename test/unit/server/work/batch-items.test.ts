@@ -8,16 +8,16 @@ import { enqueueJob } from '../../../../src/server/services/jobs.js';
 import { billingPeriod, refundCharacters } from '../../../../src/server/services/quota.js';
 import { getCharactersUsed } from '../../../../src/server/storage/repositories/usage.js';
 import { getJob, listJobItems } from '../../../../src/server/storage/repositories/jobs.js';
-import { createJobRunner, type JobRunnerDeps } from '../../../../src/server/jobs/runner.js';
-import { claimItems, itemAudioId } from '../../../../src/server/jobs/queue.js';
-import { renderSpeech, resolveVoice } from '../../../../src/server/services/synthesis.js';
+import { createWorkLoop } from '../../../../src/server/work/loop.js';
+import { batchItemsKind, claimItems, itemAudioId, type BatchItemsDeps } from '../../../../src/server/work/batch-items.js';
+import { renderSpeech, speakerVoice } from '../../../../src/server/services/synthesis.js';
 import { createTtsPool } from '../../../../src/server/engines/tts/pool.js';
 import type { TtsPool } from '../../../../src/server/engines/tts/types.js';
 import { systemClock } from '../../../../src/server/clock.js';
 import { fliteSpeaker } from '../../../helpers/audio-jobs.js';
 import { TEST_LEASE, dataDirBlobs, soloWork } from '../../../helpers/work.js';
 
-describe('job runner over the SQLite queue (real engines)', () => {
+describe('batch items on the claim loop over the SQLite queue (real engines)', () => {
   let pool: TtsPool;
   let dir: string;
   let db: Db;
@@ -41,17 +41,19 @@ describe('job runner over the SQLite queue (real engines)', () => {
   const used = () => getCharactersUsed(db, userId, billingPeriod(new Date()).start);
   const queue = (texts: string[]) =>
     db.transaction(() => enqueueJob(db, { userId, items: texts.map((text) => ({ speakerId: speaker, text })), sampleRate: null, now: new Date() }));
-  const runner = (over: Partial<JobRunnerDeps> = {}) =>
-    createJobRunner({
-      db,
-      blobs: dataDirBlobs(dir),
-      work: soloWork(),
-      clock: systemClock,
-      concurrency: 4,
-      refund: refundCharacters,
-      render: async (it) => renderSpeech(pool, { text: it.text, voice: (await resolveVoice(db, it.speakerId))!, sampleRate: it.sampleRate }),
-      ...over,
-    });
+  const runner = (over: Partial<BatchItemsDeps> = {}) =>
+    createWorkLoop(
+      batchItemsKind({
+        db,
+        blobs: dataDirBlobs(dir),
+        clock: systemClock,
+        capacity: 4,
+        refund: refundCharacters,
+        render: async (it) => renderSpeech(pool, { text: it.text, voice: await speakerVoice(db, it.speakerId), sampleRate: it.sampleRate }),
+        ...over,
+      }),
+      { db, clock: systemClock, work: soloWork() },
+    );
 
   it('processes queued items FIFO into one file each and completes the job', async () => {
     const job = await queue(['One.', 'Two.', 'Three.', 'Four.', 'Five.']);
@@ -66,16 +68,16 @@ describe('job runner over the SQLite queue (real engines)', () => {
     await r.stop();
   });
 
-  it('wakes on new work without polling and keeps at most `concurrency` items in flight', async () => {
+  it('wakes on new work without polling and keeps at most `capacity` items in flight', async () => {
     let inFlight = 0;
     let peak = 0;
     const r = runner({
-      concurrency: 3,
+      capacity: 3,
       render: async (it) => {
         inFlight++;
         peak = Math.max(peak, inFlight);
         try {
-          return await renderSpeech(pool, { text: it.text, voice: (await resolveVoice(db, it.speakerId))!, sampleRate: null });
+          return await renderSpeech(pool, { text: it.text, voice: await speakerVoice(db, it.speakerId), sampleRate: null });
         } finally {
           inFlight--;
         }
@@ -98,7 +100,7 @@ describe('job runner over the SQLite queue (real engines)', () => {
     const r = runner({
       render: async (it) => {
         if (it.text.startsWith('Bad')) throw new Error('voice refused');
-        return renderSpeech(pool, { text: it.text, voice: (await resolveVoice(db, it.speakerId))!, sampleRate: null });
+        return renderSpeech(pool, { text: it.text, voice: await speakerVoice(db, it.speakerId), sampleRate: null });
       },
     });
     await r.start();
@@ -137,7 +139,7 @@ describe('job runner over the SQLite queue (real engines)', () => {
     let release!: () => void;
     const gate = new Promise<void>((resolve) => (release = resolve));
     const r = runner({
-      concurrency: 2,
+      capacity: 2,
       render: async (it) => {
         await gate;
         throw new Error(`pool closed before ${it.text}`);

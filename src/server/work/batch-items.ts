@@ -1,11 +1,19 @@
+/**
+ * Batch items (DESIGN §4.8, §4.9) as a kind of background work: each `job_items` row is synthesised into
+ * one file with a fixed id, recorded with the item in one transaction, or failed with its characters
+ * refunded in the same transaction.
+ */
 import type { Db } from '../storage/db.js';
+import type { TtsPool } from '../engines/tts/types.js';
+import type { Pcm16Audio } from '../audio/wav.js';
 import { insertAudio, type AudioRow } from '../storage/repositories/audio.js';
 import { claimPendingItems, finishItem, requeueProcessingItems, type ClaimedItem } from '../storage/repositories/jobs.js';
-import { recoverAudioStore, type AudioBlobStore } from '../services/audio-store.js';
+import { recoverAudioStore, wavInput, writeAudioOnly, type AudioBlobStore } from '../services/audio-store.js';
+import { renderSpeech, speakerVoice } from '../services/synthesis.js';
+import type { RefundFn } from '../services/quota.js';
 import type { Lease } from '../storage/repositories/leases.js';
-
-/** Gives back the characters reserved for an item that failed (quota.refundCharacters in production). */
-export type RefundFn = (db: Db, r: { userId: string; period: string; characters: number }) => Promise<void>;
+import type { Clock } from '../clock.js';
+import type { WorkKind } from './kind.js';
 
 /**
  * The audio id of a job item, derived from the job and index: a re-run after a crash writes the very
@@ -58,4 +66,48 @@ export async function failItem(db: Db, item: ClaimedItem, error: string, now: Da
     await refund(db, { userId: item.user_id, period: item.period, characters: item.characters });
     return true;
   });
+}
+
+/** Synthesises one item: resolves the speaker's voice, runs the engine, resamples to `sampleRate` when set. */
+export type RenderItem = (item: { speakerId: string; text: string; sampleRate: number | null }) => Promise<Pcm16Audio>;
+
+/** The speaker's voice through the pool (production's `RenderItem`); an unknown speaker is `speaker_not_found`. */
+export function renderItemWith(db: Db, tts: () => TtsPool): RenderItem {
+  return async (item) => renderSpeech(tts(), { text: item.text, voice: await speakerVoice(db, item.speakerId), sampleRate: item.sampleRate });
+}
+
+/** Collaborators of the batch-items kind (tests give their own `render`). */
+export interface BatchItemsDeps {
+  db: Db;
+  blobs: AudioBlobStore;
+  clock: Clock;
+  render: RenderItem;
+  refund: RefundFn;
+  /** Items in flight at once; about twice the pool's workers keeps every worker busy. */
+  capacity: number;
+}
+
+/** The kind of `job_items`: synthesise, store the file, record it with the item (or fail and refund). */
+export function batchItemsKind(deps: BatchItemsDeps): WorkKind<ClaimedItem, AudioRow> {
+  const { db } = deps;
+  return {
+    table: 'job_items',
+    capacity: deps.capacity,
+    failure: { code: 'synthesis_failed', prefix: 'Synthesis failed' },
+    async recover() {
+      await recoverQueue(db, deps.blobs);
+    },
+    claim: (limit, now, lease) => claimItems(db, limit, now, lease),
+    async perform(item, ctx) {
+      const out = await deps.render({ speakerId: item.speaker_id, text: item.text, sampleRate: item.sample_rate });
+      if (out.pcm.length === 0) throw new Error('Synthesis produced no audio');
+      return writeAudioOnly(deps.blobs, wavInput(out.pcm, out.sampleRate, { id: itemAudioId(item.job_id, item.idx), userId: item.user_id, kind: 'tts', now: ctx.now() }));
+    },
+    async complete(item, audio, ctx) {
+      await completeItem(db, item, audio, ctx.now(), ctx.owner);
+    },
+    async fail(item, failure, ctx) {
+      await failItem(db, item, failure.message, ctx.now(), deps.refund, ctx.owner);
+    },
+  };
 }

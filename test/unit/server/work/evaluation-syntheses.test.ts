@@ -9,7 +9,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { openSqliteDatabase, type Db } from '../../../../src/server/storage/db.js';
 import { createUserWithKey } from '../../../../src/server/services/users.js';
 import { refundCharacters } from '../../../../src/server/services/quota.js';
-import { renderSpeech, resolveVoice } from '../../../../src/server/services/synthesis.js';
+import { renderSpeech, speakerVoice } from '../../../../src/server/services/synthesis.js';
 import { createTtsPool } from '../../../../src/server/engines/tts/pool.js';
 import type { TtsPool } from '../../../../src/server/engines/tts/types.js';
 import { ConcurrencyLimit } from '../../../../src/server/engines/stt/limit.js';
@@ -19,7 +19,8 @@ import { systemClock } from '../../../../src/server/clock.js';
 import { createEvaluation } from '../../../../src/server/evaluations/create.js';
 import { readCorpusForEvaluation } from '../../../../src/server/evaluations/corpus-reader.js';
 import { cancelEvaluationFor } from '../../../../src/server/evaluations/service.js';
-import { createEvaluationRunner, type EvaluationRunner } from '../../../../src/server/evaluations/runner.js';
+import { evaluationSynthesesKind } from '../../../../src/server/work/evaluation-syntheses.js';
+import { createWorkLoop, type WorkLoop } from '../../../../src/server/work/loop.js';
 import { getEvaluation } from '../../../../src/server/storage/repositories/evaluations.js';
 import { fliteSpeaker } from '../../../helpers/audio-jobs.js';
 import { dataDirBlobs, soloWork } from '../../../helpers/work.js';
@@ -30,7 +31,7 @@ describe('evaluation runner', () => {
   let db: Db;
   let userId: string;
   let speakers: string[];
-  let runners: EvaluationRunner[];
+  let runners: WorkLoop[];
   beforeAll(() => {
     pool = createTtsPool({ size: 2 });
   });
@@ -70,23 +71,22 @@ describe('evaluation runner', () => {
     return { state, transcribe };
   }
 
-  async function runner(transcribe: ReturnType<typeof vendor>['transcribe'], syntheses: { count: number }): Promise<EvaluationRunner> {
+  async function runner(transcribe: ReturnType<typeof vendor>['transcribe'], syntheses: { count: number }): Promise<WorkLoop> {
     const limits = new Map<string, ConcurrencyLimit>();
-    const r = createEvaluationRunner({
+    const kind = evaluationSynthesesKind({
       db,
       blobs: dataDirBlobs(dir),
-      work: soloWork(),
-      clock: systemClock,
-      lookahead: 3,
+      capacity: 3,
       async synthesize(speakerId, text) {
         syntheses.count++;
         if (text.includes('FAIL')) throw new Error('engine crashed');
-        return renderSpeech(pool, { text, voice: (await resolveVoice(db, speakerId))! });
+        return renderSpeech(pool, { text, voice: await speakerVoice(db, speakerId) });
       },
       transcribe,
       limitFor: (p) => limits.get(p) ?? limits.set(p, new ConcurrencyLimit(2)).get(p)!,
       refund: refundCharacters,
     });
+    const r = createWorkLoop(kind, { db, clock: systemClock, work: soloWork() });
     runners.push(r);
     await r.start();
     return r;

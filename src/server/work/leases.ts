@@ -16,7 +16,7 @@ export interface WorkSharing {
   pollMs: number;
 }
 
-/** Keeps one runner's leases alive and its queue watched. */
+/** Keeps one work loop's leases alive and its queue watched. */
 export interface LeaseKeeper {
   /** The lease a claim made now takes. */
   lease(): Lease;

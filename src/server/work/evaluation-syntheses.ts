@@ -1,0 +1,282 @@
+/**
+ * Evaluation syntheses (DESIGN §8.2) as a kind of background work, a pipeline: each text × speaker is
+ * synthesised once, every condition is derived from that audio and written to a file with a fixed id,
+ * then each provider hears each conditioned audio under its own concurrency limit. A few syntheses run
+ * ahead of the recognisers (the kind's capacity), so the CPU-bound recogniser never waits for speech.
+ * Every result is committed as it arrives; a crash loses only the requests in flight, and a restart
+ * reads the conditioned audio back and asks only for the utterances not yet stored. A corpus evaluation
+ * (DESIGN §10.5) takes each item's recording from the audio store instead of synthesising it.
+ */
+import { createHash } from 'node:crypto';
+import type { Db } from '../storage/db.js';
+import { parseCondition, type AudioCondition } from '../../shared/conditions.js';
+import type { NormalizerName } from '../../shared/normalizers/index.js';
+import type { SttResult } from '../../shared/schemas/stt.js';
+import { applyCondition } from '../audio/conditions.js';
+import { decodeWavToPcm16, type Pcm16Audio } from '../audio/wav.js';
+import type { SttAudio } from '../engines/stt/types.js';
+import type { ConcurrencyLimit } from '../engines/stt/limit.js';
+import { getAudio, insertAudio, type AudioRow } from '../storage/repositories/audio.js';
+import {
+  claimPendingSyntheses,
+  evaluationStatus,
+  evaluationsReadyToFinish,
+  finishSynthesis,
+  hasOpenSyntheses,
+  getEvaluation,
+  insertUtterance,
+  listCorpusItemAudio,
+  listEvaluationSpeakers,
+  listEvaluationTexts,
+  markSynthesized,
+  requeueProcessingSyntheses,
+  storedUtteranceSlots,
+  type ClaimedSynthesis,
+  type EvaluationSpeakerRow,
+  type UtteranceRecord,
+} from '../storage/repositories/evaluations.js';
+import { readAudioBytes, wavInput, writeAudioOnly, type AudioBlobStore } from '../services/audio-store.js';
+import type { RefundFn } from '../services/quota.js';
+import { conditionedAudioId, evaluationLists } from '../evaluations/views.js';
+import { failedResult, scoreResult, type UtteranceResult } from '../evaluations/scoring.js';
+import { finishEvaluationNow } from '../evaluations/finish.js';
+import { SYNTHESIS_FAILED } from '../evaluations/summary.js';
+import { DomainError } from '../../shared/errors.js';
+import type { WorkContext, WorkFailure, WorkKind } from './kind.js';
+
+/** Everything the kind works with, passed in (tests and the benchmark give their own). */
+export interface EvaluationSynthesesDeps {
+  db: Db;
+  blobs: AudioBlobStore;
+  /** Synthesises a text with a catalogue speaker's voice (the TTS pool in production). */
+  synthesize(speakerId: string, text: string): Promise<Pcm16Audio>;
+  /** Calls one provider under its timeout; never throws (failures are results with an `error`). */
+  transcribe(provider: string, audio: SttAudio, signal: AbortSignal): Promise<SttResult>;
+  /** The concurrency limit shared by every request to `provider`'s adapter. */
+  limitFor(provider: string): ConcurrencyLimit;
+  refund: RefundFn;
+  /** Syntheses in flight at once, each with its recognitions. */
+  capacity: number;
+}
+
+/** What the runner keeps of an evaluation while its syntheses are in flight. */
+interface EvaluationContext {
+  id: string;
+  userId: string;
+  texts: string[];
+  speakers: EvaluationSpeakerRow[];
+  providers: string[];
+  conditions: AudioCondition[];
+  normalizer: NormalizerName;
+  seed: number;
+  /** A corpus evaluation (DESIGN §10.5): the recording of each item, by index; nothing is synthesised. */
+  recordings?: Map<number, string>;
+}
+
+/** A context shared by the syntheses of one evaluation in flight; loaded once, dropped with the last user. */
+interface ContextEntry {
+  ctx: Promise<EvaluationContext | undefined>;
+  users: number;
+}
+
+/** The seed of one conditioned audio, derived from the evaluation's seed and the utterance's place. */
+export function utteranceSeed(seed: number, t: number, s: number, c: number): number {
+  return createHash('sha256').update(`${seed}:${t}:${s}:${c}`).digest().readUInt32LE(0);
+}
+
+/** A claimed synthesis made ready: its evaluation, the utterances still missing and their audio. */
+export interface PreparedSynthesis {
+  ctx: EvaluationContext;
+  missing: { c: number; p: number }[];
+  audios: Map<number, SttAudio>;
+}
+
+/** The kind of `evaluation_syntheses` (DESIGN §8.2); run it with `createWorkLoop`. */
+export function evaluationSynthesesKind(deps: EvaluationSynthesesDeps): WorkKind<ClaimedSynthesis, PreparedSynthesis | undefined> {
+  const { db } = deps;
+  const contexts = new Map<string, ContextEntry>();
+
+  async function load(id: string): Promise<EvaluationContext | undefined> {
+    const row = await getEvaluation(db, id);
+    if (!row) return undefined;
+    const lists = evaluationLists(row);
+    return {
+      id,
+      userId: row.user_id,
+      texts: await listEvaluationTexts(db, id),
+      speakers: await listEvaluationSpeakers(db, id),
+      providers: lists.providers,
+      conditions: lists.conditions.map(parseCondition),
+      normalizer: row.normalizer as NormalizerName,
+      seed: row.seed,
+      ...(row.corpus_id !== null ? { recordings: await listCorpusItemAudio(db, id) } : {}),
+    };
+  }
+
+  /** The decoded recording of a corpus item (16-bit WAV at its own rate, stored at upload). */
+  async function recording(audioId: string | undefined): Promise<Pcm16Audio> {
+    const row = audioId === undefined ? undefined : await getAudio(db, audioId);
+    const bytes = row ? await readAudioBytes(deps.blobs, row) : undefined;
+    // Its own message on the item's utterances (a DomainError keeps it), not "Synthesis failed".
+    if (!bytes) throw new DomainError('audio_not_found', 'Recording could not be read: it is no longer stored');
+    return decodeWavToPcm16(bytes);
+  }
+
+  /** The evaluation's context; the entry is taken synchronously, so concurrent syntheses share one load. */
+  function acquire(id: string): ContextEntry {
+    let entry = contexts.get(id);
+    if (!entry) contexts.set(id, (entry = { ctx: load(id), users: 0 }));
+    entry.users++;
+    return entry;
+  }
+
+  function release(id: string, entry: ContextEntry): void {
+    if (--entry.users === 0 && contexts.get(id) === entry) contexts.delete(id);
+  }
+
+  const running = async (id: string, work: WorkContext) => !work.stopping() && (await evaluationStatus(db, id)) === 'processing';
+
+  /** The utterance row of a result: key, audio and the result columns. */
+  const record = (claim: ClaimedSynthesis, c: number, p: number, result: UtteranceResult, audioId: string | null): UtteranceRecord => ({
+    evaluation_id: claim.evaluationId,
+    text_index: claim.textIndex,
+    speaker_index: claim.speakerIndex,
+    condition_index: c,
+    provider_index: p,
+    audio_id: audioId,
+    ...result,
+  });
+
+  /** Synthesises once, derives and stores every condition's audio, then marks the synthesis synthesised. */
+  async function produce(ctx: EvaluationContext, claim: ClaimedSynthesis, work: WorkContext): Promise<Map<number, SttAudio>> {
+    const speech = ctx.recordings
+      ? await recording(ctx.recordings.get(claim.textIndex))
+      : await deps.synthesize(ctx.speakers[claim.speakerIndex]!.speaker_id, ctx.texts[claim.textIndex]!);
+    if (speech.pcm.length === 0) throw new Error('Synthesis produced no audio');
+    const audios = new Map<number, SttAudio>();
+    const rows: AudioRow[] = [];
+    for (let c = 0; c < ctx.conditions.length; c++) {
+      const seed = utteranceSeed(ctx.seed, claim.textIndex, claim.speakerIndex, c);
+      const out = await applyCondition(speech, ctx.conditions[c]!, { seed });
+      const id = conditionedAudioId(ctx.id, claim.textIndex, claim.speakerIndex, c);
+      const input = wavInput(out.pcm, out.sampleRate, { id, userId: ctx.userId, kind: 'tts', now: work.now() });
+      rows.push(await writeAudioOnly(deps.blobs, input));
+      audios.set(c, { pcm: out.pcm, sampleRate: out.sampleRate, durationSeconds: input.durationSeconds, wav: Buffer.from(input.bytes) });
+    }
+    // The files are written above: this body only touches the database, as a re-run on PostgreSQL requires.
+    await db.transaction(async () => {
+      for (const row of rows) if (!(await getAudio(db, row.id))) await insertAudio(db, row);
+      await markSynthesized(db, claim);
+    });
+    return audios;
+  }
+
+  /** The stored conditioned audio of a resumed synthesis, or undefined when a file is missing. */
+  async function reload(ctx: EvaluationContext, claim: ClaimedSynthesis, conditions: Set<number>): Promise<Map<number, SttAudio> | undefined> {
+    const audios = new Map<number, SttAudio>();
+    for (const c of conditions) {
+      const row = await getAudio(db, conditionedAudioId(ctx.id, claim.textIndex, claim.speakerIndex, c));
+      const bytes = row ? await readAudioBytes(deps.blobs, row).catch(() => undefined) : undefined;
+      if (!row || !bytes) return undefined;
+      let decoded;
+      try {
+        decoded = decodeWavToPcm16(bytes);
+      } catch {
+        return undefined; // damaged on disk: synthesise again (same ids, same files)
+      }
+      audios.set(c, { pcm: decoded.pcm, sampleRate: decoded.sampleRate, durationSeconds: row.duration_seconds, wav: bytes });
+    }
+    return audios;
+  }
+
+  /** One provider on one conditioned audio, scored and committed; nothing is stored once stopped or cancelled. */
+  async function recognise(ctx: EvaluationContext, claim: ClaimedSynthesis, c: number, p: number, audio: SttAudio, work: WorkContext): Promise<void> {
+    const provider = ctx.providers[p]!;
+    const result = await deps
+      .limitFor(provider)
+      .run(async () => ((await running(ctx.id, work)) ? deps.transcribe(provider, audio, work.signal) : undefined), work.signal)
+      .catch(() => undefined);
+    if (!result || work.stopping()) return;
+    let scored: UtteranceResult;
+    try {
+      scored = scoreResult(ctx.texts[claim.textIndex]!, result, ctx.normalizer);
+    } catch (err) {
+      scored = failedResult({ code: 'upstream_error', message: `Transcript could not be scored: ${(err as Error).message}` }, result.latency_ms);
+    }
+    const audioId = conditionedAudioId(ctx.id, claim.textIndex, claim.speakerIndex, c);
+    await insertUtterance(db, record(claim, c, p, scored, audioId));
+  }
+
+  /** The utterances of a claim not stored yet (a resumed synthesis has some). */
+  async function missingOf(ctx: EvaluationContext, claim: ClaimedSynthesis): Promise<{ c: number; p: number }[]> {
+    const stored = await storedUtteranceSlots(db, claim, ctx.providers.length);
+    const missing: { c: number; p: number }[] = [];
+    for (let c = 0; c < ctx.conditions.length; c++) {
+      for (let p = 0; p < ctx.providers.length; p++) if (!stored.has(c * ctx.providers.length + p)) missing.push({ c, p });
+    }
+    return missing;
+  }
+
+  // What `fail` needs of a claim whose audio could not be made: known once the claim is prepared.
+  const failing = new Map<ClaimedSynthesis, { ctx: EvaluationContext; missing: { c: number; p: number }[] }>();
+
+  return {
+    table: 'evaluation_syntheses',
+    capacity: deps.capacity,
+    failure: { code: SYNTHESIS_FAILED, prefix: 'Synthesis failed' },
+    async recover() {
+      await requeueProcessingSyntheses(db);
+    },
+    async resume(work) {
+      // A crash between the last result and the summary: summarise now.
+      for (const id of await evaluationsReadyToFinish(db)) await finishEvaluationNow(db, id, work.now());
+    },
+    claim: (limit, now, lease) => claimPendingSyntheses(db, limit, now.toISOString(), lease),
+
+    /** Loads the evaluation, finds the missing utterances and makes (or reads back) their audio. */
+    async perform(claim, work) {
+      // Taken synchronously and released in `settle`: concurrent syntheses of one evaluation share a load.
+      const entry = acquire(claim.evaluationId);
+      const ctx = await entry.ctx;
+      if (!ctx || !(await running(ctx.id, work))) return undefined;
+      const missing = await missingOf(ctx, claim);
+      if (missing.length === 0) return { ctx, missing, audios: new Map() };
+      failing.set(claim, { ctx, missing });
+      let audios: Map<number, SttAudio> | undefined;
+      if (claim.synthesized) audios = await reload(ctx, claim, new Set(missing.map((m) => m.c)));
+      audios ??= await produce(ctx, claim, work);
+      failing.delete(claim);
+      return { ctx, missing, audios };
+    },
+
+    /** Every provider hears every missing conditioned audio; the synthesis is done unless the loop stopped. */
+    async complete(claim, prepared, work) {
+      if (!prepared) return;
+      const { ctx, missing, audios } = prepared;
+      await Promise.all(missing.map((m) => recognise(ctx, claim, m.c, m.p, audios.get(m.c)!, work)));
+      if (work.stopping()) return;
+      await finishSynthesis(db, claim, 'done', work.owner);
+    },
+
+    /** A synthesis that failed: its utterances are recorded as such and its characters refunded, at once. */
+    async fail(claim, failure: WorkFailure, work) {
+      const known = failing.get(claim);
+      // Failed before the utterances were known (the database, not the synthesis): leave it leased.
+      if (!known) throw new Error(`Synthesis ${claim.evaluationId}/${claim.textIndex}/${claim.speakerIndex} could not be prepared: ${failure.message}`);
+      const { message } = failure;
+      await db.transaction(async () => {
+        if (!(await finishSynthesis(db, claim, { error: message }, work.owner))) return;
+        for (const m of known.missing) await insertUtterance(db, record(claim, m.c, m.p, failedResult({ code: SYNTHESIS_FAILED, message }, null), null));
+        if (!claim.synthesized) await deps.refund(db, { userId: claim.userId, period: claim.period, characters: claim.characters });
+      });
+    },
+
+    /** Drops the evaluation's context with its last claim, and ends the evaluation when nothing is left open. */
+    async settle(claim, work) {
+      failing.delete(claim);
+      const entry = contexts.get(claim.evaluationId);
+      if (entry) release(claim.evaluationId, entry);
+      if (!work.stopping() && !(await hasOpenSyntheses(db, claim.evaluationId))) await finishEvaluationNow(db, claim.evaluationId, work.now());
+    },
+  };
+}

@@ -1,0 +1,99 @@
+/**
+ * The background work of the service, wired from the runtime: one claim loop (loop.ts) per kind of work —
+ * batch items and evaluation syntheses today. A new kind is a `WorkKind` (kind.ts) and a line here.
+ */
+import { availableParallelism } from 'node:os';
+import type { Clock } from '../clock.js';
+import { ConcurrencyLimit } from '../engines/stt/limit.js';
+import type { SttAdapter } from '../engines/stt/types.js';
+import type { SttRegistry } from '../engines/stt/registry.js';
+import type { TtsPool } from '../engines/tts/types.js';
+import type { Logger } from '../logger.js';
+import type { Db } from '../storage/db.js';
+import type { AudioBlobStore } from '../storage/blobs/index.js';
+import { refundCharacters } from '../services/quota.js';
+import { renderSpeech, speakerVoice } from '../services/synthesis.js';
+import { runProvider } from '../services/transcription.js';
+import { batchItemsKind, renderItemWith } from './batch-items.js';
+import { evaluationSynthesesKind } from './evaluation-syntheses.js';
+import type { WorkSharing } from './leases.js';
+import { createWorkLoop, type WorkLoop } from './loop.js';
+
+export type { WorkLoop } from './loop.js';
+export type { WorkSharing } from './leases.js';
+
+/** What background work uses of the runtime, and nothing more. */
+export interface WorkWiring {
+  db: Db;
+  /** Where audio bytes go (the data dir's folder, the database, or S3). */
+  blobs: AudioBlobStore;
+  clock: Clock;
+  /** TTS workers (default: one per core): sets how many claims run at once. */
+  ttsWorkers: number | undefined;
+  /** The TTS pool, read per claim (a test may swap the runtime's pool). */
+  tts(): TtsPool;
+  logger: Logger;
+  /** This instance's part in the shared work queues. */
+  work: WorkSharing;
+}
+
+/** Builds the batch-items loop; the composition root starts it and stops it on close. */
+export function createBatchRunner(w: WorkWiring): WorkLoop {
+  const workers = w.ttsWorkers ?? availableParallelism();
+  const kind = batchItemsKind({
+    db: w.db,
+    blobs: w.blobs,
+    clock: w.clock,
+    capacity: Math.max(2, workers * 2),
+    render: renderItemWith(w.db, w.tts),
+    refund: refundCharacters,
+  });
+  return createWorkLoop(kind, { db: w.db, clock: w.clock, work: w.work, onError: (err) => w.logger.error({ err }, 'voxctl job runner') });
+}
+
+/**
+ * Requests in flight at once to one hosted vendor adapter: enough to hide network latency, few enough
+ * to stay under the free tiers' concurrency caps (answers of `rate_limited` are recorded, not retried).
+ */
+export const VENDOR_CONCURRENCY = 4;
+
+/**
+ * The concurrency limit of each adapter, shared by every provider token bound to it: PocketSphinx is
+ * CPU-bound, so never more recognisers than cores (nor than its configured `max_concurrent`).
+ */
+export function adapterLimits(options: { cores: number; sphinxMax?: number }): (adapter: SttAdapter | undefined) => ConcurrencyLimit {
+  const limits = new Map<SttAdapter | undefined, ConcurrencyLimit>();
+  return (adapter) => {
+    let limit = limits.get(adapter);
+    if (!limit) {
+      const max = adapter?.adapter === 'local-sphinx' ? Math.min(options.cores, options.sphinxMax ?? options.cores) : VENDOR_CONCURRENCY;
+      limits.set(adapter, (limit = new ConcurrencyLimit(max)));
+    }
+    return limit;
+  };
+}
+
+/** What the evaluation loop uses of the runtime: the batch loop's collaborators plus the STT providers. */
+export interface EvaluationWorkWiring extends WorkWiring {
+  stt: SttRegistry;
+  /** `max_concurrent` of local-sphinx in the server config. */
+  sphinxMax: number | undefined;
+}
+
+/** Builds the evaluation loop over its queue of syntheses; the composition root starts it and stops it on close. */
+export function createEvaluationRunner(w: EvaluationWorkWiring): WorkLoop {
+  const workers = w.ttsWorkers ?? availableParallelism();
+  const limitOf = adapterLimits({ cores: availableParallelism(), sphinxMax: w.sphinxMax });
+  const kind = evaluationSynthesesKind({
+    db: w.db,
+    blobs: w.blobs,
+    // A few syntheses ahead of the recognisers keep them busy while the next speech is made.
+    capacity: Math.max(4, workers * 3),
+    synthesize: async (speakerId, text) => renderSpeech(w.tts(), { text, voice: await speakerVoice(w.db, speakerId) }),
+    transcribe: (provider, audio, signal) =>
+      runProvider({ registry: w.stt, signal, logError: (err) => w.logger.error({ err, provider }, 'voxctl evaluation') }, provider, audio, undefined),
+    limitFor: (provider) => limitOf(w.stt.get(provider)?.adapter),
+    refund: refundCharacters,
+  });
+  return createWorkLoop(kind, { db: w.db, clock: w.clock, work: w.work, onError: (err) => w.logger.error({ err }, 'voxctl evaluation runner') });
+}
