@@ -4,8 +4,8 @@
 // pocketsphinx-testdata recordings (each at its own speed, so no two files are alike; ~1 hour of audio),
 // measured against baselines taken in the same run on the same files:
 //   upload   — `voxctl corpus upload DIR` (a tar streamed from the directory, extracted, every file
-//              decoded and stored) vs decoding the same files with the same decoder (ffmpeg to 16-bit
-//              mono WAV) as many at once as the machine has cores — goal ≤ 1.3×; the server's RSS is
+//              decoded and stored) vs decoding the same files with the service's decoder alone
+//              (`decodeAudioFile`, at the service's 2 at a time) — goal ≤ 1.3×; the server's RSS is
 //              sampled every 100 ms during the upload — goal ≤ 300 MB;
 //   evaluate — an evaluation of a seeded sample of BENCH_SAMPLE (default 200) utterances on local-sphinx
 //              (clean) vs pocketsphinx_continuous run directly on the same audio (16 kHz raw, prepared
@@ -27,7 +27,7 @@ const KEY = 'vox_' + 'C'.repeat(40);
 const BIN = new URL('../bin/voxctl.js', import.meta.url).pathname;
 const TESTDATA = '/usr/share/pocketsphinx/test/data';
 const Database = (await import(new URL('../dist/server/storage/sqlite-driver.js', import.meta.url).href)).loadSqliteDriver();
-const { ffmpegPath } = await import(new URL('../dist/server/audio/decode.js', import.meta.url).href);
+const { decodeAudioFile } = await import(new URL('../dist/server/audio/file-decode.js', import.meta.url).href);
 const { decodeWavToPcm16 } = await import(new URL('../dist/server/audio/wav.js', import.meta.url).href);
 const { resamplePcm16 } = await import(new URL('../dist/server/audio/resample.js', import.meta.url).href);
 const { resolveSphinx, sphinxArgs } = await import(new URL('../dist/server/engines/stt/local-sphinx.js', import.meta.url).href);
@@ -131,14 +131,14 @@ function rssMb(pid) {
   return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024;
 }
 
-/** The baseline of the upload: each file decoded by ffmpeg to 16-bit mono WAV, CORES at once. */
+/**
+ * The baseline of the upload: the same files through the service's own decoder (`decodeAudioFile`: ffmpeg
+ * for FLAC, streamed, 48 kHz cap) with the service's concurrency (2 at a time, fewer on one core).
+ */
 async function decodeAlone(files) {
-  const ffmpeg = ffmpegPath();
-  await pool(files, CORES, async (file) => {
-    await run(ffmpeg, ['-hide_banner', '-loglevel', 'error', '-nostdin', '-i', file, '-vn', '-ac', '1', '-acodec', 'pcm_s16le', '-f', 'wav', 'pipe:1'], {
-      encoding: 'buffer',
-      maxBuffer: 1024 * 1024 * 1024,
-    });
+  const limits = { maxBytes: 25 * 1024 * 1024, maxSeconds: 600 };
+  await pool(files, Math.max(1, Math.min(2, CORES)), async (file) => {
+    await decodeAudioFile(file, limits);
   });
 }
 
