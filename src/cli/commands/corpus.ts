@@ -72,6 +72,7 @@ export async function uploadCorpusFrom(
   const total = directory ? listing!.tarBytes : source.size;
   const progress = new UploadProgress(out, `Uploading ${input.name}`, total, () => ctx.clock.now().getTime());
   let sent = 0;
+  let told = false;
   const corpus = await client.uploadCorpus({
     name: input.name,
     // A directory: a tar produced while it is sent; an archive: streamed from disk as it is.
@@ -80,9 +81,15 @@ export async function uploadCorpusFrom(
     onProgress: (bytes) => {
       sent = bytes;
       progress.update(bytes);
+      // The last byte is sent: the service now extracts and decodes every file (minutes for a big corpus).
+      if (bytes >= total && !told && out.stderrTTY) {
+        told = true;
+        progress.update(bytes, true);
+        out.info('Sent; the service is checking and decoding every file…');
+      }
     },
   });
-  progress.update(sent, true);
+  if (!told) progress.update(sent, true);
   return corpus;
 }
 
