@@ -121,7 +121,11 @@ export async function runRequest(ctx: HandlerContext, flags: RunFlags): Promise<
       ...(flags.name !== undefined ? { name: flags.name } : {}),
       corpus_id: flags.corpus,
       ...(flags.groupBy !== undefined ? { group_by: flags.groupBy } : {}),
-      ...(flags.sample !== undefined ? { sample: { size: flags.sample, ...(flags.seed !== undefined ? { seed: flags.seed } : {}) } } : {}),
+      // The seed of a corpus evaluation travels in `sample` (it also seeds noise and the bootstrap): with
+      // --seed alone, a sample as large as any corpus keeps every utterance.
+      ...(flags.sample !== undefined || flags.seed !== undefined
+        ? { sample: { size: flags.sample ?? 20_000, ...(flags.seed !== undefined ? { seed: flags.seed } : {}) } }
+        : {}),
       ...common,
     };
   }
