@@ -3,6 +3,7 @@ import type { Command } from 'commander';
 import type { VoxClient } from '../../client/index.js';
 import type { Corpus, CorpusUtterance } from '../../shared/schemas/corpora.js';
 import type { HandlerContext } from '../context.js';
+import { DomainError } from '../../shared/errors.js';
 import { CliError, ExitCode, usageError } from '../errors.js';
 import type { Column, Output } from '../output.js';
 import { connect } from '../session.js';
@@ -57,9 +58,8 @@ export const defaultCorpusName = (path: string): string =>
   basename(path.replace(/[\\/]+$/, '')).replace(/\.(zip|tar\.gz|tgz|tar)$/i, '') || 'corpus';
 
 /**
- * Checks PATH on this machine before anything is sent — a directory's layout is detected with the
- * service's own rules, so a wrong folder is refused (exit 2, the service's message) before a 2 GB upload
- * starts — then streams it: a directory as a tar made while it is read, an archive as it is.
+ * Streams a prepared PATH (see `prepareUpload`) to the service with byte progress: a directory as a tar
+ * made while it is read (no temporary copy), an archive as it is. Resolves to the corpus view.
  */
 export async function uploadCorpusFrom(
   ctx: HandlerContext,
@@ -108,8 +108,9 @@ export async function prepareUpload(path: string): Promise<PreparedUpload> {
     // The service's own rules: the layout, then every manifest line (transcripts, files present, ids).
     await parseCorpus(listing.files, async (file) => (await readFile(join(source.path, file))).toString('utf8'));
   } catch (e) {
-    // The service's message as is (scripts compare it), where it happened on the next line.
-    throw new CliError((e as Error).message, { exitCode: ExitCode.usage, code: 'validation_failed', hint: `${path}: nothing was uploaded`, cause: e });
+    if (!(e instanceof DomainError)) throw e;
+    // The service's message and code as is (scripts compare them), where it happened on the next line.
+    throw new CliError(e.message, { exitCode: ExitCode.usage, code: e.code, hint: `${path}: nothing was uploaded`, cause: e });
   }
   return { source, listing };
 }
