@@ -10,7 +10,9 @@
 //   evaluate — an evaluation of a seeded sample of BENCH_SAMPLE (default 200) utterances on local-sphinx
 //              (clean) vs pocketsphinx_continuous run directly on the same audio (16 kHz raw, prepared
 //              before the clock starts), as many at once as cores — goal ≤ 1.1×.
-// Prints figures and ratios; asserts nothing about wall time. BENCH_RUNS (default 3) repeats it.
+// Prints figures and ratios — wall time, and CPU seconds (the server's, or this process's reaped children:
+// ffmpeg, PocketSphinx, the CLI), which other tenants of a shared machine do not move; asserts nothing.
+// BENCH_RUNS (default 3) repeats it.
 import { execFile, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
@@ -125,6 +127,16 @@ async function api(server, method, path, json) {
   return body;
 }
 
+/**
+ * CPU seconds of a process and its reaped children (ffmpeg and PocketSphinx run as children): a measure
+ * the other tenants of a shared machine do not move, unlike wall time.
+ */
+function cpuSeconds(pid) {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  // utime, stime, cutime, cstime are fields 14..17 of stat(5); `fields` starts at field 3.
+  return fields.slice(11, 15).reduce((n, v) => n + Number(v), 0) / 100;
+}
+
 /** Resident memory of a process in MB. */
 function rssMb(pid) {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
@@ -152,21 +164,27 @@ async function runOnce(n, corpusDir, files) {
       maxRss = Math.max(maxRss, rssMb(server.pid));
     }, 100);
     const t0 = performance.now();
+    const c0 = cpuSeconds(server.pid) + cpuSeconds(process.pid);
     const up = await run(process.execPath, [BIN, '--base-url', server.url, '--json', 'corpus', 'upload', corpusDir, '--name', `bench ${n}`], {
       env: { ...process.env, VOXCTL_API_KEY: KEY },
       maxBuffer: 64 * 1024 * 1024,
     });
     const upload = performance.now() - t0;
+    // The server's CPU plus this process's reaped children (the CLI that tarred and sent the folder).
+    const uploadCpu = cpuSeconds(server.pid) + cpuSeconds(process.pid) - c0;
     clearInterval(sampler);
     const corpus = JSON.parse(up.stdout);
 
     // --- the same files decoded alone ------------------------------------------------------------------------
     const t1 = performance.now();
+    const c1 = cpuSeconds(process.pid);
     await decodeAlone(files);
     const decode = performance.now() - t1;
+    const decodeCpu = cpuSeconds(process.pid) - c1;
 
     // --- evaluation of a sample on local-sphinx --------------------------------------------------------------
     const t2 = performance.now();
+    const c2 = cpuSeconds(server.pid);
     const created = await api(server, 'POST', '/v1/evaluations', {
       name: `bench ${n}`,
       corpus_id: corpus.corpus_id,
@@ -180,6 +198,7 @@ async function runOnce(n, corpusDir, files) {
       await sleep(200);
     }
     const evaluation = performance.now() - t2;
+    const evaluationCpu = cpuSeconds(server.pid) - c2;
     if (detail.status !== 'completed') throw new Error(`evaluation ended ${detail.status}`);
     const utterances = [];
     for (let offset = 0; ; offset += 100) {
@@ -202,13 +221,18 @@ async function runOnce(n, corpusDir, files) {
       raws.push(raw);
     }
     const t3 = performance.now();
+    const c3 = cpuSeconds(process.pid);
     await pool(raws, CORES, async (raw) => {
       await run(sphinx.binary, sphinxArgs(sphinx, raw), { maxBuffer: 64 * 1024 * 1024 });
     });
     const direct = performance.now() - t3;
+    const directCpu = cpuSeconds(process.pid) - c3;
     rmSync(rawDir, { recursive: true, force: true });
     const all = detail.summary.find((r) => r.group === 'all');
-    return { corpus, upload, decode, idleRss, maxRss, evaluation, direct, evaluated: utterances.length, wer: all?.wer, speakers: all?.speakers };
+    return {
+      corpus, upload, decode, uploadCpu, decodeCpu, idleRss, maxRss, evaluation, direct, evaluationCpu, directCpu,
+      evaluated: utterances.length, wer: all?.wer, speakers: all?.speakers,
+    };
   } finally {
     server.proc.kill('SIGTERM');
     await new Promise((r) => server.proc.once('exit', r));
@@ -228,9 +252,9 @@ try {
     const r = await runOnce(n, corpusDir, generated.files);
     console.log(
       `run ${n}: upload + decode ${secs(r.upload)} (${r.corpus.utterances} utterances, ${r.corpus.total_duration_seconds} s) vs decoding alone ${secs(r.decode)} → ` +
-        `${(r.upload / r.decode).toFixed(2)}× (goal ≤ 1.3); server RSS ${r.idleRss.toFixed(0)} MB idle, max ${r.maxRss.toFixed(0)} MB during the upload (goal ≤ 300); ` +
+        `${(r.upload / r.decode).toFixed(2)}× (goal ≤ 1.3; CPU ${r.uploadCpu.toFixed(0)} s vs ${r.decodeCpu.toFixed(0)} s → ${(r.uploadCpu / r.decodeCpu).toFixed(2)}×); server RSS ${r.idleRss.toFixed(0)} MB idle, max ${r.maxRss.toFixed(0)} MB during the upload (goal ≤ 300); ` +
         `evaluation of ${r.evaluated} utterances on local-sphinx ${secs(r.evaluation)} vs PocketSphinx directly ${secs(r.direct)} → ` +
-        `${(r.evaluation / r.direct).toFixed(2)}× (goal ≤ 1.1); WER ${r.wer} over ${r.speakers} speakers`,
+        `${(r.evaluation / r.direct).toFixed(2)}× (goal ≤ 1.1; CPU ${r.evaluationCpu.toFixed(0)} s vs ${r.directCpu.toFixed(0)} s → ${(r.evaluationCpu / r.directCpu).toFixed(2)}×); WER ${r.wer} over ${r.speakers} speakers`,
     );
   }
 } finally {
