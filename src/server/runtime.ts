@@ -123,14 +123,16 @@ export async function createRuntime(options: ServerOptions, deps: { clock?: Cloc
       await refundStaleReservations(db);
     }
     // Before anything serves: what a killed corpus upload left (temp files, blobs of no corpus) goes.
-    await recoverCorpusUploads({
-      db,
-      blobs: blobs.store,
-      tmpRoot: corpusTmpRoot(options.dataDir),
-      shared,
-      self: instanceId,
-      deadBefore: new Date(clock.now().getTime() - DEAD_AFTER_MS),
-    });
+    const store = blobs.store;
+    const corpusRecovery = () =>
+      recoverCorpusUploads({ db, blobs: store, tmpRoot: corpusTmpRoot(options.dataDir), shared, self: instanceId, deadBefore: new Date(clock.now().getTime() - DEAD_AFTER_MS) });
+    await corpusRecovery();
+    if (shared) {
+      // A peer that died mid-upload on another machine is noticed once it stops heartbeating.
+      const timer = setInterval(() => void corpusRecovery().catch((err: unknown) => logger.warn({ err }, 'corpus upload clean-up failed (retried later)')), 60_000);
+      timer.unref();
+      closers.push(() => clearInterval(timer));
+    }
     bootstrap = await bootstrapIfEmpty(db, { dataDir: options.dataDir, bootstrapKey: options.bootstrapKey, now: clock.now() });
     rateLimiter = shared ? createSharedRateLimiter({ db, clock }) : await createRateLimiter({ db, clock, journalPath: join(options.dataDir, 'requests.journal') });
   } catch (err) {

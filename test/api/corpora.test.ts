@@ -1,10 +1,13 @@
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, linkSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { call } from '../helpers/core-http.js';
 import { audioBlobNames } from '../helpers/backend-db.js';
+import { startFakeS3, type FakeS3 } from '../helpers/fake-s3.js';
 import { buildCorpus, convert, patchZipName, rawTar, recordings, tarOf, zipDir, zipOf, type BuiltCorpus } from '../helpers/corpora.js';
 import { createClient } from '../../src/client/client.js';
 import { parseWav } from '../../src/server/audio/wav.js';
@@ -290,6 +293,66 @@ describe('corpora: every refusal of §10.3 leaves nothing behind', () => {
     await expectNothingStored();
   });
 
+  it('answers 413 at once when the declared size is far past the limit, storing nothing', async () => {
+    server.runtime.corpora.limits.archiveBytes = 10_000;
+    const res = await upload(server, await zipOf([metadata('a.wav,hi\n'), { name: 'a.wav', data: randomBytes(3 * 1024 * 1024) }]));
+    expect([res.status, res.body.detail]).toEqual([413, 'Archive exceeds 2 GiB']);
+    await expectNothingStored();
+  });
+
+  it('accepts archives as zip -r and GNU tar make them, and refuses their links and FIFOs', async () => {
+    const dir = join(work, 'tools');
+    mkdirSync(join(dir, 'corpus', 'audio'), { recursive: true });
+    writeFileSync(join(dir, 'corpus', 'metadata.csv'), `file_name,text\naudio/a.flac,${speech.text}\n`);
+    writeFileSync(join(dir, 'corpus', 'audio', 'a.flac'), flac);
+    const pack = (args: string[], out: string) => {
+      execFileSync(args[0]!, [...args.slice(1)], { cwd: dir, stdio: 'ignore' });
+      return readFileSync(join(dir, out));
+    };
+    const gnuTgz = pack(['tar', 'czf', 'c.tgz', 'corpus'], 'c.tgz');
+    const res = await upload(server, gnuTgz, { name: 'gnu tar' });
+    expect([res.status, res.body.layout, res.body.utterances]).toEqual([201, 'audiofolder', 1]);
+    expect((await call(server, 'DELETE', `/v1/corpora/${res.body.corpus_id}`, { key: server.key })).status).toBe(204);
+    if (existsSync('/usr/bin/zip')) {
+      const zipped = await upload(server, pack(['zip', '-qr', 'c.zip', 'corpus'], 'c.zip'), { name: 'zip -r' });
+      expect([zipped.status, zipped.body.utterances]).toEqual([201, 1]);
+      expect((await call(server, 'DELETE', `/v1/corpora/${zipped.body.corpus_id}`, { key: server.key })).status).toBe(204);
+      symlinkSync('/etc/passwd', join(dir, 'corpus', 'audio', 'b.flac'));
+      const link = await upload(server, pack(['zip', '-qry', 'l.zip', 'corpus'], 'l.zip'));
+      expect([link.status, link.body.detail]).toEqual([400, 'Unsafe path in archive: corpus/audio/b.flac']);
+      rmSync(join(dir, 'corpus', 'audio', 'b.flac'));
+    }
+    symlinkSync('/etc/passwd', join(dir, 'corpus', 'audio', 'b.flac'));
+    expect((await upload(server, pack(['tar', 'cf', 's.tar', 'corpus'], 's.tar'))).body.detail).toBe('Unsafe path in archive: corpus/audio/b.flac');
+    rmSync(join(dir, 'corpus', 'audio', 'b.flac'));
+    linkSync(join(dir, 'corpus', 'audio', 'a.flac'), join(dir, 'corpus', 'audio', 'c.flac'));
+    expect((await upload(server, pack(['tar', 'cf', 'h.tar', 'corpus'], 'h.tar'))).body.detail).toMatch(/^Unsafe path in archive: corpus\/audio\/[ac]\.flac$/);
+    rmSync(join(dir, 'corpus', 'audio', 'c.flac'));
+    execFileSync('mkfifo', [join(dir, 'corpus', 'fifo')]);
+    expect((await upload(server, pack(['tar', 'cf', 'f.tar', 'corpus'], 'f.tar'))).body.detail).toBe('Unsafe path in archive: corpus/fifo');
+    await expectNothingStored();
+  });
+
+  it('a client that hangs up mid-upload leaves no temp file', async () => {
+    const { request } = await import('node:http');
+    const boundary = 'xxBOUNDARYxx';
+    const head = `--${boundary}\r\nContent-Disposition: form-data; name="name"\r\n\r\ncut\r\n--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="c.tar"\r\nContent-Type: application/octet-stream\r\n\r\n`;
+    const req = request(`${server.url}/v1/corpora`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${server.key}`, 'content-type': `multipart/form-data; boundary=${boundary}`, 'content-length': String(50 * 1024 * 1024) },
+    });
+    req.on('error', () => {});
+    req.write(head);
+    req.write(randomBytes(2 * 1024 * 1024));
+    const tmp = join(server.dataDir, 'tmp', 'corpora');
+    // The archive is being received: its folder exists.
+    for (let i = 0; i < 500 && !(existsSync(tmp) && readdirSync(tmp).length > 0); i++) await new Promise((r) => setTimeout(r, 10));
+    expect(readdirSync(tmp).length).toBe(1);
+    req.destroy();
+    for (let i = 0; i < 500 && readdirSync(tmp).length > 0; i++) await new Promise((r) => setTimeout(r, 10));
+    await expectNothingStored();
+  });
+
   it('never runs a wav.scp command pipeline', async () => {
     const marker = join(work, 'pwned');
     const res = await upload(server, rawTar([{ path: 'wav.scp', data: `u1 touch ${marker} |\n` }, { path: 'text', data: 'u1 hello\n' }, { path: 'a.wav', data: wav }]));
@@ -315,5 +378,47 @@ describe('corpora: every refusal of §10.3 leaves nothing behind', () => {
     form.append('file', new Blob([Buffer.alloc(26 * 1024 * 1024)]), 'big.wav');
     const res = await fetch(`${server.url}/v1/audio`, { method: 'POST', headers: { authorization: `Bearer ${server.key}` }, body: form });
     expect(res.status).toBe(413);
+  });
+});
+
+describe('corpora: audio in an S3-compatible store (DESIGN §9.2)', () => {
+  let server: TestServer;
+  let fake: FakeS3;
+  const work = mkdtempSync(join(tmpdir(), 'voxctl-corpora-s3-'));
+  const saved = { ...process.env };
+
+  beforeAll(async () => {
+    fake = await startFakeS3({ buckets: ['voxctl-audio'] });
+    Object.assign(process.env, { AWS_ACCESS_KEY_ID: fake.accessKeyId, AWS_SECRET_ACCESS_KEY: fake.secretAccessKey, AWS_REGION: fake.region });
+    server = await startTestServer({ options: { audioStore: 's3://voxctl-audio/team', s3Endpoint: fake.endpoint } });
+  });
+  afterAll(async () => {
+    await server.close();
+    await fake.close();
+    for (const k of ['AWS_ACCESS_KEY_ID', 'AWS_SECRET_ACCESS_KEY', 'AWS_REGION']) {
+      if (saved[k] === undefined) delete process.env[k];
+      else process.env[k] = saved[k];
+    }
+    rmSync(work, { recursive: true, force: true });
+  });
+
+  const objects = () => [...(fake.buckets.get('voxctl-audio')?.keys() ?? [])].filter((k) => k.startsWith('team/aud_c')).sort();
+
+  it('stores, serves and deletes corpus audio as objects; a refused upload leaves none', async () => {
+    const recs = recordings();
+    buildCorpus(work, 'kaldi', [recs[0]!, recs[6]!]);
+    const archive = await tarOf(work, { gzip: true });
+    const res = await upload(server, archive, { name: 'on s3' });
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    expect(objects()).toHaveLength(2);
+    const items = (await call(server, 'GET', `/v1/corpora/${res.body.corpus_id}/utterances`, { key: server.key })).body.items;
+    for (const u of items) expect((await fetch(u.audio_url)).status).toBe(200);
+
+    const bad = await upload(server, await zipOf([{ name: 'metadata.csv', data: 'file_name,text\na.wav,one\nb.wav,two\n' }, { name: 'a.wav', data: readFileSync(recs[0]!.wav) }, { name: 'b.wav', data: 'RIFFjunk' }]));
+    expect([bad.status, bad.body.detail]).toEqual([400, 'b.wav: unsupported or corrupt audio']);
+    expect(objects()).toHaveLength(2);
+
+    expect((await call(server, 'DELETE', `/v1/corpora/${res.body.corpus_id}`, { key: server.key })).status).toBe(204);
+    expect(objects()).toEqual([]);
   });
 });

@@ -18,7 +18,7 @@ import { deleteCorpusUpload, insertCorpus, insertCorpusUpload, type CorpusRow, t
 import { CORPUS_LIMITS } from '../../shared/constants.js';
 import { CORPUS_MESSAGES, parseCorpus, type CorpusUtterance } from '../../shared/corpus/index.js';
 import { validationFailed } from '../../shared/errors.js';
-import { decodeAudioFile, FileDecodeError } from '../audio/file-decode.js';
+import { decodeAudioFiles, FileDecodeError, type DecodedFile } from '../audio/file-decode.js';
 import { encodeWav, roundedDuration } from '../audio/wav.js';
 import { DEFAULT_EXTRACT_LIMITS, extractArchive, type ExtractLimits } from './archive.js';
 import { corpusView } from './views.js';
@@ -85,34 +85,69 @@ interface StoredAudio {
 /** Name of the blob of utterance `index` of an upload (also its audio id + `.wav`). */
 export const uploadBlobName = (prefix: string, index: number): string => `${prefix}${index}.wav`;
 
+/** Blob writes one worker keeps in flight (each holds one encoded WAV in memory). */
+const PUTS_IN_FLIGHT = 4;
+
+/** Files per ffmpeg run: its start-up is paid once per batch (see audio/file-decode.ts). */
+const DECODE_BATCH = 16;
+
 /**
- * Decodes every utterance's file and stores it as WAV, `DECODE_CONCURRENCY` at a time, in manifest order
- * of start; the first refusal stops new work and is thrown once the running ones end.
+ * Decodes every utterance's file and stores it as WAV: `DECODE_CONCURRENCY` workers each take the next
+ * batch in manifest order. A refusal stops new work, and the first in manifest order is thrown once the
+ * running batches end (indices are taken in order and every started batch finishes, so which worker met
+ * its problem first does not matter).
  */
 async function decodeAll(
   deps: CorpusDeps,
-  o: { dir: string; root: string; prefix: string; utterances: readonly CorpusUtterance[] },
+  o: { dir: string; scratch: string; root: string; prefix: string; utterances: readonly CorpusUtterance[] },
 ): Promise<StoredAudio[]> {
   const { limits } = deps.settings;
   const out: StoredAudio[] = new Array(o.utterances.length);
   let next = 0;
-  let failure: unknown;
-  const worker = async () => {
-    while (failure === undefined && next < o.utterances.length) {
-      const i = next++;
-      const u = o.utterances[i]!;
-      try {
-        const decoded = await decodeAudioFile(join(o.dir, u.audio_path), { maxBytes: limits.maxAudioBytes, maxSeconds: limits.maxAudioSeconds });
-        const wav = encodeWav(decoded.pcm, decoded.sampleRate);
-        await deps.blobs.put(uploadBlobName(o.prefix, i), wav);
-        out[i] = { bytes: wav.byteLength, sampleRate: decoded.sampleRate, durationSeconds: roundedDuration(decoded.pcm.length, decoded.sampleRate) };
-      } catch (err) {
-        failure ??= err instanceof FileDecodeError ? decodeMessage(err, u.audio_path.slice(o.root.length)) : err;
+  const failures = new Map<number, unknown>();
+  const worker = async (w: number) => {
+    const scratch = join(o.scratch, String(w));
+    await mkdir(scratch, { recursive: true });
+    // Blob writes overlap the decoding (a filesystem put waits for its fsync): a few in flight per worker.
+    const writing = new Set<Promise<void>>();
+    const store = (i: number, result: DecodedFile) => {
+      const wav = encodeWav(result.pcm, result.sampleRate);
+      const put: Promise<void> = deps.blobs
+        .put(uploadBlobName(o.prefix, i), wav)
+        .then(() => {
+          out[i] = { bytes: wav.byteLength, sampleRate: result.sampleRate, durationSeconds: roundedDuration(result.pcm.length, result.sampleRate) };
+        })
+        .catch((err: unknown) => void failures.set(i, err))
+        .finally(() => writing.delete(put));
+      writing.add(put);
+    };
+    try {
+      while (failures.size === 0 && next < o.utterances.length) {
+        const first = next;
+        next = Math.min(o.utterances.length, next + DECODE_BATCH);
+        const batch = o.utterances.slice(first, next);
+        const limitsOfFile = { maxBytes: limits.maxAudioBytes, maxSeconds: limits.maxAudioSeconds };
+        try {
+          await decodeAudioFiles(
+            batch.map((u) => join(o.dir, u.audio_path)),
+            { scratch, limits: limitsOfFile },
+            async (k, result) => {
+              if (result instanceof FileDecodeError) return void failures.set(first + k, decodeMessage(result, batch[k]!.audio_path.slice(o.root.length)));
+              if (failures.size > 0) return;
+              store(first + k, result);
+              if (writing.size >= PUTS_IN_FLIGHT) await Promise.race(writing);
+            },
+          );
+        } catch (err) {
+          failures.set(first, err);
+        }
       }
+    } finally {
+      await Promise.all(writing);
     }
   };
-  await Promise.all(Array.from({ length: Math.min(DECODE_CONCURRENCY, o.utterances.length) }, worker));
-  if (failure !== undefined) throw failure;
+  await Promise.all(Array.from({ length: Math.min(DECODE_CONCURRENCY, Math.ceil(o.utterances.length / DECODE_BATCH)) }, (_, w) => worker(w)));
+  if (failures.size > 0) throw failures.get(Math.min(...failures.keys()));
   return out;
 }
 
@@ -150,7 +185,7 @@ export async function createCorpusFromArchive(deps: CorpusDeps, input: { userId:
     created_at: deps.clock.now().toISOString(),
   });
   try {
-    const stored = await decodeAll(deps, { dir: filesDir, root: parsed.root, prefix: upload.audio_prefix, utterances: parsed.utterances });
+    const stored = await decodeAll(deps, { dir: filesDir, scratch: join(input.dir.path, 'decoded'), root: parsed.root, prefix: upload.audio_prefix, utterances: parsed.utterances });
     const now = deps.clock.now().toISOString();
     const audio: AudioRow[] = stored.map((s, i) => ({
       id: `${upload.audio_prefix}${i}`,

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import type { Db } from '../storage/db.js';
 import { getAudio, insertAudio, listAudioPaths, type AudioFormat, type AudioKind, type AudioRow } from '../storage/repositories/audio.js';
+import { listCorpusUploadPrefixes } from '../storage/repositories/corpora.js';
 import { BlobNotFoundError, type AudioBlobStore, type ByteRange } from '../storage/blobs/index.js';
 import { encodeWav, roundedDuration } from '../audio/wav.js';
 import { AUDIO_ID_PATTERN } from './audio-urls.js';
@@ -105,9 +106,12 @@ export async function openAudio(blobs: AudioBlobStore, row: Pick<AudioRow, 'path
 export async function recoverAudioStore(db: Db, blobs: AudioBlobStore, opts: { orphansBefore: Date }): Promise<{ temp: number; orphans: number }> {
   const temp = (await blobs.sweepDebris?.()) ?? 0;
   const known = await listAudioPaths(db);
+  // A corpus upload records its audio rows only when it commits; until then its blobs belong to its
+  // upload row, and the corpus recovery (not this sweep) decides when they are debris.
+  const pending = await listCorpusUploadPrefixes(db);
   let orphans = 0;
   for await (const name of blobs.listOlderThan(opts.orphansBefore)) {
-    if (known.has(name)) continue;
+    if (known.has(name) || pending.some((p) => name.startsWith(p))) continue;
     await blobs.delete(name);
     orphans++;
   }

@@ -88,7 +88,8 @@ class Collector {
     if (!this.fields.includes(name)) this.fields.push(name);
   }
 
-  add(u: Omit<CorpusUtterance, 'manifest' | 'reference'> & { manifest: string; reference: string }): void {
+  /** Checks and keeps one utterance (`manifest` still the full path, `reference` untrimmed). */
+  add(u: CorpusUtterance): void {
     const reference = u.reference.trim();
     if (reference === '') this.missingTranscript(u.manifest, u.line);
     if (this.ids.has(u.utterance_id)) fail(CORPUS_MESSAGES.duplicateId(u.utterance_id));

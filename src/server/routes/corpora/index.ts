@@ -8,13 +8,19 @@ import { CORPUS_LIMITS } from '../../../shared/constants.js';
 import { CORPUS_MESSAGES } from '../../../shared/corpus/index.js';
 import { codePoints } from '../../../shared/text-rules.js';
 import { requireAuth } from '../../plugins/auth.js';
-import { DomainError, validationFailed } from '../../errors.js';
+import { ApiError, DomainError, validationFailed } from '../../errors.js';
 import { requestBase } from '../../services/audio-urls.js';
 import { createCorpusFromArchive, openUploadDir, type UploadDir } from '../../corpora/upload.js';
 import { corpusPage, corpusUtterancePage, deleteCorpus, getCorpus } from '../../corpora/service.js';
 
 /** @fastify/multipart's signal that the file part passed `fileSize`. */
 const isFileTooLarge = (err: unknown): boolean => (err as { code?: string } | undefined)?.code === 'FST_REQ_FILE_TOO_LARGE';
+
+/** 413 for an archive past the limit; the connection closes after it, so the unread rest of the body is never waited for. */
+const tooBig = () => new ApiError('payload_too_large', CORPUS_MESSAGES.archiveTooBig, { headers: { connection: 'close' } });
+
+/** Room for the text fields and part headers around the archive in a multipart body. */
+const MULTIPART_OVERHEAD = 1024 * 1024;
 
 /** `name`: 1..200 code points after trimming. */
 function parseCorpusName(value: string | undefined): string {
@@ -44,6 +50,12 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
       const auth = requireAuth(request);
       if (!request.isMultipart()) throw new DomainError('unsupported_media_type', "Expected multipart/form-data with a 'file' part");
       const { limits } = runtime.corpora;
+      // A body declared far past the limit (the name and part headers take far less than 1 MiB) is
+      // refused before a byte is stored; without a Content-Length the stream itself is measured.
+      const declared = Number(request.headers['content-length']);
+      if (Number.isFinite(declared) && declared > limits.archiveBytes + MULTIPART_OVERHEAD) {
+        throw tooBig();
+      }
       const fields: Record<string, string> = {};
       let dir: UploadDir | undefined;
       try {
@@ -58,14 +70,14 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
               }
               dir = await openUploadDir(runtime.corpora);
               await pipeline(part.file, createWriteStream(dir.archive, { mode: 0o600 }));
-              if (part.file.truncated) throw new DomainError('payload_too_large', CORPUS_MESSAGES.archiveTooBig);
+              if (part.file.truncated) throw tooBig();
               received = true;
             } else if (typeof part.value === 'string') {
               fields[part.fieldname] ??= part.value;
             }
           }
         } catch (err) {
-          if (isFileTooLarge(err)) throw new DomainError('payload_too_large', CORPUS_MESSAGES.archiveTooBig);
+          if (isFileTooLarge(err)) throw tooBig();
           throw err;
         }
         const name = parseCorpusName(fields.name);

@@ -88,10 +88,13 @@ export async function listCorpusRows(db: Db, q: { userId: string; limit: number;
   return { rows, total: Number(total ?? 0) };
 }
 
+/** One page of a corpus's utterances in manifest order (`corpusId, limit, offset`): exported for the query-plan test. */
+export const CORPUS_UTTERANCE_PAGE_SQL = 'SELECT * FROM corpus_utterances WHERE corpus_id = ? ORDER BY idx LIMIT ? OFFSET ?';
+
 /** A page of a corpus's utterances in manifest order; all of them without `page`. */
 export function listCorpusUtteranceRows(db: Db, corpusId: string, page?: { limit: number; offset: number }): Promise<CorpusUtteranceRow[]> {
   return page
-    ? db.all<CorpusUtteranceRow>('SELECT * FROM corpus_utterances WHERE corpus_id = ? ORDER BY idx LIMIT ? OFFSET ?', [corpusId, page.limit, page.offset])
+    ? db.all<CorpusUtteranceRow>(CORPUS_UTTERANCE_PAGE_SQL, [corpusId, page.limit, page.offset])
     : db.all<CorpusUtteranceRow>('SELECT * FROM corpus_utterances WHERE corpus_id = ? ORDER BY idx', [corpusId]);
 }
 
@@ -119,6 +122,11 @@ export async function insertCorpusUpload(db: Db, row: CorpusUploadRow): Promise<
 /** Forgets an upload (committed, or cleaned up). */
 export async function deleteCorpusUpload(db: Db, id: string): Promise<void> {
   await db.run('DELETE FROM corpus_uploads WHERE id = ?', [id]);
+}
+
+/** Blob name prefixes of the uploads in progress: their blobs are not orphans yet, whatever their age. */
+export function listCorpusUploadPrefixes(db: Db): Promise<string[]> {
+  return db.column<string>('SELECT audio_prefix FROM corpus_uploads');
 }
 
 /** Every upload in progress or left by a crash, with whether its owner still heartbeats (PostgreSQL peers). */

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { decodeAudioFile, FileDecodeError } from '../../../../src/server/audio/file-decode.js';
+import { decodeAudioFile, decodeAudioFiles, FileDecodeError, type FileResult } from '../../../../src/server/audio/file-decode.js';
 import { ffmpegPath } from '../../../../src/server/audio/decode.js';
 
 // A real recording of read speech (Debian's pocketsphinx-testdata): 2.99 s, 16 kHz mono.
@@ -51,6 +51,25 @@ describe('decodeAudioFile: the corpus formats (DESIGN §10.2)', () => {
     const err = await decodeAudioFile(f(name), LIMITS).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(FileDecodeError);
     expect((err as FileDecodeError).reason).toBe('corrupt');
+  });
+
+  it('decodes a batch in one ffmpeg run, and names each bad file of a failed run', async () => {
+    const scratch = join(dir, 'scratch');
+    const { mkdirSync, readdirSync } = await import('node:fs');
+    mkdirSync(scratch, { recursive: true });
+    const good = ['a.flac', 'a.ogg', 'a.mp3', 'a.m4a', 'a.wav', 'mulaw.wav'].map(f);
+    const decodeAll = async (paths: string[], limits = LIMITS) => {
+      const results: FileResult[] = [];
+      await decodeAudioFiles(paths, { scratch, limits }, async (i, r) => void (results[i] = r));
+      return results;
+    };
+    const ok = await decodeAll(good);
+    expect(ok.map((r) => (r instanceof FileDecodeError ? r.reason : Math.round((r.pcm.length / r.sampleRate) * 10)))).toEqual([30, 30, 30, 30, 30, 30]);
+    const mixed = await decodeAll([f('a.flac'), f('junk.flac'), f('a.ogg'), f('text.wav')]);
+    expect(mixed.map((r) => (r instanceof FileDecodeError ? r.reason : 'ok'))).toEqual(['ok', 'corrupt', 'ok', 'corrupt']);
+    const long = await decodeAll([f('a.flac'), f('a.ogg')], { ...LIMITS, maxSeconds: 1 });
+    expect(long.map((r) => (r instanceof FileDecodeError ? r.reason : 'ok'))).toEqual(['too_long', 'too_long']);
+    expect(readdirSync(scratch)).toEqual([]);
   });
 
   it('stops a file longer than the limit, and refuses a file over the byte limit before reading it', async () => {
