@@ -20,7 +20,7 @@ export default defineConfig({
         test: {
           name: 'postgres',
           include: ['test/api/**/*.test.ts', 'test/scale/**/*.test.ts', 'test/unit/server/storage/blobs.test.ts'],
-          env: { VOXCTL_TEST_BACKEND: 'postgres' },
+          env: { VOXCTL_TEST_BACKEND: 'postgres', VOXCTL_TEST_REPLAY_TRANSACTIONS: '1' },
           globalSetup: ['test/setup/postgres.global.ts'],
         },
       },

@@ -92,6 +92,14 @@ function leaseMsFrom(env: NodeJS.ProcessEnv): number {
 /** Where corpus uploads keep their archive and extracted files while they are checked. */
 const corpusTmpRoot = (dataDir: string): string => join(dataDir, 'tmp', 'corpora');
 
+/**
+ * `VOXCTL_TEST_REPLAY_TRANSACTIONS=1` (the PostgreSQL test pass): every transaction body runs twice, the
+ * first time rolled back, to prove no body has an effect outside the database (storage/sql/postgres.ts).
+ */
+function replayTransactionsFrom(env: NodeJS.ProcessEnv): boolean {
+  return env.VOXCTL_TEST_REPLAY_TRANSACTIONS === '1';
+}
+
 /** Builds the runtime for `options` (creates the data dir and migrates the database). */
 export async function createRuntime(options: ServerOptions, deps: { clock?: Clock; env?: NodeJS.ProcessEnv } = {}): Promise<Runtime> {
   const logger = createLogger(options.logLevel);
@@ -102,7 +110,11 @@ export async function createRuntime(options: ServerOptions, deps: { clock?: Cloc
   const shared = options.databaseUrl !== undefined;
   const db = await openDatabase(
     shared
-      ? { url: options.databaseUrl!, onIdleError: (err) => logger.warn({ err: { message: err.message } }, 'a PostgreSQL connection failed; the pool replaces it') }
+      ? {
+          url: options.databaseUrl!,
+          onIdleError: (err) => logger.warn({ err: { message: err.message } }, 'a PostgreSQL connection failed; the pool replaces it'),
+          replayTransactions: replayTransactionsFrom(deps.env ?? process.env),
+        }
       : { file: join(options.dataDir, 'voxctl.db') },
   );
   const clock = deps.clock ?? systemClock;

@@ -74,3 +74,38 @@ describe('U+0000 on PostgreSQL (its text cannot hold it; SQLite can)', () => {
     await expect(db.run('INSERT INTO log (note) VALUES (?)', ['bad\u0000note'])).rejects.toMatchObject({ code: 'validation_failed', message: 'Text must not contain NUL (U+0000) characters' });
   });
 });
+
+describe('the replay option (VOXCTL_TEST_REPLAY_TRANSACTIONS in the PostgreSQL test pass)', () => {
+  it('runs every outermost body twice, the first run rolled back: the database changes once, an outside effect twice', async () => {
+    const t = await createTestDatabase({ fromTemplate: false });
+    const replaying = createPostgresDb({ connectionString: t.url, max: 2, replayTransactions: true });
+    try {
+      await replaying.exec('CREATE TABLE hits (n INTEGER NOT NULL)');
+      let bodyRuns = 0;
+      let innerRuns = 0;
+      const out = await replaying.transaction(async () => {
+        bodyRuns++;
+        await replaying.run('INSERT INTO hits (n) VALUES (?)', [bodyRuns]);
+        // A nested transaction joins the outer one: it is replayed with it, not on its own.
+        await replaying.transaction(async () => void innerRuns++);
+        return bodyRuns;
+      });
+      expect([bodyRuns, innerRuns, out]).toEqual([2, 2, 2]);
+      // Only the second run's insert was committed.
+      expect(await replaying.column('SELECT n FROM hits')).toEqual([2]);
+      // A body that throws throws from its real run; nothing is committed.
+      let failingRuns = 0;
+      await expect(
+        replaying.transaction(async () => {
+          failingRuns++;
+          await replaying.run('INSERT INTO hits (n) VALUES (99)');
+          throw new Error(`refused on run ${failingRuns}`);
+        }),
+      ).rejects.toThrow('refused on run 2');
+      expect(await replaying.value('SELECT count(*) FROM hits')).toBe(1);
+    } finally {
+      await replaying.close();
+      await t.drop();
+    }
+  });
+});

@@ -29,7 +29,7 @@ export function openSqliteDatabase(file: string): Db {
 }
 
 /** Where the service keeps its data: a SQLite file, or a PostgreSQL shared by several instances. */
-export type DatabaseTarget = { file: string } | { url: string; onIdleError?: (err: Error) => void };
+export type DatabaseTarget = { file: string } | { url: string; onIdleError?: (err: Error) => void; replayTransactions?: boolean };
 
 /**
  * Opens the database the options name and migrates it. A PostgreSQL failure is reported with the URL's
@@ -42,7 +42,11 @@ export async function openDatabase(target: DatabaseTarget): Promise<Db> {
   } catch (err) {
     throw new Error(`PostgreSQL at ${redactDatabaseUrl(target.url)}: ${maskPassword(err, target.url)}`, { cause: err });
   }
-  return createPostgresDb({ connectionString: target.url, ...(target.onIdleError ? { onIdleError: target.onIdleError } : {}) });
+  return createPostgresDb({
+    connectionString: target.url,
+    ...(target.onIdleError ? { onIdleError: target.onIdleError } : {}),
+    ...(target.replayTransactions ? { replayTransactions: true } : {}),
+  });
 }
 
 function maskPassword(err: unknown, url: string): string {

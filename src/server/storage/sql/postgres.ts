@@ -34,6 +34,13 @@ export interface PostgresDbOptions {
   max?: number;
   /** Told about a connection that failed while idle in the pool (the pool replaces it). */
   onIdleError?: (err: Error) => void;
+  /**
+   * Test option: every outermost transaction body is run twice — once rolled back, then for real — as a
+   * serialisation retry may run it at any time. A body with an effect outside the database (a file, an
+   * engine call, an in-memory cache or counter changed before the commit) then shows it in the test
+   * pass that turns this on; SQLite, which never runs a body twice, cannot.
+   */
+  replayTransactions?: boolean;
 }
 
 /**
@@ -74,6 +81,23 @@ export function createPostgresDb(options: PostgresDbOptions): Db & { readonly po
     return field === undefined ? [] : r.rows.map((row: Record<string, unknown>) => row[field]);
   };
 
+  /** The replay option's first run of a body: always rolled back, its result and error dropped (the real run decides). */
+  const rehearse = async (fn: () => Promise<unknown>, level: string): Promise<void> => {
+    const client = await pool.connect();
+    let broken = false;
+    try {
+      await client.query(`BEGIN ISOLATION LEVEL ${level}`);
+      await current.run(client, fn);
+    } catch {
+      // As after a lost serialisation race: the body runs again below, and its error, if any, is the one seen.
+    } finally {
+      await client.query('ROLLBACK').catch(() => {
+        broken = true;
+      });
+      client.release(broken);
+    }
+  };
+
   const db: Db & { readonly pool: pg.Pool } = {
     dialect: 'postgres',
     pool,
@@ -90,6 +114,7 @@ export function createPostgresDb(options: PostgresDbOptions): Db & { readonly po
     async transaction<T>(fn: () => Promise<T>, opts: { isolation?: Isolation } = {}): Promise<T> {
       if (current.getStore()) return fn();
       const level = opts.isolation === 'read committed' ? 'READ COMMITTED' : 'SERIALIZABLE';
+      if (options.replayTransactions) await rehearse(fn, level);
       for (let attempt = 1; ; attempt++) {
         const client = await pool.connect();
         let broken = false;

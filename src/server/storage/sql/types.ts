@@ -41,7 +41,8 @@ export interface Db extends Queryable {
    * SQLite: `BEGIN IMMEDIATE`, other queries of this process wait for it to end. PostgreSQL:
    * `SERIALIZABLE` by default — the same serial semantics as SQLite — and `fn` is run again on a
    * serialisation failure or deadlock, so `fn` must do database work only (no files, no engines, no
-   * clock reads that must not repeat). A transaction opened inside another joins it.
+   * clock reads that must not repeat); the PostgreSQL test pass runs every body twice to prove it
+   * (`replayTransactions`, sql/postgres.ts). A transaction opened inside another joins it.
    */
   transaction<T>(fn: () => Promise<T>, opts?: { isolation?: Isolation }): Promise<T>;
   /** True while the calling async context is inside `transaction`. */
