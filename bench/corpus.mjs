@@ -5,7 +5,7 @@
 // measured against baselines taken in the same run on the same files:
 //   upload   — `voxctl corpus upload DIR` (a tar streamed from the directory, extracted, every file
 //              decoded and stored) vs decoding the same files with the service's decoder alone
-//              (`decodeAudioFile`, at the service's 2 at a time) — goal ≤ 1.3×; the server's RSS is
+//              (`decodeAudioFiles`, batches of 16, 2 workers, as the service) — goal ≤ 1.3×; the server's RSS is
 //              sampled every 100 ms during the upload — goal ≤ 300 MB;
 //   evaluate — an evaluation of a seeded sample of BENCH_SAMPLE (default 200) utterances on local-sphinx
 //              (clean) vs pocketsphinx_continuous run directly on the same audio (16 kHz raw, prepared
@@ -29,7 +29,7 @@ const KEY = 'vox_' + 'C'.repeat(40);
 const BIN = new URL('../bin/voxctl.js', import.meta.url).pathname;
 const TESTDATA = '/usr/share/pocketsphinx/test/data';
 const Database = (await import(new URL('../dist/server/storage/sqlite-driver.js', import.meta.url).href)).loadSqliteDriver();
-const { decodeAudioFile } = await import(new URL('../dist/server/audio/file-decode.js', import.meta.url).href);
+const { decodeAudioFiles } = await import(new URL('../dist/server/audio/file-decode.js', import.meta.url).href);
 const { decodeWavToPcm16 } = await import(new URL('../dist/server/audio/wav.js', import.meta.url).href);
 const { resamplePcm16 } = await import(new URL('../dist/server/audio/resample.js', import.meta.url).href);
 const { resolveSphinx, sphinxArgs } = await import(new URL('../dist/server/engines/stt/local-sphinx.js', import.meta.url).href);
@@ -144,14 +144,27 @@ function rssMb(pid) {
 }
 
 /**
- * The baseline of the upload: the same files through the service's own decoder (`decodeAudioFile`: ffmpeg
- * for FLAC, streamed, 48 kHz cap) with the service's concurrency (2 at a time, fewer on one core).
+ * The baseline of the upload: the same files through the service's own decoder (`decodeAudioFiles`: one
+ * ffmpeg run per batch of 16 files, 48 kHz cap) as the service runs it — 2 workers (fewer on one core),
+ * each decoding its next batch into a scratch folder — with nothing extracted, stored or committed.
  */
 async function decodeAlone(files) {
   const limits = { maxBytes: 25 * 1024 * 1024, maxSeconds: 600 };
-  await pool(files, Math.max(1, Math.min(2, CORES)), async (file) => {
-    await decodeAudioFile(file, limits);
-  });
+  const batches = [];
+  for (let i = 0; i < files.length; i += 16) batches.push(files.slice(i, i + 16));
+  const scratchRoot = mkdtempSync(join(tmpdir(), 'voxctl-bench-decode-'));
+  try {
+    let worker = 0;
+    await pool(batches, Math.max(1, Math.min(2, CORES)), async (batch) => {
+      const scratch = join(scratchRoot, String(worker++));
+      mkdirSync(scratch);
+      await decodeAudioFiles(batch, { scratch, limits }, async (_i, result) => {
+        if (result instanceof Error) throw result;
+      });
+    });
+  } finally {
+    rmSync(scratchRoot, { recursive: true, force: true });
+  }
 }
 
 async function runOnce(n, corpusDir, files) {
