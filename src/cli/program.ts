@@ -19,6 +19,7 @@ import { registerKeys } from './commands/keys.js';
 import { registerDoctor } from './commands/doctor.js';
 import { registerCompletion } from './commands/completion.js';
 import { registerEval } from './commands/eval.js';
+import { registerCorpus } from './commands/corpus.js';
 
 /** What `buildProgram` may be given besides the context. */
 export interface ProgramOptions {
@@ -70,6 +71,7 @@ export function buildProgram(ctx: HandlerContext = createDefaultContext(), optio
   registerDataset(program, ctx);
   registerStt(program, ctx);
   registerEval(program, ctx);
+  registerCorpus(program, ctx);
   registerUsage(program, ctx);
   registerBilling(program, ctx);
   registerKeys(program, ctx);

@@ -107,6 +107,9 @@ function leaseMsFrom(env: NodeJS.ProcessEnv): number {
   return Number.isFinite(seconds) && seconds >= 1 ? Math.round(seconds * 1000) : DEFAULT_LEASE_MS;
 }
 
+/** Where corpus uploads keep their archive and extracted files while they are checked. */
+const corpusTmpRoot = (dataDir: string): string => join(dataDir, 'tmp', 'corpora');
+
 /**
  * `VOXCTL_TEST_REPLAY_TRANSACTIONS=1` (the PostgreSQL test pass): every transaction body runs twice, the
  * first time rolled back, to prove no body has an effect outside the database (storage/sql/postgres.ts).
@@ -114,8 +117,7 @@ function leaseMsFrom(env: NodeJS.ProcessEnv): number {
 function replayTransactionsFrom(env: NodeJS.ProcessEnv): boolean {
   return env.VOXCTL_TEST_REPLAY_TRANSACTIONS === '1';
 }
-/** Where corpus uploads keep their archive and extracted files while they are checked. */
-const corpusTmpRoot = (dataDir: string): string => join(dataDir, 'tmp', 'corpora');
+
 
 /** Builds the runtime for `options` (creates the data dir and migrates the database). */
 export async function createRuntime(options: ServerOptions, deps: { clock?: Clock; env?: NodeJS.ProcessEnv } = {}): Promise<Runtime> {

@@ -127,8 +127,7 @@ describe('corpora: upload and views (DESIGN §10)', () => {
     const res = await upload(server, built.get('kaldi')!.archive, { name: 'in use' });
     const id = res.body.corpus_id as string;
     const db = server.runtime.db;
-    // Evaluations learn `corpus_id` from the corpus-evaluation work; the check reads it once it exists.
-    await db.exec('ALTER TABLE evaluations ADD COLUMN corpus_id TEXT');
+    // An evaluation of the corpus, running (`evaluations.corpus_id`, the corpus-evaluation migration).
     try {
       await db.run(
         `INSERT INTO evaluations (id, user_id, name, status, total_utterances, providers, conditions, group_by, normalizer, normalizer_version, seed, period, created_at, corpus_id)
@@ -141,7 +140,6 @@ describe('corpora: upload and views (DESIGN §10)', () => {
       expect((await call(server, 'DELETE', `/v1/corpora/${id}`, { key: server.key })).status).toBe(204);
     } finally {
       await db.run("DELETE FROM evaluations WHERE id = 'ev_corpus_test'");
-      await db.exec('ALTER TABLE evaluations DROP COLUMN corpus_id');
     }
   });
 

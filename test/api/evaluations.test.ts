@@ -65,9 +65,9 @@ describe('POST /v1/evaluations (DESIGN §8.1)', () => {
   });
 
   it('takes exactly one of texts and dataset_id; a dataset of another user is not found', async () => {
-    await expect400({ ...body(), dataset_id: 'ds_x' }, 'Provide exactly one of texts or dataset_id');
+    await expect400({ ...body(), dataset_id: 'ds_x' }, 'Provide exactly one of texts, dataset_id or corpus_id');
     const { texts: _, ...noTexts } = body();
-    await expect400(noTexts, 'Provide exactly one of texts or dataset_id');
+    await expect400(noTexts, 'Provide exactly one of texts, dataset_id or corpus_id');
     const missing = await post({ ...noTexts, dataset_id: 'ds_missing' });
     expect(missing.status).toBe(404);
     expect(missing.body.detail).toBe('Dataset not found');

@@ -29,7 +29,7 @@ describe('voxctl eval run: checks done by the CLI (exit 2, nothing created)', ()
     [['--conditions', 'clean,loud'], 'Unknown condition: loud'],
     [['--conditions', 'noise:90'], 'Unknown condition: noise:90'],
     [['--providers', 'local-sphinx,stt-zz'], 'Unknown provider: stt-zz'],
-    [['--dataset', 'ds_1'], 'Give exactly one of --texts FILE or --dataset ID'],
+    [['--dataset', 'ds_1'], 'Give exactly one of --texts FILE, --dataset ID or --corpus ID|PATH'],
     [['--filter', 'colour=red'], "--filter takes key=value with key one of gender, region, accent, age_range, native_language, engine, got 'colour=red'"],
     [['--per-group', '0'], "--per-group must be an integer in 1..20, got '0'"],
     [['--group-by', 'shoe'], "--group-by must be one of gender, region, accent, age_range, native_language, engine, got 'shoe'"],

@@ -65,12 +65,17 @@ async function speakerCount(client: VoxClient, spec: EvaluationSpeakers): Promis
 
 /** The characters an evaluation charges: Σ text code points × speakers (DESIGN §8.1). */
 export async function evaluationCharacters(client: VoxClient, body: Omit<CreateEvaluationRequest, 'providers'>): Promise<number> {
+  // Recorded speech is not synthesised: a corpus evaluation charges nothing (DESIGN §10.4).
+  if (body.speakers === undefined) return 0;
   const texts = body.texts ?? (await client.getDataset(body.dataset_id!)).rows.map((r) => r.text);
   return texts.reduce((n, t) => n + [...t].length, 0) * (await speakerCount(client, body.speakers));
 }
 
 /** Works out the dry run of `body` with `providers` (resolved tokens) against the service's catalogue and prices. */
 export async function dryRun(client: VoxClient, body: Omit<CreateEvaluationRequest, 'providers'>, providers: string[], known: readonly ProviderView[]): Promise<DryRun> {
+  if (body.speakers === undefined) {
+    throw usageError('--dry-run estimates synthesised speech (--texts or --dataset); a corpus evaluation charges no characters', 'see its size with `voxctl corpus show ID`');
+  }
   const texts = body.texts ?? (await client.getDataset(body.dataset_id!)).rows.map((r) => r.text);
   const speakers = await speakerCount(client, body.speakers);
   const conditions = body.conditions ?? ['clean'];

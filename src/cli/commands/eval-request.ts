@@ -36,6 +36,10 @@ export function parseConditions(value: string): string[] {
 export interface RunFlags {
   texts?: string;
   dataset?: string;
+  /** A corpus id (`cor_…`) or a path to upload first. */
+  corpus?: string;
+  /** With --corpus: evaluate a seeded sample of this many utterances (--seed chooses it). */
+  sample?: number;
   speaker?: string[];
   filter?: string[];
   groupBy?: string;
@@ -92,7 +96,9 @@ export async function speakerSelection(flags: Pick<RunFlags, 'speaker' | 'filter
 
 /** The request of `eval run`, validated as far as the CLI can without the service. */
 export async function runRequest(ctx: HandlerContext, flags: RunFlags): Promise<RunPlan> {
-  if ((flags.texts === undefined) === (flags.dataset === undefined)) throw usageError('Give exactly one of --texts FILE or --dataset ID');
+  const sources = [flags.texts, flags.dataset, flags.corpus].filter((v) => v !== undefined).length;
+  if (sources !== 1) throw usageError('Give exactly one of --texts FILE, --dataset ID or --corpus ID|PATH');
+  if (flags.corpus === undefined && flags.sample !== undefined) throw usageError('--sample applies to --corpus');
   let texts: string[] | undefined;
   if (flags.texts !== undefined) {
     texts = parseTextLines(flags.texts === '-' ? await readStdin(ctx) : (await readInputFile(flags.texts)).toString('utf8'));
@@ -107,12 +113,30 @@ export async function runRequest(ctx: HandlerContext, flags: RunFlags): Promise<
     if (!(NORMALIZER_NAMES as readonly string[]).includes(flags.normalizer)) throw usageError(`--normalizer must be one of ${NORMALIZER_NAMES.join(', ')}, got '${flags.normalizer}'`);
     normalizer = flags.normalizer as CreateEvaluationRequest['normalizer'];
   }
-  const body = {
+  const common = {
     ...(flags.name !== undefined ? { name: flags.name } : {}),
-    ...(texts ? { texts } : { dataset_id: flags.dataset! }),
-    speakers: await speakerSelection(flags),
     ...(conditions ? { conditions } : {}),
     ...(normalizer ? { normalizer } : {}),
+  };
+  if (flags.corpus !== undefined) {
+    // The service's own message for the same mistake (exit 2 either way).
+    if (flags.speaker?.length || flags.filter?.length || flags.perGroup !== undefined) throw usageError('speakers does not apply to a corpus');
+    const body = {
+      ...common,
+      corpus_id: flags.corpus,
+      ...(flags.groupBy !== undefined ? { group_by: flags.groupBy } : {}),
+      // The seed of a corpus evaluation travels in `sample` (it also seeds noise and the bootstrap): with
+      // --seed alone, a sample as large as any corpus keeps every utterance.
+      ...(flags.sample !== undefined || flags.seed !== undefined
+        ? { sample: { size: flags.sample ?? 20_000, ...(flags.seed !== undefined ? { seed: flags.seed } : {}) } }
+        : {}),
+    };
+    return { body, providers };
+  }
+  const body = {
+    ...common,
+    ...(texts ? { texts } : { dataset_id: flags.dataset! }),
+    speakers: await speakerSelection(flags),
   };
   return { body, providers };
 }

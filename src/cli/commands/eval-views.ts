@@ -62,8 +62,10 @@ export const listColumns: Column<EvaluationListItem>[] = [
 
 const truncate = (s: string | null, n: number) => (s === null ? null : [...s].length > n ? [...s].slice(0, n - 1).join('') + '…' : s);
 
-export const utteranceColumns = (full: boolean): Column<EvaluationUtterance>[] => [
+/** The columns of utterance rows; rows of a corpus evaluation show their corpus utterance id too. */
+export const utteranceColumns = (full: boolean, corpus = false): Column<EvaluationUtterance>[] => [
   { header: 'text_index', get: (u) => u.text_index },
+  ...(corpus ? [{ header: 'utterance_id', get: (u: EvaluationUtterance) => u.utterance_id }] : []),
   { header: 'speaker_id', get: (u) => u.speaker_id },
   { header: 'group', get: (u) => u.group },
   { header: 'condition', get: (u) => u.condition },
@@ -106,6 +108,7 @@ export async function printEvaluation(out: Output, ev: EvaluationDetail, label: 
     ['progress', `${ev.progress}% (${ev.completed_utterances}/${ev.total_utterances} utterances)`],
     ['providers', ev.providers.map(label).join(', ')],
     ['conditions', ev.conditions.join(', ')],
+    ...(ev.corpus_id !== undefined ? [['corpus', `${ev.corpus_name ?? ''} (${ev.corpus_id})`] as [string, unknown]] : []),
     ['group_by', ev.group_by],
     ['normalizer', `${ev.normalizer.name} v${ev.normalizer.version}`],
     ['seed', ev.seed],
@@ -129,13 +132,14 @@ export async function printPages<T>(
   out: Output,
   flags: { limit?: number; offset?: number; all?: boolean; csv?: boolean },
   fetchPage: (paging: Paging) => Promise<PageOf<T>>,
-  columns: readonly Column<T>[],
+  columns: readonly Column<T>[] | ((rows: readonly T[]) => readonly Column<T>[]),
 ): Promise<void> {
+  const columnsOf = (rows: readonly T[]) => (typeof columns === 'function' ? columns(rows) : columns);
   if (!flags.all) {
     const page = await fetchPage({ limit: flags.limit, offset: flags.offset });
-    return out.list(page, page.items, columns, flags);
+    return out.list(page, page.items, columnsOf(page.items), flags);
   }
   const items: T[] = [];
   for await (const item of paginate(fetchPage, flags.offset ?? 0)) items.push(item);
-  await out.list({ items, total: items.length, limit: items.length, offset: flags.offset ?? 0, has_more: false }, items, columns, flags);
+  await out.list({ items, total: items.length, limit: items.length, offset: flags.offset ?? 0, has_more: false }, items, columnsOf(items), flags);
 }

@@ -3,7 +3,7 @@ import { pathToFileURL } from 'node:url';
 import type { Command } from 'commander';
 import { Option } from 'commander';
 import type { VoxClient } from '../../client/index.js';
-import type { EvaluationDetail, EvaluationListItem } from '../../shared/schemas/evaluations.js';
+import type { EvaluationDetail, EvaluationListItem, EvaluationUtterance } from '../../shared/schemas/evaluations.js';
 import type { HandlerContext } from '../context.js';
 import { ApiRequestError } from '../../client/errors.js';
 import { QuotaExceededError } from '../api-errors.js';
@@ -15,6 +15,18 @@ import { parseConditions, runRequest, werOption, type RunFlags } from './eval-re
 import { listColumns, printEvaluation, printPages, summaryCsvColumns, utteranceColumns } from './eval-views.js';
 import { checkGate, EvaluationProgress, finishRun, watchEvaluation } from './eval-watch.js';
 import { ciOutputOptions, emitCiOutputs, finishWatched, registerEvalCompare, regressionGateOption, type CiFlags } from './eval-compare.js';
+import { corpusName, prepareUpload, uploadCorpusFrom } from './corpus.js';
+
+/**
+ * `--corpus X`: a path when X exists on disk (uploaded first), else a corpus id; a value that is neither
+ * is a usage error rather than a 404 about a mistyped folder.
+ */
+async function corpusPathOf(value: string): Promise<string | undefined> {
+  const { stat } = await import('node:fs/promises');
+  if (await stat(value).then(() => true, () => false)) return value;
+  if (/^cor_/.test(value)) return undefined;
+  throw usageError(`--corpus: no such file or directory: ${value}`, 'give a corpus id (cor_…) or the path of a corpus directory or archive');
+}
 
 /** The states of `--status`: the schema's EvaluationStatus, copied so TypeBox is not loaded at start-up (a test checks they match). */
 export const STATUSES = ['pending', 'processing', 'completed', 'partial', 'failed', 'cancelled'];
@@ -28,7 +40,7 @@ async function saveReport(ctx: HandlerContext, client: VoxClient, ev: Evaluation
 export function registerEval(program: Command, ctx: HandlerContext): void {
   const evaluation = program
     .command('eval')
-    .description('Evaluate STT providers on synthesised speech across voices, groups and audio conditions');
+    .description('Evaluate STT providers on synthesised speech or recorded corpora across voices, groups and audio conditions');
 
   examples(
     // CI outputs and the regression gate against a baseline (DESIGN §11.4, §11.5): see eval-compare.ts.
@@ -37,9 +49,11 @@ export function registerEval(program: Command, ctx: HandlerContext): void {
       .description('Start an evaluation: synthesise texts with speakers, degrade, transcribe, score')
       .option('--texts <file>', "texts, one per line ('-' reads stdin)")
       .option('--dataset <id>', 'use the texts of an uploaded dataset')
+      .option('--corpus <id|path>', 'evaluate on recorded speech: a corpus id, or a directory/archive to upload first (see docs/corpora.md)')
+      .option('--sample <n>', 'with --corpus: a seeded sample of n utterances (--seed chooses it)', intOption('--sample', 1, 20_000))
       .option('--speaker <id...>', 'speakers to use (repeat, or a comma-separated list)')
       .option('--filter <key=value...>', 'choose speakers from the catalogue: gender, region, accent, age_range, native_language')
-      .option('--group-by <group>', 'group results by gender|region|accent|age_range|native_language|engine (default accent)')
+      .option('--group-by <group>', 'group results by gender|region|accent|age_range|native_language|engine (default accent); with --corpus: speaker or a metadata field')
       .option('--per-group <k>', 'speakers per group value with --filter (1..20)', intOption('--per-group', 1, 20))
       .option('--seed <n>', 'seed of the speaker choice, noise and bootstrap (default 0)', intOption('--seed', 0, Number.MAX_SAFE_INTEGER))
       .requiredOption('-p, --providers <list>', "comma-separated STT providers, or 'all' (every provider the service has configured)")
@@ -56,12 +70,17 @@ export function registerEval(program: Command, ctx: HandlerContext): void {
       'voxctl eval run --texts prompts.txt --filter region=Europe --group-by accent --per-group 2 --providers local-sphinx --conditions clean,telephone,noise:5 --watch --report r.html',
       'voxctl eval run --texts prompts.txt --speaker spk_a spk_b --providers stt-b,local-sphinx --max-wer 0.3',
       'voxctl eval run --texts prompts.txt --filter accent=Scottish --group-by engine --per-group 2 --providers all --dry-run',
+      'voxctl eval run --corpus ./my-recordings --providers local-sphinx --conditions clean,telephone --watch --report r.html',
+      'voxctl eval run --corpus cor_123 --sample 200 --seed 7 --group-by speaker --providers local-sphinx,stt-b --watch',
     ],
   ).action(async (_o, cmd: Command) => {
     const flags = flagsOf<RunFlags & CiFlags & { baseline?: string }>(cmd);
     const plan = await runRequest(ctx, flags);
     if (flags.report === STDOUT_FILE) throw usageError('--report - would mix the report with the summary on stdout', 'save it to a file, or run `voxctl eval report ID -o -` afterwards');
     if (flags.report) assertWritable(flags.report, flags.force);
+    // --corpus PATH: checked here (layout detected locally), uploaded once connected, then evaluated.
+    const corpusPath = flags.corpus !== undefined ? await corpusPathOf(flags.corpus) : undefined;
+    const prepared = corpusPath !== undefined ? await prepareUpload(corpusPath) : undefined;
     const { client, out } = await connect(ctx, flags, { announce: !flags.dryRun });
     const catalog = new ProviderCatalog(ctx, client);
     // `all` = every provider the service has configured (DESIGN §8.1), never a token bound to fail.
@@ -71,9 +90,14 @@ export function registerEval(program: Command, ctx: HandlerContext): void {
       return printDryRun(out, await dryRun(client, plan.body, providers, await catalog.recent()));
     }
     const body = { ...plan.body, providers, ...(flags.baseline !== undefined ? { baseline_id: flags.baseline } : {}) };
+    if (prepared && corpusPath !== undefined) {
+      const uploaded = await uploadCorpusFrom(ctx, { client, out }, { name: corpusName(undefined, corpusPath), prepared });
+      out.info(`Uploaded ${corpusPath} as ${uploaded.corpus_id}: ${uploaded.utterances} utterance(s), ${uploaded.speakers} speaker(s) (${uploaded.layout}).`);
+      body.corpus_id = uploaded.corpus_id;
+    }
     const created = await client.createEvaluation(body).catch(async (e: unknown) => {
       // A filter nothing matches: the closest values the catalogue has, before the service's error.
-      const filter = body.speakers.filter;
+      const filter = body.speakers?.filter;
       if (e instanceof ApiRequestError && e.status === 400 && filter && e.detail === 'No speakers match the filter') {
         const { explainNoMatch } = await import('./speakers.js');
         await explainNoMatch(out, filter, () => client.speakerFacets(), (f, v) => `--filter ${f}=${v}`);
@@ -175,7 +199,8 @@ export function registerEval(program: Command, ctx: HandlerContext): void {
       ...(flags.determinableOnly ? { determinable_only: true } : {}),
     };
     const { client, out } = await connect(ctx, flags);
-    const columns = utteranceColumns(Boolean(flags.csv));
+    // Rows of a corpus evaluation carry utterance ids: show them (decided from the rows, no extra request).
+    const columns = (rows: readonly EvaluationUtterance[]) => utteranceColumns(Boolean(flags.csv), rows.some((u) => u.utterance_id !== undefined));
     await printPages(out, flags, (p) => client.listEvaluationUtterances(id, { ...query, ...p }), columns);
   });
 

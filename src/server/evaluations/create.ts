@@ -15,6 +15,8 @@ import { assertActiveSubscription } from '../services/users.js';
 import { checkSpeakerSpec, selectSpeakers, type SelectedSpeaker } from './speakers.js';
 import { recordSetup, type DescribeProvider } from './setup.js';
 import { evaluationOf } from './service.js';
+import { evaluationSource } from './source.js';
+import { createCorpusEvaluation, type CorpusReader } from './corpus-create.js';
 
 import { EVALUATION_LIMITS } from '../../shared/constants.js';
 
@@ -25,7 +27,6 @@ export const newEvaluationId = (): string => `ev_${randomBytes(15).toString('bas
 
 /** The texts of the request: `texts` (rule 6 each, `Text {i}: `) or the rows of `dataset_id`. */
 async function resolveTexts(db: Db, userId: string, body: CreateEvaluationRequest, normalizer: Normalizer): Promise<string[]> {
-  if ((body.texts === undefined) === (body.dataset_id === undefined)) throw validationFailed('Provide exactly one of texts or dataset_id');
   let texts: string[];
   if (body.texts) {
     texts = body.texts;
@@ -149,26 +150,51 @@ export async function storeEvaluation(deps: { db: Db; now: Date; describe?: Desc
  * `baseline_id` must name one of the caller's evaluations (404 otherwise).
  */
 export async function createEvaluation(
-  deps: { db: Db; now: Date; describe?: DescribeProvider; isConfigured: (provider: string) => boolean },
+  deps: { db: Db; now: Date; describe?: DescribeProvider; isConfigured: (provider: string) => boolean; corpora: CorpusReader },
   input: { userId: string; body: CreateEvaluationRequest },
 ): Promise<EvaluationCreated> {
-  const { db } = deps;
+  const { db, now } = deps;
   const { body, userId } = input;
+  // The source first, before any other rule of the body (DESIGN §10.5).
+  const source = evaluationSource(body);
+  if (source === 'corpus_id' && body.speakers !== undefined) throw validationFailed('speakers does not apply to a corpus');
   if (body.name !== undefined && (codePoints(body.name) < 1 || codePoints(body.name) > EVALUATION_LIMITS.name)) {
     throw validationFailed(`Name must be 1 to ${EVALUATION_LIMITS.name} characters`);
   }
   const normalizer = getNormalizer(body.normalizer ?? 'basic');
+  if (source === 'corpus_id') {
+    const providers = checkProviders(body.providers);
+    checkConfigured(providers, deps.isConfigured);
+    const conditions = checkConditions(body.conditions);
+    if (body.baseline_id !== undefined) await evaluationOf(db, body.baseline_id, userId);
+    const { setup, prices } = recordSetup({ providers, conditions, normalizer, seed: body.sample?.seed ?? 0, describe: deps.describe });
+    return createCorpusEvaluation(
+      { db, now, corpora: deps.corpora },
+      {
+        id: newEvaluationId(),
+        userId,
+        body,
+        common: { providers, conditions, normalizer },
+        recorded: { setup: JSON.stringify(setup), prices: JSON.stringify(prices), baseline_id: body.baseline_id ?? null },
+      },
+    );
+  }
+  // Top-level group_by and sample choose among recordings; synthesised speech is grouped by speakers.group_by.
+  if (body.group_by !== undefined) throw validationFailed('group_by applies to a corpus; use speakers.group_by');
+  if (body.sample !== undefined) throw validationFailed('sample applies to a corpus');
+  if (body.speakers === undefined) throw validationFailed('speakers is required with texts or dataset_id');
+  const speakerSpec = body.speakers;
   const texts = await resolveTexts(db, userId, body, normalizer);
   const providers = checkProviders(body.providers);
   checkConfigured(providers, deps.isConfigured);
   const conditions = checkConditions(body.conditions);
-  checkSpeakerSpec(body.speakers);
+  checkSpeakerSpec(speakerSpec);
   const perSpeaker = texts.length * conditions.length * providers.length;
   const overLimit = (speakers: number) => speakers * perSpeaker > EVALUATION_LIMITS.utterances;
   const limitMessage = `Evaluation exceeds ${EVALUATION_LIMITS.utterances} utterances`;
   // Named ids are counted before they are looked up: an oversized request is refused on its size alone.
-  if (body.speakers.ids && overLimit(body.speakers.ids.length)) throw validationFailed(limitMessage);
-  const selection = await selectSpeakers(db, body.speakers);
+  if (speakerSpec.ids && overLimit(speakerSpec.ids.length)) throw validationFailed(limitMessage);
+  const selection = await selectSpeakers(db, speakerSpec);
   if (overLimit(selection.speakers.length)) throw validationFailed(limitMessage);
   if (body.baseline_id !== undefined) await evaluationOf(db, body.baseline_id, userId);
   await assertActiveSubscription(db, userId);
@@ -181,7 +207,7 @@ export async function createEvaluation(
     providers,
     conditions,
     normalizer,
-    seed: body.speakers.seed ?? 0,
+    seed: speakerSpec.seed ?? 0,
     baselineId: body.baseline_id ?? null,
   });
 }

@@ -27,17 +27,21 @@ export interface SetupFacts {
   groups: { group: string; speakers: number }[];
 }
 
-/** Counts texts, speakers and speakers per group among the utterances. */
+/** The bootstrap block of an utterance: its speaker, or — a corpus utterance without one — the utterance itself. */
+export const speakerBlock = (u: Pick<EvaluationUtterance, 'speaker_id' | 'utterance_id' | 'text_index'>): string =>
+  u.speaker_id ?? `utterance ${u.utterance_id ?? u.text_index}`;
+
+/** Counts texts, speakers (blocks) and speakers per group among the utterances. */
 export function setupFacts(utterances: readonly EvaluationUtterance[]): SetupFacts {
   const texts = new Set<number>();
   const speakers = new Set<string>();
   const byGroup = new Map<string, Set<string>>();
   for (const u of utterances) {
     texts.add(u.text_index);
-    speakers.add(u.speaker_id);
+    speakers.add(speakerBlock(u));
     let set = byGroup.get(u.group);
     if (!set) byGroup.set(u.group, (set = new Set()));
-    set.add(u.speaker_id);
+    set.add(speakerBlock(u));
   }
   const groups = [...byGroup].map(([group, set]) => ({ group, speakers: set.size })).sort((a, b) => a.group.localeCompare(b.group));
   return { texts: texts.size, speakers: speakers.size, groups };
@@ -91,7 +95,7 @@ export function worstFailures(evaluation: Pick<EvaluationDetail, 'normalizer'>, 
         (y.wer ?? 0) - (x.wer ?? 0) ||
         errors(y) - errors(x) ||
         x.text_index - y.text_index ||
-        x.speaker_id.localeCompare(y.speaker_id) ||
+        speakerBlock(x).localeCompare(speakerBlock(y)) ||
         x.condition.localeCompare(y.condition) ||
         x.provider.localeCompare(y.provider),
     )
@@ -143,9 +147,11 @@ export function speakerRows(ev: Pick<EvaluationDetail, 'providers' | 'conditions
   const cells = new Map<string, { errors: number; referenceWords: number }[]>();
   const speakers = new Map<string, string>();
   for (const u of utterances) {
-    speakers.set(u.speaker_id, u.group);
+    // A corpus utterance without a speaker is a block of its own (DESIGN §10.5).
+    const block = speakerBlock(u);
+    speakers.set(block, u.group);
     if (u.transcript === null) continue;
-    const key = `${u.speaker_id}\u0000${u.condition}\u0000${u.provider}`;
+    const key = `${block}\u0000${u.condition}\u0000${u.provider}`;
     let list = cells.get(key);
     if (!list) cells.set(key, (list = []));
     list.push({ errors: (u.substitutions ?? 0) + (u.deletions ?? 0) + (u.insertions ?? 0), referenceWords: wordsOf(u.reference) });

@@ -15,6 +15,7 @@ import {
   providerLatencies,
   reportWerMax,
   setupFacts,
+  speakerBlock,
   speakerRows,
   summaryGroups,
   worstFailures,
@@ -110,8 +111,10 @@ function setupSection(input: EvaluationReportInput): SafeHtml {
   const ev = input.evaluation;
   const facts = setupFacts(input.utterances);
   const groups = facts.groups.map((g) => `${g.group} (${g.speakers})`).join(', ');
+  const corpus = ev.corpus_id === undefined ? '' : html`<dt>Corpus</dt><dd id="setup-corpus">recorded corpus ${ev.corpus_name ?? ev.corpus_id} (${ev.corpus_id})</dd>
+`;
   return html`<section id="setup" aria-labelledby="setup-h"><h2 id="setup-h">Setup</h2><dl class="setup">
-<dt>Texts</dt><dd id="setup-texts">${facts.texts > 0 ? count(facts.texts) : '—'}</dd>
+${corpus}<dt>${ev.corpus_id === undefined ? 'Texts' : 'Recordings'}</dt><dd id="setup-texts">${facts.texts > 0 ? count(facts.texts) : '—'}</dd>
 <dt>Speakers</dt><dd id="setup-speakers">${facts.speakers > 0 ? `${count(facts.speakers)} in ${facts.groups.length} ${ev.group_by} group(s): ${groups}` : '—'}</dd>
 <dt>Providers</dt><dd id="setup-providers">${ev.providers.map((p) => setupProviderLabel(p, ev, input.prices?.[p]))
     .join(', ')}</dd>
@@ -119,7 +122,7 @@ function setupSection(input: EvaluationReportInput): SafeHtml {
 <dt>Conditions</dt><dd>${ev.conditions.join(', ')}</dd>
 <dt>Normaliser</dt><dd id="setup-normalizer">${ev.normalizer.name} (version ${ev.normalizer.version})</dd>
 <dt>Seed</dt><dd id="setup-seed">${ev.seed}</dd>
-<dt>Utterances</dt><dd>${count(ev.completed_utterances)} of ${count(ev.total_utterances)} (texts × speakers × conditions × providers)</dd>
+<dt>Utterances</dt><dd>${count(ev.completed_utterances)} of ${count(ev.total_utterances)} (${ev.corpus_id === undefined ? 'texts × speakers' : 'recordings'} × conditions × providers)</dd>
 <dt>Created</dt><dd>${stamp(ev.created_at)}</dd><dt>Started</dt><dd>${stamp(ev.started_at)}</dd><dt>Finished</dt><dd>${stamp(ev.completed_at)}</dd>
 </dl></section>`;
 }
@@ -251,7 +254,8 @@ function failureItem(f: ReportedFailure, view: PageView): SafeHtml {
   const u = f.utterance;
   // The signed URL of the audio the providers heard (24 h, like the page's own link).
   const listen = u.audio_url ? html` · <a class="listen" href="${u.audio_url}">hear the clip</a>` : '';
-  return html`<li><div class="meta">${view.label(u.provider)} · ${u.condition} · ${u.speaker_id} (${u.group}) · text ${u.text_index} · WER ${percent(u.wer ?? 0)}${listen}</div>
+  const item = u.utterance_id === undefined ? `text ${u.text_index}` : `utterance ${u.utterance_id}`;
+  return html`<li><div class="meta">${view.label(u.provider)} · ${u.condition} · ${speakerBlock(u)} (${u.group}) · ${item} · WER ${percent(u.wer ?? 0)}${listen}</div>
 ${f.alignment ? html`<p class="align">${alignmentHtml(f.alignment)}</p>` : ''}
 <p class="plain"><b>Reference</b>${u.reference}</p><p class="plain"><b>Transcript</b>${u.transcript ?? ''}</p></li>`;
 }

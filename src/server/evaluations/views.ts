@@ -1,7 +1,6 @@
 import type {
   EvaluationComparison,
   EvaluationDetail,
-  EvaluationGroupBy,
   EvaluationListItem,
   EvaluationSetup,
   EvaluationSummaryRow,
@@ -74,8 +73,9 @@ export function toEvaluationListItem(row: EvaluationRow, urls: Pick<ViewContext,
     providers,
     provider_labels: Object.fromEntries(providers.map((p) => [p, urls.providerLabel(p)])),
     conditions,
-    group_by: row.group_by as EvaluationGroupBy,
+    group_by: row.group_by,
     normalizer: { name: row.normalizer as NormalizerName, version: row.normalizer_version },
+    ...(row.corpus_id === null ? {} : { corpus_id: row.corpus_id, corpus_name: row.corpus_name ?? row.corpus_id }),
     seed: row.seed,
     report_url: urls.report(row.id),
     setup: evaluationSetup(row),
@@ -103,7 +103,9 @@ export function toEvaluationUtterance(
 ): EvaluationUtterance {
   return {
     text_index: u.text_index,
-    speaker_id: u.speaker_id,
+    ...(u.utterance_id === null ? {} : { utterance_id: u.utterance_id }),
+    // A corpus utterance names its corpus speaker (null without one); the stored id is its bootstrap block.
+    speaker_id: u.utterance_id === null ? u.speaker_id : u.corpus_speaker,
     group: u.grp,
     condition: lists.conditions[u.condition_index] ?? String(u.condition_index),
     provider: lists.providers[u.provider_index] ?? String(u.provider_index),

@@ -4,7 +4,8 @@
  * then each provider hears each conditioned audio under its own concurrency limit. A few syntheses run
  * ahead of the recognisers (the kind's capacity), so the CPU-bound recogniser never waits for speech.
  * Every result is committed as it arrives; a crash loses only the requests in flight, and a restart
- * reads the conditioned audio back and asks only for the utterances not yet stored.
+ * reads the conditioned audio back and asks only for the utterances not yet stored. A corpus evaluation
+ * (DESIGN §10.5) takes each item's recording from the audio store instead of synthesising it.
  */
 import { createHash } from 'node:crypto';
 import type { Db } from '../storage/db.js';
@@ -24,6 +25,7 @@ import {
   hasOpenSyntheses,
   getEvaluation,
   insertUtterance,
+  listCorpusItemAudio,
   listEvaluationSpeakers,
   listEvaluationTexts,
   markSynthesized,
@@ -39,6 +41,7 @@ import { conditionedAudioId, evaluationLists } from '../evaluations/views.js';
 import { failedResult, scoreResult, type UtteranceResult } from '../evaluations/scoring.js';
 import { finishEvaluationNow } from '../evaluations/finish.js';
 import { SYNTHESIS_FAILED } from '../evaluations/summary.js';
+import { DomainError } from '../../shared/errors.js';
 import type { WorkContext, WorkFailure, WorkKind } from './kind.js';
 
 /** Everything the kind works with, passed in (tests and the benchmark give their own). */
@@ -66,6 +69,8 @@ interface EvaluationContext {
   conditions: AudioCondition[];
   normalizer: NormalizerName;
   seed: number;
+  /** A corpus evaluation (DESIGN §10.5): the recording of each item, by index; nothing is synthesised. */
+  recordings?: Map<number, string>;
 }
 
 /** A context shared by the syntheses of one evaluation in flight; loaded once, dropped with the last user. */
@@ -104,7 +109,17 @@ export function evaluationSynthesesKind(deps: EvaluationSynthesesDeps): WorkKind
       conditions: lists.conditions.map(parseCondition),
       normalizer: row.normalizer as NormalizerName,
       seed: row.seed,
+      ...(row.corpus_id !== null ? { recordings: await listCorpusItemAudio(db, id) } : {}),
     };
+  }
+
+  /** The decoded recording of a corpus item (16-bit WAV at its own rate, stored at upload). */
+  async function recording(audioId: string | undefined): Promise<Pcm16Audio> {
+    const row = audioId === undefined ? undefined : await getAudio(db, audioId);
+    const bytes = row ? await readAudioBytes(deps.blobs, row) : undefined;
+    // Its own message on the item's utterances (a DomainError keeps it), not "Synthesis failed".
+    if (!bytes) throw new DomainError('audio_not_found', 'Recording could not be read: it is no longer stored');
+    return decodeWavToPcm16(bytes);
   }
 
   /** The evaluation's context; the entry is taken synchronously, so concurrent syntheses share one load. */
@@ -134,7 +149,9 @@ export function evaluationSynthesesKind(deps: EvaluationSynthesesDeps): WorkKind
 
   /** Synthesises once, derives and stores every condition's audio, then marks the synthesis synthesised. */
   async function produce(ctx: EvaluationContext, claim: ClaimedSynthesis, work: WorkContext): Promise<Map<number, SttAudio>> {
-    const speech = await deps.synthesize(ctx.speakers[claim.speakerIndex]!.speaker_id, ctx.texts[claim.textIndex]!);
+    const speech = ctx.recordings
+      ? await recording(ctx.recordings.get(claim.textIndex))
+      : await deps.synthesize(ctx.speakers[claim.speakerIndex]!.speaker_id, ctx.texts[claim.textIndex]!);
     if (speech.pcm.length === 0) throw new Error('Synthesis produced no audio');
     const audios = new Map<number, SttAudio>();
     const rows: AudioRow[] = [];

@@ -50,12 +50,29 @@ export const EvaluationSpeakers = Type.Object({
 });
 export type EvaluationSpeakers = Static<typeof EvaluationSpeakers>;
 
-/** POST /v1/evaluations. */
+/** `sample` of a corpus evaluation: `size` utterances chosen from `seed` (default 0). */
+export const EvaluationSample = Type.Object(
+  {
+    size: Type.Integer({ minimum: 1, maximum: EVALUATION_LIMITS.utterances }),
+    seed: Type.Optional(Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER })),
+  },
+  { additionalProperties: false },
+);
+export type EvaluationSample = Static<typeof EvaluationSample>;
+
+/** POST /v1/evaluations: exactly one source — `texts`, `dataset_id` or `corpus_id` (DESIGN §8.1, §10.5). */
 export const CreateEvaluationRequest = Type.Object({
   name: Type.Optional(Type.String()),
   texts: Type.Optional(Type.Array(Type.String())),
   dataset_id: Type.Optional(Type.String()),
-  speakers: EvaluationSpeakers,
+  /** A recorded corpus (`cor_…`): its utterances are the audio; no synthesis, no characters. */
+  corpus_id: Type.Optional(Type.String()),
+  /** Synthesised sources only; refused with a corpus. */
+  speakers: Type.Optional(EvaluationSpeakers),
+  /** Corpus only: `speaker` or one of the corpus's metadata fields (default `gender` when it has it, else `speaker`). */
+  group_by: Type.Optional(Type.String({ minLength: 1 })),
+  /** Corpus only: a seeded subset of its utterances. */
+  sample: Type.Optional(EvaluationSample),
   providers: Type.Array(Type.String()),
   conditions: Type.Optional(Type.Array(Type.String())),
   normalizer: Type.Optional(EvaluationNormalizerName),
@@ -154,8 +171,13 @@ const evaluationFields = {
   provider_labels: Type.Record(Type.String(), Type.String()),
   /** Canonical condition texts (`clean`, `telephone`, `noise:5`, `speed:1.5`). */
   conditions: Type.Array(Type.String()),
-  group_by: EvaluationGroupBy,
+  /** A speaker attribute (synthesised sources), or `speaker` / a metadata field of the corpus. */
+  group_by: Type.String(),
   normalizer: Type.Object({ name: EvaluationNormalizerName, version: Type.Integer() }),
+  /** The recorded corpus evaluated (DESIGN §10.5); absent for synthesised speech. */
+  corpus_id: Type.Optional(Type.String()),
+  /** That corpus's name when the evaluation was created (the report's setup names it). */
+  corpus_name: Type.Optional(Type.String()),
   /** `speakers.seed` (default 0): speaker choice, noise and bootstrap draws all derive from it (extension). */
   seed: Type.Integer(),
   /** Signed URL of the HTML report (24 h, no auth header). */
@@ -187,10 +209,13 @@ export type EvaluationListQuery = Static<typeof EvaluationListQuery>;
 export const EvaluationUtteranceError = Type.Object({ code: Type.String(), message: Type.String() });
 export type EvaluationUtteranceError = Static<typeof EvaluationUtteranceError>;
 
-/** One text × speaker × condition × provider result. */
+/** One text × speaker × condition × provider result (a corpus utterance × condition × provider). */
 export const EvaluationUtterance = Type.Object({
   text_index: Type.Integer(),
-  speaker_id: Type.String(),
+  /** The corpus utterance id (corpus evaluations only). */
+  utterance_id: Type.Optional(Type.String()),
+  /** The catalogue speaker, or the corpus speaker (null when the corpus names none). */
+  speaker_id: Nullable(Type.String()),
   group: Type.String(),
   condition: Type.String(),
   provider: Type.String(),

@@ -22,6 +22,8 @@ import { rerunEvaluation } from '../../evaluations/rerun.js';
 import { compareEvaluations } from '../../evaluations/compare.js';
 import { configuredFrom, describeFrom, labelsFrom } from '../../evaluations/setup.js';
 import { baselineComparison } from '../../evaluations/report-baseline.js';
+import { evaluationSource } from '../../evaluations/source.js';
+import { readCorpusForEvaluation } from '../../evaluations/corpus-reader.js';
 import {
   allUtterances,
   cancelEvaluationFor,
@@ -66,6 +68,10 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
         body: CreateEvaluationRequest,
         response: { 201: EvaluationCreated, ...errorResponses(400, 401, 403, 404, 413, 429) },
       },
+      // Exactly one source is the body's first rule (DESIGN §10.5): checked before the schema's.
+      preValidation: async (request) => {
+        evaluationSource(request.body);
+      },
     },
     async (request, reply) => {
       const auth = requireAuth(request);
@@ -75,6 +81,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
           now: runtime.clock.now(),
           describe: describeFrom(runtime.stt),
           isConfigured: configuredFrom(runtime.stt),
+          corpora: readCorpusForEvaluation,
         },
         { userId: auth.userId, body: request.body },
       );

@@ -17,6 +17,7 @@ export const PUBLISHED_CHECKSUMS: Readonly<Record<Dialect, Readonly<Record<numbe
     9: '983e359bf1b2f89a68b634da82c524f045022fdae69b65f5a7de476856cf43ff', // evaluation-setup
     10: 'fc0038df2ed1c46976df8f83c2a76fc9ba47d3f6dcb430cd4be03c210330ed21', // speakers-engine-index
     11: 'ddc24821679cd7757867e8c76e4dec93aad5deef9d9ed99b1bcdf43c300356c2', // corpora
+    12: '8066ea337ede8b6f18d1d130e3dac0a471157137e03704fde43f314509b68c92', // corpus-evaluations
   },
   postgres: {
     1: '37117d1e912be5b9309072eaa114dfdb292a3a474df4873549b68a5f44686c20', // initial
@@ -26,6 +27,7 @@ export const PUBLISHED_CHECKSUMS: Readonly<Record<Dialect, Readonly<Record<numbe
     5: '561bee7334cdcbf6edfa4ad1f623d4e36bcd3e9d48e2264ed662236009db4ee9', // evaluation-setup
     6: 'fc0038df2ed1c46976df8f83c2a76fc9ba47d3f6dcb430cd4be03c210330ed21', // speakers-engine-index
     7: 'e8c147c463cb36856fbe53ccb54d69bf2883e3dd5b5754d14fd65e40c8551306', // corpora
+    8: '7ea0bc901e36c77b2b59b2dc5379aa99446c46a047e56f0ae6161e4244eff239', // corpus-evaluations
   },
 };
 

@@ -136,18 +136,8 @@ export function listCorpusUploads(db: Db): Promise<(CorpusUploadRow & { owner_he
   );
 }
 
-/**
- * How many evaluations that have not finished use the corpus. Evaluations learn `corpus_id` in the same
- * round as corpora; until that column exists no evaluation can use one, so the answer is 0.
- */
+/** How many evaluations of the corpus have not finished (`evaluations.corpus_id`, DESIGN §10.4–10.5). */
 export async function runningEvaluationsUsingCorpus(db: Db, corpusId: string): Promise<number> {
-  const hasColumn =
-    db.dialect === 'sqlite'
-      ? await db.value<number>("SELECT COUNT(*) FROM pragma_table_info('evaluations') WHERE name = 'corpus_id'")
-      : await db.value<number>(
-          "SELECT COUNT(*) FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = 'evaluations' AND column_name = 'corpus_id'",
-        );
-  if (!Number(hasColumn)) return 0;
   const n = await db.value<number>("SELECT COUNT(*) FROM evaluations WHERE corpus_id = ? AND status IN ('pending', 'processing')", [corpusId]);
   return Number(n ?? 0);
 }

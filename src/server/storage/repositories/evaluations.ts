@@ -33,6 +33,9 @@ export interface EvaluationRow {
   baseline_id: string | null;
   /** JSON `{token: price per minute in USD | null}` recorded at creation. */
   prices: string | null;
+  /** The recorded corpus evaluated (DESIGN §10.5), null for synthesised speech. */
+  corpus_id: string | null;
+  corpus_name: string | null;
 }
 
 /** One speaker of an evaluation with its group value. */
@@ -82,10 +85,25 @@ export interface UtteranceRecord {
 
 /** An utterance with what its views need: speaker, group, reference text and the determinable flag. */
 export interface UtteranceView extends UtteranceRecord {
+  /** The bootstrap block: the catalogue speaker, the corpus speaker, or `utterance:{id}` for a corpus utterance without one. */
   speaker_id: string;
   grp: string;
   reference: string;
   determinable: 0 | 1;
+  /** Corpus evaluations: the corpus utterance id and speaker (null without one); null for synthesised speech. */
+  utterance_id: string | null;
+  corpus_speaker: string | null;
+}
+
+/** One queue item of a corpus evaluation: a corpus utterance with its block and group. */
+export interface CorpusItemRow {
+  utteranceId: string;
+  speaker: string | null;
+  audioId: string;
+  reference: string;
+  /** The bootstrap block (stored as the item's speaker_id). */
+  block: string;
+  group: string;
 }
 
 // Rows per multi-row INSERT: one round trip for many rows on PostgreSQL, well under SQLite's parameter cap.
@@ -104,11 +122,50 @@ async function insertRows(db: Db, table: string, columns: readonly string[], row
   for (; i < rows.length; i++) await db.run(head + tuple, rows[i]!);
 }
 
+/** The columns given when an evaluation is created. */
+type NewEvaluation = Omit<
+  EvaluationRow,
+  'status' | 'completed_utterances' | 'failed_syntheses' | 'started_at' | 'completed_at' | 'summary' | 'comparisons' | 'corpus_id' | 'corpus_name' | 'setup' | 'baseline_id' | 'prices'
+> &
+  Partial<Pick<EvaluationRow, 'setup' | 'baseline_id' | 'prices'>>;
+
+/**
+ * Inserts a corpus evaluation (DESIGN §10.5): item `i` is text `i` (the reference), speaker `i` (its block
+ * and group) and one queued item (i, i) with no characters; the corpus utterance behind it is fixed here.
+ */
+export async function insertCorpusEvaluation(
+  db: Db,
+  row: NewEvaluation & { corpus_id: string; corpus_name: string },
+  items: readonly CorpusItemRow[],
+): Promise<void> {
+  await db.run(
+    `INSERT INTO evaluations (id, user_id, name, status, total_utterances, providers, conditions, group_by, normalizer,
+                              normalizer_version, seed, period, created_at, corpus_id, corpus_name, setup, baseline_id, prices)
+     VALUES (@id, @user_id, @name, 'pending', @total_utterances, @providers, @conditions, @group_by, @normalizer,
+             @normalizer_version, @seed, @period, @created_at, @corpus_id, @corpus_name, @setup, @baseline_id, @prices)`,
+    { setup: null, baseline_id: null, prices: null, ...row },
+  );
+  await insertRows(db, 'evaluation_texts', ['evaluation_id', 'idx', 'text'], items.map((u, i) => [row.id, i, u.reference]));
+  await insertRows(db, 'evaluation_speakers', ['evaluation_id', 'idx', 'speaker_id', 'grp'], items.map((u, i) => [row.id, i, u.block, u.group]));
+  await insertRows(
+    db,
+    'evaluation_corpus_items',
+    ['evaluation_id', 'idx', 'utterance_id', 'speaker', 'audio_id'],
+    items.map((u, i) => [row.id, i, u.utteranceId, u.speaker, u.audioId]),
+  );
+  await insertRows(db, 'evaluation_syntheses', ['evaluation_id', 'text_index', 'speaker_index', 'characters'], items.map((_u, i) => [row.id, i, i, 0]));
+}
+
+/** The recording behind each item of a corpus evaluation, by index (empty for synthesised speech). */
+export async function listCorpusItemAudio(db: Db, evaluationId: string): Promise<Map<number, string>> {
+  const rows = await db.all<{ idx: number; audio_id: string }>('SELECT idx, audio_id FROM evaluation_corpus_items WHERE evaluation_id = ?', [evaluationId]);
+  return new Map(rows.map((r) => [r.idx, r.audio_id]));
+}
+
 /** Inserts an evaluation (status `pending`), its texts, speakers and one queued synthesis per pair. */
 export async function insertEvaluation(
   db: Db,
-  row: Omit<EvaluationRow, 'status' | 'completed_utterances' | 'failed_syntheses' | 'started_at' | 'completed_at' | 'summary' | 'comparisons' | 'setup' | 'baseline_id' | 'prices'> &
-    Partial<Pick<EvaluationRow, 'setup' | 'baseline_id' | 'prices'>>,
+  row: NewEvaluation,
   texts: readonly string[],
   speakers: readonly { speakerId: string; group: string }[],
   charactersOfText: readonly number[],
@@ -371,10 +428,12 @@ export function utteranceQuery(evaluationId: string, f: UtteranceFilter): { sql:
     params.push(f.group);
   }
   if (f.errorsOnly) clauses.push(`(u.error_code IS NOT NULL OR ${ERRORS} > 0)`);
-  const inner = `SELECT u.*, s.speaker_id, s.grp, t.text AS reference, ${DETERMINABLE} AS determinable
+  const inner = `SELECT u.*, s.speaker_id, s.grp, t.text AS reference, ${DETERMINABLE} AS determinable,
+      ci.utterance_id, ci.speaker AS corpus_speaker
     FROM evaluation_utterances u
     JOIN evaluation_speakers s ON s.evaluation_id = u.evaluation_id AND s.idx = u.speaker_index
     JOIN evaluation_texts t ON t.evaluation_id = u.evaluation_id AND t.idx = u.text_index
+    LEFT JOIN evaluation_corpus_items ci ON ci.evaluation_id = u.evaluation_id AND ci.idx = u.text_index
     WHERE ${clauses.join(' AND ')}`;
   // PostgreSQL 15 requires an alias on a subquery in FROM.
   const sql = f.determinableOnly ? `SELECT * FROM (${inner}) AS v WHERE determinable = 1` : `SELECT * FROM (${inner}) AS v`;

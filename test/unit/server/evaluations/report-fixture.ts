@@ -114,7 +114,7 @@ function markDeterminable(utterances: EvaluationUtterance[]): void {
 }
 
 const score = (u: EvaluationUtterance): UtteranceScore => ({
-  speaker: u.speaker_id,
+  speaker: u.speaker_id ?? `utterance ${u.utterance_id}`,
   errors: (u.substitutions ?? 0) + (u.deletions ?? 0) + (u.insertions ?? 0),
   referenceWords: u.reference.split(' ').length,
 });

@@ -36,6 +36,8 @@ function row(o: { t?: number; s: number; g: string; c?: number; p?: number; erro
     grp: o.g,
     reference: 'ref',
     determinable: 0,
+    utterance_id: null,
+    corpus_speaker: null,
   };
 }
 

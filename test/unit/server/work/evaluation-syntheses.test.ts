@@ -17,6 +17,7 @@ import type { SttAudio } from '../../../../src/server/engines/stt/types.js';
 import type { SttResult } from '../../../../src/shared/schemas/stt.js';
 import { systemClock } from '../../../../src/server/clock.js';
 import { createEvaluation } from '../../../../src/server/evaluations/create.js';
+import { readCorpusForEvaluation } from '../../../../src/server/evaluations/corpus-reader.js';
 import { cancelEvaluationFor } from '../../../../src/server/evaluations/service.js';
 import { evaluationSynthesesKind } from '../../../../src/server/work/evaluation-syntheses.js';
 import { createWorkLoop, type WorkLoop } from '../../../../src/server/work/loop.js';
@@ -92,7 +93,7 @@ describe('evaluation runner', () => {
   }
 
   const create = async (texts: string[], providers = ['stt-a-model-1', 'stt-c']) =>
-    (await createEvaluation({ db, now: new Date(), isConfigured: () => true }, { userId, body: { texts, speakers: { ids: speakers }, providers, conditions: ['clean', 'noise:10'] } }))
+    (await createEvaluation({ db, now: new Date(), isConfigured: () => true, corpora: readCorpusForEvaluation }, { userId, body: { texts, speakers: { ids: speakers }, providers, conditions: ['clean', 'noise:10'] } }))
       .evaluation_id;
   const stored = async (id: string) => Number(await db.value('SELECT COUNT(*) FROM evaluation_utterances WHERE evaluation_id = ?', [id]));
   const used = async () => (await db.value<number>('SELECT characters_used FROM usage_periods WHERE user_id = ?', [userId]))!;

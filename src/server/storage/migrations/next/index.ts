@@ -4,6 +4,7 @@ import { userDisabledMigration } from './b-user-disabled.js';
 import { evaluationSetupMigration } from './c-evaluation-setup.js';
 import { speakersEngineIndexMigration } from './d-speakers-engine-index.js';
 import { corporaMigration } from './e-corpora.js';
+import { corpusEvaluationsMigration } from './f-corpus-evaluations.js';
 
 export type { SqlMigration } from './types.js';
 
@@ -13,4 +14,4 @@ export type { SqlMigration } from './types.js';
  * numbered per dialect). Adding one is one entry at the end (plus its import and its checksum in
  * ../checksums.ts); never reorder, edit or remove a published entry.
  */
-export const NEXT_MIGRATIONS: readonly SqlMigration[] = [schemaRepairMigration, userDisabledMigration, evaluationSetupMigration, speakersEngineIndexMigration, corporaMigration];
+export const NEXT_MIGRATIONS: readonly SqlMigration[] = [schemaRepairMigration, userDisabledMigration, evaluationSetupMigration, speakersEngineIndexMigration, corporaMigration, corpusEvaluationsMigration];

@@ -1,0 +1,275 @@
+#!/usr/bin/env node
+// Corpus benchmark (issue 20). Run `npm run build` first; spawns the built `voxctl serve` and CLI.
+// A generated audiofolder corpus of BENCH_UTTERANCES (default 1,000) FLAC files made with sox from the
+// pocketsphinx-testdata recordings (each at its own speed, so no two files are alike; ~1 hour of audio),
+// measured against baselines taken in the same run on the same files:
+//   upload   — `voxctl corpus upload DIR` (a tar streamed from the directory, extracted, every file
+//              decoded and stored) vs decoding the same files with the service's decoder alone
+//              (`decodeAudioFiles`, batches of 16, 2 workers, as the service) — goal ≤ 1.3×; the server's RSS is
+//              sampled every 100 ms during the upload — goal ≤ 300 MB;
+//   evaluate — an evaluation of a seeded sample of BENCH_SAMPLE (default 200) utterances on local-sphinx
+//              (clean) vs pocketsphinx_continuous run directly on the same audio (16 kHz raw, prepared
+//              before the clock starts), as many at once as cores — goal ≤ 1.1×.
+// Prints figures and ratios — wall time, and CPU seconds (the server's, or this process's reaped children:
+// ffmpeg, PocketSphinx, the CLI), which other tenants of a shared machine do not move; asserts nothing.
+// BENCH_RUNS (default 3) repeats it.
+import { execFile, spawn } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { availableParallelism, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { promisify } from 'node:util';
+
+const run = promisify(execFile);
+const RUNS = Number(process.env.BENCH_RUNS ?? 3);
+const UTTERANCES = Number(process.env.BENCH_UTTERANCES ?? 1000);
+const SAMPLE = Number(process.env.BENCH_SAMPLE ?? 200);
+const CORES = availableParallelism();
+const KEY = 'vox_' + 'C'.repeat(40);
+const BIN = new URL('../bin/voxctl.js', import.meta.url).pathname;
+const TESTDATA = '/usr/share/pocketsphinx/test/data';
+const Database = (await import(new URL('../dist/server/storage/sqlite-driver.js', import.meta.url).href)).loadSqliteDriver();
+const { decodeAudioFiles } = await import(new URL('../dist/server/audio/file-decode.js', import.meta.url).href);
+const { decodeWavToPcm16 } = await import(new URL('../dist/server/audio/wav.js', import.meta.url).href);
+const { resamplePcm16 } = await import(new URL('../dist/server/audio/resample.js', import.meta.url).href);
+const { resolveSphinx, sphinxArgs } = await import(new URL('../dist/server/engines/stt/local-sphinx.js', import.meta.url).href);
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const secs = (ms) => `${(ms / 1000).toFixed(1)} s`;
+
+const RECORDINGS = [
+  ...[
+    ['0870', 'and mister john dashwood had then leisure to consider how much there might be prudently in his power to do for them'],
+    ['0880', 'he was not an ill disposed young man'],
+    ['0890', 'unless to be rather cold hearted and rather selfish is to be ill disposed'],
+    ['0920', 'had he married a more a amiable woman he might have been made still more respectable than he was'],
+    ['0930', 'he might even have been made amiable himself'],
+  ].map(([n, text]) => ({ file: `${TESTDATA}/librivox/sense_and_sensibility_01_austen_64kb-${n}.wav`, text })),
+  ...[
+    ['001', 'ten of clubs'],
+    ['002', 'four queen of clubs'],
+    ['003', 'seven of clubs'],
+    ['004', 'five five'],
+    ['005', 'eight of spades four of clubs seven of hearts'],
+  ].map(([n, text]) => ({ file: `${TESTDATA}/cards/${n}.wav`, text })),
+];
+
+/** Runs `fn` over `items` with `n` workers. */
+async function pool(items, n, fn) {
+  const queue = items.map((item, i) => [item, i]);
+  await Promise.all(
+    Array.from({ length: n }, async () => {
+      for (let next = queue.shift(); next; next = queue.shift()) await fn(next[0], next[1]);
+    }),
+  );
+}
+
+/** An audiofolder corpus of UTTERANCES FLAC files (20 speakers, gender metadata) under `dir`. */
+async function generateCorpus(dir) {
+  mkdirSync(join(dir, 'audio'), { recursive: true });
+  const lines = ['file_name,transcription,speaker_id,gender'];
+  const items = Array.from({ length: UTTERANCES }, (_, i) => {
+    const rec = RECORDINGS[i % RECORDINGS.length];
+    // Speeds 0.88..1.12 (pitch moves too): every file differs, and the recogniser still has a chance.
+    const speed = (0.88 + ((i * 7) % 13) * 0.02).toFixed(2);
+    const name = `audio/u${String(i).padStart(4, '0')}.flac`;
+    lines.push(`${name},${rec.text},spk${i % 20},${i % 2 ? 'female' : 'male'}`);
+    return { rec, speed, name };
+  });
+  await pool(items, CORES, async (it) => {
+    await run('sox', [it.rec.file, join(dir, it.name), 'speed', it.speed, 'pad', '0.15', '0.15']);
+  });
+  writeFileSync(join(dir, 'metadata.csv'), lines.join('\n') + '\n');
+  let seconds = 0;
+  let bytes = 0;
+  for (const it of items) {
+    seconds += Number((await run('soxi', ['-D', join(dir, it.name)])).stdout);
+    bytes += statSync(join(dir, it.name)).size;
+  }
+  return { files: items.map((it) => join(dir, it.name)), seconds, bytes };
+}
+
+/** Starts `voxctl serve` on a fresh data dir and waits until it answers. */
+async function serve() {
+  const dataDir = mkdtempSync(join(tmpdir(), 'voxctl-bench-corpus-'));
+  const proc = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--data-dir', dataDir, '--log-level', 'warn'], {
+    env: { ...process.env, VOXCTL_BOOTSTRAP_KEY: KEY },
+    stdio: 'ignore',
+  });
+  for (let i = 0; i < 600; i++) {
+    const file = join(dataDir, 'server.json');
+    if (existsSync(file)) {
+      try {
+        const { port } = JSON.parse(readFileSync(file, 'utf8'));
+        const url = `http://127.0.0.1:${port}`;
+        if ((await fetch(`${url}/health`)).ok) {
+          const db = new Database(join(dataDir, 'voxctl.db'));
+          db.prepare(`UPDATE users SET subscription_tier = 'enterprise'`).run();
+          db.close();
+          return { url, pid: proc.pid, dataDir, proc };
+        }
+      } catch {
+        // not ready yet
+      }
+    }
+    await sleep(100);
+  }
+  throw new Error('voxctl serve did not start');
+}
+
+async function api(server, method, path, json) {
+  const res = await fetch(server.url + path, {
+    method,
+    headers: { authorization: `Bearer ${KEY}`, ...(json ? { 'content-type': 'application/json' } : {}) },
+    body: json ? JSON.stringify(json) : undefined,
+  });
+  const body = await res.json();
+  if (res.status >= 400) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(body)}`);
+  return body;
+}
+
+/**
+ * CPU seconds of a process and its reaped children (ffmpeg and PocketSphinx run as children): a measure
+ * the other tenants of a shared machine do not move, unlike wall time.
+ */
+function cpuSeconds(pid) {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  // utime, stime, cutime, cstime are fields 14..17 of stat(5); `fields` starts at field 3.
+  return fields.slice(11, 15).reduce((n, v) => n + Number(v), 0) / 100;
+}
+
+/** Resident memory of a process in MB. */
+function rssMb(pid) {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024;
+}
+
+/**
+ * The baseline of the upload: the same files through the service's own decoder (`decodeAudioFiles`: one
+ * ffmpeg run per batch of 16 files, 48 kHz cap) as the service runs it — 2 workers (fewer on one core),
+ * each decoding its next batch into a scratch folder — with nothing extracted, stored or committed.
+ */
+async function decodeAlone(files) {
+  const limits = { maxBytes: 25 * 1024 * 1024, maxSeconds: 600 };
+  const batches = [];
+  for (let i = 0; i < files.length; i += 16) batches.push(files.slice(i, i + 16));
+  const scratchRoot = mkdtempSync(join(tmpdir(), 'voxctl-bench-decode-'));
+  try {
+    let worker = 0;
+    await pool(batches, Math.max(1, Math.min(2, CORES)), async (batch) => {
+      const scratch = join(scratchRoot, String(worker++));
+      mkdirSync(scratch);
+      await decodeAudioFiles(batch, { scratch, limits }, async (_i, result) => {
+        if (result instanceof Error) throw result;
+      });
+    });
+  } finally {
+    rmSync(scratchRoot, { recursive: true, force: true });
+  }
+}
+
+async function runOnce(n, corpusDir, files) {
+  const server = await serve();
+  try {
+    // --- upload + decode through the CLI, RSS sampled ---------------------------------------------------
+    let maxRss = rssMb(server.pid);
+    const idleRss = maxRss;
+    const sampler = setInterval(() => {
+      maxRss = Math.max(maxRss, rssMb(server.pid));
+    }, 100);
+    const t0 = performance.now();
+    const c0 = cpuSeconds(server.pid) + cpuSeconds(process.pid);
+    const up = await run(process.execPath, [BIN, '--base-url', server.url, '--json', 'corpus', 'upload', corpusDir, '--name', `bench ${n}`], {
+      env: { ...process.env, VOXCTL_API_KEY: KEY },
+      maxBuffer: 64 * 1024 * 1024,
+    });
+    const upload = performance.now() - t0;
+    // The server's CPU plus this process's reaped children (the CLI that tarred and sent the folder).
+    const uploadCpu = cpuSeconds(server.pid) + cpuSeconds(process.pid) - c0;
+    clearInterval(sampler);
+    const corpus = JSON.parse(up.stdout);
+
+    // --- the same files decoded alone ------------------------------------------------------------------------
+    const t1 = performance.now();
+    const c1 = cpuSeconds(process.pid);
+    await decodeAlone(files);
+    const decode = performance.now() - t1;
+    const decodeCpu = cpuSeconds(process.pid) - c1;
+
+    // --- evaluation of a sample on local-sphinx --------------------------------------------------------------
+    const t2 = performance.now();
+    const c2 = cpuSeconds(server.pid);
+    const created = await api(server, 'POST', '/v1/evaluations', {
+      name: `bench ${n}`,
+      corpus_id: corpus.corpus_id,
+      sample: { size: SAMPLE, seed: n },
+      providers: ['local-sphinx'],
+    });
+    let detail;
+    for (;;) {
+      detail = await api(server, 'GET', `/v1/evaluations/${created.evaluation_id}`);
+      if (!['pending', 'processing'].includes(detail.status)) break;
+      await sleep(200);
+    }
+    const evaluation = performance.now() - t2;
+    const evaluationCpu = cpuSeconds(server.pid) - c2;
+    if (detail.status !== 'completed') throw new Error(`evaluation ended ${detail.status}`);
+    const utterances = [];
+    for (let offset = 0; ; offset += 100) {
+      const page = await api(server, 'GET', `/v1/evaluations/${created.evaluation_id}/utterances?limit=100&offset=${offset}`);
+      utterances.push(...page.items);
+      if (!page.has_more) break;
+    }
+
+    // --- PocketSphinx directly on the same audio (16 kHz raw prepared before the clock starts) ---------------
+    const sphinx = resolveSphinx();
+    if (typeof sphinx === 'string') throw new Error(sphinx);
+    const rawDir = mkdtempSync(join(tmpdir(), 'voxctl-bench-raw-'));
+    const raws = [];
+    for (const [i, u] of utterances.entries()) {
+      const wav = Buffer.from(await (await fetch(new URL(u.audio_url, server.url))).arrayBuffer());
+      const { pcm, sampleRate } = decodeWavToPcm16(wav);
+      const pcm16k = await resamplePcm16(pcm, sampleRate, 16000);
+      const raw = join(rawDir, `${i}.raw`);
+      writeFileSync(raw, Buffer.from(pcm16k.buffer, pcm16k.byteOffset, pcm16k.byteLength));
+      raws.push(raw);
+    }
+    const t3 = performance.now();
+    const c3 = cpuSeconds(process.pid);
+    await pool(raws, CORES, async (raw) => {
+      await run(sphinx.binary, sphinxArgs(sphinx, raw), { maxBuffer: 64 * 1024 * 1024 });
+    });
+    const direct = performance.now() - t3;
+    const directCpu = cpuSeconds(process.pid) - c3;
+    rmSync(rawDir, { recursive: true, force: true });
+    const all = detail.summary.find((r) => r.group === 'all');
+    return {
+      corpus, upload, decode, uploadCpu, decodeCpu, idleRss, maxRss, evaluation, direct, evaluationCpu, directCpu,
+      evaluated: utterances.length, wer: all?.wer, speakers: all?.speakers,
+    };
+  } finally {
+    server.proc.kill('SIGTERM');
+    await new Promise((r) => server.proc.once('exit', r));
+    rmSync(server.dataDir, { recursive: true, force: true });
+  }
+}
+
+const corpusDir = mkdtempSync(join(tmpdir(), 'voxctl-bench-corpus-src-'));
+try {
+  const g0 = performance.now();
+  const generated = await generateCorpus(corpusDir);
+  console.log(
+    `corpus: ${UTTERANCES} FLAC utterances, ${(generated.seconds / 60).toFixed(1)} min of audio, ${(generated.bytes / 1e6).toFixed(0)} MB ` +
+      `(generated in ${secs(performance.now() - g0)}); evaluation sample ${SAMPLE}; ${CORES} cores`,
+  );
+  for (let n = 1; n <= RUNS; n++) {
+    const r = await runOnce(n, corpusDir, generated.files);
+    console.log(
+      `run ${n}: upload + decode ${secs(r.upload)} (${r.corpus.utterances} utterances, ${r.corpus.total_duration_seconds} s) vs decoding alone ${secs(r.decode)} → ` +
+        `${(r.upload / r.decode).toFixed(2)}× (goal ≤ 1.3; CPU ${r.uploadCpu.toFixed(0)} s vs ${r.decodeCpu.toFixed(0)} s → ${(r.uploadCpu / r.decodeCpu).toFixed(2)}×); server RSS ${r.idleRss.toFixed(0)} MB idle, max ${r.maxRss.toFixed(0)} MB during the upload (goal ≤ 300); ` +
+        `evaluation of ${r.evaluated} utterances on local-sphinx ${secs(r.evaluation)} vs PocketSphinx directly ${secs(r.direct)} → ` +
+        `${(r.evaluation / r.direct).toFixed(2)}× (goal ≤ 1.1; CPU ${r.evaluationCpu.toFixed(0)} s vs ${r.directCpu.toFixed(0)} s → ${(r.evaluationCpu / r.directCpu).toFixed(2)}×); WER ${r.wer} over ${r.speakers} speakers`,
+    );
+  }
+} finally {
+  rmSync(corpusDir, { recursive: true, force: true });
+}

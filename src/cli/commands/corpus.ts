@@ -1,0 +1,196 @@
+import { basename, join } from 'node:path';
+import type { Command } from 'commander';
+import type { VoxClient } from '../../client/index.js';
+import type { Corpus, CorpusUtterance } from '../../shared/schemas/corpora.js';
+import type { HandlerContext } from '../context.js';
+import { DomainError } from '../../shared/errors.js';
+import { CliError, ExitCode, usageError } from '../errors.js';
+import type { Column, Output } from '../output.js';
+import { connect } from '../session.js';
+import { examples, flagsOf, pagingOptions } from '../util.js';
+import { listDirectory, tarOf, uploadSource, type DirectoryListing, type UploadSource } from '../corpus-local.js';
+import { UploadProgress } from '../upload-progress.js';
+import { printPages } from './eval-views.js';
+
+const corpusColumns: Column<Corpus>[] = [
+  { header: 'corpus_id', get: (c) => c.corpus_id },
+  { header: 'name', get: (c) => c.name },
+  { header: 'layout', get: (c) => c.layout },
+  { header: 'utterances', get: (c) => c.utterances },
+  { header: 'speakers', get: (c) => c.speakers },
+  { header: 'duration_s', get: (c) => c.total_duration_seconds },
+  { header: 'metadata_fields', get: (c) => c.metadata_fields.join(' ') },
+  { header: 'created_at', get: (c) => c.created_at },
+];
+
+const truncate = (s: string, n: number) => ([...s].length > n ? [...s].slice(0, n - 1).join('') + '…' : s);
+
+/** Table (truncated reference) or CSV (everything, metadata as JSON) columns of corpus utterances. */
+const utteranceColumns = (full: boolean): Column<CorpusUtterance>[] => [
+  { header: 'utterance_id', get: (u) => u.utterance_id },
+  { header: 'speaker', get: (u) => u.speaker },
+  { header: 'duration_seconds', get: (u) => u.duration_seconds },
+  { header: 'reference', get: (u) => (full ? u.reference : truncate(u.reference, 60)) },
+  ...(full
+    ? [
+        { header: 'metadata', get: (u: CorpusUtterance) => JSON.stringify(u.metadata ?? {}) },
+        { header: 'audio_url', get: (u: CorpusUtterance) => u.audio_url },
+      ]
+    : []),
+];
+
+/** The human view of a corpus. */
+export function printCorpus(out: Output, c: Corpus): void {
+  out.fields([
+    ['corpus_id', c.corpus_id],
+    ['name', c.name],
+    ['layout', c.layout],
+    ['utterances', c.utterances],
+    ['speakers', c.speakers],
+    ['total_duration', `${c.total_duration_seconds} s`],
+    ['metadata_fields', c.metadata_fields.join(', ') || '—'],
+    ['created_at', c.created_at],
+  ]);
+}
+
+/** The name a corpus gets without `--name`: the folder's or archive's name without its extension. */
+export const defaultCorpusName = (path: string): string =>
+  basename(path.replace(/[\\/]+$/, '')).replace(/\.(zip|tar\.gz|tgz|tar)$/i, '') || 'corpus';
+
+/**
+ * Streams a prepared PATH (see `prepareUpload`) to the service with byte progress: a directory as a tar
+ * made while it is read (no temporary copy), an archive as it is. Resolves to the corpus view.
+ */
+export async function uploadCorpusFrom(
+  ctx: HandlerContext,
+  session: { client: VoxClient; out: Output },
+  input: { name: string; prepared: PreparedUpload },
+): Promise<Corpus> {
+  const { client, out } = session;
+  const { source, listing } = input.prepared;
+  const directory = source.kind === 'directory';
+  const total = directory ? listing!.tarBytes : source.size;
+  const progress = new UploadProgress(out, `Uploading ${input.name}`, total, () => ctx.clock.now().getTime());
+  let sent = 0;
+  let told = false;
+  const corpus = await client.uploadCorpus({
+    name: input.name,
+    // A directory: a tar produced while it is sent; an archive: streamed from disk as it is.
+    file: directory ? await tarOf(source.path, listing!.files) : source.path,
+    filename: directory ? `${defaultCorpusName(source.path)}.tar` : source.filename,
+    onProgress: (bytes) => {
+      sent = bytes;
+      progress.update(bytes);
+      // The last byte is sent: the service now extracts and decodes every file (minutes for a big corpus).
+      if (bytes >= total && !told && out.stderrTTY) {
+        told = true;
+        progress.update(bytes, true);
+        out.info('Sent; the service is checking and decoding every file…');
+      }
+    },
+  });
+  if (!told) progress.update(sent, true);
+  return corpus;
+}
+
+/**
+ * Resolves PATH and, for a directory, reads its manifests locally with the service's own module (DESIGN
+ * §10.1–10.3): layout, transcripts, audio files present, unique ids — the same message, and exit 2 as
+ * when the service refuses it. Audio is decoded by the service only.
+ */
+export async function prepareUpload(path: string): Promise<PreparedUpload> {
+  const source = await uploadSource(path);
+  if (source.kind !== 'directory') return { source };
+  const listing = await listDirectory(source.path);
+  const { parseCorpus } = await import('../../shared/corpus/index.js');
+  const { readFile } = await import('node:fs/promises');
+  try {
+    // The service's own rules: the layout, then every manifest line (transcripts, files present, ids).
+    await parseCorpus(listing.files, async (file) => (await readFile(join(source.path, file))).toString('utf8'));
+  } catch (e) {
+    if (!(e instanceof DomainError)) throw e;
+    // The service's message and code as is (scripts compare them), where it happened on the next line.
+    throw new CliError(e.message, { exitCode: ExitCode.usage, code: e.code, hint: `${path}: nothing was uploaded`, cause: e });
+  }
+  return { source, listing };
+}
+
+/** PATH resolved and checked: what to send, and a directory's listing. */
+export interface PreparedUpload {
+  source: UploadSource;
+  listing?: DirectoryListing;
+}
+
+/** Checks `--name` as the service does (1..200 characters). */
+export function corpusName(name: string | undefined, path: string): string {
+  const chosen = name ?? defaultCorpusName(path);
+  const length = [...chosen].length;
+  if (length < 1 || length > 200) throw usageError('--name must be 1..200 characters');
+  return chosen;
+}
+
+/** `voxctl corpus upload|list|show|utterances|delete` (DESIGN §10.6). */
+export function registerCorpus(program: Command, ctx: HandlerContext): void {
+  const corpus = program.command('corpus').description('Recorded corpora (your own audio with reference transcripts) to evaluate STT providers on');
+
+  examples(
+    corpus
+      .command('upload')
+      .argument('<path>', 'a directory (audiofolder, Common Voice, LibriSpeech or Kaldi layout) or a .zip/.tar/.tar.gz/.tgz archive')
+      .option('-n, --name <name>', 'corpus name, 1..200 characters (default: the folder or archive name)')
+      .description('Upload a corpus: a directory is streamed as a tar (no temporary copy), an archive as is'),
+    ['voxctl corpus upload ./my-recordings --name "Support calls"', 'voxctl corpus upload test-clean.tar.gz --name librispeech-test-clean --json'],
+  ).action(async (path: string, _o, cmd: Command) => {
+    const flags = flagsOf<{ name?: string }>(cmd);
+    const name = corpusName(flags.name, path);
+    // Refused locally before connecting: a wrong folder never starts an upload.
+    const prepared = await prepareUpload(path);
+    const { client, out } = await connect(ctx, flags, { announce: true });
+    const created = await uploadCorpusFrom(ctx, { client, out }, { name, prepared });
+    if (out.json) return out.printJson(created);
+    printCorpus(out, created);
+    out.success(`Uploaded ${created.utterances} utterance(s) of ${created.speakers} speaker(s) as ${created.corpus_id} (${created.layout}).`);
+  });
+
+  examples(pagingOptions(corpus.command('list')).description('List your corpora, newest first'), [
+    'voxctl corpus list',
+    'voxctl corpus list --csv > corpora.csv',
+  ]).action(async (_o, cmd: Command) => {
+    const flags = flagsOf<{ limit?: number; offset?: number; all?: boolean; csv?: boolean }>(cmd);
+    const { client, out } = await connect(ctx, flags);
+    await printPages(out, flags, (p) => client.listCorpora(p), corpusColumns);
+  });
+
+  examples(corpus.command('show').argument('<id>', 'corpus id').description('Show a corpus: layout, utterances, speakers, duration, metadata fields'), [
+    'voxctl corpus show cor_123',
+    'voxctl corpus show cor_123 --json | jq .metadata_fields',
+  ]).action(async (id: string, _o, cmd: Command) => {
+    const flags = flagsOf(cmd);
+    const { client, out } = await connect(ctx, flags);
+    const c = await client.getCorpus(id);
+    if (out.json) return out.printJson(c);
+    printCorpus(out, c);
+  });
+
+  examples(
+    pagingOptions(corpus.command('utterances').argument('<id>', 'corpus id'), 'follow pages and list every utterance').description(
+      "List a corpus's utterances: id, speaker, duration, reference (CSV adds metadata and audio URL)",
+    ),
+    ['voxctl corpus utterances cor_123', 'voxctl corpus utterances cor_123 --all --csv > utterances.csv'],
+  ).action(async (id: string, _o, cmd: Command) => {
+    const flags = flagsOf<{ limit?: number; offset?: number; all?: boolean; csv?: boolean }>(cmd);
+    const { client, out } = await connect(ctx, flags);
+    await printPages(out, flags, (p) => client.listCorpusUtterances(id, p), utteranceColumns(Boolean(flags.csv)));
+  });
+
+  examples(corpus.command('delete').argument('<id>', 'corpus id').description('Delete a corpus and its audio (refused while an evaluation of it runs)'), [
+    'voxctl corpus delete cor_123',
+  ]).action(async (id: string, _o, cmd: Command) => {
+    const flags = flagsOf(cmd);
+    const { client, out } = await connect(ctx, flags, { announce: true });
+    await client.deleteCorpus(id);
+    if (out.json) return out.printJson({ corpus_id: id, deleted: true });
+    out.success(`Deleted corpus ${id}`);
+  });
+}
+
