@@ -16,6 +16,7 @@ describe('GET /health', () => {
     expect(res.body).toEqual({
       status: 'ok',
       version: VERSION,
+      commit: expect.stringMatching(/^[0-9a-f]{40}$/),
       uptime_seconds: expect.any(Number),
       instance_id: expect.stringMatching(/^inst_[0-9a-f]{16}$/),
       queue: { pending: 0, processing: 0 },

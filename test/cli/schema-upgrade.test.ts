@@ -10,6 +10,10 @@ import { walkApiFamilies } from '../helpers/api-families.js';
 import { OLD_SQLITE_KEY, writeOldSqliteDatabase } from '../helpers/old-schemas.js';
 import { loadSqliteDriver } from '../../src/server/storage/sqlite-driver.js';
 import { PUBLISHED_CHECKSUMS } from '../../src/server/storage/migrations/checksums.js';
+import { NEXT_MIGRATIONS } from '../../src/server/storage/migrations/next/index.js';
+
+// SQLite numbers the next/ migrations after its six legacy ones.
+const NEXT_SQLITE = NEXT_MIGRATIONS.map((m, i) => ({ version: 7 + i, name: m.name }));
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const bin = join(root, 'bin', 'voxctl.js');
@@ -103,13 +107,15 @@ describe('voxctl admin schema and admin migrate on SQLite', () => {
     const status = JSON.parse(before.stdout) as { dialect: string; applied: { version: number; checksum: string; applied_at: string | null }[]; pending: { version: number; name: string }[] };
     expect(status.dialect).toBe('sqlite');
     expect(status.applied.map((m) => [m.version, m.checksum])).toEqual([1, 2, 3, 4, 5].map((v) => [v, 'ok']));
-    expect(status.pending).toEqual([{ version: 6, name: 'leases' }, { version: 7, name: 'schema-repair' }]);
+    expect(status.pending).toEqual([{ version: 6, name: 'leases' }, ...NEXT_SQLITE]);
     // Looking changes nothing.
     expect((await voxctl(['admin', 'schema', '--data-dir', dir, '--json'])).stdout).toBe(before.stdout);
 
     const migrated = await voxctl(['admin', 'migrate', '--data-dir', dir]);
     expect(migrated.exitCode, migrated.stderr).toBe(0);
-    expect(migrated.stdout).toBe(`Applied migration 6 (leases)\nApplied migration 7 (schema-repair)\nSchema is at version ${LATEST}`);
+    expect(migrated.stdout).toBe(
+      ['Applied migration 6 (leases)', ...NEXT_SQLITE.map((m) => `Applied migration ${m.version} (${m.name})`), `Schema is at version ${LATEST}`].join('\n'),
+    );
     const again = await voxctl(['admin', 'migrate', '--data-dir', dir]);
     expect(again.stdout).toBe(`Nothing to apply: schema is at version ${LATEST}`);
 

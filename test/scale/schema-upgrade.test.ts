@@ -13,6 +13,11 @@ import { walkApiFamilies } from '../helpers/api-families.js';
 import { buildOldPostgresDatabase, OLD_POSTGRES_002 } from '../helpers/old-schemas.js';
 import { HISTORICAL_CHECKSUMS, PUBLISHED_CHECKSUMS } from '../../src/server/storage/migrations/checksums.js';
 import { migratePostgres } from '../../src/server/storage/migrations/migrate-postgres.js';
+import { NEXT_MIGRATIONS } from '../../src/server/storage/migrations/next/index.js';
+
+// PostgreSQL numbers the next/ migrations after its two legacy ones.
+const NEXT_PG = NEXT_MIGRATIONS.map((m, i) => ({ version: 3 + i, name: m.name }));
+const LATEST_PG = 2 + NEXT_MIGRATIONS.length;
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const bin = join(root, 'bin', 'voxctl.js');
@@ -88,7 +93,7 @@ describe('upgrading a PostgreSQL database made by an earlier landed commit (DESI
     const url = await oldDatabase('229f8ec');
     await Promise.all(Array.from({ length: 3 }, () => migratePostgres(url)));
     const rows = await query<{ version: number }>(url, 'SELECT version FROM voxctl_schema_migrations ORDER BY version');
-    expect(rows.map((r) => r.version)).toEqual([1, 2, 3]);
+    expect(rows.map((r) => r.version)).toEqual(Array.from({ length: LATEST_PG }, (_, i) => i + 1));
   });
 
   it('refuses to start on a migration changed after it was applied: exit 1 and the exact message', async () => {
@@ -110,7 +115,7 @@ describe('upgrading a PostgreSQL database made by an earlier landed commit (DESI
 });
 
 describe('voxctl admin schema and admin migrate on PostgreSQL', () => {
-  it('an old database: schema shows 1-2 applied and 3 pending; migrate applies it with its checksum; a changed one shows', async () => {
+  it('an old database: schema shows 1-2 applied and the next ones pending; migrate applies them with their checksums; a changed one shows', async () => {
     const url = await oldDatabase('21aa4a4');
     const before = await voxctl(['admin', 'schema', '--database-url', url, '--json'], '');
     expect(before.exitCode, before.stderr).toBe(0);
@@ -121,17 +126,18 @@ describe('voxctl admin schema and admin migrate on PostgreSQL', () => {
       [2, 'scale-out', 'ok'],
     ]);
     expect(status.applied[0]!.applied_at).toMatch(/^\d{4}-\d\d-\d\dT/);
-    expect(status.pending).toEqual([{ version: 3, name: 'schema-repair' }]);
+    expect(status.pending).toEqual(NEXT_PG);
+    expect(status.pending[0]).toEqual({ version: 3, name: 'schema-repair' });
     // Looking changed nothing: the old table still has no checksum column.
     expect(await query(url, "SELECT 1 FROM information_schema.columns WHERE table_name = 'voxctl_schema_migrations' AND column_name = 'checksum'")).toEqual([]);
 
     const migrated = await voxctl(['admin', 'migrate', '--database-url', url], '');
     expect(migrated.exitCode, migrated.stderr).toBe(0);
-    expect(migrated.stdout).toBe('Applied migration 3 (schema-repair)\nSchema is at version 3');
+    expect(migrated.stdout).toBe([...NEXT_PG.map((m) => `Applied migration ${m.version} (${m.name})`), `Schema is at version ${LATEST_PG}`].join('\n'));
 
     await query(url, "UPDATE voxctl_schema_migrations SET checksum = 'f00d' WHERE version = 3");
     const after = JSON.parse((await voxctl(['admin', 'schema', '--json'], url)).stdout) as { applied: { version: number; checksum: string }[] };
-    expect(after.applied.map((m) => m.checksum)).toEqual(['ok', 'ok', 'changed']);
+    expect(after.applied.map((m) => m.checksum)).toEqual(['ok', 'ok', 'changed', ...NEXT_PG.slice(1).map(() => 'ok')]);
     const table = await voxctl(['admin', 'schema'], url);
     expect(table.stdout).toMatch(/^3\s+schema-repair\s+\S+\s+changed$/m);
   });

@@ -97,6 +97,7 @@ export function batchItemsKind(deps: BatchItemsDeps): WorkKind<ClaimedItem, Audi
     async recover() {
       await recoverQueue(db, deps.blobs);
     },
+    previousOwner: (item) => item.lease_owner,
     claim: (limit, now, lease) => claimItems(db, limit, now, lease),
     async perform(item, ctx) {
       const out = await deps.render({ speakerId: item.speaker_id, text: item.text, sampleRate: item.sample_rate });

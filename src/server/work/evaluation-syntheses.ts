@@ -232,6 +232,7 @@ export function evaluationSynthesesKind(deps: EvaluationSynthesesDeps): WorkKind
       for (const id of await evaluationsReadyToFinish(db)) await finishEvaluationNow(db, id, work.now());
     },
     claim: (limit, now, lease) => claimPendingSyntheses(db, limit, now.toISOString(), lease),
+    previousOwner: (claim) => claim.previousOwner,
 
     /** Loads the evaluation, finds the missing utterances and makes (or reads back) their audio. */
     async perform(claim, work) {

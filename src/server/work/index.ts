@@ -54,6 +54,12 @@ function loopDeps(w: WorkWiring, kind: string, what: string): WorkLoopDeps {
       w.logger.error({ err }, what);
     },
     onOutcome: (outcome) => w.metrics?.workItem(kind, outcome),
+    // DESIGN §14.5: takeovers and hand-backs leave a trace an operator can find (`event`).
+    onLease: (event, fields) =>
+      w.logger.info(
+        { event, kind, ...fields },
+        event === 'lease_takeover' ? `took over ${fields.count} ${kind} item(s) of a dead or stalled instance` : `handed ${fields.count} ${kind} item(s) back to the queue`,
+      ),
   };
 }
 

@@ -45,6 +45,8 @@ export interface WorkKind<Claim, Output = void> {
   resume?(ctx: WorkContext): Promise<void>;
   /** Takes up to `limit` claimable rows under `lease` and marks them `processing`, atomically. */
   claim(limit: number, now: Date, lease: Lease): Promise<Claim[]>;
+  /** Who held `claim` before this instance took it over (a dead or stalled peer), if anyone: logged. */
+  previousOwner?(claim: Claim): string | null | undefined;
   /** The work itself (synthesis, reading audio): a throw is this claim's failure. */
   perform(claim: Claim, ctx: WorkContext): Promise<Output>;
   /** Commits the output; a throw is reported and the claim stays leased (the database is in trouble). */

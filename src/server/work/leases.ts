@@ -31,7 +31,16 @@ export interface LeaseKeeper {
  * so a claim outlives two missed renewals; on a shared queue, also calls `poll` so work queued at a peer
  * (which wakes only that peer) and leases expired by a dead peer are picked up.
  */
-export function createLeaseKeeper(o: { db: Db; table: LeasedTable; clock: Clock; work: WorkSharing; poll(): void; onError(err: unknown): void }): LeaseKeeper {
+export function createLeaseKeeper(o: {
+  db: Db;
+  table: LeasedTable;
+  clock: Clock;
+  work: WorkSharing;
+  poll(): void;
+  onError(err: unknown): void;
+  /** How many rows a stop handed back (none: not called). */
+  onHandback?(count: number): void;
+}): LeaseKeeper {
   const timers: NodeJS.Timeout[] = [];
   const lease = (): Lease => ({ owner: o.work.owner, expiresAt: new Date(o.clock.now().getTime() + o.work.leaseMs).toISOString() });
   return {
@@ -52,7 +61,9 @@ export function createLeaseKeeper(o: { db: Db; table: LeasedTable; clock: Clock;
     async stop() {
       for (const t of timers.splice(0)) clearInterval(t);
       // Best effort: a database already gone cannot take them back, and the leases expire on their own.
-      if (o.work.claims) await releaseLeases(o.db, o.table, o.work.owner).catch(o.onError);
+      if (!o.work.claims) return;
+      const count = await releaseLeases(o.db, o.table, o.work.owner).catch(o.onError);
+      if (count) o.onHandback?.(count);
     },
   };
 }

@@ -21,6 +21,8 @@ export interface WorkLoopDeps {
   onError?(err: unknown): void;
   /** Each claim that ended: recorded (`succeeded`) or failed by the failure policy (metrics). */
   onOutcome?(outcome: 'succeeded' | 'failed'): void;
+  /** Leases that changed hands: taken over from dead or stalled peers, or handed back on stop (logged). */
+  onLease?(event: 'lease_takeover' | 'lease_handback', fields: { count: number; from?: string[] }): void;
 }
 
 /** A running queue worker. */
@@ -51,7 +53,7 @@ export function createWorkLoop<Claim, Output>(kind: WorkKind<Claim, Output>, dep
 
   const report = (err: unknown) => deps.onError?.(err);
   // Renews this instance's leases while it works, polls for work its peers queued, hands leases back on stop.
-  const leases = createLeaseKeeper({ db: deps.db, table: kind.table, clock: deps.clock, work: deps.work, poll: () => pump(), onError: report });
+  const leases = createLeaseKeeper({ db: deps.db, table: kind.table, clock: deps.clock, work: deps.work, poll: () => pump(), onError: report, onHandback: (count) => deps.onLease?.('lease_handback', { count }) });
   const ctx: WorkContext = { signal: abort.signal, owner: deps.work.owner, stopping: () => stopped, now: () => deps.clock.now() };
 
   function notifyIfIdle(): void {
@@ -95,6 +97,8 @@ export function createWorkLoop<Claim, Output>(kind: WorkKind<Claim, Output>, dep
       report(err);
       return;
     }
+    const previous = claimed.map((c) => kind.previousOwner?.(c)).filter((o): o is string => Boolean(o) && o !== deps.work.owner);
+    if (previous.length > 0) deps.onLease?.('lease_takeover', { count: previous.length, from: [...new Set(previous)] });
     // Stopped while claiming: the claims stay leased and stop() hands them back.
     if (stopped) return;
     for (const claim of claimed) {

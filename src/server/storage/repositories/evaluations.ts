@@ -59,6 +59,8 @@ export interface ClaimedSynthesis extends SynthesisKey {
   characters: number;
   /** The conditioned audio files are already in place (a resumed synthesis). */
   synthesized: boolean;
+  /** The instance that held it before (a takeover of a dead or stalled peer's lease); null when pending. */
+  previousOwner?: string | null;
 }
 
 /** A stored utterance result; the scores are null when the request or the synthesis failed. */
@@ -205,11 +207,11 @@ export async function evaluationStatus(db: Db, id: string): Promise<EvaluationSt
 /** SQL of the queue and listing reads, exported so the query-plan test checks what production runs. */
 export const EVALUATION_SQL = {
   /** The worker's FIFO claim of syntheses (`limit`). */
-  claimPending: `SELECT s.evaluation_id, s.text_index, s.speaker_index, s.characters, s.synthesized, e.user_id, e.period
+  claimPending: `SELECT s.evaluation_id, s.text_index, s.speaker_index, s.characters, s.synthesized, s.lease_owner, e.user_id, e.period
      FROM evaluation_syntheses s JOIN evaluations e ON e.id = s.evaluation_id
      WHERE s.status = 'pending' ORDER BY s.rowid LIMIT ?`,
   /** Syntheses whose lease ran out, to take over after the pending ones (`now`, `now` less TAKEOVER_AFTER_MS, `limit`). */
-  claimExpired: `SELECT s.evaluation_id, s.text_index, s.speaker_index, s.characters, s.synthesized, e.user_id, e.period
+  claimExpired: `SELECT s.evaluation_id, s.text_index, s.speaker_index, s.characters, s.synthesized, s.lease_owner, e.user_id, e.period
      FROM evaluation_syntheses s JOIN evaluations e ON e.id = s.evaluation_id
      WHERE ${expiredWhere('s')} ORDER BY s.rowid LIMIT ?`,
   /** Whether an evaluation still has work (`evaluationId`). */
@@ -253,7 +255,16 @@ export async function requeueProcessingSyntheses(db: Db): Promise<number> {
 export async function claimPendingSyntheses(db: Db, limit: number, now: string, lease: Lease): Promise<ClaimedSynthesis[]> {
   // READ COMMITTED: SKIP LOCKED passes over rows a peer is claiming instead of failing the transaction.
   return db.transaction(async () => {
-    type Row = { evaluation_id: string; text_index: number; speaker_index: number; characters: number; synthesized: number; user_id: string; period: string };
+    type Row = {
+      evaluation_id: string;
+      text_index: number;
+      speaker_index: number;
+      characters: number;
+      synthesized: number;
+      lease_owner: string | null;
+      user_id: string;
+      period: string;
+    };
     const rows = await db.all<Row>(EVALUATION_SQL.claimPending + skipLocked(db, 's'), [limit]);
     // Pending work first; then syntheses a dead or stalled instance held past its lease.
     if (rows.length < limit) rows.push(...(await db.all<Row>(EVALUATION_SQL.claimExpired + skipLocked(db, 's'), [...expiredParams(now), limit - rows.length])));
@@ -276,6 +287,7 @@ export async function claimPendingSyntheses(db: Db, limit: number, now: string, 
         synthesized: r.synthesized === 1,
         userId: r.user_id,
         period: r.period,
+        previousOwner: r.lease_owner,
       });
     }
     return claimed;

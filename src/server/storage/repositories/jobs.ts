@@ -41,6 +41,8 @@ export interface JobItemWithAudio extends JobItemRow {
 export interface ClaimedItem extends JobItemRow {
   user_id: string;
   sample_rate: number | null;
+  /** The instance that held it before (`i.*` carries it): a takeover of a dead or stalled peer's lease. */
+  lease_owner?: string | null;
 }
 
 /** Inserts a job (status `pending`) and its items in index order. */

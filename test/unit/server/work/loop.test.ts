@@ -226,4 +226,40 @@ describe('the claim loop', () => {
     await tick(30);
     expect(started).toHaveLength(2);
   });
+
+  it('takes over at once the leases of an instance whose heartbeat is 30 s old, not waiting for them to expire (DESIGN §14.7), and says so', async () => {
+    const userId = (await createUserWithKey(db, { email: 'takeover@example.com', tier: 'pro', now: new Date() })).user.id;
+    const speakerId = await fliteSpeaker(db);
+    const job = await db.transaction(() => enqueueJob(db, { userId, items: ['a.', 'b.', 'c.'].map((text) => ({ speakerId, text })), sampleRate: null, now: new Date() }));
+    const now = Date.now();
+    const inAnHour = new Date(now + 3_600_000).toISOString();
+    // Items 0 and 1 leased for an hour: 0 by an instance that stopped beating 31 s ago, 1 by a live one.
+    await db.run('INSERT INTO instances (id, host, pid, started_at, heartbeat_at) VALUES (?, ?, ?, ?, ?), (?, ?, ?, ?, ?)', [
+      'inst_dead', 'h', 1, new Date(now - 600_000).toISOString(), new Date(now - 31_000).toISOString(),
+      'inst_live', 'h', 2, new Date(now - 600_000).toISOString(), new Date(now - 1_000).toISOString(),
+    ]);
+    await db.run("UPDATE job_items SET status = 'processing', lease_owner = 'inst_dead', lease_expires_at = ? WHERE job_id = ? AND idx = 0", [inAnHour, job.id]);
+    await db.run("UPDATE job_items SET status = 'processing', lease_owner = 'inst_live', lease_expires_at = ? WHERE job_id = ? AND idx = 1", [inAnHour, job.id]);
+    const done: number[] = [];
+    const events: { event: string; count: number; from?: string[] }[] = [];
+    const kind: WorkKind<{ job_id: string; idx: number; lease_owner?: string | null }, void> = {
+      table: 'job_items',
+      capacity: 4,
+      failure: { code: 'synthesis_failed', prefix: 'Synthesis failed' },
+      recover: async () => undefined,
+      claim: (limit, at, lease) => claimItems(db, limit, at, lease),
+      previousOwner: (item) => item.lease_owner,
+      perform: async (item) => void done.push(item.idx),
+      complete: async () => undefined,
+      fail: async () => undefined,
+    };
+    const loop = createWorkLoop(kind, { db, clock: systemClock, work: soloWork({ shared: true, pollMs: 20 }), onLease: (event, fields) => events.push({ event, ...fields }) });
+    loops.push(loop);
+    await loop.start();
+    while (done.length < 2) await tick(10);
+    await tick(50);
+    // The pending item and the dead instance's; the live instance keeps its own.
+    expect(done.sort()).toEqual([0, 2]);
+    expect(events).toContainEqual({ event: 'lease_takeover', count: 1, from: ['inst_dead'] });
+  });
 });
