@@ -55,8 +55,10 @@ const SERVER_FOLDERS = {
   work: ['evaluations', 'storage', 'engines', 'audio', 'services'],
   evaluations: ['storage', 'engines', 'audio', 'services'],
   billing: ['storage', 'services'],
+  // A feature like evaluations: archive upload, extraction and decoding of recorded corpora (DESIGN §10).
+  corpora: ['storage', 'engines', 'audio', 'services'],
   plugins: ['services'],
-  routes: ['services', 'plugins', 'evaluations', 'billing'],
+  routes: ['services', 'plugins', 'evaluations', 'billing', 'corpora'],
 };
 const SERVER_LEAVES = ['clock', 'logger', 'errors', 'html'];
 // The wiring at the top of src/server: which folders and which top-level files each may import. A top-level
@@ -64,7 +66,7 @@ const SERVER_LEAVES = ['clock', 'logger', 'errors', 'html'];
 const SERVER_TOP = {
   start: { folders: [], files: ['app', 'runtime', 'options'] },
   app: { folders: ['plugins', 'routes'], files: ['runtime'] },
-  runtime: { folders: ['storage', 'audio', 'engines', 'services', 'work', 'evaluations', 'billing'], files: ['config', 'options', 'secret'] },
+  runtime: { folders: ['storage', 'audio', 'engines', 'services', 'work', 'evaluations', 'billing', 'corpora'], files: ['config', 'options', 'secret'] },
   admin: { folders: ['storage', 'services'], files: [] },
   config: { folders: ['engines'], files: [] },
   secret: { folders: ['storage'], files: [] },

@@ -134,8 +134,8 @@ describe('providers named with vendor and model, guidance, dry run, JSON stderr 
     expect(providers.stdout).toMatch(/^stt-b\s+stt-b · deepgram nova-3\s+ready/m);
     const csv = await run(['stt', 'providers', '--csv']);
     expect(csv.exitCode, csv.stderr).toBe(0);
-    expect(csv.stdout.split('\n')[0]).toBe('id,state,adapter,model,detail');
-    expect(csv.stdout).toContain('stt-b,ready,deepgram,nova-3,');
+    expect(csv.stdout.split('\n')[0]).toBe('id,state,adapter,model,streaming,detail');
+    expect(csv.stdout).toContain('stt-b,ready,deepgram,nova-3,yes,');
     const shown = await run(['eval', 'show', evaluationId]);
     expect(shown.exitCode, shown.stderr).toBe(0);
     expect(shown.stdout).toMatch(/^providers\s+stt-b · deepgram nova-3$/m);
@@ -185,7 +185,7 @@ describe('providers named with vendor and model, guidance, dry run, JSON stderr 
     expect(jsonLines(evalUnknown.stderr)[0]).toMatchObject({ error: { code: 'usage_error', message: 'Unknown provider: stt-zz' } });
 
     const none = await run(['stt', 'transcribe', 'call.wav', '--providers', 'stt-c,stt-d'], { timeout: 120_000 });
-    expect(none.exitCode).toBe(1);
+    expect(none.exitCode, none.stderr).toBe(1);
     expect(none.stdout).toBe('');
     expect(none.stderr).toContain('not configured on the service: stt-c, stt-d — bind them in the server\'s voxctl.config.json');
     expect(none.stderr).toContain('None of the requested providers is configured on the service (stt-c, stt-d)');

@@ -113,6 +113,7 @@ export function createSttRegistry(config: { stt: SttBindings }, deps: { env?: ()
     adapter: createLocalSphinxAdapter(sphinxOptions),
     timeoutMs: sphinxCfg.timeout_ms ?? DEFAULT_TIMEOUT_MS,
     streaming: createSphinxStreaming(sphinxOptions),
+    ...(sphinxCfg.price_per_minute_usd !== undefined ? { pricePerMinuteUsd: sphinxCfg.price_per_minute_usd } : {}),
   };
   const bound = new Map<string, BoundProvider>();
   for (const id of LOCAL_PROVIDERS) bound.set(id, sphinx);

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { loadSqliteDriver } from '../../../../src/server/storage/sqlite-driver.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { migrate } from '../../../../src/server/storage/migrations/index.js';
+import { NEXT_MIGRATIONS } from '../../../../src/server/storage/migrations/next/index.js';
 import { createSqliteDb } from '../../../../src/server/storage/sql/sqlite.js';
 import { audioPathFor, recoverAudioStore, storeAudio, wavInput } from '../../../../src/server/services/audio-store.js';
 import { getAudio } from '../../../../src/server/storage/repositories/audio.js';
@@ -34,6 +35,7 @@ describe('audio store', () => {
     const dataDir = tempDir();
     const raw = new Database(':memory:');
     migrate(raw);
+    for (const m of NEXT_MIGRATIONS) raw.exec(m.sqlite);
     const db = createSqliteDb(raw);
     const pcm = new Int16Array(22_051).map((_, i) => Math.round(8000 * Math.sin(i / 5)));
     const row = await storeAudio(db, dataDirBlobs(dataDir), wavInput(pcm, 22050, { userId: 'u', kind: 'tts', now: new Date() }));
@@ -50,6 +52,7 @@ describe('audio store', () => {
     const dataDir = tempDir();
     const raw = new Database(':memory:');
     migrate(raw);
+    for (const m of NEXT_MIGRATIONS) raw.exec(m.sqlite);
     const db = createSqliteDb(raw);
     const kept = await storeAudio(db, dataDirBlobs(dataDir), wavInput(new Int16Array(100).fill(1000), 16000, { userId: 'u', kind: 'tts', now: new Date() }));
     mkdirSync(join(dataDir, 'audio'), { recursive: true });

@@ -14,7 +14,7 @@ const SRC = join(import.meta.dirname, '../../../../src');
 /** The only files allowed to write the cached tables. */
 const CACHED_TABLE_WRITERS = new Set(['server/storage/repositories/users.ts', 'server/storage/repositories/api-keys.ts']);
 /** Files whose writes name the table through `${…}`, checked by hand: none of them can name users or api_keys. */
-const DYNAMIC_TABLE_WRITERS = new Set(['server/storage/repositories/leases.ts', 'server/storage/repositories/evaluations.ts']);
+const DYNAMIC_TABLE_WRITERS = new Set(['server/storage/repositories/leases.ts', 'server/storage/repositories/evaluations.ts', 'server/storage/repositories/corpora.ts']);
 const WRITE = String.raw`\b(?:INSERT\s+(?:OR\s+\w+\s+)?INTO|REPLACE\s+INTO|UPDATE(?:\s+ONLY)?|DELETE\s+FROM(?:\s+ONLY)?|TRUNCATE(?:\s+TABLE)?(?:\s+ONLY)?|MERGE\s+INTO|ALTER\s+TABLE|DROP\s+TABLE(?:\s+IF\s+EXISTS)?)\s+`;
 const CACHED_WRITE = new RegExp(`${WRITE}(?:public\\.)?"?(?:users|api_keys)"?\\b`, 'gi');
 const DYNAMIC_WRITE = new RegExp(`${WRITE}\\$\\{`, 'gi');
