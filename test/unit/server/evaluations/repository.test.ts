@@ -92,7 +92,7 @@ describe('evaluation repository', () => {
     const order = [...a!, ...b!, ...rest].map((c) => c.textIndex * 30 + c.speakerIndex);
     expect(order).toEqual(Array.from({ length: 150 }, (_, i) => i));
     expect(rest).toHaveLength(10);
-    expect(a![0]).toEqual({ evaluationId: 'ev_1', textIndex: 0, speakerIndex: 0, characters: 10, synthesized: false, userId: 'usr_1', period: '2026-01' });
+    expect(a![0]).toEqual({ evaluationId: 'ev_1', textIndex: 0, speakerIndex: 0, characters: 10, synthesized: false, userId: 'usr_1', period: '2026-01', previousOwner: null });
     expect(rest.at(-1)).toMatchObject({ textIndex: 4, speakerIndex: 29, characters: 14 });
     expect(await claimPendingSyntheses(db, 10, NOW, TEST_LEASE)).toEqual([]);
     expect(await getEvaluation(db, 'ev_1')).toMatchObject({ status: 'processing', started_at: NOW });
