@@ -296,7 +296,8 @@ export async function claimPendingSyntheses(db: Db, limit: number, now: string, 
 
 /** Records that the synthesis's conditioned audio files are in place (the audio rows commit with it). */
 export async function markSynthesized(db: Db, key: SynthesisKey): Promise<void> {
-  await db.run(`UPDATE evaluation_syntheses SET synthesized = 1 WHERE evaluation_id = ? AND text_index = ? AND speaker_index = ?`, [
+  // Only while still processing: a cancel that already refunded these characters must not see them charged.
+  await db.run(`UPDATE evaluation_syntheses SET synthesized = 1 WHERE evaluation_id = ? AND text_index = ? AND speaker_index = ? AND status = 'processing'`, [
     key.evaluationId,
     key.textIndex,
     key.speakerIndex,
@@ -393,15 +394,14 @@ export async function cancelEvaluation(db: Db, id: string, now: string): Promise
     [now, id],
   );
   if (changed === 0) return undefined;
-  // PostgreSQL's SUM of integers is a bigint, handed over as a string.
-  const unused = Number(
-    await db.value(
-      `SELECT COALESCE(SUM(characters), 0) FROM evaluation_syntheses
-       WHERE evaluation_id = ? AND status IN ('pending', 'processing') AND synthesized = 0`,
-      [id],
-    ),
+  // One statement reads and cancels each synthesis under its row lock: a synthesis marked synthesised
+  // concurrently is either seen as made (kept charged) or, cancelled first, can no longer be marked.
+  const cancelled = await db.all<{ characters: number; synthesized: number }>(
+    `UPDATE evaluation_syntheses SET status = 'cancelled' WHERE evaluation_id = ? AND status IN ('pending', 'processing')
+     RETURNING characters, synthesized`,
+    [id],
   );
-  await db.run(`UPDATE evaluation_syntheses SET status = 'cancelled' WHERE evaluation_id = ? AND status IN ('pending', 'processing')`, [id]);
+  const unused = cancelled.reduce((n, r) => n + (Number(r.synthesized) === 0 ? Number(r.characters) : 0), 0);
   return { unusedCharacters: unused };
 }
 
