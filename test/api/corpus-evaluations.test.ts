@@ -10,6 +10,7 @@ import { buildCorpus, packCorpus, recordings, type Layout, type Recording } from
 import { createUserWithKey } from '../../src/server/services/users.js';
 import { parseWav } from '../../src/server/audio/wav.js';
 import { speakerBootstrapCi } from '../../src/shared/stats.js';
+import { scoredUtterancesForCompare } from '../../src/server/storage/repositories/evaluation-compare.js';
 
 // Evaluations on a recorded corpus (DESIGN §10.5), on real human speech: the pocketsphinx-testdata
 // recordings (five LibriVox sentences of one reader, five card names of another) uploaded as corpora.
@@ -179,4 +180,29 @@ describe('a corpus without speakers (DESIGN §10.5)', () => {
     const rows = (await call(s, 'GET', `/v1/evaluations/${ev.evaluation_id}/utterances`, { key: s.key })).body.items;
     expect(rows.map((u: Json) => u.speaker_id)).toEqual([null, null, null]);
   }, 150_000);
+});
+
+describe('comparing two runs on a corpus (DESIGN §11.3)', () => {
+  it('matches recordings by corpus and utterance id: only those both samples drew count', async () => {
+    const run = async (size: number, seed: number) => {
+      const created = await post({ corpus_id: libri.corpus_id, providers: ['local-sphinx'], sample: { size, seed } });
+      expect(created.status, created.text).toBe(201);
+      const ev = await pollEvaluation(s, created.body.evaluation_id, { timeoutMs: 120_000 });
+      const items = (await call(s, 'GET', `/v1/evaluations/${ev.evaluation_id}/utterances?limit=100`, { key: s.key })).body.items as Json[];
+      return { id: ev.evaluation_id as string, ids: new Set(items.filter((u) => u.transcript !== null).map((u) => u.utterance_id as string)) };
+    };
+    const small = await run(3, 7);
+    const whole = await run(cards.length, 3);
+    const common = [...small.ids].filter((u) => whole.ids.has(u));
+    expect(common.length).toBeGreaterThan(0);
+    const cmp = await call(s, 'GET', `/v1/evaluations/${whole.id}/compare?baseline=${small.id}`, { key: s.key });
+    expect(cmp.status, cmp.text).toBe(200);
+    expect(cmp.body.matched_utterances).toBe(common.length);
+    // Each scored row names its recording, so a corrected transcript or a repeated sentence still pairs right.
+    const scored = await scoredUtterancesForCompare(s.runtime.db, whole.id);
+    expect(new Set(scored.map((u) => u.corpus?.utteranceId))).toEqual(whole.ids);
+    expect(new Set(scored.map((u) => u.corpus?.corpusId))).toEqual(new Set([libri.corpus_id]));
+    // The same recordings heard by the same deterministic recogniser: nothing changed.
+    expect(cmp.body.rows.find((r: Json) => r.group === 'all')).toMatchObject({ utterances: common.length, difference: 0, verdict: 'no_change' });
+  }, 260_000);
 });

@@ -18,11 +18,11 @@ export interface CompareRun {
 }
 
 /**
- * What identifies an utterance's source item across runs: its text (not its index — a run may reorder or
- * change its texts). Other sources (a corpus's utterance id, a probe's clip) extend this function.
+ * What identifies an utterance's source item across runs (DESIGN §11.3): a recording by its corpus and
+ * utterance id; synthesised speech by its text (not its index — a run may reorder or change its texts).
  */
 export function sourceKey(u: CompareUtteranceRow): string {
-  return `text:${u.reference}`;
+  return u.corpus ? `corpus:${u.corpus.corpusId}\u0001${u.corpus.utteranceId}` : `text:${u.reference}`;
 }
 
 /** `regressed` when the whole interval is above 0, `improved` when below, else `no_change`. */

@@ -3,12 +3,14 @@ import { listEvaluationSpeakers, listEvaluationTexts } from './evaluations.js';
 
 /**
  * One scored utterance as a comparison over time needs it (DESIGN §11.3): what identifies its source
- * item (`reference` text; a corpus source adds its own columns here), the speaker and its group, the
+ * item (`reference` text, or the corpus and utterance id of a recording), the speaker and its group, the
  * condition and provider indexes, and the counts of its score.
  */
 export interface CompareUtteranceRow {
   text_index: number;
   reference: string;
+  /** The corpus and utterance id of a recorded item; absent for synthesised speech. */
+  corpus?: { corpusId: string; utteranceId: string };
   speaker_id: string;
   grp: string;
   condition_index: number;
@@ -34,11 +36,14 @@ export async function scoredUtterancesForCompare(db: Db, evaluationId: string): 
   const speakers = await listEvaluationSpeakers(db, evaluationId);
   type Row = Omit<CompareUtteranceRow, 'reference' | 'speaker_id' | 'grp'> & { speaker_index: number };
   const rows = await db.all<Row>(COMPARE_SQL, [evaluationId]);
+  const corpus = await corpusItems(db, evaluationId);
   return rows.map((r) => {
     const speaker = speakers[r.speaker_index];
+    const utteranceId = corpus?.items.get(r.text_index);
     return {
       text_index: r.text_index,
       reference: texts[r.text_index] ?? '',
+      ...(corpus && utteranceId !== undefined ? { corpus: { corpusId: corpus.corpusId, utteranceId } } : {}),
       speaker_id: speaker?.speaker_id ?? String(r.speaker_index),
       grp: speaker?.grp ?? '',
       condition_index: r.condition_index,
@@ -48,6 +53,16 @@ export async function scoredUtterancesForCompare(db: Db, evaluationId: string): 
       reference_words: Number(r.reference_words),
     };
   });
+}
+
+/** The corpus of a corpus evaluation and the utterance id behind each text index; undefined otherwise. */
+async function corpusItems(db: Db, evaluationId: string): Promise<{ corpusId: string; items: Map<number, string> } | undefined> {
+  const corpusId = await db.value<string | null>('SELECT corpus_id FROM evaluations WHERE id = ?', [evaluationId]);
+  if (!corpusId) return undefined;
+  const rows = await db.all<{ idx: number; utterance_id: string }>('SELECT idx, utterance_id FROM evaluation_corpus_items WHERE evaluation_id = ?', [
+    evaluationId,
+  ]);
+  return { corpusId, items: new Map(rows.map((r) => [Number(r.idx), r.utterance_id])) };
 }
 
 /** Seconds of each conditioned audio an evaluation's utterances were transcribed from, by audio id. */

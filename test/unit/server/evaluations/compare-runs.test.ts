@@ -94,6 +94,22 @@ describe('compareRuns', () => {
   it('the source key of a text utterance is its text', () => {
     expect(sourceKey({ text_index: 3, reference: 'hello there', speaker_id: 's', grp: 'g', condition_index: 0, provider_index: 0, errors: 0, reference_words: 2 })).toBe('text:hello there');
   });
+
+  it('matches recordings by corpus and utterance id, not by their transcript or index (DESIGN §11.3)', () => {
+    const corpus = (r: CompareRun, ids: string[], corpusId = 'cp_1'): CompareRun => ({
+      ...r,
+      rows: r.rows.map((u) => ({ ...u, corpus: { corpusId, utteranceId: ids[u.text_index]! } })),
+    });
+    // Two recordings share one transcript; the new run samples them in another order and corrects a transcript.
+    const base = corpus(run((t) => t, ['yes', 'yes', 'no thanks']), ['u1', 'u2', 'u3']);
+    const current = corpus(run((t) => [2, 1, 0][t]!, ['no thank you', 'yes', 'yes']), ['u3', 'u2', 'u1']);
+    const { matched, rows } = compareRuns({ baseline: base, current, seed: 0 });
+    expect(matched).toBe(12);
+    expect(rows[0]).toMatchObject({ difference: 0, verdict: 'no_change' });
+    // The same utterance ids in another corpus are other recordings.
+    expect(compareRuns({ baseline: base, current: corpus(current, ['u3', 'u2', 'u1'], 'cp_2'), seed: 0 }).matched).toBe(0);
+    expect(sourceKey(base.rows[0]!)).not.toBe(sourceKey(base.rows[4]!));
+  });
 });
 
 describe('verdicts, normalisers and setup differences', () => {
