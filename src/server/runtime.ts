@@ -191,6 +191,8 @@ export async function createRuntime(options: ServerOptions, deps: { clock?: Cloc
   const work: WorkSharing = { owner: instanceId, leaseMs: leaseMsFrom(deps.env ?? process.env), shared, claims: options.ttsWorkers !== 0, pollMs: 1_000 };
   const metrics = createMetrics({ db, busyWorkers: () => (runtime.tts as Partial<TtsWorkerPool>).stats?.().busy ?? 0 });
   const wiring = { db, blobs: blobs.store, clock, ttsWorkers: options.ttsWorkers || undefined, tts: pool, logger, work, database, metrics };
+  // One pacer for every stream of the process: `stt stream` requests and streaming evaluations alike.
+  const streamScheduler = new FrameScheduler();
   const runtime: Runtime = {
     options,
     db,
@@ -202,7 +204,7 @@ export async function createRuntime(options: ServerOptions, deps: { clock?: Cloc
     samples: createSampleProvider(wiring),
     speakerFacets: createFacetsCache(db),
     jobs: createBatchRunner(wiring),
-    evaluations: createEvaluationRunner({ ...wiring, stt, sphinxMax: config.stt.localSphinx.max_concurrent }),
+    evaluations: createEvaluationRunner({ ...wiring, stt, sphinxMax: config.stt.localSphinx.max_concurrent, streamScheduler }),
     secret,
     urls: createUrlSigner(secret),
     startedAt: clock.now(),
@@ -210,7 +212,7 @@ export async function createRuntime(options: ServerOptions, deps: { clock?: Cloc
     ...(bootstrap ? { bootstrap } : {}),
     config,
     stt,
-    streamScheduler: new FrameScheduler(),
+    streamScheduler,
     sttHealth: () => sttHealthOf(stt),
     audioFetch: {},
     metrics,

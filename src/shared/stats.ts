@@ -187,3 +187,27 @@ export function latencyPercentiles(valuesMs: readonly number[]): { p50: number; 
   const sorted = Float64Array.from(valuesMs).sort();
   return { p50: Math.round(quantile(sorted, 0.5)), p95: Math.round(quantile(sorted, 0.95)) };
 }
+
+/**
+ * 95% interval of the median of `rows[].value`, resampling their blocks (speakers) with replacement as
+ * the WER intervals do, in whole units; [0, 0] for no rows. Used for latencies, whose spread comes as
+ * much from the speaker (how long and how fast each voice speaks) as from the vendor.
+ */
+export function blockMedianCi(rows: readonly { block: string; value: number }[], options: BootstrapOptions): [number, number] {
+  const byBlock = new Map<string, number[]>();
+  for (const r of rows) {
+    let list = byBlock.get(r.block);
+    if (!list) byBlock.set(r.block, (list = []));
+    list.push(r.value);
+  }
+  const blocks = [...byBlock.values()];
+  if (blocks.length === 0) return [0, 0];
+  const medians = new Float64Array(options.draws ?? DEFAULT_DRAWS);
+  drawSpeakers(blocks.length, options).forEach((pick, b) => {
+    const values: number[] = [];
+    for (const k of pick) values.push(...blocks[k]!);
+    medians[b] = quantile(Float64Array.from(values).sort(), 0.5);
+  });
+  const sorted = medians.sort();
+  return [Math.round(quantile(sorted, 0.025)), Math.round(quantile(sorted, 0.975))];
+}

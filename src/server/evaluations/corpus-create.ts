@@ -6,7 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { Db } from '../storage/db.js';
-import type { CreateEvaluationRequest, EvaluationCreated } from '../../shared/schemas/evaluations.js';
+import type { CreateEvaluationRequest, EvaluationCreated, EvaluationMode } from '../../shared/schemas/evaluations.js';
 import type { Normalizer } from '../../shared/normalizers/index.js';
 import { whitespaceTokens } from '../../shared/normalize.js';
 import { EMPTY_REFERENCE_MESSAGE } from '../../shared/accuracy.js';
@@ -101,7 +101,7 @@ export async function createCorpusEvaluation(
     body: CreateEvaluationRequest;
     common: CheckedCommon;
     /** The setup, prices and baseline recorded with it (DESIGN §11.1), as stored JSON. */
-    recorded?: { setup: string; prices: string; baseline_id: string | null };
+    recorded?: { setup: string; prices: string; baseline_id: string | null; mode?: EvaluationMode; pace?: number | null };
   },
 ): Promise<EvaluationCreated> {
   const { db, now } = deps;

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Db } from '../storage/db.js';
-import type { CreateEvaluationRequest, EvaluationCreated } from '../../shared/schemas/evaluations.js';
+import type { CreateEvaluationRequest, EvaluationCreated, EvaluationMode } from '../../shared/schemas/evaluations.js';
 import { ALL_PROVIDERS } from '../../shared/schemas/stt.js';
 import { formatCondition, parseCondition } from '../../shared/conditions.js';
 import { getNormalizer, type Normalizer } from '../../shared/normalizers/index.js';
@@ -79,6 +79,24 @@ export function checkConfigured(providers: readonly string[], isConfigured: (pro
   for (const p of providers) if (!isConfigured(p)) throw validationFailed(`Provider not configured: ${p}`);
 }
 
+/**
+ * The mode of an evaluation (DESIGN §13.2): `batch` by default; `streaming` needs every provider to stream
+ * (`Provider does not stream: {token}`) and takes `pace` (default 1.0), which batch mode refuses.
+ */
+export function checkMode(
+  body: Pick<CreateEvaluationRequest, 'mode' | 'pace'>,
+  providers: readonly string[],
+  canStream: (provider: string) => boolean,
+): { mode: EvaluationMode; pace: number | null } {
+  const mode = body.mode ?? 'batch';
+  if (mode === 'batch') {
+    if (body.pace !== undefined) throw validationFailed('pace applies to streaming mode');
+    return { mode, pace: null };
+  }
+  for (const p of providers) if (!canStream(p)) throw validationFailed(`Provider does not stream: ${p}`);
+  return { mode, pace: body.pace ?? 1 };
+}
+
 /** `conditions` (default `clean`) in canonical form (`noise:5.0` → `noise:5`); `Unknown condition: {c}`. */
 export function checkConditions(conditions: string[] | undefined): string[] {
   return checkList(conditions ?? ['clean'], {
@@ -102,6 +120,8 @@ export interface EvaluationPlan {
   normalizer: Pick<Normalizer, 'name' | 'version'>;
   seed: number;
   baselineId: string | null;
+  /** DESIGN §13.2: how the providers hear the audio; batch (pace null) when absent. */
+  streaming?: { mode: EvaluationMode; pace: number | null };
 }
 
 /**
@@ -136,6 +156,7 @@ export async function storeEvaluation(deps: { db: Db; now: Date; describe?: Desc
         setup: JSON.stringify(setup),
         baseline_id: plan.baselineId,
         prices: JSON.stringify(prices),
+        ...plan.streaming,
       },
       plan.texts,
       plan.speakers,
@@ -150,7 +171,15 @@ export async function storeEvaluation(deps: { db: Db; now: Date; describe?: Desc
  * `baseline_id` must name one of the caller's evaluations (404 otherwise).
  */
 export async function createEvaluation(
-  deps: { db: Db; now: Date; describe?: DescribeProvider; isConfigured: (provider: string) => boolean; corpora: CorpusReader },
+  deps: {
+    db: Db;
+    now: Date;
+    describe?: DescribeProvider;
+    isConfigured: (provider: string) => boolean;
+    /** Whether a provider has a streaming adapter (DESIGN §13.1); none streams when absent. */
+    canStream?: (provider: string) => boolean;
+    corpora: CorpusReader;
+  },
   input: { userId: string; body: CreateEvaluationRequest },
 ): Promise<EvaluationCreated> {
   const { db, now } = deps;
@@ -165,6 +194,7 @@ export async function createEvaluation(
   if (source === 'corpus_id') {
     const providers = checkProviders(body.providers);
     checkConfigured(providers, deps.isConfigured);
+    const streaming = checkMode(body, providers, deps.canStream ?? (() => false));
     const conditions = checkConditions(body.conditions);
     if (body.baseline_id !== undefined) await evaluationOf(db, body.baseline_id, userId);
     const { setup, prices } = recordSetup({ providers, conditions, normalizer, seed: body.sample?.seed ?? 0, describe: deps.describe });
@@ -175,7 +205,7 @@ export async function createEvaluation(
         userId,
         body,
         common: { providers, conditions, normalizer },
-        recorded: { setup: JSON.stringify(setup), prices: JSON.stringify(prices), baseline_id: body.baseline_id ?? null },
+        recorded: { setup: JSON.stringify(setup), prices: JSON.stringify(prices), baseline_id: body.baseline_id ?? null, ...streaming },
       },
     );
   }
@@ -187,6 +217,7 @@ export async function createEvaluation(
   const texts = await resolveTexts(db, userId, body, normalizer);
   const providers = checkProviders(body.providers);
   checkConfigured(providers, deps.isConfigured);
+  const streaming = checkMode(body, providers, deps.canStream ?? (() => false));
   const conditions = checkConditions(body.conditions);
   checkSpeakerSpec(speakerSpec);
   const perSpeaker = texts.length * conditions.length * providers.length;
@@ -209,5 +240,6 @@ export async function createEvaluation(
     normalizer,
     seed: speakerSpec.seed ?? 0,
     baselineId: body.baseline_id ?? null,
+    streaming,
   });
 }

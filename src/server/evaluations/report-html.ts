@@ -25,6 +25,7 @@ import {
 import { REPORT_STYLE } from './report-style.js';
 import { heatMap, latencyStrips, percent, providerColour, werBarChart } from './report-svg.js';
 import { baselineSection, costSection } from './report-over-time.js';
+import { streamingSection } from './report-streaming.js';
 
 /** Renders the whole report page of an evaluation at `generatedAt`. */
 export function renderEvaluationReport(input: EvaluationReportInput): string {
@@ -48,6 +49,7 @@ ${ev.summary ? html`${legend(ev.providers, colours, view)}${werCharts(ev, summar
 <section id="heat-map" aria-labelledby="heat-h"><h2 id="heat-h">Provider × condition</h2>
 <p class="lead">WER over every group (group “all”); darker is worse.</p>
 ${ev.summary ? html`${heatMap({ title: 'WER by provider and condition', providers: ev.providers, conditions: ev.conditions, cells: heatCells(summary), label: view.label })}${totalsTable(summary, view)}` : pendingNote(ev)}</section>
+${streamingSection(ev, utterances, { label: view.label, colour: (p) => colours.get(p) ?? providerColour(0) })}
 ${latencySection(input, colours, view)}
 ${costSection({ summary: ev.summary, providers: ev.providers, prices: input.prices ?? {}, colours })}
 ${baselineSection(ev.baseline_id, input.baseline)}
@@ -122,6 +124,7 @@ ${corpus}<dt>${ev.corpus_id === undefined ? 'Texts' : 'Recordings'}</dt><dd id="
 <dt>Conditions</dt><dd>${ev.conditions.join(', ')}</dd>
 <dt>Normaliser</dt><dd id="setup-normalizer">${ev.normalizer.name} (version ${ev.normalizer.version})</dd>
 <dt>Seed</dt><dd id="setup-seed">${ev.seed}</dd>
+<dt>Mode</dt><dd id="setup-mode">${ev.mode === 'streaming' ? `streaming, streamed at pace ${ev.pace ?? 1}` : 'batch'}</dd>
 <dt>Utterances</dt><dd>${count(ev.completed_utterances)} of ${count(ev.total_utterances)} (${ev.corpus_id === undefined ? 'texts × speakers' : 'recordings'} × conditions × providers)</dd>
 <dt>Created</dt><dd>${stamp(ev.created_at)}</dd><dt>Started</dt><dd>${stamp(ev.started_at)}</dd><dt>Finished</dt><dd>${stamp(ev.completed_at)}</dd>
 </dl></section>`;

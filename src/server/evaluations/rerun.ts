@@ -37,5 +37,6 @@ export async function rerunEvaluation(
     normalizer: getNormalizer(base.normalizer),
     seed: Number(base.seed),
     baselineId: base.id,
+    streaming: { mode: base.mode ?? 'batch', pace: base.pace === null ? null : Number(base.pace) },
   });
 }

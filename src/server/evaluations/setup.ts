@@ -34,6 +34,11 @@ export function configuredFrom(registry: SttRegistry): (provider: string) => boo
   return (provider) => isProviderConfigured(registry, provider);
 }
 
+/** Whether a provider token's binding has a streaming adapter (DESIGN §13.1). */
+export function streamingFrom(registry: SttRegistry): (provider: string) => boolean {
+  return (provider) => Boolean(registry.get(provider)?.streaming);
+}
+
 /** Each token's label under the server's current bindings (`stt-b · deepgram nova-3`, DESIGN §8.5). */
 export const labelsFrom = (registry: SttRegistry): ((provider: string) => string) => providerLabelOf(registry);
 

@@ -6,6 +6,7 @@ import type { EvaluationComparison, EvaluationSummaryRow } from '../../shared/sc
 import { corpusWer, latencyPercentiles, pairedSpeakerBootstrap, speakerBootstrapCi, type UtteranceScore } from '../../shared/stats.js';
 import { round4 } from '../../shared/accuracy.js';
 import type { UtteranceView } from '../storage/repositories/evaluations.js';
+import { streamingSummary, type StreamingSummary } from '../../shared/streaming/summary.js';
 
 /** The error code of utterances whose audio could not be synthesised (not a provider's failure). */
 export const SYNTHESIS_FAILED = 'synthesis_failed';
@@ -49,12 +50,26 @@ export function costAndSpeed(scored: readonly { audio_id: string | null; latency
   };
 }
 
+/** The §13.2 columns of a row of a streaming evaluation, over the utterances whose stream gave a result. */
+function streamingColumns(rows: readonly UtteranceView[]): StreamingSummary {
+  return streamingSummary(
+    rows.map((u) => ({
+      first_partial_ms: u.first_partial_ms ?? null,
+      final_latency_ms: u.final_latency_ms ?? null,
+      revisions: u.revisions ?? 0,
+      early_words: u.early_words ?? 0,
+      ...(u.transcript === null ? { error: u.error_code } : {}),
+    })),
+  );
+}
+
 /** One summary row over the utterances of a provider × condition × group. */
 function summaryRow(
   key: { provider: string; condition: string; group: string },
   rows: readonly UtteranceView[],
   seed: number,
   cost: CostInputs,
+  streaming = false,
 ): EvaluationSummaryRow {
   const scored = rows.filter(isScored);
   const failedRequests = rows.filter((u) => u.transcript === null && u.error_code !== SYNTHESIS_FAILED).length;
@@ -88,6 +103,7 @@ function summaryRow(
     latency_ms: latency,
     failed_requests: failedRequests,
     ...costAndSpeed(scored, cost),
+    ...(streaming ? streamingColumns(rows) : {}),
   };
 }
 
@@ -119,6 +135,8 @@ export function summarise(input: {
   audioSeconds?: ReadonlyMap<string, number>;
   /** Each provider's price per minute in USD recorded at creation. */
   prices?: Readonly<Record<string, number | null>>;
+  /** A streaming evaluation: rows add the latency columns of DESIGN §13.2. */
+  streaming?: boolean;
 }): { summary: EvaluationSummaryRow[]; comparisons: EvaluationComparison[] } {
   const cells = byProviderCondition(input.rows);
   const groups = [...new Set(input.groups)].sort();
@@ -127,9 +145,9 @@ export function summarise(input: {
     input.conditions.forEach((condition, c) => {
       const rows = cells.get(`${p}:${c}`) ?? [];
       const cost: CostInputs = { audioSeconds: input.audioSeconds, price: input.prices?.[provider] ?? null };
-      summary.push(summaryRow({ provider, condition, group: ALL_GROUPS }, rows, input.seed, cost));
+      summary.push(summaryRow({ provider, condition, group: ALL_GROUPS }, rows, input.seed, cost, input.streaming));
       for (const group of groups) {
-        summary.push(summaryRow({ provider, condition, group }, rows.filter((u) => u.grp === group), input.seed, cost));
+        summary.push(summaryRow({ provider, condition, group }, rows.filter((u) => u.grp === group), input.seed, cost, input.streaming));
       }
     });
   });

@@ -28,9 +28,13 @@ export const conditionedAudioId = (evaluationId: string, t: number, s: number, c
 export const evaluationProgress = (row: Pick<EvaluationRow, 'total_utterances' | 'completed_utterances'>): number =>
   row.total_utterances === 0 ? 100 : Math.floor((100 * row.completed_utterances) / row.total_utterances);
 
-/** Provider ids and condition texts of a row, in request order. */
-export function evaluationLists(row: Pick<EvaluationRow, 'providers' | 'conditions'>): { providers: string[]; conditions: string[] } {
-  return { providers: JSON.parse(row.providers) as string[], conditions: JSON.parse(row.conditions) as string[] };
+/** Provider ids and condition texts of a row, in request order, and whether its audio was streamed. */
+export function evaluationLists(row: Pick<EvaluationRow, 'providers' | 'conditions'> & Partial<Pick<EvaluationRow, 'mode'>>): {
+  providers: string[];
+  conditions: string[];
+  streaming: boolean;
+} {
+  return { providers: JSON.parse(row.providers) as string[], conditions: JSON.parse(row.conditions) as string[], streaming: row.mode === 'streaming' };
 }
 
 /** Each provider's recorded price per minute (USD), null when unpriced. */
@@ -80,6 +84,8 @@ export function toEvaluationListItem(row: EvaluationRow, urls: Pick<ViewContext,
     report_url: urls.report(row.id),
     setup: evaluationSetup(row),
     baseline_id: row.baseline_id ?? null,
+    mode: row.mode ?? 'batch',
+    ...(row.mode === 'streaming' && row.pace !== null ? { pace: Number(row.pace) } : {}),
   };
 }
 
@@ -98,7 +104,7 @@ export function toEvaluationDetail(row: EvaluationRow, urls: Pick<ViewContext, '
 /** The API shape of a stored utterance. */
 export function toEvaluationUtterance(
   u: UtteranceView,
-  lists: { providers: string[]; conditions: string[] },
+  lists: { providers: string[]; conditions: string[]; streaming?: boolean },
   urls: Pick<UrlSigners, 'audio'>,
 ): EvaluationUtterance {
   return {
@@ -120,5 +126,13 @@ export function toEvaluationUtterance(
     error: u.error_code === null ? null : { code: u.error_code, message: u.error_message ?? '' },
     determinable: u.determinable === 1,
     audio_url: u.audio_id === null ? null : urls.audio(u.audio_id),
+    ...(lists.streaming
+      ? {
+          first_partial_ms: u.first_partial_ms ?? null,
+          final_latency_ms: u.final_latency_ms ?? null,
+          revisions: u.revisions ?? null,
+          early_words: u.early_words ?? null,
+        }
+      : {}),
   };
 }

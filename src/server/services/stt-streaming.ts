@@ -8,6 +8,7 @@ import { performance } from 'node:perf_hooks';
 import { validationFailed } from '../../shared/errors.js';
 import { speechBounds } from '../../shared/streaming/speech-bounds.js';
 import type { StreamEventLine, StreamRequest, StreamResult } from '../../shared/schemas/stt-stream.js';
+import type { SttResult } from '../../shared/schemas/stt.js';
 import type { SttRegistry } from '../engines/stt/registry.js';
 import { runStream, startBarrier, type StreamRun } from '../engines/stt/streaming/run.js';
 import type { FrameScheduler } from '../engines/stt/streaming/scheduler.js';
@@ -52,6 +53,43 @@ export function streamResultOf(run: StreamRun): StreamResult {
     send_jitter_p99_ms: run.send_jitter_p99_ms,
     ...(run.error ? { error: run.error } : {}),
   };
+}
+
+/** One utterance streamed to one provider as an evaluation records it: the result and what the stream measured. */
+export interface StreamedResult extends SttResult {
+  first_partial_ms: number | null;
+  final_latency_ms: number | null;
+  revisions: number;
+  early_words: number;
+}
+
+/**
+ * Streams one audio to one provider at `pace` (DESIGN §13.2) and never throws: a refused handshake, an
+ * early close or a stall is this result's `error`. `latency_ms` is the stream's wall time, from opening
+ * to its end — what the provider took to hear and answer the whole utterance.
+ */
+export async function streamProvider(
+  deps: { registry: SttRegistry; scheduler: FrameScheduler; signal?: AbortSignal },
+  provider: string,
+  audio: SttAudio,
+  pace: number,
+): Promise<StreamedResult> {
+  const started = performance.now();
+  const streaming = deps.registry.get(provider)?.streaming;
+  const measured = (run: Pick<StreamRun, 'first_partial_ms' | 'final_latency_ms' | 'revisions' | 'early_words'>) => ({
+    first_partial_ms: run.first_partial_ms === null ? null : Math.round(run.first_partial_ms),
+    final_latency_ms: run.final_latency_ms === null ? null : Math.round(run.final_latency_ms),
+    revisions: run.revisions,
+    early_words: run.early_words,
+  });
+  if (!streaming) {
+    const error = { code: 'provider_not_configured' as const, message: `Provider does not stream: ${provider}` };
+    return { transcript: null, latency_ms: 0, confidence: null, error, ...measured({ first_partial_ms: null, final_latency_ms: null, revisions: 0, early_words: 0 }) };
+  }
+  const run = await runStream({ scheduler: deps.scheduler, now: () => performance.now() }, streaming, audio, { pace, signal: deps.signal });
+  const latency = Math.round(performance.now() - started);
+  if (run.error) return { transcript: null, latency_ms: latency, confidence: null, error: run.error, ...measured(run) };
+  return { transcript: run.transcript, latency_ms: latency, confidence: null, ...measured(run) };
 }
 
 /** Validates and loads the audio (throws `DomainError`s), then returns the streaming to run. */

@@ -12,6 +12,7 @@ import type { Db } from '../storage/db.js';
 import { parseCondition, type AudioCondition } from '../../shared/conditions.js';
 import type { NormalizerName } from '../../shared/normalizers/index.js';
 import type { SttResult } from '../../shared/schemas/stt.js';
+import type { StreamedResult } from '../services/stt-streaming.js';
 import { applyCondition } from '../audio/conditions.js';
 import { decodeWavToPcm16, type Pcm16Audio } from '../audio/wav.js';
 import type { SttAudio } from '../engines/stt/types.js';
@@ -52,6 +53,8 @@ export interface EvaluationSynthesesDeps {
   synthesize(speakerId: string, text: string): Promise<Pcm16Audio>;
   /** Calls one provider under its timeout; never throws (failures are results with an `error`). */
   transcribe(provider: string, audio: SttAudio, signal: AbortSignal): Promise<SttResult>;
+  /** Streams the audio to one provider at `pace` and measures it (DESIGN §13.2); never throws. Absent: no streaming evaluations. */
+  stream?(provider: string, audio: SttAudio, pace: number, signal: AbortSignal): Promise<StreamedResult>;
   /** The concurrency limit shared by every request to `provider`'s adapter. */
   limitFor(provider: string): ConcurrencyLimit;
   refund: RefundFn;
@@ -71,6 +74,8 @@ interface EvaluationContext {
   seed: number;
   /** A corpus evaluation (DESIGN §10.5): the recording of each item, by index; nothing is synthesised. */
   recordings?: Map<number, string>;
+  /** A streaming evaluation (DESIGN §13.2): each provider hears the audio as a stream at this pace. */
+  pace?: number;
 }
 
 /** A context shared by the syntheses of one evaluation in flight; loaded once, dropped with the last user. */
@@ -110,6 +115,7 @@ export function evaluationSynthesesKind(deps: EvaluationSynthesesDeps): WorkKind
       normalizer: row.normalizer as NormalizerName,
       seed: row.seed,
       ...(row.corpus_id !== null ? { recordings: await listCorpusItemAudio(db, id) } : {}),
+      ...(row.mode === 'streaming' ? { pace: row.pace === null ? 1 : Number(row.pace) } : {}),
     };
   }
 
@@ -192,9 +198,14 @@ export function evaluationSynthesesKind(deps: EvaluationSynthesesDeps): WorkKind
   /** One provider on one conditioned audio, scored and committed; nothing is stored once stopped or cancelled. */
   async function recognise(ctx: EvaluationContext, claim: ClaimedSynthesis, c: number, p: number, audio: SttAudio, work: WorkContext): Promise<void> {
     const provider = ctx.providers[p]!;
+    const hear = (): Promise<SttResult | StreamedResult> => {
+      if (ctx.pace === undefined) return deps.transcribe(provider, audio, work.signal);
+      if (!deps.stream) throw new Error('This runner was built without streaming');
+      return deps.stream(provider, audio, ctx.pace, work.signal);
+    };
     const result = await deps
       .limitFor(provider)
-      .run(async () => ((await running(ctx.id, work)) ? deps.transcribe(provider, audio, work.signal) : undefined), work.signal)
+      .run(async () => ((await running(ctx.id, work)) ? hear() : undefined), work.signal)
       .catch(() => undefined);
     if (!result || work.stopping()) return;
     let scored: UtteranceResult;
@@ -202,6 +213,9 @@ export function evaluationSynthesesKind(deps: EvaluationSynthesesDeps): WorkKind
       scored = scoreResult(ctx.texts[claim.textIndex]!, result, ctx.normalizer);
     } catch (err) {
       scored = failedResult({ code: 'upstream_error', message: `Transcript could not be scored: ${(err as Error).message}` }, result.latency_ms);
+    }
+    if ('final_latency_ms' in result) {
+      scored = { ...scored, first_partial_ms: result.first_partial_ms, final_latency_ms: result.final_latency_ms, revisions: result.revisions, early_words: result.early_words };
     }
     const audioId = conditionedAudioId(ctx.id, claim.textIndex, claim.speakerIndex, c);
     await insertUtterance(db, record(claim, c, p, scored, audioId));

@@ -14,6 +14,8 @@ import type { AudioBlobStore } from '../storage/blobs/index.js';
 import { refundCharacters } from '../services/quota.js';
 import { renderSpeech, speakerVoice } from '../services/synthesis.js';
 import { runProvider } from '../services/transcription.js';
+import { streamProvider } from '../services/stt-streaming.js';
+import type { FrameScheduler } from '../engines/stt/streaming/scheduler.js';
 import { batchItemsKind, renderItemWith } from './batch-items.js';
 import { evaluationSynthesesKind } from './evaluation-syntheses.js';
 import type { WorkSharing } from './leases.js';
@@ -104,6 +106,8 @@ export interface EvaluationWorkWiring extends WorkWiring {
   stt: SttRegistry;
   /** `max_concurrent` of local-sphinx in the server config. */
   sphinxMax: number | undefined;
+  /** The process's one frame pacer (streaming evaluations, DESIGN §13.2). */
+  streamScheduler: FrameScheduler;
 }
 
 /** Builds the evaluation loop over its queue of syntheses; the composition root starts it and stops it on close. */
@@ -118,6 +122,7 @@ export function createEvaluationRunner(w: EvaluationWorkWiring): WorkLoop {
     synthesize: async (speakerId, text) => renderSpeech(w.tts(), { text, voice: await speakerVoice(w.db, speakerId) }),
     transcribe: (provider, audio, signal) =>
       runProvider({ registry: w.stt, signal, logError: (err) => w.logger.error({ err, provider }, 'voxctl evaluation') }, provider, audio, undefined),
+    stream: (provider, audio, pace, signal) => streamProvider({ registry: w.stt, scheduler: w.streamScheduler, signal }, provider, audio, pace),
     limitFor: (provider) => limitOf(w.stt.get(provider)?.adapter),
     refund: refundCharacters,
   });

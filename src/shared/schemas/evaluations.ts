@@ -6,7 +6,7 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { Page, PagingQuery, Timestamp } from './common.js';
 import { JobStatus } from './tts.js';
-import { EVALUATION_LIMITS } from '../constants.js';
+import { EVALUATION_LIMITS, STREAM_PACE_MAX, STREAM_PACE_MIN } from '../constants.js';
 
 /** Job statuses plus `cancelled`, which only evaluations have (DESIGN §8.2). */
 export const EvaluationStatus = Type.Union([...JobStatus.anyOf, Type.Literal('cancelled')]);
@@ -14,6 +14,11 @@ export type EvaluationStatus = Static<typeof EvaluationStatus>;
 
 /** The statuses after which an evaluation never changes again. */
 export const FINAL_EVALUATION_STATUSES: readonly EvaluationStatus[] = ['completed', 'failed', 'partial', 'cancelled'];
+
+/** How providers hear the audio: one request per utterance, or streamed in real time (DESIGN §13.2). */
+export const EVALUATION_MODES = ['batch', 'streaming'] as const;
+export const EvaluationMode = Type.Union(EVALUATION_MODES.map((m) => Type.Literal(m)));
+export type EvaluationMode = (typeof EVALUATION_MODES)[number];
 
 /** What utterances are grouped by: a speaker attribute, or the engine that voices it. */
 export const EVALUATION_GROUP_BY = ['gender', 'region', 'accent', 'age_range', 'native_language', 'engine'] as const;
@@ -78,6 +83,10 @@ export const CreateEvaluationRequest = Type.Object({
   normalizer: Type.Optional(EvaluationNormalizerName),
   /** An earlier evaluation of the caller's this one is compared with (DESIGN §11; `eval run --baseline`). */
   baseline_id: Type.Optional(Type.String()),
+  /** `batch` (default) or `streaming`: every provider must stream (DESIGN §13.2). */
+  mode: Type.Optional(EvaluationMode),
+  /** Streaming only: 1.0 = real time. */
+  pace: Type.Optional(Type.Number({ minimum: STREAM_PACE_MIN, maximum: STREAM_PACE_MAX, description: 'Streaming only: 1.0 = real time (default)' })),
 });
 export type CreateEvaluationRequest = Static<typeof CreateEvaluationRequest>;
 
@@ -117,6 +126,14 @@ export const EvaluationSummaryRow = Type.Object({
   cost_usd: Nullable(Type.Number()),
   /** Real-time factor: audio seconds ÷ the provider's processing seconds (higher is faster). */
   rtfx: Nullable(Type.Number()),
+  /** Streaming evaluations only (DESIGN §13.2): from the first frame sent to the first result. */
+  first_partial_ms: Type.Optional(Nullable(Type.Object({ p50: Type.Number(), p95: Type.Number() }))),
+  /** Streaming only: from the end of speech to the final result that completes the transcript. */
+  final_latency_ms: Type.Optional(Nullable(Type.Object({ p50: Type.Number(), p95: Type.Number(), p99: Type.Number() }))),
+  /** Streaming only: partial results that changed an earlier word, per streamed utterance. */
+  revisions_per_utterance: Type.Optional(Type.Number()),
+  /** Streaming only: words received before the audio holding them was sent. */
+  early_words: Type.Optional(Type.Integer()),
 });
 export type EvaluationSummaryRow = Static<typeof EvaluationSummaryRow>;
 
@@ -185,6 +202,10 @@ const evaluationFields = {
   setup: EvaluationSetup,
   /** The evaluation this one reruns or is compared with (DESIGN §11.2); null when none. */
   baseline_id: Nullable(Type.String()),
+  /** `batch` or `streaming` (DESIGN §13.2); always sent by this server, absent from older ones. */
+  mode: Type.Optional(EvaluationMode),
+  /** The pace the audio was streamed at (1.0 = real time); streaming evaluations only. */
+  pace: Type.Optional(Type.Number()),
 };
 
 /** An item of `GET /v1/evaluations`. */
@@ -232,6 +253,11 @@ export const EvaluationUtterance = Type.Object({
   determinable: Type.Boolean(),
   /** Signed URL of the conditioned audio the providers heard; null when synthesis failed. */
   audio_url: Nullable(Type.String()),
+  /** Streaming evaluations only (DESIGN §13.2), null when the stream gave no such figure. */
+  first_partial_ms: Type.Optional(Nullable(Type.Integer())),
+  final_latency_ms: Type.Optional(Nullable(Type.Integer())),
+  revisions: Type.Optional(Nullable(Type.Integer())),
+  early_words: Type.Optional(Nullable(Type.Integer())),
 });
 export type EvaluationUtterance = Static<typeof EvaluationUtterance>;
 

@@ -20,7 +20,7 @@ import { refundCharacters } from '../../services/quota.js';
 import { createEvaluation } from '../../evaluations/create.js';
 import { rerunEvaluation } from '../../evaluations/rerun.js';
 import { compareEvaluations } from '../../evaluations/compare.js';
-import { configuredFrom, describeFrom, labelsFrom } from '../../evaluations/setup.js';
+import { configuredFrom, describeFrom, labelsFrom, streamingFrom } from '../../evaluations/setup.js';
 import { baselineComparison } from '../../evaluations/report-baseline.js';
 import { evaluationSource } from '../../evaluations/source.js';
 import { readCorpusForEvaluation } from '../../evaluations/corpus-reader.js';
@@ -81,6 +81,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
           now: runtime.clock.now(),
           describe: describeFrom(runtime.stt),
           isConfigured: configuredFrom(runtime.stt),
+          canStream: streamingFrom(runtime.stt),
           corpora: readCorpusForEvaluation,
         },
         { userId: auth.userId, body: request.body },

@@ -1,5 +1,5 @@
 import type { Db, SqlParam } from '../db.js';
-import type { EvaluationStatus } from '../../../shared/schemas/evaluations.js';
+import type { EvaluationMode, EvaluationStatus } from '../../../shared/schemas/evaluations.js';
 import { ownedPageQuery } from './owned-page.js';
 import { expiredParams, expiredWhere, skipLocked, type Lease } from './leases.js';
 
@@ -36,6 +36,10 @@ export interface EvaluationRow {
   /** The recorded corpus evaluated (DESIGN §10.5), null for synthesised speech. */
   corpus_id: string | null;
   corpus_name: string | null;
+  /** `batch`, or `streaming` (DESIGN §13.2): the audio was streamed at `pace`. */
+  mode: EvaluationMode;
+  /** 1.0 = real time; null in batch mode. */
+  pace: number | null;
 }
 
 /** One speaker of an evaluation with its group value. */
@@ -83,6 +87,11 @@ export interface UtteranceRecord {
   latency_ms: number | null;
   confidence: number | null;
   audio_id: string | null;
+  /** What a stream measured (DESIGN §13.2); absent or null in batch mode. */
+  first_partial_ms?: number | null;
+  final_latency_ms?: number | null;
+  revisions?: number | null;
+  early_words?: number | null;
 }
 
 /** An utterance with what its views need: speaker, group, reference text and the determinable flag. */
@@ -127,9 +136,9 @@ async function insertRows(db: Db, table: string, columns: readonly string[], row
 /** The columns given when an evaluation is created. */
 type NewEvaluation = Omit<
   EvaluationRow,
-  'status' | 'completed_utterances' | 'failed_syntheses' | 'started_at' | 'completed_at' | 'summary' | 'comparisons' | 'corpus_id' | 'corpus_name' | 'setup' | 'baseline_id' | 'prices'
+  'status' | 'completed_utterances' | 'failed_syntheses' | 'started_at' | 'completed_at' | 'summary' | 'comparisons' | 'corpus_id' | 'corpus_name' | 'setup' | 'baseline_id' | 'prices' | 'mode' | 'pace'
 > &
-  Partial<Pick<EvaluationRow, 'setup' | 'baseline_id' | 'prices'>>;
+  Partial<Pick<EvaluationRow, 'setup' | 'baseline_id' | 'prices' | 'mode' | 'pace'>>;
 
 /**
  * Inserts a corpus evaluation (DESIGN §10.5): item `i` is text `i` (the reference), speaker `i` (its block
@@ -142,10 +151,10 @@ export async function insertCorpusEvaluation(
 ): Promise<void> {
   await db.run(
     `INSERT INTO evaluations (id, user_id, name, status, total_utterances, providers, conditions, group_by, normalizer,
-                              normalizer_version, seed, period, created_at, corpus_id, corpus_name, setup, baseline_id, prices)
+                              normalizer_version, seed, period, created_at, corpus_id, corpus_name, setup, baseline_id, prices, mode, pace)
      VALUES (@id, @user_id, @name, 'pending', @total_utterances, @providers, @conditions, @group_by, @normalizer,
-             @normalizer_version, @seed, @period, @created_at, @corpus_id, @corpus_name, @setup, @baseline_id, @prices)`,
-    { setup: null, baseline_id: null, prices: null, ...row },
+             @normalizer_version, @seed, @period, @created_at, @corpus_id, @corpus_name, @setup, @baseline_id, @prices, @mode, @pace)`,
+    { setup: null, baseline_id: null, prices: null, mode: 'batch', pace: null, ...row },
   );
   await insertRows(db, 'evaluation_texts', ['evaluation_id', 'idx', 'text'], items.map((u, i) => [row.id, i, u.reference]));
   await insertRows(db, 'evaluation_speakers', ['evaluation_id', 'idx', 'speaker_id', 'grp'], items.map((u, i) => [row.id, i, u.block, u.group]));
@@ -174,10 +183,10 @@ export async function insertEvaluation(
 ): Promise<void> {
   await db.run(
     `INSERT INTO evaluations (id, user_id, name, status, total_utterances, providers, conditions, group_by, normalizer,
-                              normalizer_version, seed, period, created_at, setup, baseline_id, prices)
+                              normalizer_version, seed, period, created_at, setup, baseline_id, prices, mode, pace)
      VALUES (@id, @user_id, @name, 'pending', @total_utterances, @providers, @conditions, @group_by, @normalizer,
-             @normalizer_version, @seed, @period, @created_at, @setup, @baseline_id, @prices)`,
-    { setup: null, baseline_id: null, prices: null, ...row },
+             @normalizer_version, @seed, @period, @created_at, @setup, @baseline_id, @prices, @mode, @pace)`,
+    { setup: null, baseline_id: null, prices: null, mode: 'batch', pace: null, ...row },
   );
   await insertRows(db, 'evaluation_texts', ['evaluation_id', 'idx', 'text'], texts.map((t, i) => [row.id, i, t]));
   await insertRows(
@@ -326,12 +335,13 @@ export async function insertUtterance(db: Db, u: UtteranceRecord): Promise<boole
     const changes = await db.run(
       `INSERT INTO evaluation_utterances
          (evaluation_id, text_index, speaker_index, condition_index, provider_index, transcript, error_code, error_message,
-          wer, substitutions, deletions, insertions, reference_words, reference_chars, char_errors, latency_ms, confidence, audio_id)
+          wer, substitutions, deletions, insertions, reference_words, reference_chars, char_errors, latency_ms, confidence, audio_id,
+          first_partial_ms, final_latency_ms, revisions, early_words)
        VALUES (@evaluation_id, @text_index, @speaker_index, @condition_index, @provider_index, @transcript, @error_code,
                @error_message, @wer, @substitutions, @deletions, @insertions, @reference_words, @reference_chars, @char_errors,
-               @latency_ms, @confidence, @audio_id)
+               @latency_ms, @confidence, @audio_id, @first_partial_ms, @final_latency_ms, @revisions, @early_words)
        ON CONFLICT DO NOTHING`,
-      { ...u },
+      { first_partial_ms: null, final_latency_ms: null, revisions: null, early_words: null, ...u },
     );
     if (changes === 0) return false;
     await db.run('UPDATE evaluations SET completed_utterances = completed_utterances + 1 WHERE id = ?', [u.evaluation_id]);

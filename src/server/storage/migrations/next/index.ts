@@ -5,6 +5,7 @@ import { evaluationSetupMigration } from './c-evaluation-setup.js';
 import { speakersEngineIndexMigration } from './d-speakers-engine-index.js';
 import { corporaMigration } from './e-corpora.js';
 import { corpusEvaluationsMigration } from './f-corpus-evaluations.js';
+import { streamingEvaluationsMigration } from './g-streaming-evaluations.js';
 
 export type { SqlMigration } from './types.js';
 
@@ -14,4 +15,4 @@ export type { SqlMigration } from './types.js';
  * numbered per dialect). Adding one is one entry at the end (plus its import and its checksum in
  * ../checksums.ts); never reorder, edit or remove a published entry.
  */
-export const NEXT_MIGRATIONS: readonly SqlMigration[] = [schemaRepairMigration, userDisabledMigration, evaluationSetupMigration, speakersEngineIndexMigration, corporaMigration, corpusEvaluationsMigration];
+export const NEXT_MIGRATIONS: readonly SqlMigration[] = [schemaRepairMigration, userDisabledMigration, evaluationSetupMigration, speakersEngineIndexMigration, corporaMigration, corpusEvaluationsMigration, streamingEvaluationsMigration];
