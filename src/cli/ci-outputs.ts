@@ -7,6 +7,7 @@
 import { appendFileSync, writeFileSync } from 'node:fs';
 import { create } from 'xmlbuilder2';
 import type { EvaluationCompare, EvaluationCompareRow, EvaluationDetail, EvaluationSummaryRow } from '../shared/schemas/evaluations.js';
+import { failsFinalLatency, finalLatencyLine } from '../shared/streaming/summary.js';
 
 /** One `<testcase>`: a provider × condition × group and the gate failures it met. */
 export interface CiCase {
@@ -15,13 +16,15 @@ export interface CiCase {
   group: string;
   /** p50 latency in seconds; null when nothing was transcribed. */
   timeSeconds: number | null;
-  failures: { type: 'max-wer' | 'max-regression'; message: string }[];
+  failures: { type: 'max-wer' | 'max-regression' | 'max-final-latency'; message: string }[];
 }
 
 /** The gates a run is checked against; a gate is on only when its flag is given. */
 export interface CiGates {
   maxWer?: number;
   maxRegression?: number;
+  /** `--max-final-latency MS`: on the p95 of final latency of a streaming evaluation (DESIGN §13.2). */
+  maxFinalLatency?: number;
 }
 
 const f4 = (x: number | null) => (x === null ? 'n/a' : x.toFixed(4));
@@ -67,6 +70,9 @@ export function ciCases(input: {
     if (failsMaxWer(r, input.gates.maxWer)) {
       const wer = r.wer === null ? 'n/a (nothing scored)' : r.wer.toFixed(4);
       c.failures.push({ type: 'max-wer', message: `WER ${wer} exceeds --max-wer ${input.gates.maxWer}` });
+    }
+    if (failsFinalLatency(r, input.gates.maxFinalLatency)) {
+      c.failures.push({ type: 'max-final-latency', message: finalLatencyLine(r, input.gates.maxFinalLatency!) });
     }
   }
   for (const r of input.compare?.rows ?? []) {
@@ -115,12 +121,15 @@ export function markdownSummary(input: { evaluation?: EvaluationDetail; compare?
   if (ev) {
     parts.push(`### voxctl eval ${cell(ev.evaluation_id)}${ev.name ? ` — ${cell(ev.name)}` : ''}`, '', `Status **${ev.status}**, ${ev.completed_utterances}/${ev.total_utterances} utterances, normaliser ${ev.normalizer.name} v${ev.normalizer.version}.`, '');
     const rows = (ev.summary ?? []).filter((r) => r.group === 'all');
+    const streamed = ev.mode === 'streaming';
     if (rows.length) {
       parts.push(
         table(
-          ['', 'provider', 'condition', 'WER', '95% CI', 'CER', 'p50 ms', 'audio s', 'cost USD', 'RTFx', 'failed'],
+          ['', 'provider', 'condition', 'WER', '95% CI', 'CER', 'p50 ms', 'audio s', 'cost USD', 'RTFx', 'failed', ...(streamed ? ['final p50 / p95 ms'] : [])],
           rows.map((r) => [
-            input.gates.maxWer === undefined ? '' : mark(failsMaxWer(r, input.gates.maxWer)),
+            input.gates.maxWer === undefined && input.gates.maxFinalLatency === undefined
+              ? ''
+              : mark(failsMaxWer(r, input.gates.maxWer) || failsFinalLatency(r, input.gates.maxFinalLatency)),
             r.provider,
             r.condition,
             f4(r.wer),
@@ -131,6 +140,7 @@ export function markdownSummary(input: { evaluation?: EvaluationDetail; compare?
             r.cost_usd,
             r.rtfx,
             r.failed_requests,
+            ...(streamed ? [r.final_latency_ms ? `${r.final_latency_ms.p50} / ${r.final_latency_ms.p95}` : null] : []),
           ]),
         ),
         '',

@@ -3,6 +3,7 @@ import type { Command } from 'commander';
 import type { HandlerContext } from './context.js';
 import { CliError, usageError } from './errors.js';
 import type { GlobalFlags } from './session.js';
+import { STREAM_PACE_MAX, STREAM_PACE_MIN } from '../shared/constants.js';
 
 /** The root program's options merged with the command's own. */
 export function flagsOf<T extends object = object>(cmd: Command): GlobalFlags & T {
@@ -101,4 +102,21 @@ export function pagingOptions(cmd: Command, allHelp = 'follow pages'): Command {
     .option('--offset <n>', 'items to skip', intOption('--offset', 0, Number.MAX_SAFE_INTEGER))
     .option('--all', allHelp)
     .option('--csv', 'CSV output');
+}
+
+/** Parses `--pace` of `stt stream` and streaming evaluations: a number from 0.5 to 4 (1 = real time, the default). */
+export function parsePace(value: string | undefined): number {
+  if (value === undefined) return 1;
+  const pace = Number(value);
+  if (value.trim() === '' || !Number.isFinite(pace) || pace < STREAM_PACE_MIN || pace > STREAM_PACE_MAX) {
+    throw usageError(`--pace must be a number from ${STREAM_PACE_MIN} to ${STREAM_PACE_MAX} (1 = real time)`);
+  }
+  return pace;
+}
+
+/** Parses `--max-final-latency MS`: whole milliseconds, 1 or more. */
+export function latencyMsOption(value: string): number {
+  const ms = Number(value);
+  if (!/^\d+$/.test(value.trim()) || ms < 1) throw usageError(`--max-final-latency must be whole milliseconds ≥ 1 (e.g. 800), got '${value}'`);
+  return ms;
 }

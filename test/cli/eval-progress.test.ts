@@ -160,7 +160,7 @@ describe('eval gate and texts', () => {
   it('exits 7 for the gate before 6 for an unsuccessful run', () => {
     const code = (ev: EvaluationDetail, max?: number) => {
       try {
-        finishRun(ev, max);
+        finishRun(ev, { maxWer: max });
         return 0;
       } catch (e) {
         return (e as CliError).exitCode;

@@ -19,6 +19,7 @@ export interface CiFlags {
   markdown?: string;
   maxRegression?: number;
   maxWer?: number;
+  maxFinalLatency?: number;
 }
 
 /** Parses `--max-regression X`: a WER difference ≥ 0 (0 = any regression fails). */
@@ -54,7 +55,7 @@ export async function emitCiOutputs(
 ): Promise<void> {
   if (!wantsCi(flags, ctx.env)) return;
   const ci = await import('../ci-outputs.js');
-  const gates = { maxWer: flags.maxWer, maxRegression: flags.maxRegression };
+  const gates = { maxWer: flags.maxWer, maxRegression: flags.maxRegression, maxFinalLatency: flags.maxFinalLatency };
   const evaluationId = content.evaluation?.evaluation_id ?? content.compare!.evaluation_id;
   ci.writeCiOutputs(
     { junit: flags.junit, markdown: flags.markdown, stepSummary: ctx.env.githubStepSummary() },
@@ -142,7 +143,7 @@ export async function finishWatched(
   }
   await emitCiOutputs(ctx, flags, { evaluation: ev, compare });
   if (compare) await regressionGate(compare, flags.maxRegression);
-  finishRun(ev, flags.maxWer);
+  finishRun(ev, flags);
 }
 
 const watch = (ctx: HandlerContext, client: VoxClient, out: Output, id: string) =>

@@ -54,6 +54,12 @@ export interface RunFlags {
   force?: boolean;
   maxWer?: number;
   dryRun?: boolean;
+  /** `batch` (default) or `streaming` (DESIGN §13.2). */
+  mode?: string;
+  /** Streaming only: 1 = real time. */
+  pace?: number;
+  /** Streaming only: the CI gate on the p95 of final latency (ms). */
+  maxFinalLatency?: number;
 }
 
 /** What `eval run` will ask for: the body without its providers, and the providers as given (`all` is resolved against the service). */
@@ -113,8 +119,13 @@ export async function runRequest(ctx: HandlerContext, flags: RunFlags): Promise<
     if (!(NORMALIZER_NAMES as readonly string[]).includes(flags.normalizer)) throw usageError(`--normalizer must be one of ${NORMALIZER_NAMES.join(', ')}, got '${flags.normalizer}'`);
     normalizer = flags.normalizer as CreateEvaluationRequest['normalizer'];
   }
+  if (flags.mode !== undefined && flags.mode !== 'batch' && flags.mode !== 'streaming') throw usageError(`--mode must be batch or streaming, got '${flags.mode}'`);
+  const streaming = flags.mode === 'streaming';
+  if (!streaming && flags.pace !== undefined) throw usageError('--pace applies to --mode streaming');
+  if (!streaming && flags.maxFinalLatency !== undefined) throw usageError('--max-final-latency applies to --mode streaming');
   const common = {
     ...(flags.name !== undefined ? { name: flags.name } : {}),
+    ...(streaming ? { mode: 'streaming' as const, ...(flags.pace !== undefined ? { pace: flags.pace } : {}) } : {}),
     ...(conditions ? { conditions } : {}),
     ...(normalizer ? { normalizer } : {}),
   };

@@ -23,6 +23,16 @@ export const summaryColumns: Column<EvaluationSummaryRow>[] = [
   { header: 'failed', get: (r) => r.failed_requests },
 ];
 
+/** The §13.2 columns a streaming evaluation's summary adds: first partial, final latency, revisions, early words. */
+export const streamingSummaryColumns: Column<EvaluationSummaryRow>[] = [
+  { header: 'first_p50_ms', get: (r) => r.first_partial_ms?.p50 ?? null },
+  { header: 'final_p50_ms', get: (r) => r.final_latency_ms?.p50 ?? null },
+  { header: 'final_p95_ms', get: (r) => r.final_latency_ms?.p95 ?? null },
+  { header: 'final_p99_ms', get: (r) => r.final_latency_ms?.p99 ?? null },
+  { header: 'revisions', get: (r) => r.revisions_per_utterance ?? null },
+  { header: 'early_words', get: (r) => r.early_words ?? null },
+];
+
 /** CSV keeps every count and both interval ends in their own columns (for spreadsheets). */
 export const summaryCsvColumns: Column<EvaluationSummaryRow>[] = [
   ...summaryColumns.slice(0, 5),
@@ -62,8 +72,8 @@ export const listColumns: Column<EvaluationListItem>[] = [
 
 const truncate = (s: string | null, n: number) => (s === null ? null : [...s].length > n ? [...s].slice(0, n - 1).join('') + '…' : s);
 
-/** The columns of utterance rows; rows of a corpus evaluation show their corpus utterance id too. */
-export const utteranceColumns = (full: boolean, corpus = false): Column<EvaluationUtterance>[] => [
+/** The columns of utterance rows; rows of a corpus evaluation show their corpus utterance id too, streamed ones their latencies. */
+export const utteranceColumns = (full: boolean, corpus = false, streamed = false): Column<EvaluationUtterance>[] => [
   { header: 'text_index', get: (u) => u.text_index },
   ...(corpus ? [{ header: 'utterance_id', get: (u: EvaluationUtterance) => u.utterance_id }] : []),
   { header: 'speaker_id', get: (u) => u.speaker_id },
@@ -79,6 +89,14 @@ export const utteranceColumns = (full: boolean, corpus = false): Column<Evaluati
       ]
     : []),
   { header: 'latency_ms', get: (u) => u.latency_ms },
+  ...(streamed
+    ? [
+        { header: 'first_partial_ms', get: (u: EvaluationUtterance) => u.first_partial_ms ?? null },
+        { header: 'final_latency_ms', get: (u: EvaluationUtterance) => u.final_latency_ms ?? null },
+        { header: 'revisions', get: (u: EvaluationUtterance) => u.revisions ?? null },
+        { header: 'early_words', get: (u: EvaluationUtterance) => u.early_words ?? null },
+      ]
+    : []),
   ...(full ? [{ header: 'confidence', get: (u: EvaluationUtterance) => u.confidence }] : []),
   { header: 'determinable', get: (u) => u.determinable },
   ...(full
@@ -112,6 +130,7 @@ export async function printEvaluation(out: Output, ev: EvaluationDetail, label: 
     ['group_by', ev.group_by],
     ['normalizer', `${ev.normalizer.name} v${ev.normalizer.version}`],
     ['seed', ev.seed],
+    ...(ev.mode === 'streaming' ? [['mode', `streaming at pace ${ev.pace ?? 1}`] as [string, unknown]] : []),
     ['created_at', ev.created_at],
     ['completed_at', ev.completed_at],
   ]);
@@ -120,7 +139,8 @@ export async function printEvaluation(out: Output, ev: EvaluationDetail, label: 
     return;
   }
   out.write('\n');
-  await out.table(ev.summary, labelled(summaryColumns, ['provider'], label));
+  const columns = ev.mode === 'streaming' ? [...summaryColumns, ...streamingSummaryColumns] : summaryColumns;
+  await out.table(ev.summary, labelled(columns, ['provider'], label));
   if (ev.comparisons?.length) {
     out.write('\n');
     await out.table(ev.comparisons, labelled(comparisonColumns, ['a', 'b'], label));

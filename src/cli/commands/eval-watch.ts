@@ -6,6 +6,13 @@ import { CliError, ExitCode } from '../errors.js';
 import type { Output } from '../output.js';
 import { bar } from '../output.js';
 import { duration, paceFields, paceText, RunPace } from '../progress.js';
+import { failsFinalLatency, finalLatencyLine } from '../../shared/streaming/summary.js';
+
+/** The gates of a finished run: `--max-wer` (WER) and `--max-final-latency` (streaming), each on when given. */
+export interface RunGates {
+  maxWer?: number;
+  maxFinalLatency?: number;
+}
 
 /** Evaluation states after which nothing changes (DESIGN §8.2); the schema's list, without loading TypeBox at start-up. */
 export const FINAL_STATES = new Set(['completed', 'partial', 'failed', 'cancelled']);
@@ -99,28 +106,38 @@ export function gateFailures(summary: readonly EvaluationSummaryRow[], maxWer: n
  * The `--max-wer` gate (DESIGN §8.7): exit 7 naming every offending row on stderr. A run that has no
  * summary yet cannot be gated: that is said, not passed.
  */
-export function checkGate(ev: EvaluationDetail, maxWer: number | undefined): void {
-  if (maxWer === undefined) return;
+export function checkGate(ev: EvaluationDetail, gates: RunGates): void {
+  const { maxWer, maxFinalLatency } = gates;
+  if (maxWer === undefined && maxFinalLatency === undefined) return;
+  const flag = maxWer !== undefined ? `--max-wer ${maxWer}` : `--max-final-latency ${maxFinalLatency}`;
   if (!ev.summary) {
-    throw new CliError(`${ev.evaluation_id} is ${ev.status}: --max-wer gates a finished evaluation (completed or partial)`, {
-      hint: `wait for it with \`voxctl eval show ${ev.evaluation_id} --watch --max-wer ${maxWer}\``,
+    throw new CliError(`${ev.evaluation_id} is ${ev.status}: ${flag.split(' ')[0]} gates a finished evaluation (completed or partial)`, {
+      hint: `wait for it with \`voxctl eval show ${ev.evaluation_id} --watch ${flag}\``,
     });
   }
-  const bad = gateFailures(ev.summary, maxWer);
-  if (bad.length === 0) return;
-  const rows = bad.map((r) => `  ${r.provider} under ${r.condition}: WER ${r.wer === null ? 'n/a (nothing scored)' : r.wer.toFixed(4)}`);
-  throw new CliError(`${bad.length} provider/condition row(s) exceed --max-wer ${maxWer}:\n${rows.join('\n')}`, {
-    exitCode: ExitCode.werGate,
-    hint: `see \`voxctl eval show ${ev.evaluation_id}\``,
-  });
+  if (maxFinalLatency !== undefined && ev.mode !== 'streaming') {
+    throw new CliError(`${ev.evaluation_id} is a batch evaluation: --max-final-latency gates a streaming one`, { hint: 'run it with `--mode streaming`' });
+  }
+  const blocks: string[] = [];
+  const bad = maxWer === undefined ? [] : gateFailures(ev.summary, maxWer);
+  if (bad.length > 0) {
+    const rows = bad.map((r) => `  ${r.provider} under ${r.condition}: WER ${r.wer === null ? 'n/a (nothing scored)' : r.wer.toFixed(4)}`);
+    blocks.push(`${bad.length} provider/condition row(s) exceed --max-wer ${maxWer}:\n${rows.join('\n')}`);
+  }
+  const slow = ev.summary.filter((r) => failsFinalLatency(r, maxFinalLatency));
+  if (slow.length > 0) {
+    blocks.push(`${slow.length} provider/condition row(s) exceed --max-final-latency ${maxFinalLatency} ms:\n${slow.map((r) => `  ${finalLatencyLine(r, maxFinalLatency!)}`).join('\n')}`);
+  }
+  if (blocks.length === 0) return;
+  throw new CliError(blocks.join('\n'), { exitCode: ExitCode.werGate, hint: `see \`voxctl eval show ${ev.evaluation_id}\`` });
 }
 
 /**
  * How a watched run ends (DESIGN §7, §8.7): the gate first — exit 7 naming every offending row — then
  * exit 6 for a run that ended failed, partial or cancelled.
  */
-export function finishRun(ev: EvaluationDetail, maxWer: number | undefined): void {
-  if (ev.summary) checkGate(ev, maxWer);
+export function finishRun(ev: EvaluationDetail, gates: RunGates): void {
+  if (ev.summary) checkGate(ev, gates);
   if (ev.status !== 'completed') {
     const why = ev.status === 'partial' ? ': some syntheses failed' : '';
     throw new CliError(`${ev.evaluation_id} ended ${ev.status}${why}`, { exitCode: ExitCode.jobFailed, hint: `see \`voxctl eval utterances ${ev.evaluation_id} --errors-only\`` });

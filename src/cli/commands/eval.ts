@@ -10,9 +10,9 @@ import { QuotaExceededError } from '../api-errors.js';
 import { CliError, ExitCode, usageError } from '../errors.js';
 import { ProviderCatalog } from '../stt-providers.js';
 import { connect } from '../session.js';
-import { assertOutput, assertWritable, examples, flagsOf, intOption, pagingOptions, STDOUT_FILE, writeOutput } from '../util.js';
+import { assertOutput, assertWritable, examples, flagsOf, intOption, latencyMsOption, pagingOptions, parsePace, STDOUT_FILE, writeOutput } from '../util.js';
 import { parseConditions, runRequest, werOption, type RunFlags } from './eval-request.js';
-import { listColumns, printEvaluation, printPages, summaryCsvColumns, utteranceColumns } from './eval-views.js';
+import { listColumns, printEvaluation, printPages, streamingSummaryColumns, summaryCsvColumns, utteranceColumns } from './eval-views.js';
 import { checkGate, EvaluationProgress, finishRun, watchEvaluation } from './eval-watch.js';
 import { ciOutputOptions, emitCiOutputs, finishWatched, registerEvalCompare, regressionGateOption, type CiFlags } from './eval-compare.js';
 import { corpusName, prepareUpload, uploadCorpusFrom } from './corpus.js';
@@ -64,6 +64,13 @@ export function registerEval(program: Command, ctx: HandlerContext): void {
       .option('--report <file>', 'save the HTML report when it ends (implies --watch)')
       .option('--force', 'overwrite an existing --report file')
       .option('--max-wer <x>', `CI gate: exit ${ExitCode.werGate} when a provider's overall WER under a condition exceeds x (implies --watch)`, werOption)
+      .option('--mode <mode>', 'batch (default): one request per utterance; streaming: each utterance streamed in real time, latency measured (DESIGN §13.2)')
+      .option('--pace <x>', 'with --mode streaming: audio sent at this multiple of real time (0.5..4, default 1)', parsePace)
+      .option(
+        '--max-final-latency <ms>',
+        `with --mode streaming, CI gate: exit ${ExitCode.werGate} when a provider's p95 final latency (end of speech → final result) under a condition exceeds ms (implies --watch)`,
+        latencyMsOption,
+      )
       .option('--dry-run', 'print utterances, characters, audio minutes and cost where priced; create nothing')
       .option('--baseline <id>', 'an earlier evaluation to compare with when this one ends (with --max-regression: the regression gate)'))),
     [
@@ -72,6 +79,7 @@ export function registerEval(program: Command, ctx: HandlerContext): void {
       'voxctl eval run --texts prompts.txt --filter accent=Scottish --group-by engine --per-group 2 --providers all --dry-run',
       'voxctl eval run --corpus ./my-recordings --providers local-sphinx --conditions clean,telephone --watch --report r.html',
       'voxctl eval run --corpus cor_123 --sample 200 --seed 7 --group-by speaker --providers local-sphinx,stt-b --watch',
+      'voxctl eval run --texts prompts.txt --speaker spk_a spk_b --providers stt-b,local-sphinx --mode streaming --max-final-latency 800 --report r.html',
     ],
   ).action(async (_o, cmd: Command) => {
     const flags = flagsOf<RunFlags & CiFlags & { baseline?: string }>(cmd);
@@ -110,7 +118,7 @@ export function registerEval(program: Command, ctx: HandlerContext): void {
       throw new QuotaExceededError(e, needed, await client.usage().catch(() => undefined));
     });
     const ci = flags.junit !== undefined || flags.markdown !== undefined || flags.maxRegression !== undefined;
-    const watch = flags.watch || flags.report !== undefined || flags.maxWer !== undefined || ci;
+    const watch = flags.watch || flags.report !== undefined || flags.maxWer !== undefined || flags.maxFinalLatency !== undefined || ci;
     if (!watch) {
       if (out.json) return out.printJson(created);
       out.write(created.evaluation_id + '\n');
@@ -150,6 +158,7 @@ export function registerEval(program: Command, ctx: HandlerContext): void {
         .option('--csv', 'the summary rows as CSV')
         .option('--watch', 'follow progress until it ends (exit 6 unless it completes)')
         .option('--max-wer <x>', `CI gate: exit ${ExitCode.werGate} when a provider's overall WER under a condition exceeds x`, werOption)
+        .option('--max-final-latency <ms>', `CI gate of a streaming evaluation: exit ${ExitCode.werGate} when a provider's p95 final latency exceeds ms`, latencyMsOption)
         .description('Show an evaluation: progress, summary and comparisons'),
     ),
     [
@@ -159,7 +168,7 @@ export function registerEval(program: Command, ctx: HandlerContext): void {
       'voxctl eval show ev_123 --max-wer 0.25 --junit junit.xml',
     ],
   ).action(async (id: string, _o, cmd: Command) => {
-    const flags = flagsOf<{ csv?: boolean; watch?: boolean; maxWer?: number } & CiFlags>(cmd);
+    const flags = flagsOf<{ csv?: boolean; watch?: boolean; maxWer?: number; maxFinalLatency?: number } & CiFlags>(cmd);
     const { client, out } = await connect(ctx, flags);
     const ev = flags.watch
       ? await watchEvaluation(() => client.getEvaluation(id), { out, progress: new EvaluationProgress(out), now: () => ctx.clock.now().getTime(), sleep: ctx.clock.sleep })
@@ -167,12 +176,12 @@ export function registerEval(program: Command, ctx: HandlerContext): void {
     if (out.json) out.printJson(ev);
     else if (flags.csv) {
       if (!ev.summary) throw new CliError(`${id} is ${ev.status}: the summary appears when it is completed or partial`, { hint: `voxctl eval show ${id} --watch` });
-      await out.csv(ev.summary, summaryCsvColumns);
+      await out.csv(ev.summary, ev.mode === 'streaming' ? [...summaryCsvColumns, ...streamingSummaryColumns] : summaryCsvColumns);
     } else await printEvaluation(out, ev, await new ProviderCatalog(ctx, client).labeller());
     await emitCiOutputs(ctx, flags, { evaluation: ev });
     // The gate of a finished run (DESIGN §8.7); --watch also ends as a watched run does (exit 6).
-    if (flags.watch) finishRun(ev, flags.maxWer);
-    else checkGate(ev, flags.maxWer);
+    if (flags.watch) finishRun(ev, flags);
+    else checkGate(ev, flags);
   });
 
   examples(
@@ -200,7 +209,8 @@ export function registerEval(program: Command, ctx: HandlerContext): void {
     };
     const { client, out } = await connect(ctx, flags);
     // Rows of a corpus evaluation carry utterance ids: show them (decided from the rows, no extra request).
-    const columns = (rows: readonly EvaluationUtterance[]) => utteranceColumns(Boolean(flags.csv), rows.some((u) => u.utterance_id !== undefined));
+    const columns = (rows: readonly EvaluationUtterance[]) =>
+      utteranceColumns(Boolean(flags.csv), rows.some((u) => u.utterance_id !== undefined), rows.some((u) => u.final_latency_ms !== undefined));
     await printPages(out, flags, (p) => client.listEvaluationUtterances(id, { ...query, ...p }), columns);
   });
 

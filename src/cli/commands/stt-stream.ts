@@ -12,20 +12,14 @@ import type { HandlerContext } from '../context.js';
 import { CliError, usageError } from '../errors.js';
 import type { Output } from '../output.js';
 import { connect } from '../session.js';
-import { examples, flagsOf, readInputFile } from '../util.js';
+import { examples, flagsOf, parsePace, readInputFile } from '../util.js';
 import type { VoxClient } from '../../client/index.js';
 
 const ESC = String.fromCharCode(27);
 /** Redraws of the live view at most this often. */
 const REDRAW_MS = 80;
 
-/** Parses `--pace`: a number from 0.5 to 4. */
-export function parsePace(value: string | undefined): number {
-  if (value === undefined) return 1;
-  const pace = Number(value);
-  if (!Number.isFinite(pace) || pace < PACE_MIN || pace > PACE_MAX) throw usageError(`--pace must be a number from ${PACE_MIN} to ${PACE_MAX} (1 = real time)`);
-  return pace;
-}
+export { parsePace } from '../util.js';
 
 /** `all` → every configured provider that streams; otherwise the list as given (the service checks it). */
 async function streamingProviders(client: VoxClient, list: string[], all: boolean): Promise<string[]> {

@@ -43,3 +43,20 @@ export function streamingSummary(rows: readonly StreamedUtterance[]): StreamingS
 export function exceedsFinalLatency(summary: Pick<StreamingSummary, 'final_latency_ms'>, maxMs: number): boolean {
   return summary.final_latency_ms !== null && summary.final_latency_ms.p95 > maxMs;
 }
+
+/**
+ * A summary row fails `--max-final-latency MS` (§13.2, exit 7): a row of group `all` whose p95 of final
+ * latency is above it, or that has none at all — a provider that never completed a transcript must not
+ * pass a latency gate. Off (false) when `maxMs` is undefined.
+ */
+export function failsFinalLatency(row: { group: string; final_latency_ms?: StreamingSummary['final_latency_ms'] }, maxMs: number | undefined): boolean {
+  if (maxMs === undefined || row.group !== 'all') return false;
+  const latency = row.final_latency_ms ?? null;
+  return latency === null || exceedsFinalLatency({ final_latency_ms: latency }, maxMs);
+}
+
+/** How a row failing `--max-final-latency` reads on stderr, in JUnit and in Markdown. */
+export function finalLatencyLine(row: { provider: string; condition: string; final_latency_ms?: StreamingSummary['final_latency_ms'] }, maxMs: number): string {
+  const p95 = row.final_latency_ms?.p95;
+  return `${row.provider} under ${row.condition}: final latency p95 ${p95 === undefined ? 'n/a (no final result)' : `${p95} ms`} exceeds --max-final-latency ${maxMs} ms`;
+}

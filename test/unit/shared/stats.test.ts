@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { corpusWer, createPrng, latencyPercentiles, pairedSpeakerBootstrap, speakerBootstrapCi, type UtteranceScore } from '../../../src/shared/stats.js';
+import { blockMedianCi, corpusWer, createPrng, latencyPercentiles, pairedSpeakerBootstrap, speakerBootstrapCi, type UtteranceScore } from '../../../src/shared/stats.js';
 
 const row = (speaker: string, errors: number, referenceWords: number): UtteranceScore => ({ speaker, errors, referenceWords });
 
@@ -146,5 +146,22 @@ describe('latencyPercentiles', () => {
     expect(latencyPercentiles(Array.from({ length: 100 }, (_, i) => i + 1))).toEqual({ p50: 51, p95: 95 });
     expect(latencyPercentiles([7])).toEqual({ p50: 7, p95: 7 });
     expect(latencyPercentiles([])).toEqual({ p50: 0, p95: 0 });
+  });
+});
+
+describe('blockMedianCi', () => {
+  it('is the value itself when every block agrees, [0, 0] for nothing, and reproducible for a seed', () => {
+    expect(blockMedianCi([{ block: 'a', value: 300 }, { block: 'b', value: 300 }], { seed: 1 })).toEqual([300, 300]);
+    expect(blockMedianCi([], { seed: 1 })).toEqual([0, 0]);
+    const rows = Array.from({ length: 40 }, (_, i) => ({ block: `s${i % 8}`, value: 200 + (i % 8) * 25 + (i % 3) }));
+    expect(blockMedianCi(rows, { seed: 5 })).toEqual(blockMedianCi(rows, { seed: 5 }));
+  });
+  it('resamples blocks, not values: one slow speaker widens the interval, it does not vanish into many values', () => {
+    const fast = Array.from({ length: 30 }, (_, i) => ({ block: `s${i % 6}`, value: 300 }));
+    const slow = Array.from({ length: 30 }, () => ({ block: 'slow', value: 2000 }));
+    const [lo, hi] = blockMedianCi([...fast, ...slow], { seed: 2 });
+    expect(lo).toBe(300);
+    // Half the values come from one speaker: a draw holding it twice or more moves the median to 2,000.
+    expect(hi).toBe(2000);
   });
 });

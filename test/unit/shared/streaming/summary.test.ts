@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { exceedsFinalLatency, streamingSummary } from '../../../../src/shared/streaming/summary.js';
+import { exceedsFinalLatency, failsFinalLatency, finalLatencyLine, streamingSummary } from '../../../../src/shared/streaming/summary.js';
 
 describe('streamingSummary', () => {
   it('percentiles over the utterances that have the figure; failed streams count nowhere', () => {
@@ -21,5 +21,21 @@ describe('streamingSummary', () => {
     const s = streamingSummary([{ first_partial_ms: null, final_latency_ms: null, revisions: 0, early_words: 0, error: { code: 'timeout' } }]);
     expect(s).toEqual({ first_partial_ms: null, final_latency_ms: null, revisions_per_utterance: 0, early_words: 0 });
     expect(exceedsFinalLatency(s, 0)).toBe(false);
+  });
+});
+
+describe('the --max-final-latency gate (DESIGN §13.2)', () => {
+  const row = (over: Record<string, unknown> = {}) => ({ provider: 'stt-b', condition: 'clean', group: 'all', final_latency_ms: { p50: 300, p95: 700, p99: 900 }, ...over });
+  it('fails a row of group all whose p95 is above the bound, or that has no final latency; off without a bound', () => {
+    expect(failsFinalLatency(row(), 700)).toBe(false);
+    expect(failsFinalLatency(row(), 699)).toBe(true);
+    expect(failsFinalLatency(row({ group: 'Scottish' }), 1)).toBe(false);
+    expect(failsFinalLatency(row({ final_latency_ms: null }), 10_000)).toBe(true);
+    expect(failsFinalLatency(row({ final_latency_ms: undefined }), 10_000)).toBe(true);
+    expect(failsFinalLatency(row(), undefined)).toBe(false);
+  });
+  it('names the row, its p95 and the bound', () => {
+    expect(finalLatencyLine(row(), 500)).toBe('stt-b under clean: final latency p95 700 ms exceeds --max-final-latency 500 ms');
+    expect(finalLatencyLine(row({ final_latency_ms: null }), 500)).toBe('stt-b under clean: final latency p95 n/a (no final result) exceeds --max-final-latency 500 ms');
   });
 });
