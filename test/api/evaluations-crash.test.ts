@@ -101,3 +101,41 @@ describe('an evaluation survives SIGKILL of its server', () => {
     expect(await results(server, id)).toEqual(await results(server, control.body.evaluation_id));
   }, 600_000);
 });
+
+describe('a streaming evaluation survives SIGKILL of its server (DESIGN §13.2)', () => {
+  it('resumes after a restart: every utterance streamed and measured once, mode and pace kept', async () => {
+    server ??= await serveDetached(sandbox);
+    const ids = await withBackendDb(sandbox.dataDir, async (db) => {
+      await db.run(`UPDATE users SET subscription_tier = 'enterprise'`);
+      return db.column<string>(`SELECT id FROM speakers WHERE engine = 'flite' AND voice IN ('slt', 'rms') AND abs(pitch) < 2 ORDER BY id LIMIT 2`);
+    });
+    const texts = ['The quick brown fox jumps over the lazy dog.', 'Please call me back after the meeting tomorrow morning.', 'It is raining in the city today.', 'Turn left at the second traffic light.'];
+    const total = texts.length * ids.length;
+    const created = await call(server, 'POST', '/v1/evaluations', {
+      key: server.key,
+      json: { texts, speakers: { ids }, providers: ['local-sphinx'], mode: 'streaming', pace: 1.5 },
+    });
+    expect(created.status, created.text).toBe(201);
+    const id = created.body.evaluation_id as string;
+    const mid = await pollEvaluation(server, id, { intervalMs: 100, until: (b) => b.completed_utterances >= 1 || !['pending', 'processing'].includes(b.status) });
+    process.kill(serverPid(), 'SIGKILL');
+    expect(mid.status).toBe('processing');
+    expect(mid.completed_utterances).toBeLessThan(total);
+
+    rmSync(join(sandbox.dataDir, 'server.json'));
+    server = await serveDetached(sandbox);
+    const resumed = await pollEvaluation(server, id, { timeoutMs: 240_000, intervalMs: 250 });
+    expect(resumed).toMatchObject({ status: 'completed', completed_utterances: total, mode: 'streaming', pace: 1.5 });
+    const rows = await withBackendDb(sandbox.dataDir, (after) =>
+      after.get<{ n: number; d: number; measured: number }>(
+        `SELECT COUNT(*) AS n, COUNT(DISTINCT text_index || ':' || speaker_index) AS d, COUNT(final_latency_ms) AS measured
+         FROM evaluation_utterances WHERE evaluation_id = ?`,
+        [id],
+      ),
+    );
+    expect(rows).toMatchObject({ n: total, d: total });
+    // PocketSphinx completes a transcript for every one of these sentences.
+    expect(Number(rows!.measured)).toBe(total);
+    expect(resumed.summary.find((r: Row) => r.group === 'all').final_latency_ms).toEqual({ p50: expect.any(Number), p95: expect.any(Number), p99: expect.any(Number) });
+  }, 400_000);
+});
