@@ -206,3 +206,29 @@ describe('comparing two runs on a corpus (DESIGN §11.3)', () => {
     expect(cmp.body.rows.find((r: Json) => r.group === 'all')).toMatchObject({ utterances: common.length, difference: 0, verdict: 'no_change' });
   }, 260_000);
 });
+
+describe('reruns and streaming on a corpus (DESIGN §11.2, §13.2)', () => {
+  it('reruns on the same recordings: same corpus, utterances and seed, nothing changed against it', async () => {
+    const created = await post({ corpus_id: libri.corpus_id, providers: ['local-sphinx'], sample: { size: 3, seed: 11 } });
+    expect(created.status, created.text).toBe(201);
+    const first = await pollEvaluation(s, created.body.evaluation_id, { timeoutMs: 120_000 });
+    const again = await call(s, 'POST', `/v1/evaluations/${first.evaluation_id}/rerun`, { key: s.key });
+    expect(again.status, again.text).toBe(201);
+    const second = await pollEvaluation(s, again.body.evaluation_id, { timeoutMs: 120_000 });
+    expect(second).toMatchObject({ status: 'completed', corpus_id: libri.corpus_id, baseline_id: first.evaluation_id, seed: 11, total_utterances: 3 });
+    const ids = async (id: string) =>
+      ((await call(s, 'GET', `/v1/evaluations/${id}/utterances`, { key: s.key })).body.items as Json[]).map((u) => u.utterance_id).sort();
+    expect(await ids(second.evaluation_id)).toEqual(await ids(first.evaluation_id));
+    const cmp = await call(s, 'GET', `/v1/evaluations/${second.evaluation_id}/compare?baseline=${first.evaluation_id}`, { key: s.key });
+    expect(cmp.body).toMatchObject({ matched_utterances: 3, changed_setup: [] });
+  }, 260_000);
+
+  it('streams recordings: a streaming evaluation of a corpus measures every utterance', async () => {
+    const created = await post({ corpus_id: libri.corpus_id, providers: ['local-sphinx'], sample: { size: 2, seed: 2 }, mode: 'streaming', pace: 4 });
+    expect(created.status, created.text).toBe(201);
+    const ev = await pollEvaluation(s, created.body.evaluation_id, { timeoutMs: 120_000 });
+    expect(ev).toMatchObject({ status: 'completed', mode: 'streaming', pace: 4, corpus_id: libri.corpus_id });
+    const rows = (await call(s, 'GET', `/v1/evaluations/${ev.evaluation_id}/utterances`, { key: s.key })).body.items as Json[];
+    for (const u of rows) expect(u).toMatchObject({ error: null, utterance_id: expect.any(String), final_latency_ms: expect.any(Number) });
+  }, 150_000);
+});

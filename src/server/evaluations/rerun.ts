@@ -1,28 +1,47 @@
 /**
  * POST /v1/evaluations/{id}/rerun (DESIGN §11.2): the same evaluation again — the same texts, the same
- * speaker ids with their groups (not a new draw from the filter), conditions, providers, normaliser and
- * seed — with the setup recorded afresh, so a comparison shows what changed since. Characters are
- * reserved as at creation.
+ * speaker ids with their groups (not a new draw from the filter), conditions, providers, normaliser,
+ * seed and mode — with the setup recorded afresh, so a comparison shows what changed since. Characters
+ * are reserved as at creation. A corpus evaluation hears the same recordings again: the same corpus,
+ * sample size and seed choose the same utterances (a corpus never changes once uploaded).
  */
 import type { Db } from '../storage/db.js';
 import type { EvaluationCreated } from '../../shared/schemas/evaluations.js';
 import { listEvaluationSpeakers, listEvaluationTexts } from '../storage/repositories/evaluations.js';
 import { assertActiveSubscription } from '../services/users.js';
 import { getNormalizer } from '../../shared/normalizers/index.js';
-import { storeEvaluation } from './create.js';
+import { newEvaluationId, storeEvaluation } from './create.js';
+import { createCorpusEvaluation, type CorpusReader } from './corpus-create.js';
+import { recordSetup } from './setup.js';
 import { evaluationOf } from './service.js';
 import type { DescribeProvider } from './setup.js';
 import { evaluationLists } from './views.js';
 
 /** Stores the rerun of the caller's evaluation `id` (404 for another user's) with `baseline_id` = `id`. */
 export async function rerunEvaluation(
-  deps: { db: Db; now: Date; describe?: DescribeProvider },
+  deps: { db: Db; now: Date; describe?: DescribeProvider; corpora: CorpusReader },
   input: { id: string; userId: string },
 ): Promise<EvaluationCreated> {
   const { db } = deps;
   const base = await evaluationOf(db, input.id, input.userId);
   const { providers, conditions } = evaluationLists(base);
   const texts = await listEvaluationTexts(db, base.id);
+  const streaming = { mode: base.mode ?? 'batch', pace: base.pace === null || base.pace === undefined ? null : Number(base.pace) };
+  if (base.corpus_id !== null) {
+    const normalizer = getNormalizer(base.normalizer);
+    const seed = Number(base.seed);
+    const { setup, prices } = recordSetup({ providers, conditions, normalizer, seed, describe: deps.describe });
+    return createCorpusEvaluation(
+      { db, now: deps.now, corpora: deps.corpora },
+      {
+        id: newEvaluationId(),
+        userId: input.userId,
+        body: { ...(base.name === null ? {} : { name: base.name }), corpus_id: base.corpus_id, providers, group_by: base.group_by, sample: { size: texts.length, seed } },
+        common: { providers, conditions, normalizer },
+        recorded: { setup: JSON.stringify(setup), prices: JSON.stringify(prices), baseline_id: base.id, ...streaming },
+      },
+    );
+  }
   const speakers = (await listEvaluationSpeakers(db, base.id)).map((s) => ({ speakerId: s.speaker_id, group: s.grp }));
   await assertActiveSubscription(db, input.userId);
   return storeEvaluation(deps, {
@@ -37,6 +56,6 @@ export async function rerunEvaluation(
     normalizer: getNormalizer(base.normalizer),
     seed: Number(base.seed),
     baselineId: base.id,
-    streaming: { mode: base.mode ?? 'batch', pace: base.pace === null ? null : Number(base.pace) },
+    streaming,
   });
 }

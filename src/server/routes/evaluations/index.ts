@@ -104,7 +104,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     async (request, reply) => {
       const auth = requireAuth(request);
       const created = await rerunEvaluation(
-        { db: runtime.db, now: runtime.clock.now(), describe: describeFrom(runtime.stt) },
+        { db: runtime.db, now: runtime.clock.now(), describe: describeFrom(runtime.stt), corpora: readCorpusForEvaluation },
         { id: request.params.evaluation_id, userId: auth.userId },
       );
       runtime.evaluations.wake();
