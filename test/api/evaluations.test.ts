@@ -347,7 +347,7 @@ describe('utterances and the report', () => {
     expect(page.total).toBe(8);
     const first = page.items[0];
     expect(Object.keys(first).sort()).toEqual(
-      ['audio_url', 'confidence', 'condition', 'deletions', 'determinable', 'error', 'group', 'insertions', 'latency_ms', 'provider', 'reference', 'speaker_id', 'substitutions', 'text_index', 'transcript', 'wer'].sort(),
+      ['audio_url', 'confidence', 'condition', 'deletions', 'determinable', 'error', 'group', 'insertions', 'latency_ms', 'loop', 'provider', 'reference', 'speaker_id', 'substitutions', 'text_index', 'transcript', 'wer'].sort(),
     );
     expect(first).toMatchObject({ text_index: 0, speaker_id: flite, group: 'flite', condition: 'clean', provider: FAILING, reference: 'One two three.', transcript: null, determinable: false });
     expect(first.error.code).toBe('upstream_error');

@@ -101,7 +101,7 @@ export async function createCorpusEvaluation(
     body: CreateEvaluationRequest;
     common: CheckedCommon;
     /** The setup, prices and baseline recorded with it (DESIGN §11.1), as stored JSON. */
-    recorded?: { setup: string; prices: string; baseline_id: string | null; mode?: EvaluationMode; pace?: number | null };
+    recorded?: { setup: string; prices: string; baseline_id: string | null; mode?: EvaluationMode; pace?: number | null; probes?: string | null };
   },
 ): Promise<EvaluationCreated> {
   const { db, now } = deps;

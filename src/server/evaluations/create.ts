@@ -17,6 +17,8 @@ import { recordSetup, type DescribeProvider } from './setup.js';
 import { evaluationOf } from './service.js';
 import { evaluationSource } from './source.js';
 import { createCorpusEvaluation, type CorpusReader } from './corpus-create.js';
+import { checkProbes, probeClipKinds, probeSentences, type CheckedProbes } from './probes.js';
+import type { ProbeText } from '../storage/repositories/evaluations.js';
 
 import { EVALUATION_LIMITS } from '../../shared/constants.js';
 
@@ -122,6 +124,24 @@ export interface EvaluationPlan {
   baselineId: string | null;
   /** DESIGN §13.2: how the providers hear the audio; batch (pace null) when absent. */
   streaming?: { mode: EvaluationMode; pace: number | null };
+  /** DESIGN §12: entity sentences and non-speech clips join `texts` here, seeded by `seed`. */
+  probes?: CheckedProbes;
+}
+
+/** The texts of a plan with its probes' sentences and clips after them, and what each probe text is. */
+function withProbeTexts(plan: Pick<EvaluationPlan, 'texts' | 'probes' | 'seed'>): { texts: string[]; probeTexts: (ProbeText | null)[]; clips: number } {
+  const sentences = probeSentences(plan.probes, plan.seed);
+  const clips = probeClipKinds(plan.probes);
+  return {
+    texts: [...plan.texts, ...sentences.map((s) => s.text), ...clips.map(() => '')],
+    probeTexts: [...plan.texts.map(() => null), ...sentences.map((s) => ({ entity: s.entity })), ...clips.map((kind) => ({ kind }))],
+    clips: clips.length,
+  };
+}
+
+/** Utterances of an evaluation: spoken texts × speakers × conditions × providers, plus each clip once per provider. */
+export function utteranceCount(n: { spoken: number; clips: number; speakers: number; conditions: number; providers: number }): number {
+  return n.spoken * n.speakers * n.conditions * n.providers + n.clips * n.providers;
 }
 
 /**
@@ -130,10 +150,11 @@ export interface EvaluationPlan {
  */
 export async function storeEvaluation(deps: { db: Db; now: Date; describe?: DescribeProvider }, plan: EvaluationPlan): Promise<EvaluationCreated> {
   const { db, now } = deps;
-  const charactersOfText = plan.texts.map(codePoints);
+  const { texts, probeTexts, clips } = withProbeTexts(plan);
+  const charactersOfText = texts.map(codePoints);
   const characters = charactersOfText.reduce((a, b) => a + b, 0) * plan.speakers.length;
   const id = newEvaluationId();
-  const total = plan.speakers.length * plan.texts.length * plan.conditions.length * plan.providers.length;
+  const total = utteranceCount({ spoken: texts.length - clips, clips, speakers: plan.speakers.length, conditions: plan.conditions.length, providers: plan.providers.length });
   const { setup, prices } = recordSetup({ ...plan, describe: deps.describe });
   // The id is drawn above: on PostgreSQL this body may run again and must insert the same evaluation.
   await db.transaction(async () => {
@@ -157,10 +178,12 @@ export async function storeEvaluation(deps: { db: Db; now: Date; describe?: Desc
         baseline_id: plan.baselineId,
         prices: JSON.stringify(prices),
         ...plan.streaming,
+        probes: plan.probes ? JSON.stringify(plan.probes) : null,
       },
-      plan.texts,
+      texts,
       plan.speakers,
       charactersOfText,
+      probeTexts,
     );
   });
   return { evaluation_id: id, status: 'pending', total_utterances: total, created_at: now.toISOString() };
@@ -196,6 +219,9 @@ export async function createEvaluation(
     checkConfigured(providers, deps.isConfigured);
     const streaming = checkMode(body, providers, deps.canStream ?? (() => false));
     const conditions = checkConditions(body.conditions);
+    // Clips and entity sentences are written audio: a corpus evaluation hears recordings only.
+    if (body.probes?.non_speech || body.probes?.entities) throw validationFailed('probes.non_speech and probes.entities apply to synthesised speech, not a corpus');
+    const probes = checkProbes(body.probes, conditions);
     if (body.baseline_id !== undefined) await evaluationOf(db, body.baseline_id, userId);
     const { setup, prices } = recordSetup({ providers, conditions, normalizer, seed: body.sample?.seed ?? 0, describe: deps.describe });
     return createCorpusEvaluation(
@@ -205,7 +231,7 @@ export async function createEvaluation(
         userId,
         body,
         common: { providers, conditions, normalizer },
-        recorded: { setup: JSON.stringify(setup), prices: JSON.stringify(prices), baseline_id: body.baseline_id ?? null, ...streaming },
+        recorded: { setup: JSON.stringify(setup), prices: JSON.stringify(prices), baseline_id: body.baseline_id ?? null, ...streaming, probes: probes ? JSON.stringify(probes) : null },
       },
     );
   }
@@ -219,9 +245,12 @@ export async function createEvaluation(
   checkConfigured(providers, deps.isConfigured);
   const streaming = checkMode(body, providers, deps.canStream ?? (() => false));
   const conditions = checkConditions(body.conditions);
+  const probes = checkProbes(body.probes, conditions);
   checkSpeakerSpec(speakerSpec);
-  const perSpeaker = texts.length * conditions.length * providers.length;
-  const overLimit = (speakers: number) => speakers * perSpeaker > EVALUATION_LIMITS.utterances;
+  const seed = speakerSpec.seed ?? 0;
+  const probed = withProbeTexts({ texts, probes, seed });
+  const overLimit = (speakers: number) =>
+    utteranceCount({ spoken: probed.texts.length - probed.clips, clips: probed.clips, speakers, conditions: conditions.length, providers: providers.length }) > EVALUATION_LIMITS.utterances;
   const limitMessage = `Evaluation exceeds ${EVALUATION_LIMITS.utterances} utterances`;
   // Named ids are counted before they are looked up: an oversized request is refused on its size alone.
   if (speakerSpec.ids && overLimit(speakerSpec.ids.length)) throw validationFailed(limitMessage);
@@ -238,8 +267,9 @@ export async function createEvaluation(
     providers,
     conditions,
     normalizer,
-    seed: speakerSpec.seed ?? 0,
+    seed,
     baselineId: body.baseline_id ?? null,
     streaming,
+    ...(probes ? { probes } : {}),
   });
 }

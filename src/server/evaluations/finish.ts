@@ -1,9 +1,11 @@
 import type { Db } from '../storage/db.js';
 import type { EvaluationStatus } from '../../shared/schemas/evaluations.js';
-import { allUtterances, finishEvaluation, getEvaluation, listEvaluationSpeakers } from '../storage/repositories/evaluations.js';
+import { allUtterances, countSyntheses, finishEvaluation, getEvaluation, listEvaluationSpeakers } from '../storage/repositories/evaluations.js';
 import { utteranceAudioSeconds } from '../storage/repositories/evaluation-compare.js';
 import { evaluationLists, evaluationPrices } from './views.js';
 import { summarise } from './summary.js';
+import type { NormalizerName } from '../../shared/normalizers/index.js';
+import type { CheckedProbes } from './probes.js';
 
 /**
  * Ends a running evaluation whose syntheses have all ended: `completed`, `partial` when some synthesis
@@ -14,7 +16,7 @@ export async function finishEvaluationNow(db: Db, id: string, now: Date): Promis
   if (!row || row.status !== 'processing') return;
   const lists = evaluationLists(row);
   const speakers = await listEvaluationSpeakers(db, id);
-  const syntheses = row.total_utterances / (lists.providers.length * lists.conditions.length);
+  const syntheses = await countSyntheses(db, id);
   const status: EvaluationStatus = row.failed_syntheses === 0 ? 'completed' : row.failed_syntheses >= syntheses ? 'failed' : 'partial';
   let summary: string | null = null;
   let comparisons: string | null = null;
@@ -26,6 +28,8 @@ export async function finishEvaluationNow(db: Db, id: string, now: Date): Promis
       seed: row.seed,
       audioSeconds: await utteranceAudioSeconds(db, id),
       prices: evaluationPrices(row),
+      normalizer: row.normalizer as NormalizerName,
+      ...(row.probes ? { probes: JSON.parse(row.probes) as CheckedProbes } : {}),
     });
     summary = JSON.stringify(result.summary);
     comparisons = JSON.stringify(result.comparisons);

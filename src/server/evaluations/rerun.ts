@@ -7,7 +7,8 @@
  */
 import type { Db } from '../storage/db.js';
 import type { EvaluationCreated } from '../../shared/schemas/evaluations.js';
-import { listEvaluationSpeakers, listEvaluationTexts } from '../storage/repositories/evaluations.js';
+import { listEvaluationSpeakers, listEvaluationTextRows } from '../storage/repositories/evaluations.js';
+import type { CheckedProbes } from './probes.js';
 import { assertActiveSubscription } from '../services/users.js';
 import { getNormalizer } from '../../shared/normalizers/index.js';
 import { newEvaluationId, storeEvaluation } from './create.js';
@@ -25,7 +26,10 @@ export async function rerunEvaluation(
   const { db } = deps;
   const base = await evaluationOf(db, input.id, input.userId);
   const { providers, conditions } = evaluationLists(base);
-  const texts = await listEvaluationTexts(db, base.id);
+  // The probes' sentences and clips are written again from the recorded probes and seed: the same ones.
+  const rows = await listEvaluationTextRows(db, base.id);
+  const texts = rows.filter((t) => t.kind === null && t.entity_type === null).map((t) => t.text);
+  const probes = base.probes ? (JSON.parse(base.probes) as CheckedProbes) : undefined;
   const streaming = { mode: base.mode ?? 'batch', pace: base.pace === null || base.pace === undefined ? null : Number(base.pace) };
   if (base.corpus_id !== null) {
     const normalizer = getNormalizer(base.normalizer);
@@ -38,7 +42,7 @@ export async function rerunEvaluation(
         userId: input.userId,
         body: { ...(base.name === null ? {} : { name: base.name }), corpus_id: base.corpus_id, providers, group_by: base.group_by, sample: { size: texts.length, seed } },
         common: { providers, conditions, normalizer },
-        recorded: { setup: JSON.stringify(setup), prices: JSON.stringify(prices), baseline_id: base.id, ...streaming },
+        recorded: { setup: JSON.stringify(setup), prices: JSON.stringify(prices), baseline_id: base.id, ...streaming, probes: base.probes ?? null },
       },
     );
   }
@@ -57,5 +61,6 @@ export async function rerunEvaluation(
     seed: Number(base.seed),
     baselineId: base.id,
     streaming,
+    ...(probes ? { probes } : {}),
   });
 }

@@ -7,6 +7,9 @@ import { corpusWer, latencyPercentiles, pairedSpeakerBootstrap, speakerBootstrap
 import { round4 } from '../../shared/accuracy.js';
 import type { UtteranceView } from '../storage/repositories/evaluations.js';
 import { streamingSummary, type StreamingSummary } from '../../shared/streaming/summary.js';
+import type { NormalizerName } from '../../shared/normalizers/index.js';
+import { keytermColumns, nonSpeechColumns, rowProbeColumns } from './probe-summary.js';
+import type { CheckedProbes } from './probes.js';
 
 /** The error code of utterances whose audio could not be synthesised (not a provider's failure). */
 export const SYNTHESIS_FAILED = 'synthesis_failed';
@@ -137,17 +140,31 @@ export function summarise(input: {
   prices?: Readonly<Record<string, number | null>>;
   /** A streaming evaluation: rows add the latency columns of DESIGN §13.2. */
   streaming?: boolean;
+  /** The evaluation's normaliser (loops and the probes read normalised words); default `basic`. */
+  normalizer?: NormalizerName;
+  /** The evaluation's probes (DESIGN §12). */
+  probes?: CheckedProbes;
 }): { summary: EvaluationSummaryRow[]; comparisons: EvaluationComparison[] } {
-  const cells = byProviderCondition(input.rows);
+  // Non-speech clips are no speaker's and have nothing to score: they count in their own probe only.
+  const cells = byProviderCondition(input.rows.filter((u) => !u.kind));
+  const clips = input.rows.filter((u) => u.kind);
   const groups = [...new Set(input.groups)].sort();
+  const normalizer = input.normalizer ?? 'basic';
+  const probeOpts = { normalizer, seed: input.seed, probes: input.probes };
   const summary: EvaluationSummaryRow[] = [];
   input.providers.forEach((provider, p) => {
     input.conditions.forEach((condition, c) => {
       const rows = cells.get(`${p}:${c}`) ?? [];
       const cost: CostInputs = { audioSeconds: input.audioSeconds, price: input.prices?.[provider] ?? null };
-      summary.push(summaryRow({ provider, condition, group: ALL_GROUPS }, rows, input.seed, cost, input.streaming));
+      const all: EvaluationSummaryRow = { ...summaryRow({ provider, condition, group: ALL_GROUPS }, rows, input.seed, cost, input.streaming), ...rowProbeColumns(rows, probeOpts) };
+      if (condition === 'clean' && input.probes?.non_speech) {
+        all.non_speech = nonSpeechColumns(clips.filter((u) => u.provider_index === p), { normalizer, seed: input.seed, seconds: input.probes.non_speech.seconds });
+      }
+      if (condition === 'clean' && input.probes?.keyterms) all.keyterms = keytermColumns(rows, { normalizer, terms: input.probes.keyterms.terms });
+      summary.push(all);
       for (const group of groups) {
-        summary.push(summaryRow({ provider, condition, group }, rows.filter((u) => u.grp === group), input.seed, cost, input.streaming));
+        const inGroup = rows.filter((u) => u.grp === group);
+        summary.push({ ...summaryRow({ provider, condition, group }, inGroup, input.seed, cost, input.streaming), ...rowProbeColumns(inGroup, probeOpts) });
       }
     });
   });

@@ -8,6 +8,8 @@ import type {
 } from '../../shared/schemas/evaluations.js';
 import type { NormalizerName } from '../../shared/normalizers/index.js';
 import type { EvaluationRow, UtteranceView } from '../storage/repositories/evaluations.js';
+import type { EvaluationProbes } from '../../shared/schemas/evaluations.js';
+import { utteranceEntityFound, utteranceLoops } from './probe-summary.js';
 
 /** Signs URLs of this server for the views (report and conditioned audio). */
 export interface UrlSigners {
@@ -28,13 +30,21 @@ export const conditionedAudioId = (evaluationId: string, t: number, s: number, c
 export const evaluationProgress = (row: Pick<EvaluationRow, 'total_utterances' | 'completed_utterances'>): number =>
   row.total_utterances === 0 ? 100 : Math.floor((100 * row.completed_utterances) / row.total_utterances);
 
-/** Provider ids and condition texts of a row, in request order, and whether its audio was streamed. */
-export function evaluationLists(row: Pick<EvaluationRow, 'providers' | 'conditions'> & Partial<Pick<EvaluationRow, 'mode'>>): {
+/** Provider ids and condition texts of a row, in request order; whether its audio was streamed; its normaliser and whether it boosts keyterms. */
+export function evaluationLists(row: Pick<EvaluationRow, 'providers' | 'conditions'> & Partial<Pick<EvaluationRow, 'mode' | 'normalizer' | 'probes'>>): {
   providers: string[];
   conditions: string[];
   streaming: boolean;
+  normalizer?: NormalizerName;
+  keyterms?: boolean;
 } {
-  return { providers: JSON.parse(row.providers) as string[], conditions: JSON.parse(row.conditions) as string[], streaming: row.mode === 'streaming' };
+  return {
+    providers: JSON.parse(row.providers) as string[],
+    conditions: JSON.parse(row.conditions) as string[],
+    streaming: row.mode === 'streaming',
+    ...(row.normalizer ? { normalizer: row.normalizer as NormalizerName } : {}),
+    ...(row.probes && (JSON.parse(row.probes) as EvaluationProbes).keyterms ? { keyterms: true } : {}),
+  };
 }
 
 /** Each provider's recorded price per minute (USD), null when unpriced. */
@@ -86,6 +96,7 @@ export function toEvaluationListItem(row: EvaluationRow, urls: Pick<ViewContext,
     baseline_id: row.baseline_id ?? null,
     mode: row.mode ?? 'batch',
     ...(row.mode === 'streaming' && row.pace !== null ? { pace: Number(row.pace) } : {}),
+    ...(row.probes ? { probes: JSON.parse(row.probes) as EvaluationProbes } : {}),
   };
 }
 
@@ -104,15 +115,16 @@ export function toEvaluationDetail(row: EvaluationRow, urls: Pick<ViewContext, '
 /** The API shape of a stored utterance. */
 export function toEvaluationUtterance(
   u: UtteranceView,
-  lists: { providers: string[]; conditions: string[]; streaming?: boolean },
+  lists: { providers: string[]; conditions: string[]; streaming?: boolean; normalizer?: NormalizerName; keyterms?: boolean },
   urls: Pick<UrlSigners, 'audio'>,
 ): EvaluationUtterance {
   return {
     text_index: u.text_index,
     ...(u.utterance_id === null ? {} : { utterance_id: u.utterance_id }),
     // A corpus utterance names its corpus speaker (null without one); the stored id is its bootstrap block.
-    speaker_id: u.utterance_id === null ? u.speaker_id : u.corpus_speaker,
-    group: u.grp,
+    // A non-speech clip is no speaker's (DESIGN §12.1).
+    speaker_id: u.kind ? null : u.utterance_id === null ? u.speaker_id : u.corpus_speaker,
+    group: u.kind ? 'non-speech' : u.grp,
     condition: lists.conditions[u.condition_index] ?? String(u.condition_index),
     provider: lists.providers[u.provider_index] ?? String(u.provider_index),
     reference: u.reference,
@@ -126,6 +138,10 @@ export function toEvaluationUtterance(
     error: u.error_code === null ? null : { code: u.error_code, message: u.error_message ?? '' },
     determinable: u.determinable === 1,
     audio_url: u.audio_id === null ? null : urls.audio(u.audio_id),
+    ...(u.kind ? { kind: u.kind } : {}),
+    loop: utteranceLoops(u, lists.normalizer ?? 'basic'),
+    ...(u.entity_type && u.entity_value ? { entity: { type: u.entity_type, value: u.entity_value, found: utteranceEntityFound(u) } } : {}),
+    ...(lists.keyterms && !u.kind ? { boosted_transcript: u.boosted_transcript ?? null } : {}),
     ...(lists.streaming
       ? {
           first_partial_ms: u.first_partial_ms ?? null,

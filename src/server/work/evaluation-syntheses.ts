@@ -9,7 +9,10 @@
  */
 import { createHash } from 'node:crypto';
 import type { Db } from '../storage/db.js';
-import { parseCondition, type AudioCondition } from '../../shared/conditions.js';
+import { formatCondition, parseCondition, type AudioCondition } from '../../shared/conditions.js';
+import { NON_SPEECH_LIMITS, type NonSpeechKind } from '../../shared/non-speech.js';
+import { nonSpeechClip } from '../audio/non-speech.js';
+import type { CheckedProbes } from '../evaluations/probes.js';
 import type { NormalizerName } from '../../shared/normalizers/index.js';
 import type { SttResult } from '../../shared/schemas/stt.js';
 import type { StreamedResult } from '../services/stt-streaming.js';
@@ -28,7 +31,7 @@ import {
   insertUtterance,
   listCorpusItemAudio,
   listEvaluationSpeakers,
-  listEvaluationTexts,
+  listEvaluationTextRows,
   markSynthesized,
   requeueProcessingSyntheses,
   storedUtteranceSlots,
@@ -52,7 +55,9 @@ export interface EvaluationSynthesesDeps {
   /** Synthesises a text with a catalogue speaker's voice (the TTS pool in production). */
   synthesize(speakerId: string, text: string): Promise<Pcm16Audio>;
   /** Calls one provider under its timeout; never throws (failures are results with an `error`). */
-  transcribe(provider: string, audio: SttAudio, signal: AbortSignal): Promise<SttResult>;
+  transcribe(provider: string, audio: SttAudio, signal: AbortSignal, keyterms?: readonly string[]): Promise<SttResult>;
+  /** Whether a provider's adapter has a boosting parameter (the keyterm probe's second pass, DESIGN §12.4). */
+  keytermsSupported?(provider: string): boolean;
   /** Streams the audio to one provider at `pace` and measures it (DESIGN §13.2); never throws. Absent: no streaming evaluations. */
   stream?(provider: string, audio: SttAudio, pace: number, signal: AbortSignal): Promise<StreamedResult>;
   /** The concurrency limit shared by every request to `provider`'s adapter. */
@@ -76,6 +81,10 @@ interface EvaluationContext {
   recordings?: Map<number, string>;
   /** A streaming evaluation (DESIGN §13.2): each provider hears the audio as a stream at this pace. */
   pace?: number;
+  /** Text index → the non-speech clip it is (DESIGN §12.1); the other texts are speech. */
+  clips: Map<number, NonSpeechKind>;
+  /** The evaluation's probes, as checked at creation. */
+  probes?: CheckedProbes;
 }
 
 /** A context shared by the syntheses of one evaluation in flight; loaded once, dropped with the last user. */
@@ -105,10 +114,13 @@ export function evaluationSynthesesKind(deps: EvaluationSynthesesDeps): WorkKind
     const row = await getEvaluation(db, id);
     if (!row) return undefined;
     const lists = evaluationLists(row);
+    const textRows = await listEvaluationTextRows(db, id);
     return {
       id,
       userId: row.user_id,
-      texts: await listEvaluationTexts(db, id),
+      texts: textRows.map((t) => t.text),
+      clips: new Map(textRows.flatMap((t, i) => (t.kind ? [[i, t.kind as NonSpeechKind] as const] : []))),
+      ...(row.probes ? { probes: JSON.parse(row.probes) as CheckedProbes } : {}),
       speakers: await listEvaluationSpeakers(db, id),
       providers: lists.providers,
       conditions: lists.conditions.map(parseCondition),
@@ -140,6 +152,12 @@ export function evaluationSynthesesKind(deps: EvaluationSynthesesDeps): WorkKind
     if (--entry.users === 0 && contexts.get(id) === entry) contexts.delete(id);
   }
 
+  /** The conditions a claim is heard under: all of them, or for a non-speech clip only `clean` (DESIGN §12.1). */
+  const conditionsOf = (ctx: EvaluationContext, claim: ClaimedSynthesis): number[] => {
+    if (ctx.clips.has(claim.textIndex)) return [ctx.conditions.findIndex((c) => formatCondition(c) === 'clean')].filter((c) => c >= 0);
+    return ctx.conditions.map((_c, i) => i);
+  };
+
   const running = async (id: string, work: WorkContext) => !work.stopping() && (await evaluationStatus(db, id)) === 'processing';
 
   /** The utterance row of a result: key, audio and the result columns. */
@@ -155,13 +173,16 @@ export function evaluationSynthesesKind(deps: EvaluationSynthesesDeps): WorkKind
 
   /** Synthesises once, derives and stores every condition's audio, then marks the synthesis synthesised. */
   async function produce(ctx: EvaluationContext, claim: ClaimedSynthesis, work: WorkContext): Promise<Map<number, SttAudio>> {
-    const speech = ctx.recordings
-      ? await recording(ctx.recordings.get(claim.textIndex))
-      : await deps.synthesize(ctx.speakers[claim.speakerIndex]!.speaker_id, ctx.texts[claim.textIndex]!);
+    const clip = ctx.clips.get(claim.textIndex);
+    const speech = clip
+      ? nonSpeechClip(clip, ctx.probes?.non_speech?.seconds ?? NON_SPEECH_LIMITS.seconds.default, utteranceSeed(ctx.seed, claim.textIndex, 0, 0))
+      : ctx.recordings
+        ? await recording(ctx.recordings.get(claim.textIndex))
+        : await deps.synthesize(ctx.speakers[claim.speakerIndex]!.speaker_id, ctx.texts[claim.textIndex]!);
     if (speech.pcm.length === 0) throw new Error('Synthesis produced no audio');
     const audios = new Map<number, SttAudio>();
     const rows: AudioRow[] = [];
-    for (let c = 0; c < ctx.conditions.length; c++) {
+    for (const c of conditionsOf(ctx, claim)) {
       const seed = utteranceSeed(ctx.seed, claim.textIndex, claim.speakerIndex, c);
       const out = await applyCondition(speech, ctx.conditions[c]!, { seed });
       const id = conditionedAudioId(ctx.id, claim.textIndex, claim.speakerIndex, c);
@@ -198,6 +219,7 @@ export function evaluationSynthesesKind(deps: EvaluationSynthesesDeps): WorkKind
   /** One provider on one conditioned audio, scored and committed; nothing is stored once stopped or cancelled. */
   async function recognise(ctx: EvaluationContext, claim: ClaimedSynthesis, c: number, p: number, audio: SttAudio, work: WorkContext): Promise<void> {
     const provider = ctx.providers[p]!;
+    if (ctx.clips.has(claim.textIndex)) return recogniseClip(ctx, claim, c, p, audio, work);
     const hear = (): Promise<SttResult | StreamedResult> => {
       if (ctx.pace === undefined) return deps.transcribe(provider, audio, work.signal);
       if (!deps.stream) throw new Error('This runner was built without streaming');
@@ -217,15 +239,47 @@ export function evaluationSynthesesKind(deps: EvaluationSynthesesDeps): WorkKind
     if ('final_latency_ms' in result) {
       scored = { ...scored, first_partial_ms: result.first_partial_ms, final_latency_ms: result.final_latency_ms, revisions: result.revisions, early_words: result.early_words };
     }
+    // The keyterm probe (DESIGN §12.4): the same audio again, with the vendor's own boosting.
+    const terms = ctx.probes?.keyterms?.terms;
+    if (terms && deps.keytermsSupported?.(provider)) {
+      const boosted = await deps
+        .limitFor(provider)
+        .run(async () => ((await running(ctx.id, work)) ? deps.transcribe(provider, audio, work.signal, terms) : undefined), work.signal)
+        .catch(() => undefined);
+      if (!boosted || work.stopping()) return;
+      scored = { ...scored, boosted_transcript: boosted.transcript, boosted_error: boosted.transcript === null ? (boosted.error?.message ?? 'No transcript') : null };
+    }
     const audioId = conditionedAudioId(ctx.id, claim.textIndex, claim.speakerIndex, c);
     await insertUtterance(db, record(claim, c, p, scored, audioId));
+  }
+
+  /**
+   * A non-speech clip heard by one provider (DESIGN §12.1): its transcript kept as heard — any word is a
+   * hallucination, counted at the summary — never scored against the empty reference, never boosted.
+   */
+  async function recogniseClip(ctx: EvaluationContext, claim: ClaimedSynthesis, c: number, p: number, audio: SttAudio, work: WorkContext): Promise<void> {
+    const provider = ctx.providers[p]!;
+    const result = await deps
+      .limitFor(provider)
+      .run(async () => {
+        if (!(await running(ctx.id, work))) return undefined;
+        // A streaming evaluation streams its clips too: silence is where endpointing hallucinates most.
+        return ctx.pace !== undefined && deps.stream ? deps.stream(provider, audio, ctx.pace, work.signal) : deps.transcribe(provider, audio, work.signal);
+      }, work.signal)
+      .catch(() => undefined);
+    if (!result || work.stopping()) return;
+    const heard: UtteranceResult =
+      result.transcript === null
+        ? failedResult(result.error ?? { code: 'upstream_error', message: 'No transcript' }, result.latency_ms)
+        : { ...failedResult({ code: '', message: '' }, result.latency_ms), transcript: result.transcript, error_code: null, error_message: null };
+    await insertUtterance(db, record(claim, c, p, heard, conditionedAudioId(ctx.id, claim.textIndex, claim.speakerIndex, c)));
   }
 
   /** The utterances of a claim not stored yet (a resumed synthesis has some). */
   async function missingOf(ctx: EvaluationContext, claim: ClaimedSynthesis): Promise<{ c: number; p: number }[]> {
     const stored = await storedUtteranceSlots(db, claim, ctx.providers.length);
     const missing: { c: number; p: number }[] = [];
-    for (let c = 0; c < ctx.conditions.length; c++) {
+    for (const c of conditionsOf(ctx, claim)) {
       for (let p = 0; p < ctx.providers.length; p++) if (!stored.has(c * ctx.providers.length + p)) missing.push({ c, p });
     }
     return missing;

@@ -120,8 +120,9 @@ export function createEvaluationRunner(w: EvaluationWorkWiring): WorkLoop {
     // A few syntheses ahead of the recognisers keep them busy while the next speech is made.
     capacity: Math.max(4, workers * 3),
     synthesize: async (speakerId, text) => renderSpeech(w.tts(), { text, voice: await speakerVoice(w.db, speakerId) }),
-    transcribe: (provider, audio, signal) =>
-      runProvider({ registry: w.stt, signal, logError: (err) => w.logger.error({ err, provider }, 'voxctl evaluation') }, provider, audio, undefined),
+    transcribe: (provider, audio, signal, keyterms) =>
+      runProvider({ registry: w.stt, signal, logError: (err) => w.logger.error({ err, provider }, 'voxctl evaluation') }, provider, audio, undefined, { keyterms }),
+    keytermsSupported: (provider) => Boolean(w.stt.get(provider)?.adapter.supportsKeyterms),
     stream: (provider, audio, pace, signal) => streamProvider({ registry: w.stt, scheduler: w.streamScheduler, signal }, provider, audio, pace),
     limitFor: (provider) => limitOf(w.stt.get(provider)?.adapter),
     refund: refundCharacters,

@@ -65,6 +65,38 @@ export const EvaluationSample = Type.Object(
 );
 export type EvaluationSample = Static<typeof EvaluationSample>;
 
+/**
+ * `probes` of an evaluation (DESIGN §12), any subset: non-speech clips sent to every provider, entity
+ * sentences joining the texts, keyterms boosting a second pass. Bounds are checked in the service (its
+ * exact messages); the shapes here.
+ */
+export const EvaluationProbes = Type.Object(
+  {
+    non_speech: Type.Optional(
+      Type.Object(
+        {
+          clips: Type.Optional(Type.Integer({ description: '1..200, default 20' })),
+          seconds: Type.Optional(Type.Number({ description: '1..30, default 5' })),
+          kinds: Type.Optional(Type.Array(Type.String(), { description: 'silence, noise, hum, tone, dtmf (default all)' })),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+    entities: Type.Optional(
+      Type.Object(
+        {
+          types: Type.Array(Type.String(), { description: 'digits, phone, number, money, date, time, email, code' }),
+          per_type: Type.Optional(Type.Integer({ description: '1..200, default 10' })),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+    keyterms: Type.Optional(Type.Object({ terms: Type.Array(Type.String()) }, { additionalProperties: false })),
+  },
+  { additionalProperties: false },
+);
+export type EvaluationProbes = Static<typeof EvaluationProbes>;
+
 /** POST /v1/evaluations: exactly one source — `texts`, `dataset_id` or `corpus_id` (DESIGN §8.1, §10.5). */
 export const CreateEvaluationRequest = Type.Object({
   name: Type.Optional(Type.String()),
@@ -85,6 +117,8 @@ export const CreateEvaluationRequest = Type.Object({
   baseline_id: Type.Optional(Type.String()),
   /** `batch` (default) or `streaming`: every provider must stream (DESIGN §13.2). */
   mode: Type.Optional(EvaluationMode),
+  /** What no WER shows (DESIGN §12): hallucination on non-speech, entity accuracy, keyterm lift. */
+  probes: Type.Optional(EvaluationProbes),
   /** Streaming only: 1.0 = real time. */
   pace: Type.Optional(Type.Number({ minimum: STREAM_PACE_MIN, maximum: STREAM_PACE_MAX, description: 'Streaming only: 1.0 = real time (default)' })),
 });
@@ -134,6 +168,40 @@ export const EvaluationSummaryRow = Type.Object({
   revisions_per_utterance: Type.Optional(Type.Number()),
   /** Streaming only: words received before the audio holding them was sent. */
   early_words: Type.Optional(Type.Integer()),
+  /** Utterances whose transcript loops (DESIGN §12.2). */
+  loops: Type.Optional(Type.Integer()),
+  /** WER with each utterance's errors capped at its reference length. */
+  wer_capped: Type.Optional(Nullable(Type.Number())),
+  /** Entity probe: per type, entities recovered (DESIGN §12.3). */
+  entities: Type.Optional(
+    Type.Record(Type.String(), Type.Object({ total: Type.Integer(), found: Type.Integer(), accuracy: Nullable(Type.Number()), ci95: Nullable(Interval) })),
+  ),
+  /** Non-speech probe, on the provider's row for condition clean, group all (DESIGN §12.1). */
+  non_speech: Type.Optional(
+    Type.Object({
+      clips: Type.Integer(),
+      clips_with_words: Type.Integer(),
+      hallucination_rate: Nullable(Type.Number()),
+      ci95: Nullable(Interval),
+      words_per_minute: Nullable(Type.Number()),
+      by_kind: Type.Record(Type.String(), Type.Number()),
+    }),
+  ),
+  /** Keyterm probe, on the provider's row for condition clean, group all (DESIGN §12.4). */
+  keyterms: Type.Optional(
+    Type.Union([
+      Type.Object({ unsupported: Type.Literal(true) }),
+      Type.Object({
+        occurrences: Type.Integer(),
+        recall_without: Nullable(Type.Number()),
+        recall_with: Nullable(Type.Number()),
+        false_positives_without: Type.Integer(),
+        false_positives_with: Type.Integer(),
+        wer_other_without: Nullable(Type.Number()),
+        wer_other_with: Nullable(Type.Number()),
+      }),
+    ]),
+  ),
 });
 export type EvaluationSummaryRow = Static<typeof EvaluationSummaryRow>;
 
@@ -206,6 +274,8 @@ const evaluationFields = {
   mode: Type.Optional(EvaluationMode),
   /** The pace the audio was streamed at (1.0 = real time); streaming evaluations only. */
   pace: Type.Optional(Type.Number()),
+  /** The probes asked for (DESIGN §12), with their defaults filled in; absent when none. */
+  probes: Type.Optional(EvaluationProbes),
 };
 
 /** An item of `GET /v1/evaluations`. */
@@ -253,6 +323,14 @@ export const EvaluationUtterance = Type.Object({
   determinable: Type.Boolean(),
   /** Signed URL of the conditioned audio the providers heard; null when synthesis failed. */
   audio_url: Nullable(Type.String()),
+  /** A non-speech clip's kind (DESIGN §12.1); absent for speech. */
+  kind: Type.Optional(Type.String()),
+  /** The transcript repeats a phrase 4+ times where the reference does not (DESIGN §12.2). */
+  loop: Type.Optional(Type.Boolean()),
+  /** An entity sentence: its entity and whether the transcript recovered it (DESIGN §12.3). */
+  entity: Type.Optional(Type.Object({ type: Type.String(), value: Type.String(), found: Nullable(Type.Boolean()) })),
+  /** Keyterm probe: the transcript of the second pass, with boosting (null when it failed). */
+  boosted_transcript: Type.Optional(Nullable(Type.String())),
   /** Streaming evaluations only (DESIGN §13.2), null when the stream gave no such figure. */
   first_partial_ms: Type.Optional(Nullable(Type.Integer())),
   final_latency_ms: Type.Optional(Nullable(Type.Integer())),

@@ -19,6 +19,7 @@ export const PUBLISHED_CHECKSUMS: Readonly<Record<Dialect, Readonly<Record<numbe
     11: 'ddc24821679cd7757867e8c76e4dec93aad5deef9d9ed99b1bcdf43c300356c2', // corpora
     12: '8066ea337ede8b6f18d1d130e3dac0a471157137e03704fde43f314509b68c92', // corpus-evaluations
     13: '80de9ec7bbfe69f2589b6caed176ae135af3f8a4d72d5d3d8f73941b84df7fa1', // streaming-evaluations
+    14: 'f3cc864378fd6d4264946948a3f865e76b0a0573a99ef7540c924db7072d8db3', // probes
   },
   postgres: {
     1: '37117d1e912be5b9309072eaa114dfdb292a3a474df4873549b68a5f44686c20', // initial
@@ -30,6 +31,7 @@ export const PUBLISHED_CHECKSUMS: Readonly<Record<Dialect, Readonly<Record<numbe
     7: 'e8c147c463cb36856fbe53ccb54d69bf2883e3dd5b5754d14fd65e40c8551306', // corpora
     8: '7ea0bc901e36c77b2b59b2dc5379aa99446c46a047e56f0ae6161e4244eff239', // corpus-evaluations
     9: 'cedbd6726aa146370e8ee2be177dc8e7c39f1d70601733f090a9293e4b7d0b4c', // streaming-evaluations
+    10: 'f3cc864378fd6d4264946948a3f865e76b0a0573a99ef7540c924db7072d8db3', // probes
   },
 };
 

@@ -40,6 +40,8 @@ export interface EvaluationRow {
   mode: EvaluationMode;
   /** 1.0 = real time; null in batch mode. */
   pace: number | null;
+  /** JSON of the checked probes (DESIGN §12); null without. */
+  probes?: string | null;
 }
 
 /** One speaker of an evaluation with its group value. */
@@ -87,6 +89,9 @@ export interface UtteranceRecord {
   latency_ms: number | null;
   confidence: number | null;
   audio_id: string | null;
+  /** The keyterm probe's second pass (DESIGN §12.4): its transcript, or why it failed. */
+  boosted_transcript?: string | null;
+  boosted_error?: string | null;
   /** What a stream measured (DESIGN §13.2); absent or null in batch mode. */
   first_partial_ms?: number | null;
   final_latency_ms?: number | null;
@@ -104,6 +109,10 @@ export interface UtteranceView extends UtteranceRecord {
   /** Corpus evaluations: the corpus utterance id and speaker (null without one); null for synthesised speech. */
   utterance_id: string | null;
   corpus_speaker: string | null;
+  /** Probes (DESIGN §12): a non-speech clip's kind; an entity sentence's entity. Null otherwise. */
+  kind?: string | null;
+  entity_type?: string | null;
+  entity_value?: string | null;
 }
 
 /** One queue item of a corpus evaluation: a corpus utterance with its block and group. */
@@ -136,9 +145,9 @@ async function insertRows(db: Db, table: string, columns: readonly string[], row
 /** The columns given when an evaluation is created. */
 type NewEvaluation = Omit<
   EvaluationRow,
-  'status' | 'completed_utterances' | 'failed_syntheses' | 'started_at' | 'completed_at' | 'summary' | 'comparisons' | 'corpus_id' | 'corpus_name' | 'setup' | 'baseline_id' | 'prices' | 'mode' | 'pace'
+  'status' | 'completed_utterances' | 'failed_syntheses' | 'started_at' | 'completed_at' | 'summary' | 'comparisons' | 'corpus_id' | 'corpus_name' | 'setup' | 'baseline_id' | 'prices' | 'mode' | 'pace' | 'probes'
 > &
-  Partial<Pick<EvaluationRow, 'setup' | 'baseline_id' | 'prices' | 'mode' | 'pace'>>;
+  Partial<Pick<EvaluationRow, 'setup' | 'baseline_id' | 'prices' | 'mode' | 'pace' | 'probes'>>;
 
 /**
  * Inserts a corpus evaluation (DESIGN §10.5): item `i` is text `i` (the reference), speaker `i` (its block
@@ -173,6 +182,25 @@ export async function listCorpusItemAudio(db: Db, evaluationId: string): Promise
   return new Map(rows.map((r) => [r.idx, r.audio_id]));
 }
 
+/** What a text of an evaluation is besides speech to score (DESIGN §12): a non-speech clip, or an entity sentence. */
+export interface ProbeText {
+  kind?: string;
+  entity?: { type: string; value: string };
+}
+
+/** A text of an evaluation with its probe columns. */
+export interface EvaluationTextRow {
+  text: string;
+  kind: string | null;
+  entity_type: string | null;
+  entity_value: string | null;
+}
+
+/** The texts of an evaluation in index order, with what each is for the probes. */
+export async function listEvaluationTextRows(db: Db, evaluationId: string): Promise<EvaluationTextRow[]> {
+  return db.all<EvaluationTextRow>('SELECT text, kind, entity_type, entity_value FROM evaluation_texts WHERE evaluation_id = ? ORDER BY idx', [evaluationId]);
+}
+
 /** Inserts an evaluation (status `pending`), its texts, speakers and one queued synthesis per pair. */
 export async function insertEvaluation(
   db: Db,
@@ -180,15 +208,21 @@ export async function insertEvaluation(
   texts: readonly string[],
   speakers: readonly { speakerId: string; group: string }[],
   charactersOfText: readonly number[],
+  probeTexts?: readonly (ProbeText | null)[],
 ): Promise<void> {
   await db.run(
     `INSERT INTO evaluations (id, user_id, name, status, total_utterances, providers, conditions, group_by, normalizer,
-                              normalizer_version, seed, period, created_at, setup, baseline_id, prices, mode, pace)
+                              normalizer_version, seed, period, created_at, setup, baseline_id, prices, mode, pace, probes)
      VALUES (@id, @user_id, @name, 'pending', @total_utterances, @providers, @conditions, @group_by, @normalizer,
-             @normalizer_version, @seed, @period, @created_at, @setup, @baseline_id, @prices, @mode, @pace)`,
-    { setup: null, baseline_id: null, prices: null, mode: 'batch', pace: null, ...row },
+             @normalizer_version, @seed, @period, @created_at, @setup, @baseline_id, @prices, @mode, @pace, @probes)`,
+    { setup: null, baseline_id: null, prices: null, mode: 'batch', pace: null, probes: null, ...row },
   );
-  await insertRows(db, 'evaluation_texts', ['evaluation_id', 'idx', 'text'], texts.map((t, i) => [row.id, i, t]));
+  await insertRows(
+    db,
+    'evaluation_texts',
+    ['evaluation_id', 'idx', 'text', 'kind', 'entity_type', 'entity_value'],
+    texts.map((t, i) => [row.id, i, t, probeTexts?.[i]?.kind ?? null, probeTexts?.[i]?.entity?.type ?? null, probeTexts?.[i]?.entity?.value ?? null]),
+  );
   await insertRows(
     db,
     'evaluation_speakers',
@@ -197,9 +231,16 @@ export async function insertEvaluation(
   );
   const syntheses: SqlParam[][] = [];
   for (let t = 0; t < texts.length; t++) {
-    for (let s = 0; s < speakers.length; s++) syntheses.push([row.id, t, s, charactersOfText[t]!]);
+    // A non-speech clip is no speaker's: one item, heard once per provider, nothing charged.
+    if (probeTexts?.[t]?.kind) syntheses.push([row.id, t, 0, 0]);
+    else for (let s = 0; s < speakers.length; s++) syntheses.push([row.id, t, s, charactersOfText[t]!]);
   }
   await insertRows(db, 'evaluation_syntheses', ['evaluation_id', 'text_index', 'speaker_index', 'characters'], syntheses);
+}
+
+/** How many syntheses (text × speaker items, a non-speech clip one each) an evaluation has. */
+export async function countSyntheses(db: Db, evaluationId: string): Promise<number> {
+  return Number(await db.value('SELECT COUNT(*) FROM evaluation_syntheses WHERE evaluation_id = ?', [evaluationId]));
 }
 
 /** The evaluation `id` of `userId` (another user's reads as absent); any user's without `userId`. */
@@ -336,12 +377,12 @@ export async function insertUtterance(db: Db, u: UtteranceRecord): Promise<boole
       `INSERT INTO evaluation_utterances
          (evaluation_id, text_index, speaker_index, condition_index, provider_index, transcript, error_code, error_message,
           wer, substitutions, deletions, insertions, reference_words, reference_chars, char_errors, latency_ms, confidence, audio_id,
-          first_partial_ms, final_latency_ms, revisions, early_words)
+          first_partial_ms, final_latency_ms, revisions, early_words, boosted_transcript, boosted_error)
        VALUES (@evaluation_id, @text_index, @speaker_index, @condition_index, @provider_index, @transcript, @error_code,
                @error_message, @wer, @substitutions, @deletions, @insertions, @reference_words, @reference_chars, @char_errors,
-               @latency_ms, @confidence, @audio_id, @first_partial_ms, @final_latency_ms, @revisions, @early_words)
+               @latency_ms, @confidence, @audio_id, @first_partial_ms, @final_latency_ms, @revisions, @early_words, @boosted_transcript, @boosted_error)
        ON CONFLICT DO NOTHING`,
-      { first_partial_ms: null, final_latency_ms: null, revisions: null, early_words: null, ...u },
+      { first_partial_ms: null, final_latency_ms: null, revisions: null, early_words: null, boosted_transcript: null, boosted_error: null, ...u },
     );
     if (changes === 0) return false;
     await db.run('UPDATE evaluations SET completed_utterances = completed_utterances + 1 WHERE id = ?', [u.evaluation_id]);
@@ -450,7 +491,7 @@ export function utteranceQuery(evaluationId: string, f: UtteranceFilter): { sql:
     params.push(f.group);
   }
   if (f.errorsOnly) clauses.push(`(u.error_code IS NOT NULL OR ${ERRORS} > 0)`);
-  const inner = `SELECT u.*, s.speaker_id, s.grp, t.text AS reference, ${DETERMINABLE} AS determinable,
+  const inner = `SELECT u.*, s.speaker_id, s.grp, t.text AS reference, t.kind, t.entity_type, t.entity_value, ${DETERMINABLE} AS determinable,
       ci.utterance_id, ci.speaker AS corpus_speaker
     FROM evaluation_utterances u
     JOIN evaluation_speakers s ON s.evaluation_id = u.evaluation_id AND s.idx = u.speaker_index

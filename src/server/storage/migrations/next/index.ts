@@ -6,6 +6,7 @@ import { speakersEngineIndexMigration } from './d-speakers-engine-index.js';
 import { corporaMigration } from './e-corpora.js';
 import { corpusEvaluationsMigration } from './f-corpus-evaluations.js';
 import { streamingEvaluationsMigration } from './g-streaming-evaluations.js';
+import { probesMigration } from './h-probes.js';
 
 export type { SqlMigration } from './types.js';
 
@@ -15,4 +16,4 @@ export type { SqlMigration } from './types.js';
  * numbered per dialect). Adding one is one entry at the end (plus its import and its checksum in
  * ../checksums.ts); never reorder, edit or remove a published entry.
  */
-export const NEXT_MIGRATIONS: readonly SqlMigration[] = [schemaRepairMigration, userDisabledMigration, evaluationSetupMigration, speakersEngineIndexMigration, corporaMigration, corpusEvaluationsMigration, streamingEvaluationsMigration];
+export const NEXT_MIGRATIONS: readonly SqlMigration[] = [schemaRepairMigration, userDisabledMigration, evaluationSetupMigration, speakersEngineIndexMigration, corporaMigration, corpusEvaluationsMigration, streamingEvaluationsMigration, probesMigration];
