@@ -8,6 +8,7 @@ import { appendFileSync, writeFileSync } from 'node:fs';
 import { create } from 'xmlbuilder2';
 import type { EvaluationCompare, EvaluationCompareRow, EvaluationDetail, EvaluationSummaryRow } from '../shared/schemas/evaluations.js';
 import { failsFinalLatency, finalLatencyLine } from '../shared/streaming/summary.js';
+import { probeGateLines } from '../shared/probe-gates.js';
 
 /** One `<testcase>`: a provider × condition × group and the gate failures it met. */
 export interface CiCase {
@@ -16,7 +17,7 @@ export interface CiCase {
   group: string;
   /** p50 latency in seconds; null when nothing was transcribed. */
   timeSeconds: number | null;
-  failures: { type: 'max-wer' | 'max-regression' | 'max-final-latency'; message: string }[];
+  failures: { type: 'max-wer' | 'max-regression' | 'max-final-latency' | 'probes'; message: string }[];
 }
 
 /** The gates a run is checked against; a gate is on only when its flag is given. */
@@ -25,6 +26,9 @@ export interface CiGates {
   maxRegression?: number;
   /** `--max-final-latency MS`: on the p95 of final latency of a streaming evaluation (DESIGN §13.2). */
   maxFinalLatency?: number;
+  /** The probes' gates (DESIGN §12.5). */
+  maxHallucination?: number;
+  minEntityAccuracy?: number;
 }
 
 const f4 = (x: number | null) => (x === null ? 'n/a' : x.toFixed(4));
@@ -74,6 +78,7 @@ export function ciCases(input: {
     if (failsFinalLatency(r, input.gates.maxFinalLatency)) {
       c.failures.push({ type: 'max-final-latency', message: finalLatencyLine(r, input.gates.maxFinalLatency!) });
     }
+    for (const message of probeGateLines(r, input.gates)) c.failures.push({ type: 'probes', message });
   }
   for (const r of input.compare?.rows ?? []) {
     const c = caseOf(r);

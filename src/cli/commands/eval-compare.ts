@@ -20,6 +20,8 @@ export interface CiFlags {
   maxRegression?: number;
   maxWer?: number;
   maxFinalLatency?: number;
+  maxHallucination?: number;
+  minEntityAccuracy?: number;
 }
 
 /** Parses `--max-regression X`: a WER difference ≥ 0 (0 = any regression fails). */
@@ -55,7 +57,7 @@ export async function emitCiOutputs(
 ): Promise<void> {
   if (!wantsCi(flags, ctx.env)) return;
   const ci = await import('../ci-outputs.js');
-  const gates = { maxWer: flags.maxWer, maxRegression: flags.maxRegression, maxFinalLatency: flags.maxFinalLatency };
+  const gates = { maxWer: flags.maxWer, maxRegression: flags.maxRegression, maxFinalLatency: flags.maxFinalLatency, maxHallucination: flags.maxHallucination, minEntityAccuracy: flags.minEntityAccuracy };
   const evaluationId = content.evaluation?.evaluation_id ?? content.compare!.evaluation_id;
   ci.writeCiOutputs(
     { junit: flags.junit, markdown: flags.markdown, stepSummary: ctx.env.githubStepSummary() },

@@ -60,6 +60,55 @@ export interface RunFlags {
   pace?: number;
   /** Streaming only: the CI gate on the p95 of final latency (ms). */
   maxFinalLatency?: number;
+  /** `non-speech[:clips[:seconds]]` (DESIGN §12.5). */
+  probe?: string[];
+  /** Entity types, comma-separated. */
+  entities?: string;
+  perType?: number;
+  /** A file of terms (one per line), or terms comma-separated. */
+  keyterms?: string;
+  maxHallucination?: number;
+  minEntityAccuracy?: number;
+}
+
+/**
+ * The `probes` of `eval run` from `--probe non-speech[:clips[:seconds]]`, `--entities TYPE,… [--per-type N]`
+ * and `--keyterms FILE|TERM,…` (DESIGN §12.5); undefined when none is asked.
+ */
+export async function probesFrom(flags: Pick<RunFlags, 'probe' | 'entities' | 'perType' | 'keyterms' | 'maxHallucination' | 'minEntityAccuracy'>): Promise<CreateEvaluationRequest['probes']> {
+  const probes: NonNullable<CreateEvaluationRequest['probes']> = {};
+  for (const p of flags.probe ?? []) {
+    const { parseNonSpeechProbe } = await import('../../shared/non-speech.js');
+    const parsed = parseNonSpeechProbe(p.trim());
+    if (parsed === undefined) throw usageError(`--probe must be non-speech[:clips[:seconds]], got '${p}'`);
+    if ('problem' in parsed) throw usageError(`--probe: ${parsed.problem}`);
+    probes.non_speech = parsed;
+  }
+  if (flags.entities !== undefined) {
+    const { ENTITY_TYPES } = await import('../../shared/entities/types.js');
+    const types = flags.entities.split(',').map((t) => t.trim()).filter(Boolean);
+    for (const t of types) if (!(ENTITY_TYPES as readonly string[]).includes(t)) throw usageError(`--entities takes ${ENTITY_TYPES.join(', ')}, got '${t}'`);
+    if (types.length === 0) throw usageError('--entities needs at least one type');
+    probes.entities = { types, ...(flags.perType !== undefined ? { per_type: flags.perType } : {}) };
+  } else if (flags.perType !== undefined) throw usageError('--per-type applies to --entities');
+  if (flags.keyterms !== undefined) {
+    const { existsSync } = await import('node:fs');
+    const terms = existsSync(flags.keyterms) ? parseTextLines((await readInputFile(flags.keyterms)).toString('utf8')) : flags.keyterms.split(',').map((t) => t.trim()).filter(Boolean);
+    if (terms.length === 0) throw usageError(`--keyterms: no terms in '${flags.keyterms}'`);
+    probes.keyterms = { terms };
+  }
+  if (flags.maxHallucination !== undefined && !probes.non_speech) throw usageError('--max-hallucination needs --probe non-speech');
+  if (flags.minEntityAccuracy !== undefined && !probes.entities) throw usageError('--min-entity-accuracy needs --entities');
+  return Object.keys(probes).length ? probes : undefined;
+}
+
+/** Parses a rate gate (`--max-hallucination`, `--min-entity-accuracy`): a number from 0 to 1. */
+export function rateOption(flag: string): (value: string) => number {
+  return (value) => {
+    const x = Number(value);
+    if (value.trim() === '' || !Number.isFinite(x) || x < 0 || x > 1) throw usageError(`${flag} must be a number from 0 to 1 (0.05 = 5%), got '${value}'`);
+    return x;
+  };
 }
 
 /** What `eval run` will ask for: the body without its providers, and the providers as given (`all` is resolved against the service). */
@@ -123,7 +172,9 @@ export async function runRequest(ctx: HandlerContext, flags: RunFlags): Promise<
   const streaming = flags.mode === 'streaming';
   if (!streaming && flags.pace !== undefined) throw usageError('--pace applies to --mode streaming');
   if (!streaming && flags.maxFinalLatency !== undefined) throw usageError('--max-final-latency applies to --mode streaming');
+  const probes = await probesFrom(flags);
   const common = {
+    ...(probes ? { probes } : {}),
     ...(flags.name !== undefined ? { name: flags.name } : {}),
     ...(streaming ? { mode: 'streaming' as const, ...(flags.pace !== undefined ? { pace: flags.pace } : {}) } : {}),
     ...(conditions ? { conditions } : {}),

@@ -33,6 +33,32 @@ export const streamingSummaryColumns: Column<EvaluationSummaryRow>[] = [
   { header: 'early_words', get: (r) => r.early_words ?? null },
 ];
 
+const pct = (x: number | null | undefined) => (x === null || x === undefined ? 'n/a' : `${(x * 100).toFixed(1)}%`);
+
+/** The probes table of `eval show` (DESIGN §12.5): each provider's row for condition clean, group all. */
+export const probeColumns: Column<EvaluationSummaryRow>[] = [
+  { header: 'provider', get: (r) => r.provider },
+  {
+    header: 'hallucination',
+    get: (r) => (r.non_speech ? `${pct(r.non_speech.hallucination_rate)} of ${r.non_speech.clips}${r.non_speech.ci95 ? ` (${pct(r.non_speech.ci95[0])}–${pct(r.non_speech.ci95[1])})` : ''}` : null),
+  },
+  { header: 'words_per_min', get: (r) => r.non_speech?.words_per_minute ?? null },
+  { header: 'loops', get: (r) => r.loops ?? null },
+  { header: 'wer_capped', get: (r) => fmt(r.wer_capped ?? null) },
+  {
+    header: 'entities',
+    get: (r) => (r.entities ? Object.entries(r.entities).map(([type, e]) => `${type} ${pct(e.accuracy)} (${e.found}/${e.total})`).join(', ') : null),
+  },
+  {
+    header: 'keyterm_recall',
+    get: (r) => (!r.keyterms ? null : 'unsupported' in r.keyterms ? 'unsupported' : `${pct(r.keyterms.recall_without)} → ${pct(r.keyterms.recall_with)} of ${r.keyterms.occurrences}`),
+  },
+  {
+    header: 'keyterm_false_pos',
+    get: (r) => (!r.keyterms || 'unsupported' in r.keyterms ? null : `${r.keyterms.false_positives_without} → ${r.keyterms.false_positives_with}`),
+  },
+];
+
 /** CSV keeps every count and both interval ends in their own columns (for spreadsheets). */
 export const summaryCsvColumns: Column<EvaluationSummaryRow>[] = [
   ...summaryColumns.slice(0, 5),
@@ -144,6 +170,13 @@ export async function printEvaluation(out: Output, ev: EvaluationDetail, label: 
   if (ev.comparisons?.length) {
     out.write('\n');
     await out.table(ev.comparisons, labelled(comparisonColumns, ['a', 'b'], label));
+  }
+  if (ev.probes) {
+    out.write('\nProbes (condition clean, all speakers):\n');
+    await out.table(
+      ev.summary.filter((r) => r.condition === 'clean' && r.group === 'all'),
+      labelled(probeColumns, ['provider'], label),
+    );
   }
 }
 

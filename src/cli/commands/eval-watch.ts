@@ -7,11 +7,14 @@ import type { Output } from '../output.js';
 import { bar } from '../output.js';
 import { duration, paceFields, paceText, RunPace } from '../progress.js';
 import { failsFinalLatency, finalLatencyLine } from '../../shared/streaming/summary.js';
+import { probeGateLines } from '../../shared/probe-gates.js';
 
-/** The gates of a finished run: `--max-wer` (WER) and `--max-final-latency` (streaming), each on when given. */
+/** The gates of a finished run, each on when its flag is given: WER, streaming latency, the probes. */
 export interface RunGates {
   maxWer?: number;
   maxFinalLatency?: number;
+  maxHallucination?: number;
+  minEntityAccuracy?: number;
 }
 
 /** Evaluation states after which nothing changes (DESIGN §8.2); the schema's list, without loading TypeBox at start-up. */
@@ -107,9 +110,16 @@ export function gateFailures(summary: readonly EvaluationSummaryRow[], maxWer: n
  * summary yet cannot be gated: that is said, not passed.
  */
 export function checkGate(ev: EvaluationDetail, gates: RunGates): void {
-  const { maxWer, maxFinalLatency } = gates;
-  if (maxWer === undefined && maxFinalLatency === undefined) return;
-  const flag = maxWer !== undefined ? `--max-wer ${maxWer}` : `--max-final-latency ${maxFinalLatency}`;
+  const { maxWer, maxFinalLatency, maxHallucination, minEntityAccuracy } = gates;
+  if (maxWer === undefined && maxFinalLatency === undefined && maxHallucination === undefined && minEntityAccuracy === undefined) return;
+  const flag =
+    maxWer !== undefined
+      ? `--max-wer ${maxWer}`
+      : maxFinalLatency !== undefined
+        ? `--max-final-latency ${maxFinalLatency}`
+        : maxHallucination !== undefined
+          ? `--max-hallucination ${maxHallucination}`
+          : `--min-entity-accuracy ${minEntityAccuracy}`;
   if (!ev.summary) {
     throw new CliError(`${ev.evaluation_id} is ${ev.status}: ${flag.split(' ')[0]} gates a finished evaluation (completed or partial)`, {
       hint: `wait for it with \`voxctl eval show ${ev.evaluation_id} --watch ${flag}\``,
@@ -127,6 +137,12 @@ export function checkGate(ev: EvaluationDetail, gates: RunGates): void {
   const slow = ev.summary.filter((r) => failsFinalLatency(r, maxFinalLatency));
   if (slow.length > 0) {
     blocks.push(`${slow.length} provider/condition row(s) exceed --max-final-latency ${maxFinalLatency} ms:\n${slow.map((r) => `  ${finalLatencyLine(r, maxFinalLatency!)}`).join('\n')}`);
+  }
+  const probeLines = ev.summary.flatMap((r) => probeGateLines(r, { maxHallucination, minEntityAccuracy }));
+  if (probeLines.length > 0) blocks.push(`${probeLines.length} probe result(s) fail the gate:\n${probeLines.map((l) => `  ${l}`).join('\n')}`);
+  if ((maxHallucination !== undefined && !ev.probes?.non_speech) || (minEntityAccuracy !== undefined && !ev.probes?.entities)) {
+    const what = maxHallucination !== undefined && !ev.probes?.non_speech ? '--max-hallucination needs the non-speech probe' : '--min-entity-accuracy needs the entity probe';
+    throw new CliError(`${ev.evaluation_id} has no such probe: ${what}`, { hint: 'run it with `--probe non-speech` or `--entities TYPE,…`' });
   }
   if (blocks.length === 0) return;
   throw new CliError(blocks.join('\n'), { exitCode: ExitCode.werGate, hint: `see \`voxctl eval show ${ev.evaluation_id}\`` });

@@ -11,7 +11,7 @@ import { CliError, ExitCode, usageError } from '../errors.js';
 import { ProviderCatalog } from '../stt-providers.js';
 import { connect } from '../session.js';
 import { assertOutput, assertWritable, examples, flagsOf, intOption, latencyMsOption, pagingOptions, parsePace, STDOUT_FILE, writeOutput } from '../util.js';
-import { parseConditions, runRequest, werOption, type RunFlags } from './eval-request.js';
+import { parseConditions, rateOption, runRequest, werOption, type RunFlags } from './eval-request.js';
 import { listColumns, printEvaluation, printPages, streamingSummaryColumns, summaryCsvColumns, utteranceColumns } from './eval-views.js';
 import { checkGate, EvaluationProgress, finishRun, watchEvaluation } from './eval-watch.js';
 import { ciOutputOptions, emitCiOutputs, finishWatched, registerEvalCompare, regressionGateOption, type CiFlags } from './eval-compare.js';
@@ -71,6 +71,12 @@ export function registerEval(program: Command, ctx: HandlerContext): void {
         `with --mode streaming, CI gate: exit ${ExitCode.werGate} when a provider's p95 final latency (end of speech → final result) under a condition exceeds ms (implies --watch)`,
         latencyMsOption,
       )
+      .option('--probe <probe...>', 'non-speech[:clips[:seconds]]: seeded silence, noise, hum, tone and DTMF clips sent to every provider (default 20 clips of 5 s)')
+      .option('--entities <types>', 'entity sentences joining the texts: digits, phone, number, money, date, time, email, code (comma-separated)')
+      .option('--per-type <n>', 'with --entities: sentences per type (1..200, default 10)', intOption('--per-type', 1, 200))
+      .option('--keyterms <file|terms>', 'a file of terms (one per line) or TERM,…: each provider hears every utterance again with its boosting')
+      .option('--max-hallucination <x>', `CI gate: exit ${ExitCode.werGate} when a provider writes words on more than x of the non-speech clips (0..1)`, rateOption('--max-hallucination'))
+      .option('--min-entity-accuracy <x>', `CI gate: exit ${ExitCode.werGate} when an entity type's accuracy is below x (0..1)`, rateOption('--min-entity-accuracy'))
       .option('--dry-run', 'print utterances, characters, audio minutes and cost where priced; create nothing')
       .option('--baseline <id>', 'an earlier evaluation to compare with when this one ends (with --max-regression: the regression gate)'))),
     [
@@ -80,6 +86,7 @@ export function registerEval(program: Command, ctx: HandlerContext): void {
       'voxctl eval run --corpus ./my-recordings --providers local-sphinx --conditions clean,telephone --watch --report r.html',
       'voxctl eval run --corpus cor_123 --sample 200 --seed 7 --group-by speaker --providers local-sphinx,stt-b --watch',
       'voxctl eval run --texts prompts.txt --speaker spk_a spk_b --providers stt-b,local-sphinx --mode streaming --max-final-latency 800 --report r.html',
+      'voxctl eval run --texts prompts.txt --speaker spk_a --providers stt-b,stt-c --probe non-speech --entities digits,money,date --keyterms terms.txt --report r.html',
     ],
   ).action(async (_o, cmd: Command) => {
     const flags = flagsOf<RunFlags & CiFlags & { baseline?: string }>(cmd);
@@ -118,7 +125,8 @@ export function registerEval(program: Command, ctx: HandlerContext): void {
       throw new QuotaExceededError(e, needed, await client.usage().catch(() => undefined));
     });
     const ci = flags.junit !== undefined || flags.markdown !== undefined || flags.maxRegression !== undefined;
-    const watch = flags.watch || flags.report !== undefined || flags.maxWer !== undefined || flags.maxFinalLatency !== undefined || ci;
+    const gated = flags.maxWer !== undefined || flags.maxFinalLatency !== undefined || flags.maxHallucination !== undefined || flags.minEntityAccuracy !== undefined;
+    const watch = flags.watch || flags.report !== undefined || gated || ci;
     if (!watch) {
       if (out.json) return out.printJson(created);
       out.write(created.evaluation_id + '\n');
@@ -159,6 +167,8 @@ export function registerEval(program: Command, ctx: HandlerContext): void {
         .option('--watch', 'follow progress until it ends (exit 6 unless it completes)')
         .option('--max-wer <x>', `CI gate: exit ${ExitCode.werGate} when a provider's overall WER under a condition exceeds x`, werOption)
         .option('--max-final-latency <ms>', `CI gate of a streaming evaluation: exit ${ExitCode.werGate} when a provider's p95 final latency exceeds ms`, latencyMsOption)
+        .option('--max-hallucination <x>', `CI gate: exit ${ExitCode.werGate} when a provider writes words on more than x of the non-speech clips`, rateOption('--max-hallucination'))
+        .option('--min-entity-accuracy <x>', `CI gate: exit ${ExitCode.werGate} when an entity type's accuracy is below x`, rateOption('--min-entity-accuracy'))
         .description('Show an evaluation: progress, summary and comparisons'),
     ),
     [
@@ -168,7 +178,7 @@ export function registerEval(program: Command, ctx: HandlerContext): void {
       'voxctl eval show ev_123 --max-wer 0.25 --junit junit.xml',
     ],
   ).action(async (id: string, _o, cmd: Command) => {
-    const flags = flagsOf<{ csv?: boolean; watch?: boolean; maxWer?: number; maxFinalLatency?: number } & CiFlags>(cmd);
+    const flags = flagsOf<{ csv?: boolean; watch?: boolean; maxWer?: number; maxFinalLatency?: number; maxHallucination?: number; minEntityAccuracy?: number } & CiFlags>(cmd);
     const { client, out } = await connect(ctx, flags);
     const ev = flags.watch
       ? await watchEvaluation(() => client.getEvaluation(id), { out, progress: new EvaluationProgress(out), now: () => ctx.clock.now().getTime(), sleep: ctx.clock.sleep })
