@@ -183,6 +183,17 @@ describe('POST /v1/evaluations with probes (DESIGN §12)', () => {
       expect(rows.find((u) => u.provider === 'stt-d' && u.reference === TEXT)!.boosted_transcript).toBe('call the Acme office');
     });
 
+    it('shows the probe panels in the report: speaks on silence, the worst entity misses, keyterm lift', async () => {
+      const html = await (await fetch(ev.report_url)).text();
+      expect(html).toContain('Speaks on silence');
+      expect(html).toContain('non-speech: 5 clips of 1 s');
+      expect(html).toContain('Worst misses');
+      expect(html).toContain('Keyterm lift');
+      expect(html).toContain('unsupported: the vendor has no boosting parameter');
+      // The first entity sentence's canonical value is listed as a miss with what was heard.
+      expect(html).toContain(entitySentences(['digits', 'money'], 2, 4)[0]!.entity.value);
+    });
+
     it('reruns with the same probes: the same sentences and clips', async () => {
       const r = await call(s, 'POST', `/v1/evaluations/${ev.evaluation_id}/rerun`, { key: s.key });
       expect(r.status, r.text).toBe(201);

@@ -26,16 +26,19 @@ import { REPORT_STYLE } from './report-style.js';
 import { heatMap, latencyStrips, percent, providerColour, werBarChart } from './report-svg.js';
 import { baselineSection, costSection } from './report-over-time.js';
 import { streamingSection } from './report-streaming.js';
+import { probeSections } from './report-probes.js';
 
 /** Renders the whole report page of an evaluation at `generatedAt`. */
-export function renderEvaluationReport(input: EvaluationReportInput): string {
-  const { evaluation: ev, utterances, generatedAt } = input;
+export function renderEvaluationReport(all: EvaluationReportInput): string {
+  const { evaluation: ev, utterances, generatedAt } = all;
+  // Non-speech clips are no speaker's and have no reference: only their own panel shows them.
+  const input: EvaluationReportInput = { ...all, utterances: utterances.filter((u) => u.kind === undefined) };
   const title = `Evaluation ${ev.name ?? ev.evaluation_id}`;
   const summary = ev.summary ?? [];
   const colours = new Map(ev.providers.map((p, i) => [p, providerColour(i)]));
   const view: PageView = {
     label: (p) => ev.provider_labels?.[p] ?? p,
-    few: fewSpeakerGroups(setupFacts(utterances)),
+    few: fewSpeakerGroups(setupFacts(input.utterances)),
     caveat: (p, condition) => conditionCaveat(input.adapters?.[p] ?? (p === 'local-sphinx' ? 'local-sphinx' : null), condition),
   };
   const body = html`
@@ -50,12 +53,13 @@ ${ev.summary ? html`${legend(ev.providers, colours, view)}${werCharts(ev, summar
 <p class="lead">WER over every group (group “all”); darker is worse.</p>
 ${ev.summary ? html`${heatMap({ title: 'WER by provider and condition', providers: ev.providers, conditions: ev.conditions, cells: heatCells(summary), label: view.label })}${totalsTable(summary, view)}` : pendingNote(ev)}</section>
 ${streamingSection(ev, utterances, { label: view.label, colour: (p) => colours.get(p) ?? providerColour(0) })}
+${probeSections(ev, utterances, view.label)}
 ${latencySection(input, colours, view)}
 ${costSection({ summary: ev.summary, providers: ev.providers, prices: input.prices ?? {}, colours })}
 ${baselineSection(ev.baseline_id, input.baseline)}
 ${comparisonSection(ev, view)}
 ${speakerSection(input, view)}
-${failureSection(ev, worstFailures(ev, utterances), view)}
+${failureSection(ev, worstFailures(ev, input.utterances), view)}
 </main>`;
   return layout(title, body);
 }
@@ -124,10 +128,23 @@ ${corpus}<dt>${ev.corpus_id === undefined ? 'Texts' : 'Recordings'}</dt><dd id="
 <dt>Conditions</dt><dd>${ev.conditions.join(', ')}</dd>
 <dt>Normaliser</dt><dd id="setup-normalizer">${ev.normalizer.name} (version ${ev.normalizer.version})</dd>
 <dt>Seed</dt><dd id="setup-seed">${ev.seed}</dd>
-<dt>Mode</dt><dd id="setup-mode">${ev.mode === 'streaming' ? `streaming, streamed at pace ${ev.pace ?? 1}` : 'batch'}</dd>
+${ev.probes ? html`<dt>Probes</dt><dd id="setup-probes">${probeSummary(ev)}</dd>
+` : ''}<dt>Mode</dt><dd id="setup-mode">${ev.mode === 'streaming' ? `streaming, streamed at pace ${ev.pace ?? 1}` : 'batch'}</dd>
 <dt>Utterances</dt><dd>${count(ev.completed_utterances)} of ${count(ev.total_utterances)} (${ev.corpus_id === undefined ? 'texts × speakers' : 'recordings'} × conditions × providers)</dd>
 <dt>Created</dt><dd>${stamp(ev.created_at)}</dd><dt>Started</dt><dd>${stamp(ev.started_at)}</dd><dt>Finished</dt><dd>${stamp(ev.completed_at)}</dd>
 </dl></section>`;
+}
+
+/** The probes asked for, in one line of the setup. */
+function probeSummary(ev: EvaluationDetail): string {
+  const p = ev.probes!;
+  return [
+    p.non_speech ? `non-speech: ${p.non_speech.clips} clips of ${p.non_speech.seconds} s` : '',
+    p.entities ? `entities: ${p.entities.types.join(', ')} × ${p.entities.per_type}` : '',
+    p.keyterms ? `keyterms: ${p.keyterms.terms.length} term(s)` : '',
+  ]
+    .filter(Boolean)
+    .join('; ');
 }
 
 /**
