@@ -6,6 +6,7 @@ import { cli, createSandbox, type Sandbox } from '../helpers/cli.js';
 import { fliteSpeaker, promoteToEnterprise } from '../helpers/audio-jobs.js';
 import { startFakeVendor, type FakeVendor } from '../helpers/fake-stt-vendors.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
+import { entitySentences } from '../../src/shared/entities/index.js';
 
 // `voxctl eval run --probe … --entities … --keyterms …`, the probe gates and `eval show`'s probes table
 // (DESIGN §12.5) through the built CLI (run `npm run build` first), against a real service whose providers
@@ -69,6 +70,14 @@ describe('voxctl eval run with probes', () => {
       expect(r.exitCode, r.stderr).toBe(2);
       expect(r.stderr).toContain(message);
     }
+  });
+
+  it('--dry-run counts the probes: entity sentences charged like texts, clips once per provider and free', async () => {
+    const r = await run([...base(), '--probe', 'non-speech:3:1', '--entities', 'digits', '--per-type', '2', '--dry-run', '--json']);
+    expect(r.exitCode, r.stderr).toBe(0);
+    const d = JSON.parse(r.stdout) as Row;
+    const sentences = entitySentences(['digits'], 2, 0).map((x) => x.text);
+    expect(d).toMatchObject({ texts: 3, utterances: 3 * 2 + 3 * 2, characters: ['Call the Acme office.', ...sentences].reduce((n, t) => n + [...t].length, 0) });
   });
 
   it('runs every probe; the hallucination and entity gates exit 7 naming what failed', async () => {

@@ -8,6 +8,7 @@ import type { CreateEvaluationRequest, EvaluationSpeakers } from '../../shared/s
 import { usageError } from '../errors.js';
 import type { Output } from '../output.js';
 import type { ProviderView } from '../stt-providers.js';
+import { NON_SPEECH_LIMITS } from '../../shared/non-speech.js';
 
 /**
  * Speech rate of the audio-minutes estimate: about 150 words a minute at ~6 characters a word
@@ -63,11 +64,19 @@ async function speakerCount(client: VoxClient, spec: EvaluationSpeakers): Promis
   return [...sizes.values()].reduce((n, size) => n + Math.min(size, spec.per_group ?? 1), 0);
 }
 
-/** The characters an evaluation charges: Σ text code points × speakers (DESIGN §8.1). */
+/** The probe's entity sentences (DESIGN §12.3), written here exactly as the service will: the same types, count and seed. */
+async function probeTexts(body: Omit<CreateEvaluationRequest, 'providers'>): Promise<string[]> {
+  const e = body.probes?.entities;
+  if (!e) return [];
+  const { entitySentences, ENTITY_PER_TYPE } = await import('../../shared/entities/index.js');
+  return entitySentences(e.types as Parameters<typeof entitySentences>[0], e.per_type ?? ENTITY_PER_TYPE.default, body.speakers?.seed ?? 0).map((x) => x.text);
+}
+
+/** The characters an evaluation charges: Σ text code points × speakers (DESIGN §8.1); entity sentences count, clips do not. */
 export async function evaluationCharacters(client: VoxClient, body: Omit<CreateEvaluationRequest, 'providers'>): Promise<number> {
   // Recorded speech is not synthesised: a corpus evaluation charges nothing (DESIGN §10.4).
   if (body.speakers === undefined) return 0;
-  const texts = body.texts ?? (await client.getDataset(body.dataset_id!)).rows.map((r) => r.text);
+  const texts = [...(body.texts ?? (await client.getDataset(body.dataset_id!)).rows.map((r) => r.text)), ...(await probeTexts(body))];
   return texts.reduce((n, t) => n + [...t].length, 0) * (await speakerCount(client, body.speakers));
 }
 
@@ -76,14 +85,17 @@ export async function dryRun(client: VoxClient, body: Omit<CreateEvaluationReque
   if (body.speakers === undefined) {
     throw usageError('--dry-run estimates synthesised speech (--texts or --dataset); a corpus evaluation charges no characters', 'see its size with `voxctl corpus show ID`');
   }
-  const texts = body.texts ?? (await client.getDataset(body.dataset_id!)).rows.map((r) => r.text);
+  const texts = [...(body.texts ?? (await client.getDataset(body.dataset_id!)).rows.map((r) => r.text)), ...(await probeTexts(body))];
   const speakers = await speakerCount(client, body.speakers);
   const conditions = body.conditions ?? ['clean'];
+  // Non-speech clips (DESIGN §12.1): heard once per provider, charged nothing.
+  const clips = body.probes?.non_speech ? (body.probes.non_speech.clips ?? NON_SPEECH_LIMITS.clips.default) : 0;
+  const clipMinutes = body.probes?.non_speech ? (clips * (body.probes.non_speech.seconds ?? NON_SPEECH_LIMITS.seconds.default)) / 60 : 0;
   // A speed condition changes the length of the audio sent: 1.5× speed sends two thirds of it.
   const lengthFactor = conditions.map((c) => parseCondition(c)).reduce((n, c) => n + (c.kind === 'speed' ? 1 / c.factor : 1), 0);
   const textCharacters = texts.reduce((n, t) => n + [...t].length, 0);
-  const minutesPerProvider = (textCharacters / CHARACTERS_PER_SECOND / 60) * speakers * lengthFactor;
-  const utterancesPerProvider = texts.length * speakers * conditions.length;
+  const minutesPerProvider = (textCharacters / CHARACTERS_PER_SECOND / 60) * speakers * lengthFactor + clipMinutes;
+  const utterancesPerProvider = texts.length * speakers * conditions.length + clips;
   const byId = new Map(known.map((p) => [p.id, p]));
   const rows = providers.map((id): DryRunProvider => {
     const p = byId.get(id);

@@ -4,13 +4,11 @@
  * exactly the same clips, sentences and terms.
  */
 import { validationFailed } from '../../shared/errors.js';
-import { ENTITY_TYPES, entitySentences, isEntityType, type EntitySentence, type EntityType } from '../../shared/entities/index.js';
+import { ENTITY_PER_TYPE, ENTITY_TYPES, entitySentences, isEntityType, type EntitySentence, type EntityType } from '../../shared/entities/index.js';
 import { KeytermsError, normalizeKeyterms } from '../../shared/keyterms.js';
 import { NON_SPEECH_KINDS, NON_SPEECH_LIMITS, type NonSpeechKind } from '../../shared/non-speech.js';
 import type { EvaluationProbes } from '../../shared/schemas/evaluations.js';
 
-/** Bounds of `entities.per_type`. */
-export const ENTITY_PER_TYPE = { min: 1, max: 200, default: 10 } as const;
 
 /** Probes with every default filled in. */
 export interface CheckedProbes {

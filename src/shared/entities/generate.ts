@@ -12,6 +12,9 @@ export interface EntitySentence {
   entity: Entity;
 }
 
+/** Bounds of the probe's `entities.per_type` (DESIGN §12.3). */
+export const ENTITY_PER_TYPE = { min: 1, max: 200, default: 10 } as const;
+
 type Rng = () => number;
 const pick = <T>(rng: Rng, items: readonly T[]): T => items[Math.floor(rng() * items.length)]!;
 const int = (rng: Rng, min: number, max: number): number => min + Math.floor(rng() * (max - min + 1));

@@ -2,4 +2,4 @@
 export { ENTITY_TYPES, entityProblem, isEntityType, type Entity, type EntityResult, type EntityType } from './types.js';
 export { entityFound, matchEntities } from './match.js';
 export { digitsInWords, numberInWords, ordinalInWords, spokenForm, yearInWords } from './spoken.js';
-export { entitySentences, randomEntityValue, type EntitySentence } from './generate.js';
+export { ENTITY_PER_TYPE, entitySentences, randomEntityValue, type EntitySentence } from './generate.js';
