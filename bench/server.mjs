@@ -95,7 +95,7 @@ try {
   const keys = [firstKey];
   {
     const { openSqliteDatabase } = await import('../dist/server/storage/db.js');
-    const { createUserWithKey } = await import('../dist/server/services/users.js');
+    const { createUserWithKey } = await import('../dist/server/services/accounts/users.js');
     const db = await openSqliteDatabase(join(dataDir, 'voxctl.db'));
     // 1,000 accounts × 1,000 requests a minute: more than this machine can send, so no request meets a 429.
     await db.transaction(async () => {

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { call } from '../helpers/core-http.js';
-import { createUserWithKey } from '../../src/server/services/users.js';
-import { createApiKey } from '../../src/server/services/keys.js';
+import { createUserWithKey } from '../../src/server/services/accounts/users.js';
+import { createApiKey } from '../../src/server/services/accounts/keys.js';
 import { updateUserTier } from '../../src/server/storage/repositories/users.js';
 import { storedBytes } from '../helpers/backend-db.js';
 

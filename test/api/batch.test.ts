@@ -3,7 +3,7 @@ import { startTestServer, type TestServer } from '../helpers/server.js';
 import { call } from '../helpers/core-http.js';
 import { charactersUsed, fetchAudio, fliteSpeaker, pollJob, rms, promoteToEnterprise } from '../helpers/audio-jobs.js';
 import { decodeWavToPcm16, parseWav } from '../../src/server/audio/wav.js';
-import { createUserWithKey } from '../../src/server/services/users.js';
+import { createUserWithKey } from '../../src/server/services/accounts/users.js';
 import { updateUserSubscription } from '../../src/server/storage/repositories/users.js';
 import type { TtsPool } from '../../src/server/engines/tts/types.js';
 

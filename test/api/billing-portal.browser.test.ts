@@ -3,7 +3,7 @@ import { mkdirSync, readFileSync } from 'node:fs';
 import { chromium, type Browser } from 'playwright-core';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { addCharactersUsed } from '../../src/server/storage/repositories/usage.js';
-import { billingPeriod } from '../../src/server/services/quota.js';
+import { billingPeriod } from '../../src/server/services/limits/quota.js';
 
 /** The billing portal driven by a real headless Chromium (Debian's /usr/bin/chromium). */
 describe('billing portal in Chromium', () => {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';
-import { createUserWithKey } from '../../src/server/services/users.js';
+import { createUserWithKey } from '../../src/server/services/accounts/users.js';
 import { addCharactersUsed } from '../../src/server/storage/repositories/usage.js';
 import { storedBytes } from '../helpers/backend-db.js';
 

@@ -7,7 +7,7 @@ import { call, type Reply } from '../helpers/core-http.js';
 import { charactersUsed, fliteSpeaker, postMultipart, promoteToEnterprise } from '../helpers/audio-jobs.js';
 import { pollEvaluation } from '../helpers/evaluations.js';
 import { buildCorpus, packCorpus, recordings, type Layout, type Recording } from '../helpers/corpus-fixtures.js';
-import { createUserWithKey } from '../../src/server/services/users.js';
+import { createUserWithKey } from '../../src/server/services/accounts/users.js';
 import { parseWav } from '../../src/server/audio/wav.js';
 import { speakerBootstrapCi } from '../../src/shared/stats.js';
 import { scoredUtterancesForCompare } from '../../src/server/storage/repositories/evaluation-compare.js';

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { call } from '../helpers/core-http.js';
-import { createUserWithKey } from '../../src/server/services/users.js';
-import { reserveCharacters } from '../../src/server/services/quota.js';
+import { createUserWithKey } from '../../src/server/services/accounts/users.js';
+import { reserveCharacters } from '../../src/server/services/limits/quota.js';
 import { updateUserSubscription, updateUserTier } from '../../src/server/storage/repositories/users.js';
 
 const QUOTA = 'Character quota exceeded for this billing period';

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { call } from '../helpers/core-http.js';
-import { createUserWithKey } from '../../src/server/services/users.js';
+import { createUserWithKey } from '../../src/server/services/accounts/users.js';
 import { changeTier, setCancelled } from '../../src/server/billing/service.js';
 import { withBackendDb } from '../helpers/backend-db.js';
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';
-import { createUrlSigner } from '../../src/server/services/audio-urls.js';
+import { createUrlSigner } from '../../src/server/services/audio/audio-urls.js';
 import type { SpeakerFacets, SpeakerPage, Speaker } from '../../src/shared/schemas/speakers.js';
 
 describe('/v1/speakers', () => {

@@ -21,6 +21,8 @@ const wrong: [string, string, string][] = [
   ['billing → evaluations', 'src/server/billing/page.ts', "import { x } from '../evaluations/views.js';"],
   ['services → routes', 'src/server/services/jobs.ts', "import { x } from '../routes/jobs/index.js';"],
   ['services → plugins', 'src/server/services/jobs.ts', "import { x } from '../plugins/auth.js';"],
+  ['services → routes, from a concern folder', 'src/server/services/jobs/jobs.ts', "import { x } from '../../routes/jobs/index.js';"],
+  ['services → evaluations, from a concern folder', 'src/server/services/stt/transcription.ts', "import { x } from '../../evaluations/create.js';"],
   ['services → billing (no services ↔ billing cycle)', 'src/server/services/quota.ts', "import { x } from '../billing/service.js';"],
   ['shared → server', 'src/shared/normalize.ts', "import { x } from '../server/errors.js';"],
   ['shared → cli', 'src/shared/schemas/common.ts', "import { x } from '../../cli/errors.js';"],

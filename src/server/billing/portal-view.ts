@@ -2,7 +2,7 @@ import type { Db } from '../storage/db.js';
 import { TIERS } from '../../shared/schemas/users.js';
 import { findUserById } from '../storage/repositories/users.js';
 import { currentUsage, getSubscription, listInvoices, paymentMethod, TIER_PRICES_CENTS } from './service.js';
-import { TIER_LIMITS } from '../services/tiers.js';
+import { TIER_LIMITS } from '../services/accounts/tiers.js';
 import { DomainError } from '../../shared/errors.js';
 import type { PortalView } from './page.js';
 

@@ -13,8 +13,8 @@ import {
 } from '../storage/repositories/billing.js';
 import { summarizeCard, type CardSummary } from './card.js';
 import { DomainError } from '../../shared/errors.js';
-import { billingPeriod } from '../services/quota.js';
-import { TIER_LIMITS } from '../services/tiers.js';
+import { billingPeriod } from '../services/limits/quota.js';
+import { TIER_LIMITS } from '../services/accounts/tiers.js';
 
 /** Monthly price of each tier, in US cents (the invoices' price table). */
 export const TIER_PRICES_CENTS: Readonly<Record<Tier, number>> = {

@@ -13,9 +13,9 @@ import { EMPTY_REFERENCE_MESSAGE } from '../../shared/accuracy.js';
 import { DomainError, validationFailed } from '../../shared/errors.js';
 import { EVALUATION_LIMITS } from '../../shared/constants.js';
 import { insertCorpusEvaluation, type CorpusItemRow } from '../storage/repositories/evaluations.js';
-import { billingPeriod } from '../services/quota.js';
+import { billingPeriod } from '../services/limits/quota.js';
 import { CORPUS_MESSAGES } from '../../shared/corpus/messages.js';
-import { assertActiveSubscription } from '../services/users.js';
+import { assertActiveSubscription } from '../services/accounts/users.js';
 
 /** The 404 of an unknown corpus (also another user's). */
 export const CORPUS_NOT_FOUND = CORPUS_MESSAGES.notFound;

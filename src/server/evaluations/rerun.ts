@@ -9,7 +9,7 @@ import type { Db } from '../storage/db.js';
 import type { EvaluationCreated } from '../../shared/schemas/evaluations.js';
 import { listEvaluationSpeakers, listEvaluationTextRows } from '../storage/repositories/evaluations.js';
 import type { CheckedProbes } from './probes.js';
-import { assertActiveSubscription } from '../services/users.js';
+import { assertActiveSubscription } from '../services/accounts/users.js';
 import { getNormalizer } from '../../shared/normalizers/index.js';
 import { newEvaluationId, storeEvaluation } from './create.js';
 import { createCorpusEvaluation, type CorpusReader } from './corpus-create.js';

@@ -13,7 +13,7 @@ import {
   type UtteranceView,
 } from '../storage/repositories/evaluations.js';
 import { DomainError, validationFailed } from '../../shared/errors.js';
-import type { RefundFn } from '../services/quota.js';
+import type { RefundFn } from '../services/limits/quota.js';
 import { evaluationLists } from './views.js';
 
 /** The 404 of an unknown evaluation — also another user's (DESIGN §4.2 style). */

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Tier } from '../../shared/schemas/users.js';
 import { forbidden, unauthorized } from '../errors.js';
-import { authenticateApiKey } from '../services/keys.js';
+import { authenticateApiKey } from '../services/accounts/keys.js';
 
 /** The caller behind a valid Bearer key; the tier is read from the database on every request. */
 export interface AuthContext {

@@ -1,6 +1,6 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { Metrics } from '../services/metrics.js';
+import type { Metrics } from '../services/ops/metrics.js';
 
 const BEARER = /^Bearer[ \t]+(\S+)[ \t]*$/i;
 

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../errors.js';
-import type { RateDecision, RateLimiter } from '../services/rate-limiter.js';
+import type { RateDecision, RateLimiter } from '../services/limits/rate-limiter.js';
 
 declare module 'fastify' {
   interface FastifyRequest {

@@ -15,7 +15,7 @@ import { nonSpeechClip } from '../audio/non-speech.js';
 import type { CheckedProbes } from '../evaluations/probes.js';
 import type { NormalizerName } from '../../shared/normalizers/index.js';
 import type { SttResult } from '../../shared/schemas/stt.js';
-import type { StreamedResult } from '../services/stt-streaming.js';
+import type { StreamedResult } from '../services/stt/stt-streaming.js';
 import { applyCondition } from '../audio/conditions.js';
 import { decodeWavToPcm16, type Pcm16Audio } from '../audio/wav.js';
 import type { SttAudio } from '../engines/stt/types.js';
@@ -39,8 +39,8 @@ import {
   type EvaluationSpeakerRow,
   type UtteranceRecord,
 } from '../storage/repositories/evaluations.js';
-import { readAudioBytes, wavInput, writeAudioOnly, type AudioBlobStore } from '../services/audio-store.js';
-import type { RefundFn } from '../services/quota.js';
+import { readAudioBytes, wavInput, writeAudioOnly, type AudioBlobStore } from '../services/audio/audio-store.js';
+import type { RefundFn } from '../services/limits/quota.js';
 import { conditionedAudioId, evaluationLists } from '../evaluations/views.js';
 import { failedResult, scoreResult, type UtteranceResult } from '../evaluations/scoring.js';
 import { finishEvaluationNow } from '../evaluations/finish.js';

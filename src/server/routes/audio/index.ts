@@ -4,11 +4,11 @@ import { errorResponses } from '../../../shared/schemas/common.js';
 import { AudioUploaded } from '../../../shared/schemas/tts.js';
 import { requireAuth } from '../../plugins/auth.js';
 import { ApiError, DomainError } from '../../errors.js';
-import { AUDIO_ID_PATTERN, requestBase } from '../../services/audio-urls.js';
-import { getAudio, openAudio, type AudioFormat } from '../../services/audio-store.js';
-import { resolveRange } from '../../services/byte-range.js';
-import { SAMPLE_PREFIX } from '../../services/samples.js';
-import { storeUpload } from '../../services/uploads.js';
+import { AUDIO_ID_PATTERN, requestBase } from '../../services/audio/audio-urls.js';
+import { getAudio, openAudio, type AudioFormat } from '../../services/audio/audio-store.js';
+import { resolveRange } from '../../services/audio/byte-range.js';
+import { SAMPLE_PREFIX } from '../../services/synthesis/samples.js';
+import { storeUpload } from '../../services/audio/uploads.js';
 import { MAX_UPLOAD_BYTES } from '../../../shared/constants.js';
 
 const CONTENT_TYPES: Record<AudioFormat, string> = { wav: 'audio/wav', mp3: 'audio/mpeg', m4a: 'audio/mp4' };

@@ -9,7 +9,7 @@ import { CORPUS_MESSAGES } from '../../../shared/corpus/index.js';
 import { codePoints } from '../../../shared/text-rules.js';
 import { requireAuth } from '../../plugins/auth.js';
 import { ApiError, DomainError, validationFailed } from '../../errors.js';
-import { requestBase } from '../../services/audio-urls.js';
+import { requestBase } from '../../services/audio/audio-urls.js';
 import { createCorpusFromArchive, openUploadDir, type UploadDir } from '../../corpora/upload.js';
 import { corpusPage, corpusUtterancePage, deleteCorpus, getCorpus } from '../../corpora/service.js';
 

@@ -4,10 +4,10 @@ import { errorResponses, PagingQuery } from '../../../shared/schemas/common.js';
 import { Dataset, DatasetCreated, DatasetPage } from '../../../shared/schemas/datasets.js';
 import { requireAuth } from '../../plugins/auth.js';
 import { DomainError, validationFailed } from '../../errors.js';
-import { requestBase } from '../../services/audio-urls.js';
-import { parseDatasetCsv, type CsvDatasetRow } from '../../services/csv-dataset.js';
-import { createDataset, datasetPage, datasetView, parseDatasetLanguage, parseDatasetName, parseGenerateAudio } from '../../services/datasets.js';
-import { speakerIds } from '../../services/speakers.js';
+import { requestBase } from '../../services/audio/audio-urls.js';
+import { parseDatasetCsv, type CsvDatasetRow } from '../../services/datasets/csv-dataset.js';
+import { createDataset, datasetPage, datasetView, parseDatasetLanguage, parseDatasetName, parseGenerateAudio } from '../../services/datasets/datasets.js';
+import { speakerIds } from '../../services/synthesis/speakers.js';
 import { DATASET_LIMITS } from '../../../shared/constants.js';
 import { DATASET_MESSAGES } from '../../../shared/dataset-rules.js';
 

@@ -15,8 +15,8 @@ import {
 } from '../../../shared/schemas/evaluations.js';
 import { requireAuth } from '../../plugins/auth.js';
 import { DomainError } from '../../errors.js';
-import { requestBase } from '../../services/audio-urls.js';
-import { refundCharacters } from '../../services/quota.js';
+import { requestBase } from '../../services/audio/audio-urls.js';
+import { refundCharacters } from '../../services/limits/quota.js';
 import { createEvaluation } from '../../evaluations/create.js';
 import { rerunEvaluation } from '../../evaluations/rerun.js';
 import { compareEvaluations } from '../../evaluations/compare.js';

@@ -3,8 +3,8 @@ import { Type } from '@sinclair/typebox';
 import { errorResponses } from '../../../shared/schemas/common.js';
 import { Job, JobPage, JobQuery } from '../../../shared/schemas/tts.js';
 import { requireAuth } from '../../plugins/auth.js';
-import { requestBase } from '../../services/audio-urls.js';
-import { jobPage, ownJob, toJobView } from '../../services/jobs.js';
+import { requestBase } from '../../services/audio/audio-urls.js';
+import { jobPage, ownJob, toJobView } from '../../services/jobs/jobs.js';
 
 /** GET /v1/jobs (newest first, status filter) and GET /v1/jobs/{job_id} (DESIGN §4.8, §4.9). */
 const routes: FastifyPluginAsyncTypebox = async (app) => {

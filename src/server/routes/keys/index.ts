@@ -3,7 +3,7 @@ import { Type } from '@sinclair/typebox';
 import { ApiKeyPage, CreateKeyRequest, CreatedKey } from '../../../shared/schemas/users.js';
 import { PagingQuery, errorResponses } from '../../../shared/schemas/common.js';
 import { requireAuth } from '../../plugins/auth.js';
-import { createApiKey, deleteApiKey, listApiKeys } from '../../services/keys.js';
+import { createApiKey, deleteApiKey, listApiKeys } from '../../services/accounts/keys.js';
 
 const bearer = [{ bearer: [] }];
 

@@ -2,8 +2,8 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { Speaker, SpeakerFacets, SpeakerPage, SpeakerQuery } from '../../../shared/schemas/speakers.js';
 import { errorResponses } from '../../../shared/schemas/common.js';
-import { requestBase } from '../../services/audio-urls.js';
-import { speakerById, speakerPage } from '../../services/speakers.js';
+import { requestBase } from '../../services/audio/audio-urls.js';
+import { speakerById, speakerPage } from '../../services/synthesis/speakers.js';
 
 /**
  * /v1/speakers: the public catalogue with filters and facets, and one speaker (Bearer).

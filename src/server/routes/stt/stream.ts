@@ -4,8 +4,8 @@ import { Type } from '@sinclair/typebox';
 import { errorResponses } from '../../../shared/schemas/common.js';
 import { StreamRequest, type StreamEventLine } from '../../../shared/schemas/stt-stream.js';
 import { requireAuth } from '../../plugins/auth.js';
-import { loadAudio } from '../../services/audio-fetch.js';
-import { prepareStreams } from '../../services/stt-streaming.js';
+import { loadAudio } from '../../services/audio/audio-fetch.js';
+import { prepareStreams } from '../../services/stt/stt-streaming.js';
 
 /** POST /v1/stt/stream (DESIGN §13.3): NDJSON events as the providers answer, then every result. */
 const routes: FastifyPluginAsyncTypebox = async (app) => {

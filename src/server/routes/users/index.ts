@@ -2,8 +2,8 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Usage, User } from '../../../shared/schemas/users.js';
 import { errorResponses } from '../../../shared/schemas/common.js';
 import { requireAuth } from '../../plugins/auth.js';
-import { getUser, toUser } from '../../services/users.js';
-import { getUsage } from '../../services/quota.js';
+import { getUser, toUser } from '../../services/accounts/users.js';
+import { getUsage } from '../../services/limits/quota.js';
 
 const bearer = [{ bearer: [] }];
 

@@ -1,0 +1,140 @@
+/**
+ * POST /v1/stt/transcribe (DESIGN §4.11): validate the provider list, get and decode the audio once, then
+ * run every provider concurrently, each under its own timeout. A provider's failure becomes its own
+ * error object and never fails the request; results keep the request's order.
+ */
+import { performance } from 'node:perf_hooks';
+import { ALL_PROVIDERS, type SttResult, type TranscribeResponse } from '../../../shared/schemas/stt.js';
+import { AudioDecodeError, decodeAudio } from '../../audio/decode.js';
+import { encodeWav } from '../../audio/wav.js';
+import { DomainError, validationFailed } from '../../../shared/errors.js';
+import { KeytermsError, normalizeKeyterms } from '../../../shared/keyterms.js';
+import type { SttRegistry } from '../../engines/stt/registry.js';
+import { SttError, type SttAudio, type SttErrorCode } from '../../engines/stt/types.js';
+
+/** Collaborators of a transcription: the provider registry and the audio source (storage or fetch). */
+export interface TranscriptionDeps {
+  registry: SttRegistry;
+  loadAudio: (url: string) => Promise<Uint8Array>;
+  /** Aborts every provider still running (e.g. the client went away). */
+  signal?: AbortSignal;
+  /** Where adapter bugs are reported (their message is not shown to the client). */
+  logError?: (err: unknown, provider: string) => void;
+}
+
+/** The request, as validated by the route's schema. */
+export interface TranscriptionInput {
+  audio_url: string;
+  providers: string[];
+  language?: string;
+  keyterms?: string[];
+}
+
+/** The request's keyterms, trimmed, or a 400 with the shared rule's message (`Keyterm {i} must be 1..50 characters`). */
+export function validateKeyterms(terms: readonly unknown[] | undefined): string[] | undefined {
+  if (terms === undefined) return undefined;
+  try {
+    return normalizeKeyterms(terms);
+  } catch (err) {
+    if (err instanceof KeytermsError) throw validationFailed(err.message);
+    throw err;
+  }
+}
+
+/** Checks the provider list: known names (`Unknown provider: {name}`), no duplicates, 1..9 of them. */
+export function validateProviders(providers: string[]): void {
+  if (providers.length === 0) throw validationFailed('At least one provider is required');
+  if (providers.length > 9) throw validationFailed('At most 9 providers can be compared at once');
+  const seen = new Set<string>();
+  for (const p of providers) {
+    if (!ALL_PROVIDERS.includes(p)) throw validationFailed(`Unknown provider: ${p}`);
+    if (seen.has(p)) throw validationFailed(`Duplicate provider: ${p}`);
+    seen.add(p);
+  }
+}
+
+/** Decodes the audio once for every provider: mono PCM16 at its own rate, plus the same as WAV. */
+export async function prepareAudio(bytes: Uint8Array): Promise<SttAudio> {
+  try {
+    const d = await decodeAudio(bytes);
+    return { pcm: d.pcm, sampleRate: d.sampleRate, durationSeconds: d.durationSeconds, wav: encodeWav(d.pcm, d.sampleRate) };
+  } catch (err) {
+    if (err instanceof AudioDecodeError) throw new DomainError('unsupported_audio', err.message, { cause: err });
+    throw err;
+  }
+}
+
+const failed = (latencyMs: number, code: SttErrorCode, message: string): SttResult => ({
+  transcript: null,
+  latency_ms: latencyMs,
+  confidence: null,
+  error: { code, message },
+});
+
+/**
+ * Runs one provider under its timeout; never throws. `latency_ms` spans the adapter call only. With
+ * `keyterms` the result says whether the provider's adapter passed them on (`applied`) or has no
+ * boosting parameter (`unsupported`, transcribed without them).
+ */
+export async function runProvider(
+  deps: Pick<TranscriptionDeps, 'registry' | 'signal' | 'logError'>,
+  id: string,
+  audio: SttAudio,
+  language: string | undefined,
+  options: { keyterms?: readonly string[] } = {},
+): Promise<SttResult> {
+  const bound = deps.registry.get(id);
+  if (!bound) return failed(0, 'provider_not_configured', `Provider ${id} is not bound to an adapter in the server config`);
+  const boosting = options.keyterms?.length ? { keyterms: bound.adapter.supportsKeyterms ? ('applied' as const) : ('unsupported' as const) } : {};
+  return { ...(await runBound(deps, id, bound, audio, { language, keyterms: bound.adapter.supportsKeyterms ? options.keyterms : undefined })), ...boosting };
+}
+
+async function runBound(
+  deps: Pick<TranscriptionDeps, 'signal' | 'logError'>,
+  id: string,
+  bound: NonNullable<ReturnType<SttRegistry['get']>>,
+  audio: SttAudio,
+  request: { language: string | undefined; keyterms: readonly string[] | undefined },
+): Promise<SttResult> {
+  const controller = new AbortController();
+  const onOuterAbort = () => controller.abort(deps.signal?.reason);
+  deps.signal?.addEventListener('abort', onOuterAbort, { once: true });
+  let timer: NodeJS.Timeout | undefined;
+  // The race makes the timeout hold even for an adapter that ignores its signal.
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      const err = new SttError('timeout', `${id} did not answer within ${bound.timeoutMs} ms`);
+      controller.abort(err);
+      reject(err);
+    }, bound.timeoutMs);
+  });
+  const started = performance.now();
+  try {
+    const { language, keyterms } = request;
+    const out = await Promise.race([bound.adapter.transcribe(audio, { signal: controller.signal, language, ...(keyterms ? { keyterms } : {}) }), timeout]);
+    const latency = Math.round(performance.now() - started);
+    return { transcript: out.transcript, latency_ms: latency, confidence: out.confidence === null ? null : Math.round(out.confidence * 10_000) / 10_000 };
+  } catch (err) {
+    const latency = Math.round(performance.now() - started);
+    if (err instanceof SttError) return failed(latency, err.code, err.message);
+    deps.logError?.(err, id);
+    return failed(latency, 'upstream_error', `${id} failed unexpectedly`);
+  } finally {
+    clearTimeout(timer);
+    deps.signal?.removeEventListener('abort', onOuterAbort);
+    if (!controller.signal.aborted) controller.abort();
+  }
+}
+
+/** The whole transcription: results keyed by provider in the order the request listed them. */
+export async function transcribe(deps: TranscriptionDeps, input: TranscriptionInput): Promise<TranscribeResponse> {
+  validateProviders(input.providers);
+  const keyterms = validateKeyterms(input.keyterms);
+  const audio = await prepareAudio(await deps.loadAudio(input.audio_url));
+  const results = await Promise.all(input.providers.map((id) => runProvider(deps, id, audio, input.language, { keyterms })));
+  const out: Record<string, SttResult> = {};
+  input.providers.forEach((id, i) => {
+    out[id] = results[i] as SttResult;
+  });
+  return { results: out };
+}

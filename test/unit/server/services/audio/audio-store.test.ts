@@ -1,0 +1,64 @@
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadSqliteDriver } from '../../../../../src/server/storage/sqlite-driver.js';
+import { afterEach, describe, expect, it } from 'vitest';
+import { migrate } from '../../../../../src/server/storage/migrations/index.js';
+import { NEXT_MIGRATIONS } from '../../../../../src/server/storage/migrations/next/index.js';
+import { createSqliteDb } from '../../../../../src/server/storage/sql/sqlite.js';
+import { audioPathFor, recoverAudioStore, storeAudio, wavInput } from '../../../../../src/server/services/audio/audio-store.js';
+import { getAudio } from '../../../../../src/server/storage/repositories/audio.js';
+import { parseWav } from '../../../../../src/server/audio/wav.js';
+import { dataDirBlobs } from '../../../../helpers/work.js';
+
+const Database = loadSqliteDriver();
+
+describe('audio store', () => {
+  const dirs: string[] = [];
+  const tempDir = () => {
+    const d = mkdtempSync(join(tmpdir(), 'voxctl-store-'));
+    dirs.push(d);
+    return d;
+  };
+  afterEach(() => {
+    for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+  });
+
+  it('derives paths from ids only and refuses anything that could leave the folder', () => {
+    expect(audioPathFor('aud_abcdefgh', 'wav')).toBe('aud_abcdefgh.wav');
+    for (const bad of ['../etc/passwd', 'aud_../../x', 'aud_a/b/cdefg', 'aud_short', 'aud_abc.def.gh', '']) {
+      expect(() => audioPathFor(bad, 'wav'), bad).toThrow(/Invalid audio id/);
+    }
+  });
+
+  it('writes the file atomically (no temp left) before recording the row, with exact duration', async () => {
+    const dataDir = tempDir();
+    const raw = new Database(':memory:');
+    migrate(raw);
+    for (const m of NEXT_MIGRATIONS) raw.exec(m.sqlite);
+    const db = createSqliteDb(raw);
+    const pcm = new Int16Array(22_051).map((_, i) => Math.round(8000 * Math.sin(i / 5)));
+    const row = await storeAudio(db, dataDirBlobs(dataDir), wavInput(pcm, 22050, { userId: 'u', kind: 'tts', now: new Date() }));
+    expect(row.duration_seconds).toBe(1);
+    expect(row.path).toBe(`${row.id}.wav`);
+    expect(await getAudio(db, row.id)).toEqual(row);
+    expect(readdirSync(join(dataDir, 'audio'))).toEqual([row.path]);
+    const bytes = readFileSync(join(dataDir, 'audio', row.path));
+    expect(bytes.length).toBe(row.bytes);
+    expect(parseWav(bytes)).toMatchObject({ sampleRate: 22050, frames: 22_051, channels: 1 });
+  });
+
+  it('recovery removes temp debris and files no row records, and keeps recorded ones', async () => {
+    const dataDir = tempDir();
+    const raw = new Database(':memory:');
+    migrate(raw);
+    for (const m of NEXT_MIGRATIONS) raw.exec(m.sqlite);
+    const db = createSqliteDb(raw);
+    const kept = await storeAudio(db, dataDirBlobs(dataDir), wavInput(new Int16Array(100).fill(1000), 16000, { userId: 'u', kind: 'tts', now: new Date() }));
+    mkdirSync(join(dataDir, 'audio'), { recursive: true });
+    writeFileSync(join(dataDir, 'audio', '.tmp-1234-aud_zzzzzzzz.wav'), 'x');
+    writeFileSync(join(dataDir, 'audio', 'aud_orphan0000.wav'), 'x');
+    expect(await recoverAudioStore(db, dataDirBlobs(dataDir), { orphansBefore: new Date(Date.now() + 60_000) })).toEqual({ temp: 1, orphans: 1 });
+    expect(readdirSync(join(dataDir, 'audio'))).toEqual([kept.path]);
+  });
+});
