@@ -4,31 +4,45 @@ import { ApiRequestError, NetworkError } from '../client/errors.js';
 import { CliError, ExitCode, exitCodeOfService, serviceErrorCode } from './errors.js';
 import { QuotaExceededError } from './api-errors.js';
 import { createDefaultContext, type HandlerContext } from './context.js';
-import { registerServe } from './commands/serve.js';
-import type { registerAdmin } from './commands/admin.js';
-import { registerAuth } from './commands/auth.js';
-import { registerConfig } from './commands/config.js';
-import { registerSpeakers } from './commands/speakers.js';
-import { registerTts } from './commands/tts.js';
-import { registerBatch } from './commands/batch.js';
-import { registerDataset } from './commands/dataset.js';
-import { registerStt } from './commands/stt.js';
-import { registerUsage } from './commands/usage.js';
-import { registerBilling } from './commands/billing.js';
-import { registerKeys } from './commands/keys.js';
-import { registerDoctor } from './commands/doctor.js';
-import { registerCompletion } from './commands/completion.js';
-import { registerEval } from './commands/eval.js';
-import { registerCorpus } from './commands/corpus.js';
+import { COMMAND_MODULES, modulesFor, type CommandModule, type TopCommand } from './command-groups.js';
+
+/** Registers a command module's top-level commands on the program. */
+export type RegisterCommands = (program: Command, ctx: HandlerContext) => void;
+
+/** How each command module is loaded: only when a command line needs it (see `modulesFor`). */
+const LOADERS: Record<CommandModule, () => Promise<RegisterCommands>> = {
+  auth: async () => (await import('./commands/auth.js')).registerAuth,
+  config: async () => (await import('./commands/config.js')).registerConfig,
+  speakers: async () => (await import('./commands/speakers.js')).registerSpeakers,
+  tts: async () => (await import('./commands/tts.js')).registerTts,
+  batch: async () => (await import('./commands/batch.js')).registerBatch,
+  dataset: async () => (await import('./commands/dataset.js')).registerDataset,
+  stt: async () => (await import('./commands/stt.js')).registerStt,
+  eval: async () => (await import('./commands/eval.js')).registerEval,
+  corpus: async () => (await import('./commands/corpus.js')).registerCorpus,
+  usage: async () => (await import('./commands/usage.js')).registerUsage,
+  billing: async () => (await import('./commands/billing.js')).registerBilling,
+  keys: async () => (await import('./commands/keys.js')).registerKeys,
+  serve: async () => (await import('./commands/serve.js')).registerServe,
+  admin: async () => (await import('./commands/admin.js')).registerAdmin,
+  doctor: async () => (await import('./commands/doctor.js')).registerDoctor,
+  completion: async () => (await import('./commands/completion.js')).registerCompletion,
+};
+
+/** Loads the registration of `modules` (every module with 'all'). */
+export async function loadCommandModules(modules: readonly CommandModule[] | 'all'): Promise<Partial<Record<CommandModule, RegisterCommands>>> {
+  const names = modules === 'all' ? COMMAND_MODULES.map((m) => m.module) : modules;
+  return Object.fromEntries(await Promise.all(names.map(async (m) => [m, await LOADERS[m]()] as const)));
+}
 
 /** What `buildProgram` may be given besides the context. */
 export interface ProgramOptions {
   /**
-   * The admin group's registration. admin.ts imports the TypeBox schemas at load time (~0.3 s), so
-   * `run` loads it only when the command line names `admin` (or asks for completions); otherwise a
-   * one-line entry keeps it listed in `--help`.
+   * The command modules loaded (`loadCommandModules`): each registers its commands in full; every other
+   * top-level command gets its one-line entry, so `--help` lists them all while `run` loads only the module
+   * a command line names — loading all of them cost more than Node's own start-up.
    */
-  registerAdmin?: typeof registerAdmin;
+  modules?: Partial<Record<CommandModule, RegisterCommands>>;
   /** `--json` is on the command line: commander's own error text gives way to the JSON error object. */
   json?: boolean;
 }
@@ -63,23 +77,18 @@ export function buildProgram(ctx: HandlerContext = createDefaultContext(), optio
     )
     // Every command's --help ends with the full list (DESIGN §7), so `voxctl eval run --help` names 7 too.
     .addHelpText('afterAll', `\nExit codes: ${EXIT_CODE_HELP}.`);
-  registerAuth(program, ctx);
-  registerConfig(program, ctx);
-  registerSpeakers(program, ctx);
-  registerTts(program, ctx);
-  registerBatch(program, ctx);
-  registerDataset(program, ctx);
-  registerStt(program, ctx);
-  registerEval(program, ctx);
-  registerCorpus(program, ctx);
-  registerUsage(program, ctx);
-  registerBilling(program, ctx);
-  registerKeys(program, ctx);
-  registerServe(program, ctx);
-  if (options.registerAdmin) options.registerAdmin(program, ctx);
-  else program.command('admin').description('Administer a service you host (writes to its data dir directly)');
-  registerDoctor(program, ctx);
-  registerCompletion(program, ctx);
+  for (const m of COMMAND_MODULES) {
+    const register = options.modules?.[m.module];
+    if (register) {
+      register(program, ctx);
+      continue;
+    }
+    for (const c of m.commands as readonly TopCommand[]) {
+      if ('hidden' in c && c.hidden) continue;
+      const entry = program.command(c.name).description(c.description);
+      for (const alias of c.aliases ?? []) entry.alias(alias);
+    }
+  }
   return program;
 }
 
@@ -190,8 +199,8 @@ const wantsJson = (argv: readonly string[]) => argv.slice(0, argv.indexOf('--') 
 export async function run(argv: string[], ctx: HandlerContext = createDefaultContext()): Promise<number> {
   let code: number = ExitCode.ok;
   try {
-    const admin = argv.includes('admin') || argv.includes('completion') ? (await import('./commands/admin.js')).registerAdmin : undefined;
-    await buildProgram(ctx, { registerAdmin: admin, json: wantsJson(argv) }).parseAsync(argv, { from: 'user' });
+    const modules = await loadCommandModules(modulesFor(argv));
+    await buildProgram(ctx, { modules, json: wantsJson(argv) }).parseAsync(argv, { from: 'user' });
   } catch (error) {
     const mapped = exitCodeFor(error, ctx.clock.now());
     // Under --json, scripts read one JSON object on stderr instead of prose (DESIGN §7).

@@ -1,5 +1,6 @@
 import type { Dispatcher } from 'undici';
 import { ApiRequestError, NetworkError } from './errors.js';
+import { nodeRequest } from './node-http.js';
 
 /** How the client talks HTTP (undici: Node's bundled fetch, or the npm package with a dispatcher). */
 export interface HttpOptions {
@@ -85,42 +86,63 @@ export async function send(opts: HttpOptions, spec: RequestSpec): Promise<RawRes
   }
   const started = performance.now();
   opts.onLog?.(`→ ${spec.method} ${redactUrl(url)}`);
-  let res: Response;
+  let status: number;
+  const flat: Record<string, string> = {};
   let buf: Buffer;
   try {
-    const doFetch = await fetchFor(opts);
-    res = await doFetch(url, {
-      method: spec.method,
-      headers,
-      body,
-      // A streamed body needs half-duplex (fetch's rule for request streams).
-      ...(spec.stream ? { duplex: 'half' } : {}),
-      signal: AbortSignal.timeout(spec.timeoutMs ?? opts.timeoutMs ?? 120_000),
-      ...(opts.dispatcher ? { dispatcher: opts.dispatcher } : {}),
-    });
-    if (spec.onChunk && res.ok && res.body) {
-      const parts: Uint8Array[] = [];
-      for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
-        parts.push(chunk);
-        spec.onChunk(chunk);
-      }
-      buf = Buffer.concat(parts);
+    if (!opts.dispatcher && typeof body !== 'object') {
+      const answer = await nodeRequest(url, { method: spec.method, headers, body, timeoutMs: spec.timeoutMs ?? opts.timeoutMs ?? 120_000, onChunk: spec.onChunk });
+      status = answer.status;
+      Object.assign(flat, answer.headers);
+      buf = answer.body;
     } else {
-      buf = Buffer.from(await res.arrayBuffer());
+      ({ status, buf } = await viaFetch(opts, spec, url, headers, body, flat));
     }
   } catch (error) {
     opts.onLog?.(`✗ ${spec.method} ${redactUrl(url)} failed after ${Math.round(performance.now() - started)} ms`);
     throw new NetworkError(url.origin, error);
   }
-  const flat: Record<string, string> = {};
-  res.headers.forEach((v, k) => (flat[k.toLowerCase()] = v));
   opts.onLog?.(
-    `← ${res.status} ${spec.method} ${url.pathname} ${Math.round(performance.now() - started)} ms` +
+    `← ${status} ${spec.method} ${url.pathname} ${Math.round(performance.now() - started)} ms` +
       (flat['x-request-id'] ? ` request-id=${flat['x-request-id']}` : ''),
   );
-  opts.onResponse?.(res.status, flat);
-  if (res.status >= 400) throw toApiError(res.status, flat, buf);
-  return { status: res.status, headers: flat, body: buf };
+  opts.onResponse?.(status, flat);
+  if (status >= 400) throw toApiError(status, flat, buf);
+  return { status, headers: flat, body: buf };
+}
+
+/** The fetch path: forms, streamed bodies and caller-given dispatchers (fills `flat` with the headers). */
+async function viaFetch(
+  opts: HttpOptions,
+  spec: RequestSpec,
+  url: URL,
+  headers: Record<string, string>,
+  body: string | FormData | ReadableStream<Uint8Array> | undefined,
+  flat: Record<string, string>,
+): Promise<{ status: number; buf: Buffer }> {
+  const doFetch = await fetchFor(opts);
+  const res = await doFetch(url, {
+    method: spec.method,
+    headers,
+    body,
+    // A streamed body needs half-duplex (fetch's rule for request streams).
+    ...(spec.stream ? { duplex: 'half' } : {}),
+    signal: AbortSignal.timeout(spec.timeoutMs ?? opts.timeoutMs ?? 120_000),
+    ...(opts.dispatcher ? { dispatcher: opts.dispatcher } : {}),
+  });
+  let buf: Buffer;
+  if (spec.onChunk && res.ok && res.body) {
+    const parts: Uint8Array[] = [];
+    for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
+      parts.push(chunk);
+      spec.onChunk(chunk);
+    }
+    buf = Buffer.concat(parts);
+  } else {
+    buf = Buffer.from(await res.arrayBuffer());
+  }
+  res.headers.forEach((v, k) => (flat[k.toLowerCase()] = v));
+  return { status: res.status, buf };
 }
 
 /** Sends `spec` and parses a JSON answer (204 → undefined). */

@@ -12,6 +12,7 @@ import { registerSchemaCommands } from './admin-schema.js';
 import type { Db } from '../../server/storage/db.js';
 import type { AdminUser } from '../../server/services/accounts/users.js';
 import type * as AdminApi from '../../server/admin.js';
+import { describeCommand } from '../command-groups.js';
 
 /** The server module the admin commands load lazily. */
 type AdminModule = typeof AdminApi;
@@ -137,7 +138,7 @@ function targetOptions(cmd: Command): Command {
 
 /** Registers `voxctl admin users create`. */
 export function registerAdmin(program: Command, ctx: AdminContext = { env: createEnv(), stdout: process.stdout }): void {
-  const admin = program.command('admin').description('Administer a service you host (writes to its data dir directly)');
+  const admin = program.command('admin').description(describeCommand('admin'));
   const users = admin.command('users').description('Manage users of the service');
   users
     .command('create')

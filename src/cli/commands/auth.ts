@@ -5,10 +5,11 @@ import type { HandlerContext } from '../context.js';
 import { CliError, ExitCode, usageError } from '../errors.js';
 import { announceTarget, ensureEmbedded, outputFor, resolveKey, resolveTarget, warnFallback } from '../session.js';
 import { canPrompt, examples, flagsOf, readStdin } from '../util.js';
+import { describeCommand } from '../command-groups.js';
 
 /** `voxctl auth login|logout|status|token`: the key of the current profile. */
 export function registerAuth(program: Command, ctx: HandlerContext): void {
-  const auth = program.command('auth').description('Log in with an API key, check it, log out');
+  const auth = program.command('auth').description(describeCommand('auth'));
 
   examples(
     auth

@@ -14,6 +14,7 @@ import { examples, flagsOf, pagingOptions, readInputFile, readStdin } from '../u
 import { downloadAll, type DownloadItem, type DownloadSummary } from '../downloads.js';
 import { chooseSpeaker } from './tts.js';
 import { JOB_STATUSES, MAX_BATCH_ITEMS, SAMPLE_RATES, type SampleRateHz } from '../../shared/constants.js';
+import { describeCommand } from '../command-groups.js';
 
 /** The service's batch limit: bigger inputs are split into several jobs. */
 export const MAX_BATCH = MAX_BATCH_ITEMS;
@@ -125,7 +126,7 @@ export function failIfUnsuccessful(jobs: readonly Job[]): void {
 
 /** `voxctl batch submit|status|list|download` (alias `jobs`). */
 export function registerBatch(program: Command, ctx: HandlerContext): void {
-  const batch = program.command('batch').alias('jobs').description('Batch synthesis jobs (alias: jobs)');
+  const batch = program.command('batch').alias('jobs').description(describeCommand('batch'));
 
   examples(
     batch

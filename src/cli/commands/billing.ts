@@ -2,10 +2,11 @@ import type { Command } from 'commander';
 import type { HandlerContext } from '../context.js';
 import { connect } from '../session.js';
 import { examples, flagsOf } from '../util.js';
+import { describeCommand } from '../command-groups.js';
 
 /** `voxctl billing portal|subscription`. */
 export function registerBilling(program: Command, ctx: HandlerContext): void {
-  const billing = program.command('billing').description('Subscription and billing portal');
+  const billing = program.command('billing').description(describeCommand('billing'));
 
   examples(billing.command('portal').option('--open', 'open it in the browser').description('Print a link to the billing portal (valid 24 h; each opening starts its own session)'), [
     'voxctl billing portal --open',

@@ -2,6 +2,7 @@ import { Argument, type Command } from 'commander';
 import type { HandlerContext } from '../context.js';
 import { examples } from '../util.js';
 import { CliError, ExitCode } from '../errors.js';
+import { describeCommand } from '../command-groups.js';
 
 interface Node {
   path: string[];
@@ -86,7 +87,7 @@ export function registerCompletion(program: Command, ctx: HandlerContext): void 
     program
       .command('completion')
       .addArgument(new Argument('<shell>', 'shell to complete for').choices(['bash', 'zsh', 'fish']))
-      .description('Print a shell completion script'),
+      .description(describeCommand('completion')),
     ['source <(voxctl completion bash)', 'voxctl completion fish > ~/.config/fish/completions/voxctl.fish'],
   ).action((shell: string) => {
     const scripts: Record<string, () => string> = { bash: () => bashCompletion(program), zsh: () => zshCompletion(program), fish: () => fishCompletion(program) };

@@ -9,6 +9,7 @@ import { ApiRequestError, NetworkError } from '../../client/errors.js';
 import { explained } from '../api-errors.js';
 import type { Output } from '../output.js';
 import { examples, flagsOf } from '../util.js';
+import { describeCommand } from '../command-groups.js';
 
 /**
  * `config set speaker ID` asks the service whether the speaker exists when it is reachable (never
@@ -34,7 +35,7 @@ async function checkSpeaker(ctx: HandlerContext, flags: GlobalFlags, out: Output
 export function registerConfig(program: Command, ctx: HandlerContext): void {
   const config = program
     .command('config')
-    .description('Read and change CLI defaults')
+    .description(describeCommand('config'))
     .addHelpText('after', '\nKeys:\n' + Object.entries(CONFIG_KEYS).map(([k, v]) => `  ${k.padEnd(14)} ${v}`).join('\n'));
 
   examples(config.command('get').argument('<key>', 'setting name').description('Print one setting'), ['voxctl config get speaker']).action(
@@ -82,7 +83,7 @@ export function registerConfig(program: Command, ctx: HandlerContext): void {
     },
   );
 
-  const profile = program.command('profile').description('Manage named targets (base URLs); each profile has its own key');
+  const profile = program.command('profile').description(describeCommand('profile'));
 
   examples(
     profile

@@ -11,6 +11,7 @@ import { examples, flagsOf, pagingOptions } from '../util.js';
 import { listDirectory, tarOf, uploadSource, type DirectoryListing, type UploadSource } from '../corpus-local.js';
 import { UploadProgress } from '../upload-progress.js';
 import { printPages } from './eval-views.js';
+import { describeCommand } from '../command-groups.js';
 
 const corpusColumns: Column<Corpus>[] = [
   { header: 'corpus_id', get: (c) => c.corpus_id },
@@ -131,7 +132,7 @@ export function corpusName(name: string | undefined, path: string): string {
 
 /** `voxctl corpus upload|list|show|utterances|delete` (DESIGN §10.6). */
 export function registerCorpus(program: Command, ctx: HandlerContext): void {
-  const corpus = program.command('corpus').description('Recorded corpora (your own audio with reference transcripts) to evaluate STT providers on');
+  const corpus = program.command('corpus').description(describeCommand('corpus'));
 
   examples(
     corpus

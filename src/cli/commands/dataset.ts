@@ -11,6 +11,7 @@ import { validateDatasetCsv } from '../dataset-csv.js';
 import { withQuotaArithmetic } from '../api-errors.js';
 import { examples, flagsOf, pagingOptions, readInputFile } from '../util.js';
 import { downloadAll, type DownloadItem } from '../downloads.js';
+import { describeCommand } from '../command-groups.js';
 
 const datasetColumns: Column<DatasetSummary>[] = [
   { header: 'dataset_id', get: (d) => d.dataset_id },
@@ -21,7 +22,7 @@ const datasetColumns: Column<DatasetSummary>[] = [
 
 /** `voxctl dataset upload|list|show|download`. */
 export function registerDataset(program: Command, ctx: HandlerContext): void {
-  const dataset = program.command('dataset').description('CSV datasets of texts (and generated audio)');
+  const dataset = program.command('dataset').description(describeCommand('dataset'));
 
   examples(
     dataset

@@ -8,6 +8,7 @@ import { CliError } from '../errors.js';
 import { isAlive, probeHealth, probeService, readServerRecord } from '../local-server.js';
 import { outputFor, resolveTarget } from '../session.js';
 import { examples, flagsOf } from '../util.js';
+import { describeCommand } from '../command-groups.js';
 
 /** One line of the doctor's report. */
 export interface Check {
@@ -48,7 +49,7 @@ export async function localServiceCheck(dataDir: string): Promise<Check> {
 
 /** `voxctl doctor`: engines, PocketSphinx, keychain, server version, data dir. */
 export function registerDoctor(program: Command, ctx: HandlerContext): void {
-  examples(program.command('doctor').description('Check engines, PocketSphinx, the keychain, the service version and the data dir'), [
+  examples(program.command('doctor').description(describeCommand('doctor')), [
     'voxctl doctor',
     'voxctl doctor --json',
   ]).action(async (_o, cmd: Command) => {

@@ -16,6 +16,7 @@ import { listColumns, printEvaluation, printPages, streamingSummaryColumns, summ
 import { checkGate, EvaluationProgress, finishRun, watchEvaluation } from './eval-watch.js';
 import { ciOutputOptions, emitCiOutputs, finishWatched, registerEvalCompare, regressionGateOption, type CiFlags } from './eval-compare.js';
 import { corpusName, prepareUpload, uploadCorpusFrom } from './corpus.js';
+import { describeCommand } from '../command-groups.js';
 
 /**
  * `--corpus X`: a path when X exists on disk (uploaded first), else a corpus id; a value that is neither
@@ -40,7 +41,7 @@ async function saveReport(ctx: HandlerContext, client: VoxClient, ev: Evaluation
 export function registerEval(program: Command, ctx: HandlerContext): void {
   const evaluation = program
     .command('eval')
-    .description('Evaluate STT providers on synthesised speech or recorded corpora across voices, groups and audio conditions');
+    .description(describeCommand('eval'));
 
   examples(
     // CI outputs and the regression gate against a baseline (DESIGN §11.4, §11.5): see eval-compare.ts.

@@ -6,6 +6,7 @@ import type { HandlerContext } from '../context.js';
 import type { Column } from '../output.js';
 import { connect } from '../session.js';
 import { examples, flagsOf } from '../util.js';
+import { describeCommand } from '../command-groups.js';
 
 const keyColumns: Column<ApiKeyInfo>[] = [
   { header: 'id', get: (k) => k.id },
@@ -18,7 +19,7 @@ const keyColumns: Column<ApiKeyInfo>[] = [
 
 /** `voxctl keys list|create|revoke`. */
 export function registerKeys(program: Command, ctx: HandlerContext): void {
-  const keys = program.command('keys').description('API keys of your account');
+  const keys = program.command('keys').description(describeCommand('keys'));
 
   examples(keys.command('list').option('--csv', 'CSV output').description('List your keys (never the secret)'), ['voxctl keys list']).action(async (_o, cmd: Command) => {
     const flags = flagsOf<{ csv?: boolean }>(cmd);

@@ -13,6 +13,7 @@ import type { HandlerContext } from '../context.js';
 import { isAlive, localFiles, logTail, probeHealth, readServerRecord, startDetached, stopLocal, wasAutostarted } from '../local-server.js';
 import { outputFor } from '../session.js';
 import { examples, flagsOf, intOption, readStdin } from '../util.js';
+import { describeCommand } from '../command-groups.js';
 
 interface ServeFlags {
   host?: string;
@@ -136,7 +137,7 @@ export function resolveServeOptions(given: ServeFlags, env: NodeJS.ProcessEnv = 
 export function registerServe(program: Command, ctx: HandlerContext): void {
   const serve = program
     .command('serve')
-    .description('Run the voxctl service (HTTP API with offline engines; SQLite in the data dir, or a shared PostgreSQL) in the foreground, or detached')
+    .description(describeCommand('serve'))
     .option('--host <host>', `address to bind (default ${DEFAULT_HOST}, or VOXCTL_LISTEN)`)
     .option('--port <port>', `port to bind (default ${DEFAULT_PORT}, or VOXCTL_LISTEN)`)
     .option('--data-dir <dir>', 'data folder (default VOXCTL_DATA_DIR or the OS user data dir)')

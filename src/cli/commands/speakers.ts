@@ -9,6 +9,7 @@ import { connect, type GlobalFlags } from '../session.js';
 import { deliverAudio } from '../audio-out.js';
 import { explained } from '../api-errors.js';
 import { assertOutput, canPrompt, examples, flagsOf, pagingOptions } from '../util.js';
+import { describeCommand } from '../command-groups.js';
 
 const FILTERS = ['gender', 'region', 'accent', 'age_range', 'native_language'] as const;
 
@@ -45,7 +46,7 @@ function filtersOf(f: FilterFlags): Omit<SpeakerQuery, 'limit' | 'offset'> {
 
 /** `voxctl speakers list|show|facets|pick|sample`. */
 export function registerSpeakers(program: Command, ctx: HandlerContext): void {
-  const speakers = program.command('speakers').description('Browse the speaker catalogue');
+  const speakers = program.command('speakers').description(describeCommand('speakers'));
 
   examples(
     pagingOptions(addFilters(speakers.command('list').description('List speakers (filters are exact, case-insensitive)')), 'follow pages and list every match'),

@@ -15,6 +15,7 @@ import { resolveDataDir } from '../../shared/paths.js';
 import { examples, flagsOf, readInputFile } from '../util.js';
 import { KeytermsError, normalizeKeyterms } from '../../shared/keyterms.js';
 import { registerSttStream } from './stt-stream.js';
+import { describeCommand } from '../command-groups.js';
 
 const MAX_PROVIDERS_PER_REQUEST = 9;
 
@@ -106,7 +107,7 @@ const fmt = (n: number | null | undefined, digits = 4) => (n === null || n === u
 
 /** `voxctl stt transcribe|compare|stream|accuracy|providers`. */
 export function registerStt(program: Command, ctx: HandlerContext): void {
-  const stt = program.command('stt').description('Speech to text: transcribe, compare vendors, compute WER/CER');
+  const stt = program.command('stt').description(describeCommand('stt'));
 
   examples(
     stt

@@ -13,6 +13,7 @@ import { explained, withQuotaArithmetic } from '../api-errors.js';
 import { retryAfter429 } from '../retry.js';
 import { assertOutput, examples, flagsOf, readInputFile, readStdin } from '../util.js';
 import { SAMPLE_RATES, type SampleRateHz } from '../../shared/constants.js';
+import { describeCommand } from '../command-groups.js';
 
 /** How long the catalogue's first speaker is remembered per service (a loop of `tts say` asks once). */
 export const FIRST_SPEAKER_TTL_MS = 60 * 60 * 1000;
@@ -56,7 +57,7 @@ export async function chooseSpeaker(ctx: HandlerContext, client: VoxClient, out:
 
 /** `voxctl tts say`: synthesise one text. */
 export function registerTts(program: Command, ctx: HandlerContext): void {
-  const tts = program.command('tts').description('Text to speech');
+  const tts = program.command('tts').description(describeCommand('tts'));
   examples(
     tts
       .command('say')

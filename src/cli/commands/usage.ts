@@ -7,6 +7,7 @@ import type { Usage } from '../../shared/schemas/users.js';
 import { TIER_LIMITS } from '../../shared/tier-limits.js';
 import { connect } from '../session.js';
 import { examples, flagsOf } from '../util.js';
+import { describeCommand } from '../command-groups.js';
 
 const n = (v: number) => v.toLocaleString('en-US');
 
@@ -33,7 +34,7 @@ export function requestLimits(u: Usage, headers: RateLimitHeaders | undefined): 
 
 /** `voxctl usage`, `voxctl whoami`, `voxctl health`. */
 export function registerUsage(program: Command, ctx: HandlerContext): void {
-  examples(program.command('usage').description('Characters used this billing period, and requests today'), ['voxctl usage', 'voxctl usage --json | jq .characters_used']).action(
+  examples(program.command('usage').description(describeCommand('usage')), ['voxctl usage', 'voxctl usage --json | jq .characters_used']).action(
     async (_o, cmd: Command) => {
       const { client, out } = await connect(ctx, flagsOf(cmd));
       const u = await client.usage();
@@ -53,7 +54,7 @@ export function registerUsage(program: Command, ctx: HandlerContext): void {
     },
   );
 
-  examples(program.command('whoami').description('The user behind the current key'), ['voxctl whoami', 'voxctl whoami --json']).action(async (_o, cmd: Command) => {
+  examples(program.command('whoami').description(describeCommand('whoami')), ['voxctl whoami', 'voxctl whoami --json']).action(async (_o, cmd: Command) => {
     const { client, out, target } = await connect(ctx, flagsOf(cmd));
     const me = await client.me();
     if (out.json) return out.printJson(me);
@@ -67,7 +68,7 @@ export function registerUsage(program: Command, ctx: HandlerContext): void {
     ]);
   });
 
-  examples(program.command('health').description("The service's health and version (exit 1 when degraded)"), ['voxctl health', 'voxctl health --json']).action(
+  examples(program.command('health').description(describeCommand('health')), ['voxctl health', 'voxctl health --json']).action(
     async (_o, cmd: Command) => {
       const { client, out, target } = await connect(ctx, flagsOf(cmd), { auth: false });
       const h = await client.health().catch(async (e: unknown) => {

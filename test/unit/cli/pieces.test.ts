@@ -6,8 +6,8 @@ import { describe, expect, it } from 'vitest';
 import { ApiRequestError, NetworkError } from '../../../src/client/errors.js';
 import { chunk, failIfUnsuccessful, parseBatchInput } from '../../../src/cli/commands/batch.js';
 import { validateDatasetCsv } from '../../../src/cli/dataset-csv.js';
-import { exitCodeFor, buildProgram } from '../../../src/cli/program.js';
-import { registerAdmin } from '../../../src/cli/commands/admin.js';
+import { exitCodeFor, buildProgram, loadCommandModules } from '../../../src/cli/program.js';
+import { COMMAND_MODULES, modulesFor } from '../../../src/cli/command-groups.js';
 import { createKeyStore, type KeychainBackend } from '../../../src/cli/keychain.js';
 import { bashCompletion, commandTree, fishCompletion } from '../../../src/cli/commands/completion.js';
 import { ALL_PROVIDERS } from '../../../src/shared/schemas/stt.js';
@@ -141,9 +141,31 @@ describe('key store', () => {
   });
 });
 
+describe('command modules loaded on demand', () => {
+  it('loads only the module a command line names; --help, --version and typos need none; completion needs all', () => {
+    expect(modulesFor(['speakers', 'list', '--json'])).toEqual(['speakers']);
+    expect(modulesFor(['--profile', 'eval', '--base-url', 'http://x', 'tts', 'say', 'hi'])).toEqual(['tts']);
+    expect(modulesFor(['jobs', 'list'])).toEqual(['batch']);
+    expect(modulesFor(['whoami'])).toEqual(['usage']);
+    expect(modulesFor(['help', 'eval'])).toEqual(['eval']);
+    expect(modulesFor(['--help'])).toEqual([]);
+    expect(modulesFor(['--version'])).toEqual([]);
+    expect(modulesFor(['speakrs'])).toEqual([]);
+    expect(modulesFor(['__complete', 'speakers'])).toBe('all');
+    expect(modulesFor(['completion', 'bash'])).toBe('all');
+  });
+
+  it("lists every top-level command the same way loaded or not: the table's lines are the modules' own", async () => {
+    const lines = (p: ReturnType<typeof buildProgram>) => p.commands.filter((c) => c.name() !== '__complete').map((c) => [c.name(), c.aliases(), c.description()]);
+    const loaded = lines(buildProgram(testContext().ctx, { modules: await loadCommandModules('all') }));
+    expect(lines(buildProgram(testContext().ctx))).toEqual(loaded);
+    expect(loaded.map(([name]) => name)).toEqual(COMMAND_MODULES.flatMap((m) => m.commands.map((c) => c.name)).filter((n) => n !== '__complete'));
+  });
+});
+
 describe('completion and constants', () => {
-  it('completes every command group', () => {
-    const program = buildProgram(testContext().ctx, { registerAdmin });
+  it('completes every command group', async () => {
+    const program = buildProgram(testContext().ctx, { modules: await loadCommandModules('all') });
     const bash = bashCompletion(program);
     for (const g of ['admin users create', 'auth', 'speakers', 'tts', 'batch', 'jobs', 'dataset', 'stt', 'serve', 'keys', 'billing']) expect(bash).toContain(g);
     expect(bash).toContain('"speakers list") words="');
@@ -151,7 +173,7 @@ describe('completion and constants', () => {
   });
 
   it('every command has --help with examples', async () => {
-    const leaves = commandTree(buildProgram(testContext().ctx, { registerAdmin })).filter((n) => n.subcommands.length === 0 && n.path[0] !== 'jobs');
+    const leaves = commandTree(buildProgram(testContext().ctx, { modules: await loadCommandModules('all') })).filter((n) => n.subcommands.length === 0 && n.path[0] !== 'jobs');
     expect(leaves.length).toBeGreaterThan(40);
     for (const leaf of leaves) {
       if (leaf.path[0] === 'admin') continue; // owned and documented by the admin command's file
