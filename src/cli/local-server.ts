@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, openSync, closeSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -121,6 +120,8 @@ export async function startDetached(opts: StartOptions): Promise<{ pid: number; 
   env.VOXCTL_SERVE_DETACHED = '1';
   // The bootstrap key goes through a pipe, never the child's environment (readable in /proc/PID/environ).
   if (bootstrapKey) args.push('--bootstrap-key-stdin');
+  // Loaded here: most commands talk to a running service and never spawn one.
+  const { spawn } = await import('node:child_process');
   const child = spawn(process.execPath, args, { detached: true, stdio: [bootstrapKey ? 'pipe' : 'ignore', logFd, logFd], env });
   closeSync(logFd);
   if (bootstrapKey && child.stdin) {

@@ -32,4 +32,12 @@ describe('what the CLI loads at start-up', () => {
       expect(heavy).toEqual([]);
     },
   );
+
+  it('a command loads its own command module only, and --help none of them', async () => {
+    const commandModules = (urls: string[]) => urls.filter((u) => /\/dist\/cli\/commands\//.test(u)).map((u) => u.replace(/^.*\/dist\/cli\/commands\//, ''));
+    expect(commandModules(await importsOf(['speakers', 'list', '--help']))).toEqual(['speakers.js']);
+    expect(commandModules(await importsOf(['--help']))).toEqual([]);
+    // The eval module pulls its helpers (views, watch, request) but no other group.
+    expect(commandModules(await importsOf(['eval', 'run', '--help'])).filter((m) => !m.startsWith('eval') && !m.startsWith('corpus'))).toEqual([]);
+  });
 });
