@@ -2,14 +2,14 @@
 // entity sentences joining the texts, loops, and the keyterm second pass — on local-sphinx and three
 // loopback vendor fakes: one that answers the same sentence to everything (so it "speaks" on every
 // clip), one that loops, and one that honours boosting.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { call, type Reply } from '../helpers/core-http.js';
 import { charactersUsed, fliteSpeaker, promoteToEnterprise } from '../helpers/audio-jobs.js';
-import { pollEvaluation } from '../helpers/evaluations.js';
+import { fakeProvidersConfig, pollEvaluation } from '../helpers/evaluations.js';
 import { FAKE_TRANSCRIPT, startFakeVendor, type FakeVendor } from '../helpers/fake-stt-vendors.js';
 import { entitySentences } from '../../src/shared/entities/index.js';
 
@@ -38,22 +38,11 @@ beforeAll(async () => {
   looper.transcript = LOOP;
   booster = await startFakeVendor('deepgram', { script: { term: 'Acme', without: 'call the acne office', with: 'call the Acme office' } });
   dir = mkdtempSync(join(tmpdir(), 'voxctl-probes-'));
-  const configPath = join(dir, 'voxctl.config.json');
-  writeFileSync(
-    configPath,
-    JSON.stringify({
-      stt: {
-        providers: {
-          'stt-b': { adapter: 'openai', model: 'whisper-1', base_url: talker.url, api_key_env: 'VOXCTL_PROBE_TALKER' },
-          'stt-c': { adapter: 'deepgram', model: 'nova-3', base_url: looper.url, api_key_env: 'VOXCTL_PROBE_LOOPER' },
-          'stt-d': { adapter: 'deepgram', model: 'nova-3', base_url: booster.url, api_key_env: 'VOXCTL_PROBE_BOOSTER' },
-        },
-      },
-    }),
-  );
-  process.env.VOXCTL_PROBE_TALKER = talker.key;
-  process.env.VOXCTL_PROBE_LOOPER = looper.key;
-  process.env.VOXCTL_PROBE_BOOSTER = booster.key;
+  const configPath = fakeProvidersConfig(dir, {
+    'stt-b': { adapter: 'openai', model: 'whisper-1', fake: talker },
+    'stt-c': { adapter: 'deepgram', model: 'nova-3', fake: looper },
+    'stt-d': { adapter: 'deepgram', model: 'nova-3', fake: booster },
+  });
   s = await startTestServer({ options: { configPath } });
   await promoteToEnterprise(s);
   flite = await fliteSpeaker(s.runtime.db);

@@ -1,14 +1,15 @@
 // Streaming evaluations over real loopback HTTP (DESIGN §13.2): the mode and pace rules, and latency
 // figures measured against a Deepgram live fake answering at known delays — the truth is what the fake
 // itself recorded (when the frame holding the end of speech arrived, when its final answer left).
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { call, type Reply } from '../helpers/core-http.js';
 import { fliteSpeaker, promoteToEnterprise } from '../helpers/audio-jobs.js';
-import { pollEvaluation } from '../helpers/evaluations.js';
+import { fakeProvidersConfig, pollEvaluation } from '../helpers/evaluations.js';
 import { startFakeDeepgramLive, type FakeStreamingVendor } from '../helpers/fake-stt-streaming.js';
 import { startFakeVendor, type FakeVendor } from '../helpers/fake-stt-vendors.js';
 import { decodeWavToPcm16 } from '../../src/server/audio/wav.js';
@@ -34,20 +35,11 @@ beforeAll(async () => {
     ],
   });
   openai = await startFakeVendor('openai');
-  process.env.VOXCTL_TEST_DG_EVAL_KEY = dg.key;
   dir = mkdtempSync(join(tmpdir(), 'voxctl-stream-eval-'));
-  const configPath = join(dir, 'voxctl.config.json');
-  writeFileSync(
-    configPath,
-    JSON.stringify({
-      stt: {
-        providers: {
-          'stt-b': { adapter: 'deepgram', base_url: dg.url, api_key_env: 'VOXCTL_TEST_DG_EVAL_KEY', model: 'nova-3' },
-          'stt-a-model-1': { adapter: 'openai', base_url: openai.url },
-        },
-      },
-    }),
-  );
+  const configPath = fakeProvidersConfig(dir, {
+    'stt-b': { adapter: 'deepgram', model: 'nova-3', fake: dg },
+    'stt-a-model-1': { adapter: 'openai', fake: openai },
+  });
   s = await startTestServer({ options: { configPath } });
   await promoteToEnterprise(s);
   flite = await fliteSpeaker(s.runtime.db);
@@ -82,10 +74,18 @@ describe('POST /v1/evaluations with mode "streaming" (DESIGN §13.2)', () => {
   describe('one utterance streamed to the Deepgram live fake at pace 1', () => {
     let ev: Json;
     let rows: Json[];
+    // The fake runs in this process: its receipt times are late by however long the event loop was held.
+    // That lag (its worst case during the run) widens the ±10 ms the figures must meet; it is ~1 ms when
+    // the machine is quiet.
+    let lagMs = 0;
     beforeAll(async () => {
+      const lag = monitorEventLoopDelay({ resolution: 1 });
+      lag.enable();
       const created = await post(body());
       expect(created.status, created.text).toBe(201);
       ev = await pollEvaluation(s, created.body.evaluation_id, { timeoutMs: 120_000 });
+      lag.disable();
+      lagMs = lag.max / 1e6;
       rows = (await call(s, 'GET', `/v1/evaluations/${ev.evaluation_id}/utterances`, { key: s.key })).body.items;
     }, 150_000);
 
@@ -105,9 +105,9 @@ describe('POST /v1/evaluations with mode "streaming" (DESIGN §13.2)', () => {
       const eosFrame = frameHolding(speechBounds(wav.pcm, wav.sampleRate).endMs!, 20, frames);
       const eosArrived = rec.frames[eosFrame]!.at;
       const final = rec.sent.find((x) => x.index === 1)!;
-      expect(Math.abs(u.final_latency_ms - (final.sentAt - eosArrived))).toBeLessThanOrEqual(10);
+      expect(Math.abs(u.final_latency_ms - (final.sentAt - eosArrived))).toBeLessThanOrEqual(10 + lagMs);
       const partial = rec.sent.find((x) => x.index === 0)!;
-      expect(Math.abs(u.first_partial_ms - (partial.sentAt - rec.frames[0]!.at))).toBeLessThanOrEqual(10);
+      expect(Math.abs(u.first_partial_ms - (partial.sentAt - rec.frames[0]!.at))).toBeLessThanOrEqual(10 + lagMs);
       // The final answer came 120 ms after the stream's end, which is after the end of speech.
       expect(u.final_latency_ms).toBeGreaterThanOrEqual(110);
     });

@@ -3,6 +3,7 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { encodeWav } from '../../src/server/audio/wav.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
@@ -94,7 +95,13 @@ describe('POST /v1/stt/stream', () => {
   });
 
   test('streams to Deepgram and local-sphinx at once: NDJSON events, then the figures', async () => {
+    // The fake runs in this process: its receipt times are late by however long the event loop was held,
+    // which widens the ±10 ms (by ~1 ms on a quiet machine).
+    const lag = monitorEventLoopDelay({ resolution: 1 });
+    lag.enable();
     const r = await stream({ audio_url: audioUrl, providers: ['stt-b', 'local-sphinx'], pace: 1 });
+    lag.disable();
+    const slack = lag.max / 1e6;
     expect(r.status).toBe(200);
     expect(r.type).toBe('application/x-ndjson; charset=utf-8');
     expect(dg.violations).toEqual([]);
@@ -111,8 +118,8 @@ describe('POST /v1/stt/stream', () => {
     const rec = dg.streams.at(-1)!;
     const partial = rec.sent.find((x) => x.index === 0)!;
     const final = rec.sent.find((x) => x.index === 1)!;
-    expect(Math.abs(b.first_partial_ms - (partial.sentAt - rec.frames[0]!.at))).toBeLessThanOrEqual(10);
-    expect(Math.abs(b.final_latency_ms - (final.sentAt - final.heardAt))).toBeLessThanOrEqual(10);
+    expect(Math.abs(b.first_partial_ms - (partial.sentAt - rec.frames[0]!.at))).toBeLessThanOrEqual(10 + slack);
+    expect(Math.abs(b.final_latency_ms - (final.sentAt - final.heardAt))).toBeLessThanOrEqual(10 + slack);
     expect(b.achieved_pace).toBeGreaterThan(0.95);
     expect(b.achieved_pace).toBeLessThan(1.05);
     // The tone is no speech to PocketSphinx: whatever it says, it answers without an error.

@@ -6,6 +6,7 @@ import { cli, createSandbox, type Sandbox } from '../helpers/cli.js';
 import { fliteSpeaker, promoteToEnterprise } from '../helpers/audio-jobs.js';
 import { startFakeVendor, type FakeVendor } from '../helpers/fake-stt-vendors.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
+import { fakeProvidersConfig } from '../helpers/evaluations.js';
 import { entitySentences } from '../../src/shared/entities/index.js';
 
 // `voxctl eval run --probe … --entities … --keyterms …`, the probe gates and `eval show`'s probes table
@@ -26,20 +27,10 @@ const base = () => ['eval', 'run', '--texts', 'prompts.txt', '--speaker', speake
 beforeAll(async () => {
   talker = await startFakeVendor('openai');
   booster = await startFakeVendor('deepgram', { script: { term: 'Acme', without: 'call the acne office', with: 'call the Acme office' } });
-  const configPath = join(dir, 'voxctl.config.json');
-  writeFileSync(
-    configPath,
-    JSON.stringify({
-      stt: {
-        providers: {
-          'stt-b': { adapter: 'openai', model: 'whisper-1', base_url: talker.url, api_key_env: 'VOXCTL_CLI_PROBE_TALKER' },
-          'stt-d': { adapter: 'deepgram', model: 'nova-3', base_url: booster.url, api_key_env: 'VOXCTL_CLI_PROBE_BOOSTER' },
-        },
-      },
-    }),
-  );
-  process.env.VOXCTL_CLI_PROBE_TALKER = talker.key;
-  process.env.VOXCTL_CLI_PROBE_BOOSTER = booster.key;
+  const configPath = fakeProvidersConfig(dir, {
+    'stt-b': { adapter: 'openai', model: 'whisper-1', fake: talker },
+    'stt-d': { adapter: 'deepgram', model: 'nova-3', fake: booster },
+  });
   s = await startTestServer({ options: { configPath } });
   await promoteToEnterprise(s);
   speaker = await fliteSpeaker(s.runtime.db);

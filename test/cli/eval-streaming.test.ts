@@ -8,6 +8,7 @@ import { fliteSpeaker, promoteToEnterprise } from '../helpers/audio-jobs.js';
 import { startFakeDeepgramLive, type FakeStreamingVendor } from '../helpers/fake-stt-streaming.js';
 import { startFakeVendor, type FakeVendor } from '../helpers/fake-stt-vendors.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
+import { fakeProvidersConfig } from '../helpers/evaluations.js';
 
 // `voxctl eval run --mode streaming --pace --max-final-latency` and `eval show` of a streaming evaluation
 // (DESIGN §13.2) through the built CLI (run `npm run build` first), against a real service whose Deepgram
@@ -26,20 +27,10 @@ const run = (args: string[]) => cli(sb, args, { env: { VOXCTL_BASE_URL: s.url, V
 beforeAll(async () => {
   dg = await startFakeDeepgramLive({ script: [{ afterAudioMs: 'end', delayMs: 300, kind: 'final', text: TEXT }] });
   openai = await startFakeVendor('openai');
-  const configPath = join(dir, 'voxctl.config.json');
-  writeFileSync(
-    configPath,
-    JSON.stringify({
-      stt: {
-        providers: {
-          'stt-b': { adapter: 'deepgram', model: 'nova-3', base_url: dg.url, api_key_env: 'VOXCTL_CLI_STREAM_DG' },
-          'stt-c': { adapter: 'openai', model: 'whisper-1', base_url: openai.url, api_key_env: 'VOXCTL_CLI_STREAM_OPENAI' },
-        },
-      },
-    }),
-  );
-  process.env.VOXCTL_CLI_STREAM_DG = dg.key;
-  process.env.VOXCTL_CLI_STREAM_OPENAI = openai.key;
+  const configPath = fakeProvidersConfig(dir, {
+    'stt-b': { adapter: 'deepgram', model: 'nova-3', fake: dg },
+    'stt-c': { adapter: 'openai', model: 'whisper-1', fake: openai },
+  });
   s = await startTestServer({ options: { configPath } });
   await promoteToEnterprise(s);
   speaker = await fliteSpeaker(s.runtime.db);

@@ -44,3 +44,29 @@ export async function failingVendorConfig(): Promise<{ configPath: string; provi
     },
   };
 }
+
+/** A provider binding of a test config: its adapter and model, bound to a loopback fake (its URL and key). */
+export interface FakeBinding {
+  adapter: string;
+  model?: string;
+  streaming_model?: string;
+  price_per_minute_usd?: number;
+  fake: { url: string; key: string };
+}
+
+/**
+ * Writes a server config binding provider tokens to loopback fakes into `dir` and returns its path. Each
+ * key travels as the config documents it, through an environment variable (named after the token) that
+ * this sets in the test process — the test server runs in it.
+ */
+export function fakeProvidersConfig(dir: string, bindings: Record<string, FakeBinding>): string {
+  const providers: Record<string, unknown> = {};
+  for (const [token, { fake, ...binding }] of Object.entries(bindings)) {
+    const env = `VOXCTL_TEST_KEY_${token.replace(/[^A-Za-z0-9]/g, '_').toUpperCase()}_${process.pid}`;
+    process.env[env] = fake.key;
+    providers[token] = { ...binding, base_url: fake.url, api_key_env: env };
+  }
+  const path = join(dir, 'voxctl.config.json');
+  writeFileSync(path, JSON.stringify({ stt: { providers } }));
+  return path;
+}
