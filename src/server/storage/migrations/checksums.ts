@@ -14,7 +14,7 @@ export const PUBLISHED_CHECKSUMS: Readonly<Record<Dialect, Readonly<Record<numbe
     6: '5b2ffdd8d5184bc331c70ce5445060950108ff3f3f98f3196328f1837cc85cf9', // leases
     7: 'c769be18b1962be9e38ced24828f744102fdc40508b762d9661ee0981dbad80a', // schema-repair
     8: 'fe76a798c060b2124a9272e2cc5eb9780a6bb8b34baafe021a27d373ea3ce0b5', // user-disabled
-    9: '983e359bf1b2f89a68b634da82c524f045022fdae69b65f5a7de476856cf43ff', // evaluation-setup
+    9: '0afc99786400e4716159cf050d46e3f6ce6aa2ec018fcabf8c6d3395c0d5dfde', // evaluation-setup
     10: 'fc0038df2ed1c46976df8f83c2a76fc9ba47d3f6dcb430cd4be03c210330ed21', // speakers-engine-index
     11: 'ddc24821679cd7757867e8c76e4dec93aad5deef9d9ed99b1bcdf43c300356c2', // corpora
     12: '8066ea337ede8b6f18d1d130e3dac0a471157137e03704fde43f314509b68c92', // corpus-evaluations

@@ -6,6 +6,8 @@ import type { SqlMigration } from './types.js';
  * minute at creation (`prices`, JSON `{token: number|null}`), so a summary's cost never changes after
  * the fact. Old evaluations get the setup that is known from their own columns: normaliser, conditions,
  * seed and the provider tokens; the adapter, model, language and voxctl version were not recorded (null).
+ * The providers subquery is wrapped in `json()`: SQLite 3.45+ drops the JSON subtype of a scalar subquery's
+ * result, so without it the object would be nested as a string (the SQLite of better-sqlite3 13, Node >= 22).
  */
 export const evaluationSetupMigration: SqlMigration = {
   name: 'evaluation-setup',
@@ -16,8 +18,8 @@ export const evaluationSetupMigration: SqlMigration = {
     UPDATE evaluations SET setup = json_object(
       'voxctl_version', NULL,
       'normalizer', json_object('name', normalizer, 'version', normalizer_version),
-      'providers', (SELECT json_group_object(p.value, json_object('adapter', NULL, 'model', NULL, 'language', NULL))
-                    FROM json_each(evaluations.providers) AS p),
+      'providers', json((SELECT json_group_object(p.value, json_object('adapter', NULL, 'model', NULL, 'language', NULL))
+                         FROM json_each(evaluations.providers) AS p)),
       'conditions', json(conditions),
       'seed', seed)
     WHERE setup IS NULL;
