@@ -13,8 +13,9 @@
 // Prints figures and ratios — wall time, and CPU seconds (the server's, or this process's reaped children:
 // ffmpeg, PocketSphinx, the CLI), which other tenants of a shared machine do not move; asserts nothing.
 // BENCH_RUNS (default 3) repeats it.
-import { execFile, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { api, cpuSeconds, memory, serve, stop } from './lib/service.mjs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -28,7 +29,6 @@ const CORES = availableParallelism();
 const KEY = 'vox_' + 'C'.repeat(40);
 const BIN = new URL('../bin/voxctl.js', import.meta.url).pathname;
 const TESTDATA = '/usr/share/pocketsphinx/test/data';
-const Database = (await import(new URL('../dist/server/storage/sqlite-driver.js', import.meta.url).href)).loadSqliteDriver();
 const { decodeAudioFiles } = await import(new URL('../dist/server/audio/file-decode.js', import.meta.url).href);
 const { decodeWavToPcm16 } = await import(new URL('../dist/server/audio/wav.js', import.meta.url).href);
 const { resamplePcm16 } = await import(new URL('../dist/server/audio/resample.js', import.meta.url).href);
@@ -88,61 +88,6 @@ async function generateCorpus(dir) {
   return { files: items.map((it) => join(dir, it.name)), seconds, bytes };
 }
 
-/** Starts `voxctl serve` on a fresh data dir and waits until it answers. */
-async function serve() {
-  const dataDir = mkdtempSync(join(tmpdir(), 'voxctl-bench-corpus-'));
-  const proc = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--data-dir', dataDir, '--log-level', 'warn'], {
-    env: { ...process.env, VOXCTL_BOOTSTRAP_KEY: KEY },
-    stdio: 'ignore',
-  });
-  for (let i = 0; i < 600; i++) {
-    const file = join(dataDir, 'server.json');
-    if (existsSync(file)) {
-      try {
-        const { port } = JSON.parse(readFileSync(file, 'utf8'));
-        const url = `http://127.0.0.1:${port}`;
-        if ((await fetch(`${url}/health`)).ok) {
-          const db = new Database(join(dataDir, 'voxctl.db'));
-          db.prepare(`UPDATE users SET subscription_tier = 'enterprise'`).run();
-          db.close();
-          return { url, pid: proc.pid, dataDir, proc };
-        }
-      } catch {
-        // not ready yet
-      }
-    }
-    await sleep(100);
-  }
-  throw new Error('voxctl serve did not start');
-}
-
-async function api(server, method, path, json) {
-  const res = await fetch(server.url + path, {
-    method,
-    headers: { authorization: `Bearer ${KEY}`, ...(json ? { 'content-type': 'application/json' } : {}) },
-    body: json ? JSON.stringify(json) : undefined,
-  });
-  const body = await res.json();
-  if (res.status >= 400) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(body)}`);
-  return body;
-}
-
-/**
- * CPU seconds of a process and its reaped children (ffmpeg and PocketSphinx run as children): a measure
- * the other tenants of a shared machine do not move, unlike wall time.
- */
-function cpuSeconds(pid) {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  // utime, stime, cutime, cstime are fields 14..17 of stat(5); `fields` starts at field 3.
-  return fields.slice(11, 15).reduce((n, v) => n + Number(v), 0) / 100;
-}
-
-/** Resident memory of a process in MB. */
-function rssMb(pid) {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024;
-}
-
 /**
  * The baseline of the upload: the same files through the service's own decoder (`decodeAudioFiles`: one
  * ffmpeg run per batch of 16 files, 48 kHz cap) as the service runs it — 2 workers (fewer on one core),
@@ -168,13 +113,13 @@ async function decodeAlone(files) {
 }
 
 async function runOnce(n, corpusDir, files) {
-  const server = await serve();
+  const server = await serve({ key: KEY, prefix: 'voxctl-bench-corpus-' });
   try {
     // --- upload + decode through the CLI, RSS sampled ---------------------------------------------------
-    let maxRss = rssMb(server.pid);
+    let maxRss = memory(server.pid).rss;
     const idleRss = maxRss;
     const sampler = setInterval(() => {
-      maxRss = Math.max(maxRss, rssMb(server.pid));
+      maxRss = Math.max(maxRss, memory(server.pid).rss);
     }, 100);
     const t0 = performance.now();
     const c0 = cpuSeconds(server.pid) + cpuSeconds(process.pid);
@@ -247,9 +192,7 @@ async function runOnce(n, corpusDir, files) {
       evaluated: utterances.length, wer: all?.wer, speakers: all?.speakers,
     };
   } finally {
-    server.proc.kill('SIGTERM');
-    await new Promise((r) => server.proc.once('exit', r));
-    rmSync(server.dataDir, { recursive: true, force: true });
+    await stop(server);
   }
 }
 

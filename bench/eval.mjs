@@ -8,20 +8,17 @@
 // Goal: evaluation wall ≤ 1.15 × max(synthesis alone, recognition alone) — the pipeline overlaps them.
 // Also the server's resident memory (sampled during the evaluation, and its peak): goal < 300 MB.
 // BENCH_RUNS (default 3), BENCH_TEXTS (default 20) and BENCH_PER_GROUP (default 4) scale it.
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { availableParallelism, tmpdir } from 'node:os';
+import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
-import { spawn } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
+import { api, cpuSeconds, memory, serve, sqliteDriver, stop } from './lib/service.mjs';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
 const TEXTS = Number(process.env.BENCH_TEXTS ?? 20);
 const PER_GROUP = Number(process.env.BENCH_PER_GROUP ?? 4);
 const CONDITIONS = ['clean', 'telephone', 'noise:5'];
 const KEY = 'vox_' + 'B'.repeat(40);
-const BIN = new URL('../bin/voxctl.js', import.meta.url).pathname;
-// The SQLite driver of this Node, through the same seam the service uses (run `npm run build` first).
-const Database = (await import(new URL('../dist/server/storage/sqlite-driver.js', import.meta.url).href)).loadSqliteDriver();
+const Database = await sqliteDriver();
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const seconds = (ms) => `${(ms / 1000).toFixed(1)} s`;
 
@@ -39,65 +36,8 @@ const SENTENCES = [
 ];
 const texts = Array.from({ length: TEXTS }, (_, i) => (i < SENTENCES.length ? SENTENCES[i] : `${SENTENCES[i % SENTENCES.length]} Number ${i}.`));
 
-/** Starts `voxctl serve` on a fresh data dir and waits until it answers. */
-async function serve() {
-  const dataDir = mkdtempSync(join(tmpdir(), 'voxctl-bench-eval-'));
-  const proc = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--data-dir', dataDir, '--log-level', 'warn'], {
-    env: { ...process.env, VOXCTL_BOOTSTRAP_KEY: KEY },
-    stdio: 'ignore',
-  });
-  for (let i = 0; i < 600; i++) {
-    const file = join(dataDir, 'server.json');
-    if (existsSync(file)) {
-      try {
-        const { port } = JSON.parse(readFileSync(file, 'utf8'));
-        const url = `http://127.0.0.1:${port}`;
-        if ((await fetch(`${url}/health`)).ok) {
-          // Enterprise: the recognition-alone phase sends hundreds of requests a minute.
-          const db = new Database(join(dataDir, 'voxctl.db'));
-          db.prepare(`UPDATE users SET subscription_tier = 'enterprise'`).run();
-          db.close();
-          return { url, pid: proc.pid, dataDir, proc };
-        }
-      } catch {
-        // not ready yet
-      }
-    }
-    await sleep(100);
-  }
-  throw new Error('voxctl serve did not start');
-}
-
-async function api(server, method, path, json) {
-  const res = await fetch(server.url + path, {
-    method,
-    headers: { authorization: `Bearer ${KEY}`, ...(json ? { 'content-type': 'application/json' } : {}) },
-    body: json ? JSON.stringify(json) : undefined,
-  });
-  const body = await res.json();
-  if (res.status >= 400) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(body)}`);
-  return body;
-}
-
-/**
- * CPU seconds of the server and its reaped children (PocketSphinx runs as child processes): a measure
- * other tenants of a shared machine do not move, unlike wall time.
- */
-function cpuSeconds(pid) {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  // utime, stime, cutime, cstime are fields 14..17 of stat(5); `fields` starts at field 3.
-  return fields.slice(11, 15).reduce((n, v) => n + Number(v), 0) / 100;
-}
-
-/** Resident memory of a process in MB (current, and the peak so far). */
-function memory(pid) {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  const kb = (name) => Number(new RegExp(`${name}:\\s+(\\d+)`).exec(status)?.[1] ?? 0);
-  return { rss: kb('VmRSS') / 1024, peak: kb('VmHWM') / 1024 };
-}
-
 async function runOnce(run) {
-  const server = await serve();
+  const server = await serve({ key: KEY, prefix: 'voxctl-bench-eval-' });
   try {
     // The same voices for all three phases: PER_GROUP Flite and PER_GROUP eSpeak speakers of the catalogue.
     const catalogue = new Database(join(server.dataDir, 'voxctl.db'), { readonly: true });
@@ -172,9 +112,7 @@ async function runOnce(run) {
     const all = detail.summary.filter((r) => r.group === 'all').map((r) => `${r.condition} ${r.wer}`).join(', ');
     return { wall, synthesis, recognition, wallCpu, synthesisCpu, recognitionCpu, warm, maxRss, peak: mem.peak, utterances: utterances.length, all };
   } finally {
-    server.proc.kill('SIGTERM');
-    await new Promise((r) => server.proc.once('exit', r));
-    rmSync(server.dataDir, { recursive: true, force: true });
+    await stop(server);
   }
 }
 

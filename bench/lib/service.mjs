@@ -1,0 +1,113 @@
+// What the service benchmarks share: start the built `voxctl serve` on a fresh data dir as an enterprise
+// account, call its API, read a process's CPU time and memory from /proc, stop it. Run `npm run build` first.
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { spawn } from 'node:child_process';
+
+const BIN = new URL('../../bin/voxctl.js', import.meta.url).pathname;
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+/** The SQLite driver of this Node, through the same seam the service uses. */
+export async function sqliteDriver() {
+  const seam = await import(new URL('../../dist/server/storage/sqlite-driver.js', import.meta.url).href);
+  return seam.loadSqliteDriver();
+}
+
+/**
+ * Starts `voxctl serve` (extra CLI flags in `args`) on a fresh data dir with bootstrap key `key`, waits
+ * until it answers, and makes its account enterprise (benchmarks send hundreds of requests a minute).
+ */
+export async function serve({ key, prefix = 'voxctl-bench-', args = [] }) {
+  const Database = await sqliteDriver();
+  const dataDir = mkdtempSync(join(tmpdir(), prefix));
+  const proc = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--data-dir', dataDir, '--log-level', 'warn', ...args], {
+    env: { ...process.env, VOXCTL_BOOTSTRAP_KEY: key },
+    stdio: 'ignore',
+  });
+  for (let i = 0; i < 600; i++) {
+    const file = join(dataDir, 'server.json');
+    if (existsSync(file)) {
+      try {
+        const { port } = JSON.parse(readFileSync(file, 'utf8'));
+        const url = `http://127.0.0.1:${port}`;
+        if ((await fetch(`${url}/health`)).ok) {
+          const db = new Database(join(dataDir, 'voxctl.db'));
+          db.prepare(`UPDATE users SET subscription_tier = 'enterprise'`).run();
+          db.close();
+          return { url, key, pid: proc.pid, dataDir, proc };
+        }
+      } catch {
+        // not ready yet
+      }
+    }
+    await sleep(100);
+  }
+  proc.kill('SIGKILL');
+  throw new Error('voxctl serve did not start');
+}
+
+/** Stops a server started by `serve` (SIGTERM, waits for the exit) and removes its data dir. */
+export async function stop(server) {
+  if (server.proc.exitCode === null) {
+    server.proc.kill('SIGTERM');
+    await new Promise((r) => server.proc.once('exit', r));
+  }
+  rmSync(server.dataDir, { recursive: true, force: true });
+}
+
+/** One JSON call with the server's key; throws on a 4xx/5xx with the body. */
+export async function api(server, method, path, json) {
+  const res = await fetch(server.url + path, {
+    method,
+    headers: { authorization: `Bearer ${server.key}`, ...(json ? { 'content-type': 'application/json' } : {}) },
+    body: json ? JSON.stringify(json) : undefined,
+  });
+  const body = await res.json();
+  if (res.status >= 400) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(body)}`);
+  return body;
+}
+
+/** Polls `GET path` until its `status` is no longer pending or processing; returns the last body. */
+export async function settle(server, path, everyMs = 250) {
+  for (;;) {
+    const body = await api(server, 'GET', path);
+    if (!['pending', 'processing'].includes(body.status)) return body;
+    await sleep(everyMs);
+  }
+}
+
+/**
+ * CPU seconds of a process and its reaped children (PocketSphinx and ffmpeg run as children): a measure
+ * the other tenants of a shared machine do not move, unlike wall time.
+ */
+export function cpuSeconds(pid) {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  // utime, stime, cutime, cstime are fields 14..17 of stat(5); `fields` starts at field 3.
+  return fields.slice(11, 15).reduce((n, v) => n + Number(v), 0) / 100;
+}
+
+/** Resident memory of a process in MB: now (`rss`) and the peak of its life so far (`peak`, VmHWM). */
+export function memory(pid) {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = (name) => Number(new RegExp(`${name}:\\s+(\\d+)`).exec(status)?.[1] ?? 0);
+  return { rss: kb('VmRSS') / 1024, peak: kb('VmHWM') / 1024 };
+}
+
+/** Samples a process's RSS every `everyMs` until `stop()`, which returns the largest sample in MB. */
+export function sampleRss(pid, everyMs = 100) {
+  let max = memory(pid).rss;
+  const timer = setInterval(() => {
+    try {
+      max = Math.max(max, memory(pid).rss);
+    } catch {
+      // the process is gone
+    }
+  }, everyMs);
+  return {
+    stop() {
+      clearInterval(timer);
+      return max;
+    },
+  };
+}

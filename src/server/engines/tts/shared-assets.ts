@@ -1,0 +1,66 @@
+/**
+ * What every TTS worker of a process would otherwise load for itself: loaded once, on the main thread,
+ * the first time a worker asks, and handed to each worker without a copy — the compiled Flite module
+ * (a `WebAssembly.Module` posted to a worker shares its code and its 21 MB of voice data) and eSpeak's
+ * 24 MB data package (in a SharedArrayBuffer that every worker's file system reads from).
+ */
+import { open } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { compileFlite, type FliteModule } from './flite.js';
+
+/** The assets by name, and what each is. */
+export interface SharedAssetTypes {
+  'flite-module': FliteModule;
+  'espeak-data': SharedArrayBuffer;
+}
+export type SharedAssetName = keyof SharedAssetTypes;
+export type SharedAsset = SharedAssetTypes[SharedAssetName];
+
+/** How each asset is loaded (tests pass their own). */
+export type SharedAssetLoaders = { [K in SharedAssetName]: () => Promise<SharedAssetTypes[K]> };
+
+/** The data package of @echogarden/espeak-ng-emscripten, read straight into memory every worker can see. */
+export async function loadEspeakData(): Promise<SharedArrayBuffer> {
+  const script = createRequire(import.meta.url).resolve('@echogarden/espeak-ng-emscripten');
+  const file = await open(join(dirname(script), 'espeak-ng.data'));
+  try {
+    const { size } = await file.stat();
+    const shared = new SharedArrayBuffer(size);
+    const bytes = new Uint8Array(shared);
+    for (let at = 0; at < size; ) {
+      const { bytesRead } = await file.read(bytes, at, size - at, at);
+      if (bytesRead === 0) throw new Error('espeak-ng.data ended early');
+      at += bytesRead;
+    }
+    return shared;
+  } finally {
+    await file.close();
+  }
+}
+
+export const DEFAULT_ASSET_LOADERS: SharedAssetLoaders = { 'flite-module': () => compileFlite(), 'espeak-data': loadEspeakData };
+
+/**
+ * Loads each asset once (a failed load is tried again by the next caller). `collectGarbage` runs after
+ * each load: compiling Flite leaves the 21 MB file it read as garbage on this thread, which a server's
+ * main thread might otherwise hold for minutes.
+ */
+export function createSharedAssets(
+  loaders: SharedAssetLoaders = DEFAULT_ASSET_LOADERS,
+  collectGarbage?: () => void,
+): (name: SharedAssetName) => Promise<SharedAsset> {
+  const loaded = new Map<SharedAssetName, Promise<SharedAsset>>();
+  return (name) => {
+    let p = loaded.get(name);
+    if (!p) {
+      p = loaders[name]();
+      loaded.set(name, p);
+      p.then(
+        () => collectGarbage?.(),
+        () => loaded.delete(name),
+      );
+    }
+    return p;
+  };
+}

@@ -1,0 +1,98 @@
+import { afterAll, describe, expect, it } from 'vitest';
+import { createSharedAssets, DEFAULT_ASSET_LOADERS, loadEspeakData, type SharedAssetLoaders } from '../../../../../src/server/engines/tts/shared-assets.js';
+import { createTtsPool, type TtsWorkerPool } from '../../../../../src/server/engines/tts/pool.js';
+import { compileFlite, createFliteEngine } from '../../../../../src/server/engines/tts/flite.js';
+import { createEspeakEngine, usedExtent } from '../../../../../src/server/engines/tts/espeak.js';
+import type { VoiceBinding } from '../../../../../src/server/engines/tts/types.js';
+
+const slt: VoiceBinding = { engine: 'flite', voice: 'slt', pitch: 0, rate: 1 };
+const scot: VoiceBinding = { engine: 'espeak', voice: 'en-gb-scotland', variant: 'f3', pitch: 2, rate: 1.1 };
+
+/** The default loaders, counting how often each runs. */
+function countingLoaders(): { loaders: SharedAssetLoaders; calls: Record<string, number> } {
+  const calls: Record<string, number> = { 'flite-module': 0, 'espeak-data': 0 };
+  return {
+    calls,
+    loaders: {
+      'flite-module': () => (calls['flite-module']!++, DEFAULT_ASSET_LOADERS['flite-module']()),
+      'espeak-data': () => (calls['espeak-data']!++, DEFAULT_ASSET_LOADERS['espeak-data']()),
+    },
+  };
+}
+
+describe('shared engine assets', () => {
+  it('loads each asset once for all callers, tries a failed load again, and collects garbage after a load', async () => {
+    let attempts = 0;
+    let collections = 0;
+    const assets = createSharedAssets(
+      {
+        'flite-module': async () => {
+          attempts++;
+          if (attempts === 1) throw new Error('disk hiccup');
+          return compileFlite();
+        },
+        'espeak-data': loadEspeakData,
+      },
+      () => collections++,
+    );
+    await expect(assets('flite-module')).rejects.toThrow('disk hiccup');
+    const [a, b] = await Promise.all([assets('flite-module'), assets('flite-module')]);
+    expect(a).toBe(b);
+    expect(attempts).toBe(2);
+    await new Promise((r) => setImmediate(r));
+    expect(collections).toBe(1);
+  });
+
+  it('reads the eSpeak package into shared memory whole', async () => {
+    const data = await loadEspeakData();
+    expect(data).toBeInstanceOf(SharedArrayBuffer);
+    expect(data.byteLength).toBeGreaterThan(20 * 1024 * 1024);
+  });
+
+  it('an engine on shared assets makes the same bytes as one that loads its own', async () => {
+    const shared = createSharedAssets();
+    const flite = createFliteEngine({ module: () => shared('flite-module') as ReturnType<typeof compileFlite> });
+    const espeak = createEspeakEngine({ dataPackage: () => shared('espeak-data') as Promise<SharedArrayBuffer> });
+    const text = 'Press two for technical support.';
+    expect(Array.from((await flite.synthesize(text, slt)).pcm)).toEqual(Array.from((await createFliteEngine().synthesize(text, slt)).pcm));
+    expect(Array.from((await espeak.synthesize(text, scot)).pcm)).toEqual(Array.from((await createEspeakEngine().synthesize(text, scot)).pcm));
+  });
+});
+
+describe('the pool shares its assets', () => {
+  let pool: TtsWorkerPool | undefined;
+  afterAll(async () => pool?.close());
+
+  it('loads Flite and eSpeak once for two workers that both use them', async () => {
+    const { loaders, calls } = countingLoaders();
+    pool = createTtsPool({ size: 2, assetLoaders: loaders });
+    // Two pieces per text and two texts per engine at once: both workers load both engines.
+    const texts = ['One sentence here. And another one.', 'A third sentence. And a fourth.'];
+    await Promise.all(texts.flatMap((t) => [pool!.synthesize(t, slt), pool!.synthesize(t, scot)]));
+    await Promise.all(texts.flatMap((t) => [pool!.synthesize(t, slt), pool!.synthesize(t, scot)]));
+    expect(calls).toEqual({ 'flite-module': 1, 'espeak-data': 1 });
+    expect(pool.status()).toBe('ok');
+  });
+});
+
+describe('usedExtent', () => {
+  it('finds the end of the last non-zero byte, at any alignment', () => {
+    const heap = new Uint8Array(64 * 1024);
+    expect(usedExtent(heap)).toBe(0);
+    heap[0] = 1;
+    expect(usedExtent(heap)).toBe(1);
+    heap[4097] = 7;
+    expect(usedExtent(heap)).toBe(4098);
+    heap[heap.length - 1] = 1;
+    expect(usedExtent(heap)).toBe(heap.length);
+  });
+});
+
+describe('fullGarbageCollector', () => {
+  it('gives a collector that runs on this Node', async () => {
+    const { fullGarbageCollector } = await import('../../../../../src/server/engines/tts/garbage.js');
+    const collect = fullGarbageCollector();
+    expect(collect).toBeTypeOf('function');
+    expect(() => collect!()).not.toThrow();
+  });
+});
