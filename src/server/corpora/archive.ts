@@ -10,8 +10,8 @@ import { join } from 'node:path';
 import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createGunzip } from 'node:zlib';
-import yauzl from 'yauzl';
-import { Parser, type ReadEntry } from 'tar';
+import type yauzl from 'yauzl';
+import type { ReadEntry } from 'tar';
 import { CORPUS_LIMITS } from '../../shared/constants.js';
 import { CORPUS_MESSAGES, normalizeArchivePath } from '../../shared/corpus/index.js';
 import { DomainError, validationFailed } from '../../shared/errors.js';
@@ -120,7 +120,9 @@ const S_IFMT = 0o170000;
 const S_IFREG = 0o100000;
 const S_IFDIR = 0o040000;
 
+// yauzl and tar load with the first upload: a server that never receives a corpus never holds them.
 async function extractZip(archive: string, dest: string, budget: Budget, limits: ExtractLimits): Promise<string[]> {
+  const { default: yauzl } = await import('yauzl');
   let zip: yauzl.ZipFile;
   try {
     // Names are decoded and checked here, so an unsafe one gets DESIGN's message rather than yauzl's.
@@ -184,6 +186,7 @@ const TAR_FILE_TYPES = new Set(['File', 'OldFile', 'ContiguousFile']);
 const TAR_DIR_TYPES = new Set(['Directory', 'GNUDumpDir']);
 
 async function extractTar(archive: string, dest: string, budget: Budget, limits: ExtractLimits, gzipped: boolean): Promise<string[]> {
+  const { Parser } = await import('tar');
   const files: string[] = [];
   const source = createReadStream(archive);
   const parser = new Parser({ strict: true });

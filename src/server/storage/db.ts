@@ -4,13 +4,17 @@ import { loadSqliteDriver } from './sqlite-driver.js';
 import { makeDatabaseFilesPrivate } from './private-files.js';
 import { createSqliteDb } from './sql/sqlite.js';
 import type { Db } from './sql/types.js';
-import { createPostgresDb } from './sql/postgres.js';
-import { migratePostgres } from './migrations/migrate-postgres.js';
 import { redactDatabaseUrl } from '../../shared/database-url.js';
 
 export type { Db, Queryable, Dialect, SqlParam, SqlParams } from './sql/types.js';
 export type { SchemaStatus, AppliedMigration } from './migrations/runner.js';
 export { MigrationChangedError } from './migrations/runner.js';
+
+/** The PostgreSQL seam and migrator, loaded when a database URL is used: a SQLite server never holds `pg`. */
+async function postgres() {
+  const [{ createPostgresDb }, { migratePostgres }] = await Promise.all([import('./sql/postgres.js'), import('./migrations/migrate-postgres.js')]);
+  return { createPostgresDb, migratePostgres };
+}
 
 /** Opens (or creates) the SQLite file with the pragmas the service relies on, migrates it, and wraps it in the seam. */
 export async function openSqliteDatabase(file: string): Promise<Db> {
@@ -45,6 +49,7 @@ export type DatabaseTarget = { file: string } | { url: string; onIdleError?: (er
  */
 export async function openDatabase(target: DatabaseTarget): Promise<Db> {
   if ('file' in target) return openSqliteDatabase(target.file);
+  const { createPostgresDb, migratePostgres } = await postgres();
   try {
     await migratePostgres(target.url);
   } catch (err) {
@@ -71,6 +76,7 @@ export async function inspectDatabaseSchema(target: DatabaseTarget): Promise<Sch
       await db.close();
     }
   }
+  const { createPostgresDb } = await postgres();
   const db = createPostgresDb({ connectionString: target.url, max: 1 });
   try {
     return await inspectSchema(db);
@@ -91,6 +97,7 @@ export async function migrateDatabase(target: DatabaseTarget): Promise<SchemaSta
       await db.close();
     }
   }
+  const { migratePostgres } = await postgres();
   try {
     return await migratePostgres(target.url);
   } catch (err) {

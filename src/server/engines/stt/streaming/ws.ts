@@ -5,7 +5,7 @@
  * frames and messages look like.
  */
 import { performance } from 'node:perf_hooks';
-import WebSocket, { type RawData } from 'ws';
+import type { RawData } from 'ws';
 import { failure, scrub, type VendorContext } from '../http.js';
 import { SttError, type StreamEvent, type SttStream } from '../types.js';
 
@@ -43,7 +43,9 @@ export interface VendorSocketSpec {
 }
 
 /** Opens the vendor's socket; resolves once the vendor accepted the stream. */
-export function openVendorSocket(spec: VendorSocketSpec, onEvent: (e: StreamEvent) => void): Promise<SttStream> {
+export async function openVendorSocket(spec: VendorSocketSpec, onEvent: (e: StreamEvent) => void): Promise<SttStream> {
+  // `ws` loads with the first stream: a server that never streams never holds it.
+  const { default: WebSocket } = await import('ws');
   const now = spec.now ?? (() => performance.now());
   const { ctx } = spec;
   return new Promise<SttStream>((resolve, reject) => {
