@@ -1,6 +1,4 @@
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
-import type { Bindings, ChildLoggerOptions } from 'pino';
-import { serializeRequest } from './logger.js';
+import Fastify, { type FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import swagger from '@fastify/swagger';
 import multipart from '@fastify/multipart';
@@ -51,13 +49,6 @@ export interface AppOptions {
 export async function buildApp(runtime: Runtime, options: AppOptions = {}): Promise<FastifyInstance> {
   const app = Fastify({
     ...(options.logger ? { logger: options.logger } : { loggerInstance: runtime.logger }),
-    // Request lines log the URL with a signed URL's `sig` redacted (a test's own logger keeps its serializers).
-    ...(options.logger
-      ? {}
-      : {
-          childLoggerFactory: (logger: FastifyBaseLogger, bindings: Bindings, opts: ChildLoggerOptions) =>
-            logger.child(bindings, { ...opts, serializers: { ...opts.serializers, req: serializeRequest } }),
-        }),
     genReqId: genRequestId,
     bodyLimit: JSON_BODY_LIMIT,
     // Client address, scheme and host come from X-Forwarded-* only when the connection is from a proxy the

@@ -10,9 +10,13 @@ export const loggerOptions = (level: string) => ({
   redact: { paths: ['req.headers.authorization', 'req.headers["x-api-key"]', 'key', '*.key'], censor: '[redacted]' },
 });
 
-/** The server's one logger (requests, job runners), at `level` (`silent` logs nothing). */
+/**
+ * The server's one logger (requests, job runners), at `level` (`silent` logs nothing). Request lines log
+ * the URL with a signed URL's `sig` redacted: the serializer is set here once, for every child to
+ * inherit — set per request child, it cost each request a rebuild of pino's serializers.
+ */
 export function createLogger(level: string): Logger {
-  return pino(loggerOptions(level));
+  return pino({ ...loggerOptions(level), serializers: { req: serializeRequest } });
 }
 
 /** A URL as logged: the `sig` of a signed URL (valid 24 h, a bearer credential) becomes `[redacted]` (DESIGN §14.5). */
