@@ -5,6 +5,7 @@
 // Never skips silently: a missing package we may not install stops the run with the exact command.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -82,6 +83,39 @@ if (missing.length > 0) {
 }
 
 if (sh('npm', ['run', 'build', '--silent']) !== 0) process.exit(1);
+
+/** Whether something accepts connections on 127.0.0.1:`port`. */
+function portInUse(port) {
+  return new Promise((resolve) => {
+    const socket = connect({ host: '127.0.0.1', port });
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
+}
+
+// The embedded-default tests need the real port 7723, which the README's first command leaves held by the
+// service `voxctl` started on its own. That one is stopped (the next voxctl command starts it again);
+// anything else on the port stops the run here rather than failing those tests half an hour later.
+const EMBEDDED_PORT = 7723;
+if (await portInUse(EMBEDDED_PORT)) {
+  const probe = spawnSync(process.execPath, ['bin/voxctl.js', '--json', 'serve', 'status'], { encoding: 'utf8' });
+  let status;
+  try {
+    status = JSON.parse(probe.stdout);
+  } catch {
+    status = undefined;
+  }
+  if (status?.running && status.autostarted && status.url === `http://127.0.0.1:${EMBEDDED_PORT}`) {
+    console.error(`Stopping the local voxctl service that voxctl started on 127.0.0.1:${EMBEDDED_PORT} (pid ${status.pid}): the tests need the port; the next voxctl command starts it again.`);
+    if (sh(process.execPath, ['bin/voxctl.js', 'serve', 'stop']) !== 0) process.exit(1);
+  } else {
+    console.error(`npm test stopped: port ${EMBEDDED_PORT} on 127.0.0.1 is in use by another process, and the embedded-default tests need it. Stop it (\`voxctl serve stop\` if it is a voxctl service you started), then run npm test again.`);
+    process.exit(1);
+  }
+}
 
 // A JSON report beside the usual output, so the run ends with one plain `N passed, N failed` line.
 const report = join(mkdtempSync(join(tmpdir(), 'voxctl-vitest-')), 'report.json');
