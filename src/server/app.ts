@@ -9,6 +9,7 @@ import { genRequestId, registerRequestId } from './plugins/request-id.js';
 import { registerErrorHandling, sendFrameworkError } from './plugins/errors.js';
 import { createClientErrorHandler, registerHostCheck } from './plugins/http-errors.js';
 import { registerValidation } from './plugins/validation.js';
+import { serializeOnFirstCall } from './plugins/lazy-compile.js';
 import { registerAuthentication, registerAuthorization } from './plugins/auth.js';
 import { rateLimitHeaders, registerRateLimit } from './plugins/rate-limit.js';
 import { registerJsonBody } from './plugins/json-body.js';
@@ -64,6 +65,8 @@ export async function buildApp(runtime: Runtime, options: AppOptions = {}): Prom
     // and so does a missing Host, which Node would answer bare (see plugins/http-errors.ts).
     clientErrorHandler: createClientErrorHandler({ requestId: genRequestId, headersFor: (ip) => rateLimitHeaders(runtime.rateLimiter.peekAnonymous(ip)) }),
     http: { requireHostHeader: false },
+    // Response serializers are built on a route's first answer, not all at start (plugins/lazy-compile.ts).
+    schemaController: { compilersFactory: { buildSerializer: serializeOnFirstCall() } },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.decorate('runtime', runtime);

@@ -1,5 +1,6 @@
 import { Ajv, type Options, type ValidateFunction } from 'ajv';
 import type { FastifyInstance } from 'fastify';
+import { validateOnFirstCall } from './lazy-compile.js';
 
 const common: Options = { allErrors: false, useDefaults: true, removeAdditional: false, strict: false };
 
@@ -38,7 +39,8 @@ function decimalQueryIntegers(validate: ValidateFunction, schema: unknown): Vali
 
 /**
  * Query strings, params and headers arrive as text and are coerced to the schema's types; JSON bodies are
- * not — `{"text": 123}` is a wrong type and answers 400 (DESIGN §4.2), never silently "123".
+ * not — `{"text": 123}` is a wrong type and answers 400 (DESIGN §4.2), never silently "123". Each
+ * validator is compiled on the first request that needs it (see lazy-compile.ts).
  */
 export function registerValidation(app: FastifyInstance): void {
   const coercing = new Ajv({ ...common, coerceTypes: 'array' });
@@ -48,9 +50,11 @@ export function registerValidation(app: FastifyInstance): void {
     ajv.addFormat('uri', true);
     ajv.addFormat('email', /^[^\s@]+@[^\s@]+\.[^\s@]+$/);
   }
-  app.setValidatorCompiler(({ schema, httpPart }) => {
-    if (httpPart === 'body') return strict.compile(schema as object);
-    const validate = coercing.compile(schema as object);
-    return httpPart === 'querystring' ? decimalQueryIntegers(validate, schema) : validate;
-  });
+  app.setValidatorCompiler(({ schema, httpPart }) =>
+    validateOnFirstCall(() => {
+      if (httpPart === 'body') return strict.compile(schema as object);
+      const validate = coercing.compile(schema as object);
+      return httpPart === 'querystring' ? decimalQueryIntegers(validate, schema) : validate;
+    }),
+  );
 }

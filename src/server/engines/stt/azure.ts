@@ -88,7 +88,7 @@ async function fastTranscription(
   ctx: VendorContext,
   req: { key: string; signal: AbortSignal; locale: string; wav: Buffer; phrases: readonly string[] },
 ): Promise<SttOutput> {
-  const form = wavForm(req, 'audio');
+  const form = await wavForm(req, 'audio');
   form.append('definition', JSON.stringify({ locales: [req.locale], phraseList: { phrases: [...req.phrases] } }));
   const url = `${joinUrl(azureFastBase(s.baseUrl), FAST_PATH)}?api-version=${FAST_API_VERSION}`;
   const body = await vendorJson<FastResponse>(ctx, url, { method: 'POST', headers: { 'ocp-apim-subscription-key': req.key }, body: form, signal: req.signal });

@@ -28,7 +28,7 @@ export function scribeConfidence(body: ScribeResponse): number | null {
 export function createElevenLabsAdapter(s: AdapterSettings): SttAdapter {
   const model = s.model ?? 'scribe_v2';
   return defineVendorAdapter(s, { vendor: VENDOR, adapter: 'elevenlabs', model }, async (audio, { key, ctx, signal, language, keyterms }) => {
-    const form = wavForm(audio, 'file');
+    const form = await wavForm(audio, 'file');
     form.append('model_id', model);
     if (language) form.append('language_code', primaryLanguage(language));
     // BodySpeechToTextV1SpeechToTextPost.keyterms: one multipart field per term, as the SDK appends them.

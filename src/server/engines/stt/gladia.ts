@@ -26,7 +26,7 @@ export function createGladiaAdapter(s: AdapterSettings): SttAdapter {
     const upload = await vendorJson<{ audio_url?: unknown }>(ctx, joinUrl(s.baseUrl, '/v2/upload'), {
       method: 'POST',
       headers: { 'x-gladia-key': key },
-      body: wavForm(audio, 'audio'),
+      body: await wavForm(audio, 'audio'),
       signal,
     });
     if (typeof upload.audio_url !== 'string') throw malformed(ctx, 'no audio_url');

@@ -2,7 +2,7 @@
  * HTTP plumbing shared by the vendor adapters: one place that maps transport failures and vendor status
  * codes to the API's per-provider error codes (DESIGN §4.11) and keeps credentials out of messages.
  */
-import { fetch as undiciFetch, type RequestInit, type Response } from 'undici';
+import type { fetch as undiciFetch, RequestInit, Response } from 'undici';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { SttError } from './types.js';
 
@@ -78,7 +78,8 @@ export async function vendorText(ctx: VendorContext, url: string, init: RequestI
   let res: Response;
   let text: string;
   try {
-    res = await (ctx.fetch ?? undiciFetch)(url, init);
+    // undici loads with the first vendor call (Node's global fetch is a different undici: no FormData of ours).
+    res = await (ctx.fetch ?? (await import('undici')).fetch)(url, init);
     text = await res.text();
   } catch (err) {
     throw transportFailure(ctx, err, init.signal);

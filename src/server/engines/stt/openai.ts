@@ -76,7 +76,7 @@ export function createOpenAiAdapter(s: AdapterSettings): SttAdapter {
       const key = s.apiKeyEnv ? requireKey(s, VENDOR) : undefined;
       checkLimits(audio, VENDOR_TABLE.openai.limits, VENDOR);
       const ctx = contextOf(s, VENDOR);
-      const form = wavForm(audio, 'file');
+      const form = await wavForm(audio, 'file');
       form.append('model', model);
       const language = opts.language ?? s.language;
       if (language) form.append('language', primaryLanguage(language));

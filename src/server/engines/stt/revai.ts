@@ -47,7 +47,7 @@ export function createRevAiAdapter(s: AdapterSettings): SttAdapter {
     if (s.model) options.transcriber = s.model;
     // RevAiJobOptions.custom_vocabularies: CustomVocabulary[] = [{phrases}] (<= 6000 phrases per job).
     if (keyterms) options.custom_vocabularies = [{ phrases: [...keyterms] }];
-    const form = wavForm(audio, 'media');
+    const form = await wavForm(audio, 'media');
     form.append('options', JSON.stringify(options));
     const job = await vendorJson<RevJob>(ctx, base, { method: 'POST', headers: auth, body: form, signal });
     if (typeof job.id !== 'string') throw malformed(ctx, 'no job id');

@@ -54,7 +54,7 @@ export function createSpeechmaticsAdapter(s: AdapterSettings): SttAdapter {
     if (s.model) transcription.model = s.model;
     // Custom dictionary: additional_vocab [{content, sounds_like?}] (<= 1000 recommended).
     if (keyterms) transcription.additional_vocab = keyterms.map((content) => ({ content }));
-    const form = wavForm(audio, 'data_file');
+    const form = await wavForm(audio, 'data_file');
     form.append('config', JSON.stringify({ type: 'transcription', transcription_config: transcription }));
     const created = await vendorJson<{ id?: unknown }>(ctx, joinUrl(s.baseUrl, '/v2/jobs'), { method: 'POST', headers: auth, body: form, signal });
     if (typeof created.id !== 'string') throw malformed(ctx, 'no job id');

@@ -3,7 +3,7 @@
  * readiness, secret scrubbing), the vendor's audio limits and its time budget are decided once rather
  * than nine times.
  */
-import { FormData } from 'undici';
+import type { FormData } from 'undici';
 import { SttError, type SttAdapter, type SttAudio, type SttOutput } from './types.js';
 import type { VendorContext } from './http.js';
 import { checkLimits, contextOf, keyCheck, requireKey, withinBudget, type AdapterSettings } from './settings.js';
@@ -74,8 +74,13 @@ export function checkKeyterms(terms: readonly string[], spec: KeytermSpec, vendo
   return terms;
 }
 
-/** A multipart body holding the audio as a WAV file under `field`, the upload shape most vendors take. */
-export function wavForm(audio: Pick<SttAudio, 'wav'>, field: string): FormData {
+/**
+ * A multipart body holding the audio as a WAV file under `field`, the upload shape most vendors take.
+ * undici's own FormData (its fetch sends no other kind), loaded with the first upload: a server that never
+ * calls a vendor never pays for undici.
+ */
+export async function wavForm(audio: Pick<SttAudio, 'wav'>, field: string): Promise<FormData> {
+  const { FormData } = await import('undici');
   const form = new FormData();
   form.append(field, new Blob([audio.wav], { type: 'audio/wav' }), 'audio.wav');
   return form;

@@ -7,7 +7,8 @@
  */
 import { lookup as dnsLookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
-import { Agent, buildConnector, request, type Dispatcher } from 'undici';
+import type * as Undici from 'undici';
+import type { Agent, Dispatcher } from 'undici';
 import type { Clock } from '../../clock.js';
 import type { Db } from '../../storage/db.js';
 import { DomainError, validationFailed } from '../../../shared/errors.js';
@@ -126,7 +127,8 @@ async function checkedAddress(deps: AudioSourceDeps, url: URL): Promise<Resolved
 }
 
 /** A dispatcher whose every connection goes to `target`, whatever DNS says by then. */
-function pinnedAgent(target: ResolvedAddress, hooks: AudioFetchHooks | undefined): Agent {
+function pinnedAgent(undici: typeof Undici, target: ResolvedAddress, hooks: AudioFetchHooks | undefined): Agent {
+  const { Agent, buildConnector } = undici;
   const connectTarget = hooks?.connectTarget;
   if (connectTarget) {
     const plain = buildConnector({ timeout: 10_000 });
@@ -149,14 +151,16 @@ async function fetchExternal(deps: AudioSourceDeps, first: URL): Promise<Buffer>
   const maxBytes = deps.maxBytes ?? MAX_AUDIO_BYTES;
   const timeoutMs = deps.timeoutMs ?? FETCH_TIMEOUT_MS;
   const signal = AbortSignal.timeout(timeoutMs);
+  // Loaded with the first external fetch: most servers never fetch an audio_url.
+  const undici = await import('undici');
   let url = first;
   for (let hop = 0; ; hop++) {
     const target = await checkedAddress(deps, url);
-    const agent = pinnedAgent(target, deps.hooks);
+    const agent = pinnedAgent(undici, target, deps.hooks);
     try {
       let res: Dispatcher.ResponseData;
       try {
-        res = await request(url, { method: 'GET', dispatcher: agent, signal, headers: { accept: 'audio/*, */*;q=0.5', 'user-agent': 'voxctl' } });
+        res = await undici.request(url, { method: 'GET', dispatcher: agent, signal, headers: { accept: 'audio/*, */*;q=0.5', 'user-agent': 'voxctl' } });
       } catch (err) {
         throw fetchFailure(err, signal, timeoutMs);
       }
