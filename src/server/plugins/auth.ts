@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { Logger } from 'pino';
 import type { Tier } from '../../shared/schemas/users.js';
 import { forbidden, unauthorized } from '../errors.js';
 import { authenticateApiKey } from '../services/accounts/keys.js';
@@ -42,16 +43,17 @@ export function requireAuth(request: FastifyRequest): AuthContext {
 export function registerAuthentication(app: FastifyInstance): void {
   app.decorateRequest('auth', undefined);
   app.decorateRequest('authRejected', false);
-  app.addHook('onRequest', async (request, reply) => {
+  app.addHook('onRequest', async (request) => {
     const header = request.headers.authorization;
     if (header !== undefined && request.routeOptions.config.ownBearer !== true) {
       const key = BEARER.exec(header)?.[1];
       const identity = key === undefined ? undefined : await authenticateApiKey(app.runtime.db, key, app.runtime.clock.now());
       if (identity) {
         request.auth = identity;
-        // Request lines say who asked (DESIGN §14.5): the ids, never the key.
-        request.log = request.log.child({ user_id: identity.userId, key_id: identity.keyId });
-        reply.log = request.log;
+        // Request lines say who asked (DESIGN §14.5): the ids, never the key. The request's logger is its own
+        // (Fastify made it for this request, and reply.log is the same one; the app's logger is always pino):
+        // bound in place, not a second child.
+        (request.log as Logger).setBindings({ user_id: identity.userId, key_id: identity.keyId });
       } else request.authRejected = true;
     }
   });
