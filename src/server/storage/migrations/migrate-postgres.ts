@@ -13,6 +13,9 @@ export const MIGRATION_LOCK = 7_723_001;
  */
 export async function migratePostgres(connectionString: string): Promise<SchemaStatus> {
   const lock = new pg.Client({ connectionString });
+  // PostgreSQL going away mid-migration is reported by the migration's own failing query; the lock's session
+  // hears it as an event, which unheard would end the process with a bare stack instead.
+  lock.on('error', () => undefined);
   await lock.connect();
   try {
     await lock.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);

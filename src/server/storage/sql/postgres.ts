@@ -76,6 +76,27 @@ export function createPostgresDb(options: PostgresDbOptions): Db & { readonly po
     const client = current.getStore();
     return client ? client.query(q) : pool.query(q);
   };
+  /**
+   * A pooled client held for one transaction. PostgreSQL going away between two of its queries (a shutdown,
+   * a failover: the server says so on every open connection) reaches the client as an `error` event that no
+   * query is waiting for, and pg-pool listens only on idle clients: unheard, it would end the process. It is
+   * heard here; the transaction's next query fails like any lost connection, and the client is discarded.
+   */
+  const checkout = async (): Promise<{ client: pg.PoolClient; release(broken: boolean): void }> => {
+    const client = await pool.connect();
+    let lost = false;
+    const onError = () => {
+      lost = true;
+    };
+    client.on('error', onError);
+    return {
+      client,
+      release(broken) {
+        client.off('error', onError);
+        client.release(broken || lost);
+      },
+    };
+  };
   const firstColumn = (r: pg.QueryResult): unknown[] => {
     const field = r.fields[0]?.name;
     return field === undefined ? [] : r.rows.map((row: Record<string, unknown>) => row[field]);
@@ -83,7 +104,7 @@ export function createPostgresDb(options: PostgresDbOptions): Db & { readonly po
 
   /** The replay option's first run of a body: always rolled back, its result and error dropped (the real run decides). */
   const rehearse = async (fn: () => Promise<unknown>, level: string): Promise<void> => {
-    const client = await pool.connect();
+    const { client, release } = await checkout();
     let broken = false;
     try {
       await client.query(`BEGIN ISOLATION LEVEL ${level}`);
@@ -94,7 +115,7 @@ export function createPostgresDb(options: PostgresDbOptions): Db & { readonly po
       await client.query('ROLLBACK').catch(() => {
         broken = true;
       });
-      client.release(broken);
+      release(broken);
     }
   };
 
@@ -116,7 +137,7 @@ export function createPostgresDb(options: PostgresDbOptions): Db & { readonly po
       const level = opts.isolation === 'read committed' ? 'READ COMMITTED' : 'SERIALIZABLE';
       if (options.replayTransactions) await rehearse(fn, level);
       for (let attempt = 1; ; attempt++) {
-        const client = await pool.connect();
+        const { client, release } = await checkout();
         let broken = false;
         try {
           await client.query(`BEGIN ISOLATION LEVEL ${level}`);
@@ -130,7 +151,7 @@ export function createPostgresDb(options: PostgresDbOptions): Db & { readonly po
           const code = (err as { code?: string }).code;
           if (!code || !RETRYABLE.has(code) || attempt >= MAX_ATTEMPTS) throw err;
         } finally {
-          client.release(broken);
+          release(broken);
         }
         // Back off a little, with jitter, so the transactions that collided do not collide again in step.
         await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(50, 2 ** attempt)));
