@@ -5,8 +5,8 @@ import { SerializerSelector, type Serializer, type SerializerFactory } from '@fa
  * Why lazily: Fastify compiles a validator for every part of every route and a serializer for every status
  * of every response schema when the server starts — ~0.5 s of CPU and megabytes of generated code on each
  * start, for routes an instance may never serve (most tests, a worker-only instance, a CLI's auto-started
- * service answering three requests). Each is now compiled on its first call; an invalid schema still fails
- * loudly, on that call (the contract tests call every route).
+ * service answering three requests). Each is now compiled on its first call; a schema that cannot compile
+ * fails on its route's first request instead of at start.
  */
 
 /** A validator that compiles itself on its first call, with Ajv's `errors` of the last call. */
