@@ -30,7 +30,22 @@ async function withServe(args: string[], env: Record<string, string>, work: (url
     forceKillAfterDelay: false,
   });
   let stderr = '';
-  const url = await new Promise<string>((resolve, reject) => {
+  let stdout = '';
+  proc.stdout!.on('data', (c: Buffer) => (stdout += c.toString()));
+  // This test once stalled for 23 s and once past its 60 s on a loaded CI machine, with nothing to say
+  // where: each step now has its own deadline, and missing it fails with the server's own lines.
+  const within = async <T>(ms: number, step: string, promise: Promise<T>): Promise<T> => {
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`${step}: not done within ${ms} ms\n--- stderr\n${stderr}\n--- stdout (last 4 KB)\n${stdout.slice(-4096)}`)), ms);
+    });
+    try {
+      return await Promise.race([promise, late]);
+    } finally {
+      clearTimeout(timer);
+    }
+  };
+  const listening = new Promise<string>((resolve, reject) => {
     proc.stderr!.on('data', (c: Buffer) => {
       stderr += c.toString();
       const m = /listening on (http:\/\/\S+)/.exec(stderr);
@@ -38,13 +53,18 @@ async function withServe(args: string[], env: Record<string, string>, work: (url
     });
     void proc.finally(() => reject(new Error(`serve ended: ${stderr}`)));
   });
+  const url = await within(25_000, 'voxctl serve starting', listening);
   try {
-    await work(url);
+    await within(25_000, 'the requests to voxctl serve', work(url));
   } finally {
     proc.kill('SIGTERM');
   }
-  const done = await proc;
-  return { stdout: String(done.stdout), stderr: String(done.stderr) };
+  try {
+    const done = await within(25_000, 'voxctl serve stopping after SIGTERM', proc);
+    return { stdout: String(done.stdout), stderr: String(done.stderr) };
+  } finally {
+    proc.kill('SIGKILL');
+  }
 }
 
 const jsonLines = (text: string) =>
