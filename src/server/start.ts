@@ -20,6 +20,9 @@ export { loggerOptions } from './logger.js';
 
 export { checkStartOptions } from './runtime.js';
 
+/** How long a stopping server lets open responses finish before it closes their connections. */
+export const DRAIN_CONNECTIONS_MS = 10_000;
+
 /** Starts the service on `options.host:options.port` and records pid/port/version in `server.json`. */
 export async function startServer(options: ServerOptions): Promise<RunningServer> {
   const runtime = await createRuntime(options);
@@ -47,7 +50,13 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     port,
     close() {
       closing ??= (async () => {
+        // Requests in flight get DRAIN_CONNECTIONS_MS to finish; then what is left is cut. Without a bound a
+        // client that stops reading a large response (a WAV it never consumes) held the stop for over a
+        // minute, and with it every claimed job behind it.
+        const cut = setTimeout(() => app.server.closeAllConnections(), DRAIN_CONNECTIONS_MS);
+        cut.unref();
         await app.close();
+        clearTimeout(cut);
         await runtime.close();
         rmSync(serverFile, { force: true });
       })();

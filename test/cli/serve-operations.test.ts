@@ -102,6 +102,25 @@ describe('voxctl serve as an operator runs it (DESIGN §14.5, §14.6)', () => {
     expect(stdout + stderr).not.toContain(TEST_KEY);
   });
 
+  it('stops within its drain time when a client never reads the response it asked for', async () => {
+    // A WAV far larger than the socket buffers, requested and never read: the response cannot finish.
+    const text = 'This sentence is long enough to make an audio file larger than any socket buffer. '.repeat(12);
+    const unread: Response[] = [];
+    const { stderr } = await withServe(['--workers', '1'], {}, async (url) => {
+      const auth = { authorization: `Bearer ${TEST_KEY}`, 'content-type': 'application/json' };
+      const speakers = (await (await fetch(`${url}/v1/speakers?limit=1`)).json()) as { items: { id: string }[] };
+      const res = await fetch(`${url}/v1/tts/synthesize`, { method: 'POST', headers: auth, body: JSON.stringify({ text, speaker_id: speakers.items[0]!.id }) });
+      expect(res.status, await res.clone().text()).toBe(200);
+      const audio = await fetch(((await res.json()) as { audio_url: string }).audio_url);
+      expect(audio.status).toBe(200);
+      expect(Number(audio.headers.get('content-length'))).toBeGreaterThan(1_000_000);
+      unread.push(audio); // kept reachable: collecting it would let the client close the connection itself
+    });
+    // withServe gives the stop 25 s: the server cuts the held connection after DRAIN_CONNECTIONS_MS.
+    expect(stderr).toContain('stopped');
+    expect(unread).toHaveLength(1);
+  });
+
   it('a flag wins over its variable', async () => {
     const { stdout } = await withServe(['--log-level', 'silent'], { VOXCTL_LOG_LEVEL: 'info' }, async (url) => {
       expect((await fetch(`${url}/health/live`)).status).toBe(200);
