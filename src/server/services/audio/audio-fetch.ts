@@ -8,7 +8,6 @@
 import { lookup as dnsLookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import type * as Undici from 'undici';
-import type { Agent, Dispatcher } from 'undici';
 import type { Clock } from '../../clock.js';
 import type { Db } from '../../storage/db.js';
 import { DomainError, validationFailed } from '../../../shared/errors.js';
@@ -127,7 +126,7 @@ async function checkedAddress(deps: AudioSourceDeps, url: URL): Promise<Resolved
 }
 
 /** A dispatcher whose every connection goes to `target`, whatever DNS says by then. */
-function pinnedAgent(undici: typeof Undici, target: ResolvedAddress, hooks: AudioFetchHooks | undefined): Agent {
+function pinnedAgent(undici: typeof Undici, target: ResolvedAddress, hooks: AudioFetchHooks | undefined): Undici.Agent {
   const { Agent, buildConnector } = undici;
   const connectTarget = hooks?.connectTarget;
   if (connectTarget) {
@@ -158,7 +157,7 @@ async function fetchExternal(deps: AudioSourceDeps, first: URL): Promise<Buffer>
     const target = await checkedAddress(deps, url);
     const agent = pinnedAgent(undici, target, deps.hooks);
     try {
-      let res: Dispatcher.ResponseData;
+      let res: Undici.Dispatcher.ResponseData;
       try {
         res = await undici.request(url, { method: 'GET', dispatcher: agent, signal, headers: { accept: 'audio/*, */*;q=0.5', 'user-agent': 'voxctl' } });
       } catch (err) {
@@ -197,7 +196,7 @@ async function fetchExternal(deps: AudioSourceDeps, first: URL): Promise<Buffer>
 }
 
 /** Reads the body, counting bytes as they arrive: a lying or absent Content-Length cannot exceed the cap. */
-async function readCapped(body: Dispatcher.ResponseData['body'], maxBytes: number, signal: AbortSignal, timeoutMs: number): Promise<Buffer> {
+async function readCapped(body: Undici.Dispatcher.ResponseData['body'], maxBytes: number, signal: AbortSignal, timeoutMs: number): Promise<Buffer> {
   const chunks: Buffer[] = [];
   let total = 0;
   try {
