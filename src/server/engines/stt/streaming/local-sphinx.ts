@@ -6,6 +6,10 @@
  * `final`); it gives no partials. `stdbuf -oL` (coreutils), when present, makes it flush each line as
  * it is decided instead of at exit. Measured here: the hypothesis of a 2.8 s clip arrives about 0.4 s
  * after the FIFO is closed.
+ *
+ * A recogniser must not outlive the server: one killed (SIGKILL, OOM) before it opened the FIFO for writing
+ * left PocketSphinx blocked in its own open() forever. `setpriv --pdeathsig KILL` (util-linux), when
+ * present, has the kernel kill it when the server's process ends, however that ends.
  */
 import { spawn, execFile } from 'node:child_process';
 import { constants } from 'node:fs';
@@ -21,17 +25,28 @@ import { SttError, type StreamEvent, type StreamingCapability, type SttStream } 
 const run = promisify(execFile);
 const WORD_LINE = /^(\S+) (\d+(?:\.\d+)?) (\d+(?:\.\d+)?) (\d+(?:\.\d+)?)$/;
 
-/** `stdbuf` on PATH, if any: it line-buffers the recogniser's output. */
-function findStdbuf(pathVar = process.env.PATH ?? ''): string | undefined {
+/** `name` on PATH, if any (an executable file). */
+function findOnPath(name: string, pathVar = process.env.PATH ?? ''): string | undefined {
   for (const dir of pathVar.split(delimiter).filter(Boolean)) {
     try {
-      accessSync(join(dir, 'stdbuf'), constants.X_OK);
-      return join(dir, 'stdbuf');
+      accessSync(join(dir, name), constants.X_OK);
+      return join(dir, name);
     } catch {
       // not here
     }
   }
   return undefined;
+}
+
+/**
+ * The command line that runs the recogniser: under `setpriv --pdeathsig KILL` (it dies with the server) and
+ * `stdbuf -oL` (it prints each line as it is decided), each when the machine has it.
+ */
+function recogniserCommand(binary: string, args: string[], pathVar?: string): [string, string[]] {
+  const setpriv = findOnPath('setpriv', pathVar);
+  const stdbuf = findOnPath('stdbuf', pathVar);
+  const argv = [...(setpriv ? [setpriv, '--pdeathsig', 'KILL', '--'] : []), ...(stdbuf ? [stdbuf, '-oL'] : []), binary, ...args];
+  return [argv[0] as string, argv.slice(1)];
 }
 
 /** The local recogniser's live capability. */
@@ -51,9 +66,8 @@ export function createSphinxStreaming(opts: SphinxOptions = {}): StreamingCapabi
         await rm(dir, { recursive: true, force: true });
         throw new SttError('provider_unavailable', `Could not create a FIFO for PocketSphinx: ${(err as Error).message}`);
       }
-      const stdbuf = findStdbuf(opts.path);
-      const args = sphinxArgs(r, fifo);
-      const child = stdbuf ? spawn(stdbuf, ['-oL', r.binary, ...args], { stdio: ['ignore', 'pipe', 'pipe'] }) : spawn(r.binary, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+      const [command, args] = recogniserCommand(r.binary, sphinxArgs(r, fifo), opts.path);
+      const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'] });
       let finished = false;
       let stderr = '';
       let pending = '';

@@ -1,4 +1,7 @@
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
 import { createSphinxStreaming } from '../../../../../../src/server/engines/stt/streaming/local-sphinx.js';
 import { runStream } from '../../../../../../src/server/engines/stt/streaming/run.js';
@@ -29,5 +32,51 @@ describe('local-sphinx streaming (PocketSphinx fed through a FIFO as audio arriv
     // `false` exits at once without opening the FIFO.
     const run = await runStream({ scheduler: new FrameScheduler() }, createSphinxStreaming({ binary: '/bin/false' }), audio, { pace: 4 });
     expect(run.error?.code).toBe('provider_unavailable');
+  });
+
+  it('a recogniser does not outlive a server killed before it opened the FIFO to feed it', async () => {
+    // The window: the server spawned PocketSphinx, but its open() of the FIFO for writing waits behind busy
+    // libuv threads when the server is SIGKILLed. PocketSphinx, its model loaded, then blocked in its own
+    // open() for ever. Reproduced: one libuv thread, held by an open() that never returns, from just after the spawn.
+    const dir = mkdtempSync(join(tmpdir(), 'voxctl-orphan-'));
+    const live = () =>
+      readdirSync('/proc')
+        .filter((p) => /^\d+$/.test(p))
+        .filter((p) => {
+          try {
+            return readFileSync(`/proc/${p}/cmdline`, 'utf8').includes(dir);
+          } catch {
+            return false; // gone meanwhile
+          }
+        });
+    const dist = new URL('../../../../../../dist/server/engines/stt/streaming/local-sphinx.js', import.meta.url).href;
+    const script = `
+      import childProcess from 'node:child_process';
+      import { open } from 'node:fs';
+      import { syncBuiltinESMExports } from 'node:module';
+      const spawn = childProcess.spawn;
+      childProcess.spawn = (...args) => {
+        const child = spawn(...args);
+        childProcess.execFileSync('mkfifo', [process.env.TMPDIR + '/never']);
+        open(process.env.TMPDIR + '/never', 'r', () => {}); // no writer ever: the one libuv thread stays in open()
+        return child;
+      };
+      syncBuiltinESMExports();
+      const { createSphinxStreaming } = await import(${JSON.stringify(dist)});
+      void createSphinxStreaming().open({}, () => {});
+      setTimeout(() => process.kill(process.pid, 'SIGKILL'), 2500); // PocketSphinx loads its model in ~1 s`;
+    try {
+      const server = await execa(process.execPath, ['--input-type=module', '-e', script], {
+        env: { TMPDIR: dir, UV_THREADPOOL_SIZE: '1' },
+        reject: false,
+      });
+      expect(server.signal, server.stderr).toBe('SIGKILL');
+      const deadline = Date.now() + 5000;
+      while (live().length > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+      expect(live()).toEqual([]);
+    } finally {
+      for (const pid of live()) process.kill(Number(pid), 'SIGKILL');
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
