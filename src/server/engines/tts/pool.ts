@@ -104,6 +104,16 @@ export function workerExecArgv(execArgv: readonly string[] = process.execArgv): 
   return out;
 }
 
+/**
+ * The options a Worker constructor refused (`ERR_WORKER_INVALID_EXEC_ARGV`, whose message lists them), or
+ * `undefined` for any other error. `node --max-old-space-size=512 voxctl serve` would otherwise fail to start.
+ */
+export function refusedExecArgv(err: unknown): string[] | undefined {
+  if ((err as { code?: unknown } | null)?.code !== 'ERR_WORKER_INVALID_EXEC_ARGV') return undefined;
+  const list = /flags: (.+)$/.exec((err as Error).message)?.[1];
+  return list ? list.split(', ') : undefined;
+}
+
 /** Whether the engines' packages are installed (checked without loading them). */
 function enginesInstalled(): boolean {
   const require = createRequire(import.meta.url);
@@ -133,8 +143,22 @@ export function createTtsPool(options: TtsPoolOptions = {}): TtsWorkerPool {
   let closed = false;
   const respawnTimers = new Set<NodeJS.Timeout>();
 
+  let execArgv = workerExecArgv();
+  /** A worker with the parent's Node options, less the V8 flags Node refuses to hand a worker. */
+  function newWorker(): Worker {
+    try {
+      return new Worker(workerUrl, { execArgv });
+    } catch (err) {
+      const refused = refusedExecArgv(err);
+      if (!refused) throw err;
+      // V8's flags (`--max-old-space-size`, `--expose-gc`, …) are process-wide: the workers have them anyway.
+      execArgv = execArgv.filter((arg) => !refused.includes(arg));
+      return new Worker(workerUrl, { execArgv });
+    }
+  }
+
   function spawn(): void {
-    const worker = new Worker(workerUrl, { execArgv: workerExecArgv() });
+    const worker = newWorker();
     const slot: Slot = { worker };
     worker.unref(); // an idle pool never keeps the process alive
     worker.on('message', (msg: WorkerReply) => onMessage(slot, msg));

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { createTtsPool, resolveWorkerUrl, workerExecArgv, type TtsWorkerPool } from '../../../../../src/server/engines/tts/pool.js';
+import { createTtsPool, refusedExecArgv, resolveWorkerUrl, workerExecArgv, type TtsWorkerPool } from '../../../../../src/server/engines/tts/pool.js';
 import { TEST_CRASH, TEST_CRASH_FIRST, TEST_FAIL, TEST_HANG, TEST_HOOKS_ENV } from '../../../../../src/server/engines/tts/protocol.js';
 import { createFliteEngine } from '../../../../../src/server/engines/tts/flite.js';
 import type { VoiceBinding } from '../../../../../src/server/engines/tts/types.js';
@@ -213,6 +213,29 @@ describe('warnings', () => {
     const { stdout, stderr } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', script], { env: { ...process.env, NODE_OPTIONS: '' } });
     expect(stdout.trim()).toBe('spoke');
     expect(stderr).toBe('');
+  });
+});
+
+describe('Node options', () => {
+  it('a server started with V8 flags (which Node refuses to hand a worker) still gets working workers', async () => {
+    const dist = new URL('../../../../../dist/server/engines/tts/', import.meta.url).href;
+    const script = `
+      const { createTtsPool } = await import('${dist}pool.js');
+      const pool = createTtsPool({ size: 1 });
+      const a = await pool.synthesize('Hello.', { engine: 'flite', voice: 'kal16', pitch: 1, rate: 1 });
+      await pool.close();
+      console.log(a.pcm.length > 0 ? 'spoke' : 'silent');
+    `;
+    const flags = ['--max-old-space-size=512', '--expose-gc', '--stack-size=900'];
+    const { stdout } = await promisify(execFile)(process.execPath, [...flags, '--input-type=module', '-e', script], { env: { ...process.env, NODE_OPTIONS: '' } });
+    expect(stdout.trim()).toBe('spoke');
+  });
+
+  it('refusedExecArgv reads the refused flags from the error, and nothing from any other error', () => {
+    const err = Object.assign(new Error('Initiated Worker with invalid execArgv flags: --expose-gc, --max-old-space-size=512'), { code: 'ERR_WORKER_INVALID_EXEC_ARGV' });
+    expect(refusedExecArgv(err)).toEqual(['--expose-gc', '--max-old-space-size=512']);
+    expect(refusedExecArgv(new Error('flags: --x'))).toBeUndefined();
+    expect(refusedExecArgv(undefined)).toBeUndefined();
   });
 });
 
