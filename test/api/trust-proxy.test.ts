@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';
-import { call } from '../helpers/core-http.js';
+import { call, manualClock } from '../helpers/core-http.js';
 import { parseTrustedProxies } from '../../src/shared/proxy-addresses.js';
 
 // Behind a reverse proxy every connection comes from the proxy: --trust-proxy names it, so the per-IP
@@ -12,8 +12,9 @@ describe('--trust-proxy', () => {
   let behindProxy: TestServer;
   let direct: TestServer;
   beforeAll(async () => {
-    behindProxy = await startTestServer({ options: { trustProxy: ['127.0.0.1'] } });
-    direct = await startTestServer();
+    // A stopped clock: 61 requests on the wall clock could straddle a minute and find a fresh window.
+    behindProxy = await startTestServer({ options: { trustProxy: ['127.0.0.1'] }, clock: manualClock('2025-03-10T12:00:15Z') });
+    direct = await startTestServer({ clock: manualClock('2025-03-10T12:00:15Z') });
   });
   afterAll(async () => {
     await behindProxy.close();
