@@ -13,6 +13,7 @@ import { TtsError } from './errors.js';
 import type { Pcm16Audio } from '../../audio/wav.js';
 import type { TtsEngine, VoiceBinding } from './types.js';
 import { restoreMemory, usedExtent } from './wasm-memory.js';
+import { fillPackage, type EspeakPackage } from './espeak-package.js';
 
 /** eSpeak NG's output rate. */
 export const ESPEAK_SAMPLE_RATE = 22050;
@@ -33,7 +34,10 @@ interface CString {
 }
 interface EspeakModule {
   eSpeakNGWorker: new () => EspeakWorker;
-  FS: { analyzePath(path: string): { exists: boolean } };
+  FS: {
+    analyzePath(path: string): { exists: boolean; object?: { contents?: unknown } | null };
+    open(path: string, flags: unknown, mode?: unknown): unknown;
+  };
   /** The whole linear memory (its view is replaced when the heap grows). */
   HEAPU8: Uint8Array;
   _malloc(size: number): number;
@@ -109,10 +113,10 @@ const VARIANTS_DIR = '/usr/share/espeak-ng-data/voices/!v/';
 /** Options of `createEspeakEngine`. */
 export interface EspeakEngineOptions {
   /**
-   * The data package (espeak-ng.data) already in memory, shared with other threads; default: the
-   * Emscripten loader reads its own copy.
+   * The data package (espeak-ng.data) in memory shared with other threads, filled as files are first
+   * opened; default: the Emscripten loader reads its own copy, whole.
    */
-  dataPackage?: () => Promise<SharedArrayBuffer>;
+  dataPackage?: () => Promise<EspeakPackage>;
 }
 
 /**
@@ -126,6 +130,22 @@ function asPreloadedPackage(shared: SharedArrayBuffer): ArrayBuffer {
   return shared as unknown as ArrayBuffer;
 }
 
+/**
+ * Has the module read each file of the shared package from disk when it first opens it: a file is a view
+ * of the package's memory, which holds zeros until filled.
+ */
+function fillOnOpen(module: EspeakModule, pkg: EspeakPackage): void {
+  const fs = module.FS;
+  const open = fs.open.bind(fs);
+  fs.open = (path, flags, mode) => {
+    const contents = fs.analyzePath(String(path)).object?.contents;
+    if (contents instanceof Uint8Array && contents.buffer === (pkg.bytes as unknown)) {
+      fillPackage(pkg, contents.byteOffset, contents.byteOffset + contents.byteLength);
+    }
+    return open(path, flags, mode);
+  };
+}
+
 /** Creates an eSpeak NG engine; nothing is loaded until the first synthesis (or `load()`). */
 export function createEspeakEngine(options: EspeakEngineOptions = {}): TtsEngine & { load(): Promise<void> } {
   let loading: Promise<LoadedEspeak> | undefined;
@@ -136,8 +156,9 @@ export function createEspeakEngine(options: EspeakEngineOptions = {}): TtsEngine
         // Emscripten's print hooks would write to the server's stdout/stderr: keep logs clean.
         print: () => {},
         printErr: () => {},
-        ...(shared ? { getPreloadedPackage: () => asPreloadedPackage(shared) } : {}),
+        ...(shared ? { getPreloadedPackage: () => asPreloadedPackage(shared.bytes) } : {}),
       })) as EspeakModule;
+      if (shared) fillOnOpen(module, shared);
       // The worker's constructor initialises eSpeak, which calls srand(time(NULL)).
       const worker = withFixedClock(() => new module.eSpeakNGWorker());
       // Let the binding allocate its own small string cache now (set_voice takes a string), before the snapshot.

@@ -3,17 +3,15 @@
  * the first time a worker asks, and handed to each worker without a copy — the compiled Flite module
  * (a `WebAssembly.Module` posted to a worker shares its code and its 21 MB of voice data) with the 17 MB
  * snapshot of its memory each call starts from, and eSpeak's 24 MB data package (SharedArrayBuffers
- * that every worker reads from).
+ * that every worker reads from; the package is read from disk a file at a time, see espeak-package.ts).
  */
-import { open } from 'node:fs/promises';
-import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
+import { openEspeakPackage, type EspeakPackage } from './espeak-package.js';
 import { compileFlite, type FliteModule } from './flite.js';
 
 /** The assets by name, and what each is. */
 export interface SharedAssetTypes {
   'flite-module': FliteModule;
-  'espeak-data': SharedArrayBuffer;
+  'espeak-data': EspeakPackage;
 }
 export type SharedAssetName = keyof SharedAssetTypes;
 export type SharedAsset = SharedAssetTypes[SharedAssetName];
@@ -21,26 +19,7 @@ export type SharedAsset = SharedAssetTypes[SharedAssetName];
 /** How each asset is loaded (tests pass their own). */
 export type SharedAssetLoaders = { [K in SharedAssetName]: () => Promise<SharedAssetTypes[K]> };
 
-/** The data package of @echogarden/espeak-ng-emscripten, read straight into memory every worker can see. */
-export async function loadEspeakData(): Promise<SharedArrayBuffer> {
-  const script = createRequire(import.meta.url).resolve('@echogarden/espeak-ng-emscripten');
-  const file = await open(join(dirname(script), 'espeak-ng.data'));
-  try {
-    const { size } = await file.stat();
-    const shared = new SharedArrayBuffer(size);
-    const bytes = new Uint8Array(shared);
-    for (let at = 0; at < size; ) {
-      const { bytesRead } = await file.read(bytes, at, size - at, at);
-      if (bytesRead === 0) throw new Error('espeak-ng.data ended early');
-      at += bytesRead;
-    }
-    return shared;
-  } finally {
-    await file.close();
-  }
-}
-
-export const DEFAULT_ASSET_LOADERS: SharedAssetLoaders = { 'flite-module': () => compileFlite(), 'espeak-data': loadEspeakData };
+export const DEFAULT_ASSET_LOADERS: SharedAssetLoaders = { 'flite-module': () => compileFlite(), 'espeak-data': () => openEspeakPackage() };
 
 /**
  * Loads each asset once (a failed load is tried again by the next caller). `collectGarbage` runs after
