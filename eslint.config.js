@@ -22,9 +22,10 @@ const zone = (files, { patterns = [], sqlite = true, allowTypeImports = false, i
     ],
   },
 });
-// The CLI reaches the server only by these lazy imports: `serve` starts it, `admin` writes to a data dir.
+// The CLI reaches the server only by these lazy imports: `serve` tunes its process and starts it, `admin`
+// writes to a data dir.
 const CLI_SERVER_ENTRIES = {
-  'src/cli/commands/serve.ts': ['../../server/start.js'],
+  'src/cli/commands/serve.ts': ['../../server/process-tuning.js', '../../server/start.js'],
   'src/cli/commands/admin.ts': ['../../server/admin.js'],
   'src/cli/commands/admin-schema.ts': ['../../server/admin.js'],
 };

@@ -167,6 +167,8 @@ export function registerServe(program: Command, ctx: HandlerContext): void {
       // A detached start sends this process's output to serve.log; in the foreground there is no log file.
       if (ctx.env.raw().VOXCTL_SERVE_DETACHED === '1') options.logFile = localFiles(options.dataDir).log;
       if (flags.detach) return detach(ctx, cmd, options);
+      // Before the server's modules load: they are the first large allocation of this process.
+      (await import('../../server/process-tuning.js')).tuneServiceProcess();
       const { startServer } = await import('../../server/start.js');
       // Start-up failures (a port in use, an unreachable or newer database, a bad config file) are the
       // operator's to fix: said plainly, like a detached start's, not as an unexpected error.

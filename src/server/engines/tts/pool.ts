@@ -126,6 +126,12 @@ function enginesInstalled(): boolean {
   }
 }
 
+/**
+ * A worker's JavaScript allocates little that lives (its audio is in typed arrays, its engines in wasm
+ * memory): a 4 MB young generation serves it as fast as V8's default, which grows to 32 MB or more per worker.
+ */
+const WORKER_LIMITS = { maxYoungGenerationSizeMb: 4 };
+
 /** Starts `size` workers (engines load lazily inside them) and returns the pool. */
 export function createTtsPool(options: TtsPoolOptions = {}): TtsWorkerPool {
   const size = Math.max(1, Math.floor(options.size ?? availableParallelism()));
@@ -147,13 +153,13 @@ export function createTtsPool(options: TtsPoolOptions = {}): TtsWorkerPool {
   /** A worker with the parent's Node options, less the V8 flags Node refuses to hand a worker. */
   function newWorker(): Worker {
     try {
-      return new Worker(workerUrl, { execArgv });
+      return new Worker(workerUrl, { execArgv, resourceLimits: WORKER_LIMITS });
     } catch (err) {
       const refused = refusedExecArgv(err);
       if (!refused) throw err;
       // V8's flags (`--max-old-space-size`, `--expose-gc`, …) are process-wide: the workers have them anyway.
       execArgv = execArgv.filter((arg) => !refused.includes(arg));
-      return new Worker(workerUrl, { execArgv });
+      return new Worker(workerUrl, { execArgv, resourceLimits: WORKER_LIMITS });
     }
   }
 
