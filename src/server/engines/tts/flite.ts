@@ -91,10 +91,12 @@ interface ReusableInstance {
   wasi?: WasiClass;
   /** Set when the program called `proc_exit`, which unwinds without restoring its stack pointer. */
   exited: boolean;
+  /** No call has run on it yet: its memory is as instantiation left it. */
+  fresh: boolean;
 }
 
 function instantiate(module: WasmModule): ReusableInstance {
-  const reusable = { exited: false } as ReusableInstance;
+  const reusable = { exited: false, fresh: true } as ReusableInstance;
   const forward = (name: string) => (...args: unknown[]) => {
     if (name === 'proc_exit') reusable.exited = true;
     const call = (reusable.wasi?.wasiImport as Record<string, (...a: unknown[]) => unknown> | undefined)?.[name];
@@ -113,7 +115,6 @@ function instantiate(module: WasmModule): ReusableInstance {
 export function createFliteEngine(options: FliteEngineOptions = {}): TtsEngine & { load(): Promise<void> } {
   let compiled: Promise<{ flite: FliteModule; initial: Uint8Array; WASI: typeof WasiClass }> | undefined;
   let reusable: ReusableInstance | undefined;
-  let used = false;
   const load = () => {
     compiled ??= (async () => {
       const WASI = await importWasiQuietly();
@@ -144,13 +145,9 @@ export function createFliteEngine(options: FliteEngineOptions = {}): TtsEngine &
         features.push('--setf', `int_f0_target_mean=${fmt(spec.baseF0 * pitchFactor)}`);
       }
       const { flite, initial, WASI } = await load();
-      if (!reusable) {
-        reusable = instantiate(flite.module);
-        used = false;
-      }
-      const current = reusable;
-      if (used) restoreMemory(new Uint8Array(current.instance.exports.memory.buffer), initial);
-      used = true;
+      const current = (reusable ??= instantiate(flite.module));
+      if (!current.fresh) restoreMemory(new Uint8Array(current.instance.exports.memory.buffer), initial);
+      current.fresh = false;
       let wav: Buffer;
       try {
         wav = runFlite(current, WASI, ['-voice', voice.voice, ...features], toFliteText(text));
