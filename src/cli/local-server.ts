@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, openSync, closeSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { DEFAULT_HOST, DEFAULT_PORT } from '../shared/constants.js';
+import { DEFAULT_HOST, DEFAULT_PORT, SERVICE_ENV_DEFAULTS } from '../shared/constants.js';
 
 /** Base URL of the embedded default service (DESIGN §1). */
 export const EMBEDDED_BASE_URL = `http://${DEFAULT_HOST}:${DEFAULT_PORT}`;
@@ -118,6 +118,7 @@ export async function startDetached(opts: StartOptions): Promise<{ pid: number; 
   const { VOXCTL_LISTEN: _listen, VOXCTL_API_KEY: _key, VOXCTL_BOOTSTRAP_KEY: bootstrapKey, ...env } = opts.env;
   // A detached server's stderr is serve.log: it must not print the bootstrap key there (the CLI reads the 0600 file).
   env.VOXCTL_SERVE_DETACHED = '1';
+  for (const [name, value] of Object.entries(SERVICE_ENV_DEFAULTS)) env[name] ??= value;
   // The bootstrap key goes through a pipe, never the child's environment (readable in /proc/PID/environ).
   if (bootstrapKey) args.push('--bootstrap-key-stdin');
   // Loaded here: most commands talk to a running service and never spawn one.

@@ -65,3 +65,11 @@ export type CorpusLayoutName = (typeof CORPUS_LAYOUTS)[number];
 /** Pace of streamed audio (DESIGN §13.2): 1.0 = real time; evaluations and `stt stream` take 0.5..4. */
 export const STREAM_PACE_MIN = 0.5;
 export const STREAM_PACE_MAX = 4;
+
+/**
+ * Environment a voxctl service process starts with unless the operator set it (a detached or auto-started
+ * service, deploy/'s unit and image). glibc gives each thread that allocates an arena of its own (the TTS
+ * workers, libuv's pool, V8's platform threads) and an arena keeps what it once held: capped at two,
+ * bench/memory.mjs peaked at 238–257 MB through an evaluation instead of 273–310 MB.
+ */
+export const SERVICE_ENV_DEFAULTS: Readonly<Record<string, string>> = { MALLOC_ARENA_MAX: '2' };

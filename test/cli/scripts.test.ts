@@ -271,4 +271,9 @@ describe('rough edges (issue 9 items 5, 8, 10)', () => {
     expect(environ).not.toContain('VOXCTL_BOOTSTRAP_KEY');
     expect(environ).not.toContain(server.key);
   });
+
+  it('the detached service starts with two malloc arenas unless the caller set MALLOC_ARENA_MAX', async () => {
+    const { pid } = JSON.parse(readFileSync(join(sb.dataDir, 'server.json'), 'utf8')) as { pid: number };
+    expect(readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0')).toContain('MALLOC_ARENA_MAX=2');
+  });
 });
