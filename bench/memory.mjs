@@ -3,13 +3,14 @@
 // `voxctl serve` (default worker count: one TTS worker per core) on a fresh data dir, then an evaluation
 // that uses both engines — BENCH_TEXTS (default 8) texts × 2 Flite and 2 eSpeak speakers × 3 conditions on
 // local-sphinx (PocketSphinx runs as child processes, so its memory is not the server's).
+// The server runs in the environment voxctl gives a service it starts (two malloc arenas, as deploy/ does).
 // The server's RSS is sampled every 100 ms from /proc; the peak is also read from VmHWM, which no sampling
 // gap can miss. Baseline, measured in the same run on the same process: the idle server right after start.
 // Goal: peak ≤ 300 MB through the evaluation, with both engines loaded in every worker. Asserts nothing.
 // BENCH_RUNS (default 3) repeats it on a new server each time.
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
-import { api, memory, sampleRss, serve, settle, sqliteDriver, stop } from './lib/service.mjs';
+import { api, memory, sampleRss, serve, serviceEnv, settle, sqliteDriver, stop } from './lib/service.mjs';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
 const TEXTS = Number(process.env.BENCH_TEXTS ?? 8);
@@ -56,6 +57,8 @@ async function runOnce(run) {
 }
 
 console.log(`server memory through an evaluation of ${TEXTS} texts × 4 speakers (2 Flite, 2 eSpeak) × 3 conditions, ${availableParallelism()} cores, node ${process.version}`);
+// As voxctl and deploy/ start the service; `MALLOC_ARENA_MAX=64 node bench/memory.mjs` measures glibc's default.
+console.log(`service environment: MALLOC_ARENA_MAX=${(await serviceEnv()).MALLOC_ARENA_MAX}`);
 const peaks = [];
 for (let run = 1; run <= RUNS; run++) {
   const r = await runOnce(run);

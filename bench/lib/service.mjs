@@ -14,15 +14,22 @@ export async function sqliteDriver() {
   return seam.loadSqliteDriver();
 }
 
+/** The environment voxctl gives a service it starts (and deploy/ gives its own), under the caller's. */
+export async function serviceEnv() {
+  const { SERVICE_ENV_DEFAULTS } = await import(new URL('../../dist/shared/constants.js', import.meta.url).href);
+  return { ...SERVICE_ENV_DEFAULTS, ...process.env };
+}
+
 /**
- * Starts `voxctl serve` (extra CLI flags in `args`) on a fresh data dir with bootstrap key `key`, waits
- * until it answers, and makes its account enterprise (benchmarks send hundreds of requests a minute).
+ * Starts `voxctl serve` (extra CLI flags in `args`) on a fresh data dir with bootstrap key `key`, in the
+ * environment of a service voxctl starts (`serviceEnv`), waits until it answers, and makes its account
+ * enterprise (benchmarks send hundreds of requests a minute).
  */
 export async function serve({ key, prefix = 'voxctl-bench-', args = [] }) {
   const Database = await sqliteDriver();
   const dataDir = mkdtempSync(join(tmpdir(), prefix));
   const proc = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--data-dir', dataDir, '--log-level', 'warn', ...args], {
-    env: { ...process.env, VOXCTL_BOOTSTRAP_KEY: key },
+    env: { ...(await serviceEnv()), VOXCTL_BOOTSTRAP_KEY: key },
     stdio: 'ignore',
   });
   for (let i = 0; i < 600; i++) {
