@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { resolveDataDir } from '../shared/paths.js';
@@ -8,6 +7,8 @@ import type { HandlerContext } from './context.js';
 import { CliError, ExitCode, usageError } from './errors.js';
 import { Output } from './output.js';
 import { DEFAULT_PORT } from '../shared/constants.js';
+import type * as Crypto from 'node:crypto';
+import { builtin } from '../shared/builtin.js';
 import {
   EMBEDDED_BASE_URL,
   isAlive,
@@ -246,7 +247,7 @@ async function startEmbedded(ctx: HandlerContext, flags: GlobalFlags, out: Outpu
 
 /** `{configDir}/embedded-key.json`: the fingerprint of the key the CLI took from the local service's bootstrap file. */
 const provisionedFile = (ctx: HandlerContext) => join(ctx.configDir, 'embedded-key.json');
-const fingerprint = (key: string) => createHash('sha256').update(key).digest('hex');
+const fingerprint = (key: string) => builtin<typeof Crypto>('node:crypto').createHash('sha256').update(key).digest('hex');
 
 function provisionedFingerprint(ctx: HandlerContext): string | undefined {
   try {

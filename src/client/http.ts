@@ -84,7 +84,8 @@ export async function send(opts: HttpOptions, spec: RequestSpec): Promise<RawRes
     headers['content-type'] = spec.stream.contentType;
     body = readableFrom(spec.stream.body);
   }
-  const started = performance.now();
+  // Timed only for the request log: the first use of `performance` loads perf_hooks (a few ms of a CLI start).
+  const started = opts.onLog ? performance.now() : 0;
   opts.onLog?.(`→ ${spec.method} ${redactUrl(url)}`);
   let status: number;
   const flat: Record<string, string> = {};
