@@ -7,7 +7,6 @@ import type { HandlerContext } from './context.js';
 import { CliError, ExitCode, usageError } from './errors.js';
 import { Output } from './output.js';
 import { DEFAULT_PORT } from '../shared/constants.js';
-import type * as Crypto from 'node:crypto';
 import { builtin } from '../shared/builtin.js';
 import {
   EMBEDDED_BASE_URL,
@@ -247,7 +246,7 @@ async function startEmbedded(ctx: HandlerContext, flags: GlobalFlags, out: Outpu
 
 /** `{configDir}/embedded-key.json`: the fingerprint of the key the CLI took from the local service's bootstrap file. */
 const provisionedFile = (ctx: HandlerContext) => join(ctx.configDir, 'embedded-key.json');
-const fingerprint = (key: string) => builtin<typeof Crypto>('node:crypto').createHash('sha256').update(key).digest('hex');
+const fingerprint = (key: string) => builtin('node:crypto').createHash('sha256').update(key).digest('hex');
 
 function provisionedFingerprint(ctx: HandlerContext): string | undefined {
   try {

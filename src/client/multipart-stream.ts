@@ -3,7 +3,6 @@
  * pulled from the source as the socket takes them. FormData would need the whole file as a Blob; a corpus
  * archive (up to 2 GiB, or a directory tarred on the fly) must never be held in memory.
  */
-import type * as Crypto from 'node:crypto';
 import { builtin } from '../shared/builtin.js';
 
 /** The file part: its bytes as they come, the file name sent, and a byte counter for progress bars. */
@@ -20,7 +19,7 @@ const quoted = (value: string): string => `"${value.replace(/[\r\n]/g, ' ').repl
 
 /** The Content-Type and body of a multipart request with `fields` and `file` (sent last). */
 export function multipartStream(fields: Record<string, string>, file: StreamedFile): { contentType: string; body: AsyncIterable<Uint8Array> } {
-  const boundary = `----voxctl${builtin<typeof Crypto>('node:crypto').randomBytes(16).toString('hex')}`;
+  const boundary = `----voxctl${builtin('node:crypto').randomBytes(16).toString('hex')}`;
   const enc = new TextEncoder();
   async function* body(): AsyncGenerator<Uint8Array> {
     for (const [name, value] of Object.entries(fields)) {

@@ -3,9 +3,7 @@
  * CLI command is one or two requests: loading Node's bundled fetch (undici, with its WebAssembly HTTP
  * parser) cost more than the request itself, while `node:http` is already part of Node's snapshot.
  */
-import type * as Http from 'node:http';
 import type { IncomingMessage } from 'node:http';
-import type * as Https from 'node:https';
 import { builtin } from '../shared/builtin.js';
 
 /** The answer as the client reads it: status, lower-case headers (repeated ones joined) and the body. */
@@ -23,7 +21,7 @@ export async function nodeRequest(
   url: URL,
   init: { method: string; headers: Record<string, string>; body?: string; timeoutMs: number; onChunk?: (chunk: Uint8Array) => void },
 ): Promise<NodeAnswer> {
-  const { request } = url.protocol === 'https:' ? builtin<typeof Https>('node:https') : builtin<typeof Http>('node:http');
+  const { request } = url.protocol === 'https:' ? builtin('node:https') : builtin('node:http');
   return new Promise<NodeAnswer>((resolve, reject) => {
     const headers = init.body === undefined ? init.headers : { ...init.headers, 'content-length': String(Buffer.byteLength(init.body)) };
     const req = request(url, { method: init.method, headers, signal: AbortSignal.timeout(init.timeoutMs) }, (res: IncomingMessage) => {
