@@ -1,5 +1,7 @@
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
+import type * as Keyring from '@napi-rs/keyring';
 
 /** The OS keychain's service name; the account is the profile name (DESIGN §5). */
 export const KEYCHAIN_SERVICE = 'voxctl';
@@ -43,10 +45,13 @@ export interface KeychainBackend {
   deletePassword(profile: string, signal: AbortSignal): Promise<boolean>;
 }
 
-/** The OS keychain via @napi-rs/keyring (loaded on first use: it is a native module). */
+/**
+ * The OS keychain via @napi-rs/keyring, loaded on first use (it is a native module) and with `require`:
+ * it is CommonJS, and an ESM import would have Node lex its source for export names first.
+ */
 export function napiKeychain(): KeychainBackend {
   const entry = async (profile: string) => {
-    const { AsyncEntry } = await import('@napi-rs/keyring');
+    const { AsyncEntry } = createRequire(import.meta.url)('@napi-rs/keyring') as typeof Keyring;
     return new AsyncEntry(KEYCHAIN_SERVICE, profile);
   };
   return {

@@ -2,6 +2,7 @@ import { existsSync, mkdirSync, openSync, closeSync, readFileSync, rmSync, write
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DEFAULT_HOST, DEFAULT_PORT, SERVICE_ENV_DEFAULTS } from '../shared/constants.js';
+import { nodeRequest, type NodeAnswer } from '../client/node-http.js';
 
 /** Base URL of the embedded default service (DESIGN §1). */
 export const EMBEDDED_BASE_URL = `http://${DEFAULT_HOST}:${DEFAULT_PORT}`;
@@ -57,18 +58,19 @@ export function isAlive(pid: number): boolean {
  * Undefined when nothing answers at all.
  */
 export async function probeService(baseUrl: string, options: { timeoutMs?: number; apiKey?: string } = {}): Promise<{ status: number; version?: string; health?: string } | undefined> {
-  let res: Response;
+  let res: NodeAnswer;
   try {
-    // Node's bundled fetch: no npm undici load just to probe.
-    res = await fetch(new URL('/health', baseUrl), {
-      signal: AbortSignal.timeout(options.timeoutMs ?? 1500),
+    // node:http, as the client's JSON requests: a probe need not load fetch (undici).
+    res = await nodeRequest(new URL('/health', baseUrl), {
+      method: 'GET',
       headers: options.apiKey ? { authorization: `Bearer ${options.apiKey}` } : {},
+      timeoutMs: options.timeoutMs ?? 1500,
     });
   } catch {
     return undefined;
   }
   try {
-    const body = JSON.parse(await res.text()) as { version?: unknown; status?: unknown };
+    const body = JSON.parse(res.body.toString('utf8')) as { version?: unknown; status?: unknown };
     if ((res.status === 200 || res.status === 503) && typeof body.version === 'string') {
       return { status: res.status, version: body.version, health: String(body.status ?? '') };
     }
@@ -81,9 +83,8 @@ export async function probeService(baseUrl: string, options: { timeoutMs?: numbe
 /** GET /health with a short timeout; undefined when nothing answers with a health body. */
 export async function probeHealth(baseUrl: string, timeoutMs = 1500): Promise<{ version: string; status: string } | undefined> {
   try {
-    // Node's bundled fetch: no npm undici load just to probe.
-    const res = await fetch(new URL('/health', baseUrl), { signal: AbortSignal.timeout(timeoutMs) });
-    const text = await res.text();
+    const res = await nodeRequest(new URL('/health', baseUrl), { method: 'GET', headers: {}, timeoutMs });
+    const text = res.body.toString('utf8');
     if (res.status !== 200 && res.status !== 503) return undefined;
     const body = JSON.parse(text) as { version?: string; status?: string };
     return { version: String(body.version ?? ''), status: String(body.status ?? '') };

@@ -1,16 +1,11 @@
 // The CLI entry (bin/voxctl.js imports it). `--version` is answered before anything else loads;
 // the program and its commands are imported only when needed, so startup stays close to bare Node.
-import { setFlagsFromString } from 'node:v8';
 import { versionLine } from '../shared/version.js';
 
 const argv = process.argv.slice(2);
 if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
   process.stdout.write(versionLine() + '\n');
 } else {
-  // The client's only WebAssembly is undici's HTTP parser: compiling it with the baseline tier alone
-  // (no background optimising compile that process exit must wait for) saves ~0.1 s per command.
-  // Never for `serve`, whose speech engines are WebAssembly and need the optimising tier.
-  if (!argv.includes('serve')) setFlagsFromString('--liftoff-only');
   // Under --json every stderr line is JSON (DESIGN §7): Node's own warnings too, instead of its prose.
   const dashes = argv.indexOf('--');
   if ((dashes < 0 ? argv : argv.slice(0, dashes)).includes('--json')) {

@@ -1,4 +1,4 @@
-import { Command, CommanderError, Option } from 'commander';
+import { Command, CommanderError, Option } from './commander.js';
 import { versionLine } from '../shared/version.js';
 import { ApiRequestError, NetworkError } from '../client/errors.js';
 import { CliError, ExitCode, exitCodeOfService, serviceErrorCode } from './errors.js';

@@ -8,6 +8,7 @@ import { CliError, ExitCode, usageError } from './errors.js';
 import { Output } from './output.js';
 import { DEFAULT_PORT } from '../shared/constants.js';
 import { builtin } from '../shared/builtin.js';
+import { useBaselineWasmTier } from './wasm-tier.js';
 import {
   EMBEDDED_BASE_URL,
   isAlive,
@@ -131,7 +132,13 @@ export async function connect(ctx: HandlerContext, flags: GlobalFlags, options: 
   }
   if (options.announce) announceTarget(out, target);
   out.debug(`target ${target.baseUrl} (profile ${target.profile}, url from ${target.baseUrlSource}, key from ${source ?? 'nowhere'})`);
-  const client = createClient({ baseUrl: target.baseUrl, apiKey: key, dispatcher: ctx.dispatcher, onLog: (l) => out.debug(l) });
+  const client = createClient({
+    baseUrl: target.baseUrl,
+    apiKey: key,
+    dispatcher: ctx.dispatcher,
+    onLog: (l) => out.debug(l),
+    beforeFetch: useBaselineWasmTier,
+  });
   if (!target.embedded) checkVersion(ctx, client, out, target);
   return { client, target, out, keySource: source };
 }

@@ -1,5 +1,5 @@
 import { existsSync, statSync, writeFileSync } from 'node:fs';
-import type { Command } from 'commander';
+import type { Command } from './commander.js';
 import type { HandlerContext } from './context.js';
 import { CliError, usageError } from './errors.js';
 import type { GlobalFlags } from './session.js';

@@ -48,6 +48,8 @@ export interface ClientOptions {
   onLog?: (line: string) => void;
   /** Per-request timeout in ms (default 120 000). */
   timeoutMs?: number;
+  /** Called before each request that goes through fetch (uploads and streams; plain JSON requests do not). */
+  beforeFetch?: () => void;
 }
 
 /** Paging arguments of list calls. */
@@ -157,6 +159,7 @@ export function createClient(options: ClientOptions): VoxClient {
     userAgent: options.userAgent ?? `voxctl/${VERSION}`,
     onLog: options.onLog,
     timeoutMs: options.timeoutMs,
+    beforeFetch: options.beforeFetch,
   };
   const get = <T>(path: string, query?: Record<string, string | number | boolean | undefined>, auth = true) =>
     sendJson<T>(http, { method: 'GET', path, query, auth });

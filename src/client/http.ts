@@ -16,6 +16,8 @@ export interface HttpOptions {
   timeoutMs?: number;
   /** Called with the status and lower-case headers of every answer (errors included). */
   onResponse?: (status: number, headers: Record<string, string>) => void;
+  /** Called before each request that goes through fetch (forms, streams, a dispatcher) — not plain JSON ones. */
+  beforeFetch?: () => void;
 }
 
 /** One request: method, path (relative to the base URL or absolute), query, and a JSON or form body. */
@@ -121,6 +123,7 @@ async function viaFetch(
   body: string | FormData | ReadableStream<Uint8Array> | undefined,
   flat: Record<string, string>,
 ): Promise<{ status: number; buf: Buffer }> {
+  opts.beforeFetch?.();
   const doFetch = await fetchFor(opts);
   const res = await doFetch(url, {
     method: spec.method,

@@ -2,6 +2,7 @@ import { createRequire } from 'node:module';
 import type * as Crypto from 'node:crypto';
 import type * as Http from 'node:http';
 import type * as Https from 'node:https';
+import type * as V8 from 'node:v8';
 
 const require = createRequire(import.meta.url);
 
@@ -10,6 +11,7 @@ interface Builtins {
   'node:crypto': typeof Crypto;
   'node:http': typeof Http;
   'node:https': typeof Https;
+  'node:v8': typeof V8;
 }
 
 /**

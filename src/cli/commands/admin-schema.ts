@@ -1,6 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Command } from 'commander';
+import type { Command } from '../commander.js';
 import { resolveDataDir } from '../../shared/paths.js';
 import { databaseUrlProblem } from '../../shared/database-url.js';
 import { CliError, usageError } from '../errors.js';

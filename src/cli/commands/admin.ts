@@ -1,6 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { Option, type Command } from 'commander';
+import { Option, type Command } from '../commander.js';
 import { resolveDataDir } from '../../shared/paths.js';
 import { TIERS } from '../../shared/schemas/users.js';
 import { CliError, EXIT_BY_ERROR_CODE, usageError } from '../errors.js';

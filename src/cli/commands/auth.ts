@@ -1,4 +1,4 @@
-import type { Command } from 'commander';
+import type { Command } from '../commander.js';
 import { createClient } from '../../client/index.js';
 import { ApiRequestError } from '../../client/errors.js';
 import type { HandlerContext } from '../context.js';

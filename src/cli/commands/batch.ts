@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { extname } from 'node:path';
-import type { Command } from 'commander';
-import { Option } from 'commander';
+import type { Command } from '../commander.js';
+import { Option } from '../commander.js';
 import { paginate } from '../../client/index.js';
 import type { BatchCreated, BatchItem, Job, JobSummary } from '../../shared/schemas/tts.js';
 import type { HandlerContext } from '../context.js';

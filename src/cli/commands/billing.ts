@@ -1,4 +1,4 @@
-import type { Command } from 'commander';
+import type { Command } from '../commander.js';
 import type { HandlerContext } from '../context.js';
 import { connect } from '../session.js';
 import { examples, flagsOf } from '../util.js';

@@ -1,4 +1,4 @@
-import { Argument, type Command } from 'commander';
+import { Argument, type Command } from '../commander.js';
 import type { HandlerContext } from '../context.js';
 import { examples } from '../util.js';
 import { CliError, ExitCode } from '../errors.js';

@@ -1,4 +1,4 @@
-import type { Command } from 'commander';
+import type { Command } from '../commander.js';
 import type { HandlerContext } from '../context.js';
 import { assertConfigKey, CONFIG_KEYS, validateConfigValue, validateProfile } from '../config.js';
 import { usageError } from '../errors.js';

@@ -1,5 +1,5 @@
 import { basename, join } from 'node:path';
-import type { Command } from 'commander';
+import type { Command } from '../commander.js';
 import type { VoxClient } from '../../client/index.js';
 import type { Corpus, CorpusUtterance } from '../../shared/schemas/corpora.js';
 import type { HandlerContext } from '../context.js';

@@ -1,5 +1,5 @@
 import { basename } from 'node:path';
-import type { Command } from 'commander';
+import type { Command } from '../commander.js';
 import { paginate } from '../../client/index.js';
 import type { DatasetSummary } from '../../shared/schemas/datasets.js';
 import type { HandlerContext } from '../context.js';

@@ -1,6 +1,6 @@
 import { accessSync, constants, existsSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
-import type { Command } from 'commander';
+import type { Command } from '../commander.js';
 import { resolveDataDir } from '../../shared/paths.js';
 import { VERSION } from '../../shared/version.js';
 import type { HandlerContext } from '../context.js';

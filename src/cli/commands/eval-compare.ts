@@ -2,7 +2,7 @@
 // (`--max-regression`, exit 7) and the CI outputs (`--junit`, `--markdown`, GITHUB_STEP_SUMMARY) that
 // `eval run`, `eval rerun`, `eval show` and `eval compare` share.
 import { ProviderCatalog } from '../stt-providers.js';
-import type { Command } from 'commander';
+import type { Command } from '../commander.js';
 import type { VoxClient } from '../../client/index.js';
 import type { EvaluationCompare, EvaluationCompareRow, EvaluationDetail } from '../../shared/schemas/evaluations.js';
 import type { HandlerContext } from '../context.js';

@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import type { Command } from 'commander';
-import { Option } from 'commander';
+import type { Command } from '../commander.js';
+import { Option } from '../commander.js';
 import type { VoxClient } from '../../client/index.js';
 import type { EvaluationDetail, EvaluationListItem, EvaluationUtterance } from '../../shared/schemas/evaluations.js';
 import type { HandlerContext } from '../context.js';

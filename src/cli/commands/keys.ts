@@ -1,5 +1,5 @@
-import type { Command } from 'commander';
-import { Option } from 'commander';
+import type { Command } from '../commander.js';
+import { Option } from '../commander.js';
 import { paginate } from '../../client/index.js';
 import type { ApiKeyInfo } from '../../shared/schemas/users.js';
 import type { HandlerContext } from '../context.js';

@@ -1,7 +1,7 @@
 import { existsSync, statSync } from 'node:fs';
 import { hostname } from 'node:os';
-import type { Command } from 'commander';
-import { Option } from 'commander';
+import type { Command } from '../commander.js';
+import { Option } from '../commander.js';
 import { resolveDataDir } from '../../shared/paths.js';
 import type { ServerOptions } from '../../server/options.js';
 import { DEFAULT_HOST, DEFAULT_PORT } from '../../shared/constants.js';

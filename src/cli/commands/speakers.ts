@@ -1,4 +1,4 @@
-import type { Command } from 'commander';
+import type { Command } from '../commander.js';
 import { paginate } from '../../client/index.js';
 import type { Speaker, SpeakerFacets, SpeakerQuery } from '../../shared/schemas/speakers.js';
 import type { HandlerContext, Prompter } from '../context.js';

@@ -3,7 +3,7 @@
  * through the service, each provider's partial transcript shown live (a line per provider on a TTY),
  * then the `stt compare` table with the latency columns; `--json` prints the events as they come.
  */
-import type { Command } from 'commander';
+import type { Command } from '../commander.js';
 import type { StreamEventLine, StreamResult } from '../../shared/schemas/stt-stream.js';
 import { STREAM_PACE_MAX as PACE_MAX, STREAM_PACE_MIN as PACE_MIN } from '../../shared/constants.js';
 import { AccuracyInputError, calculateAccuracy, type AccuracyReport } from '../../shared/accuracy.js';

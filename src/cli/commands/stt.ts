@@ -1,5 +1,5 @@
 import { basename, join } from 'node:path';
-import type { Command } from 'commander';
+import type { Command } from '../commander.js';
 import type { VoxClient } from '../../client/index.js';
 import type { SttResult, TranscribeResponse } from '../../shared/schemas/stt.js';
 import { AccuracyInputError, calculateAccuracy, type AccuracyReport } from '../../shared/accuracy.js';

@@ -1,8 +1,8 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Command } from 'commander';
+import type { Command } from '../commander.js';
 import { ApiRequestError } from '../../client/errors.js';
-import { Option } from 'commander';
+import { Option } from '../commander.js';
 import type { VoxClient } from '../../client/index.js';
 import type { HandlerContext } from '../context.js';
 import { usageError } from '../errors.js';

@@ -1,4 +1,4 @@
-import type { Command } from 'commander';
+import type { Command } from '../commander.js';
 import type { HandlerContext } from '../context.js';
 import { CliError } from '../errors.js';
 import { bar } from '../output.js';

@@ -80,6 +80,29 @@ describe('transport', () => {
     await new Promise((r) => http.close(r));
   });
 
+  it('calls beforeFetch before a request that goes through fetch, never before a plain JSON one', async () => {
+    const paths: string[] = [];
+    const http = createServer((req, res) => {
+      paths.push(`${req.method} ${req.url}`);
+      req.resume();
+      req.on('end', () => {
+        res.setHeader('content-type', 'application/json');
+        res.end(JSON.stringify({ id: 'aud_1', status: 'ok', version: '9.9.9' }));
+      });
+    });
+    await new Promise<void>((r) => http.listen(0, '127.0.0.1', r));
+    const port = (http.address() as { port: number }).port;
+    let calls = 0;
+    // The CLI passes the switch to V8's baseline WebAssembly tier here: only fetch (undici) compiles any.
+    const client = createClient({ baseUrl: `http://127.0.0.1:${port}`, apiKey: 'vox_k', beforeFetch: () => calls++ });
+    await client.serverVersion();
+    expect(calls).toBe(0);
+    await client.uploadAudio({ data: Buffer.from('RIFF'), filename: 'a.wav', contentType: 'audio/wav' });
+    expect(calls).toBe(1);
+    expect(paths).toEqual(['GET /health', 'POST /v1/audio']);
+    await new Promise((r) => http.close(r));
+  });
+
   it('raises NetworkError naming the target when nothing listens', async () => {
     const probe = createServer();
     await new Promise<void>((r) => probe.listen(0, '127.0.0.1', r));
