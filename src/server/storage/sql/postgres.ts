@@ -1,6 +1,6 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import pg from 'pg';
 import { orderedParams, toPositional, type PositionalSql } from './placeholders.js';
+import { createTransactionContext } from './transaction-context.js';
 import type { Db, Isolation, SqlParams } from './types.js';
 import { DomainError } from '../../../shared/errors.js';
 
@@ -53,7 +53,7 @@ export function createPostgresDb(options: PostgresDbOptions): Db & { readonly po
   const pool = new pg.Pool({ connectionString: options.connectionString, max: options.max ?? 10, types });
   pool.on('error', (err) => options.onIdleError?.(err));
   const statements = new Map<string, Prepared>();
-  const current = new AsyncLocalStorage<pg.PoolClient>();
+  const transactions = createTransactionContext<pg.PoolClient>();
   let closed = false;
 
   const prepare = (sql: string): Prepared => {
@@ -73,7 +73,7 @@ export function createPostgresDb(options: PostgresDbOptions): Db & { readonly po
       if (READ.test(p.text)) return { rows: [], rowCount: 0, fields: [], command: 'SELECT', oid: 0 };
       throw new DomainError('validation_failed', 'Text must not contain NUL (U+0000) characters');
     }
-    const client = current.getStore();
+    const client = transactions.current();
     return client ? client.query(q) : pool.query(q);
   };
   /**
@@ -108,7 +108,7 @@ export function createPostgresDb(options: PostgresDbOptions): Db & { readonly po
     let broken = false;
     try {
       await client.query(`BEGIN ISOLATION LEVEL ${level}`);
-      await current.run(client, fn);
+      await transactions.run(client, fn);
     } catch {
       // As after a lost serialisation race: the body runs again below, and its error, if any, is the one seen.
     } finally {
@@ -128,12 +128,12 @@ export function createPostgresDb(options: PostgresDbOptions): Db & { readonly po
     column: async <T>(sql: string, params?: SqlParams) => firstColumn(await query(sql, params)) as T[],
     run: async (sql: string, params?: SqlParams) => (await query(sql, params)).rowCount ?? 0,
     async exec(sql: string) {
-      const client = current.getStore();
+      const client = transactions.current();
       await (client ? client.query(sql) : pool.query(sql));
     },
-    inTransaction: () => current.getStore() !== undefined,
+    inTransaction: () => transactions.current() !== undefined,
     async transaction<T>(fn: () => Promise<T>, opts: { isolation?: Isolation } = {}): Promise<T> {
-      if (current.getStore()) return fn();
+      if (transactions.current()) return fn();
       const level = opts.isolation === 'read committed' ? 'READ COMMITTED' : 'SERIALIZABLE';
       if (options.replayTransactions) await rehearse(fn, level);
       for (let attempt = 1; ; attempt++) {
@@ -141,7 +141,7 @@ export function createPostgresDb(options: PostgresDbOptions): Db & { readonly po
         let broken = false;
         try {
           await client.query(`BEGIN ISOLATION LEVEL ${level}`);
-          const out = await current.run(client, fn);
+          const out = await transactions.run(client, fn);
           await client.query('COMMIT');
           return out;
         } catch (err) {

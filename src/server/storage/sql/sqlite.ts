@@ -1,6 +1,6 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import type BetterSqlite3 from 'better-sqlite3';
 import { createGate } from './gate.js';
+import { createTransactionContext } from './transaction-context.js';
 import type { Db, SqlParams } from './types.js';
 
 type Statement = BetterSqlite3.Statement;
@@ -14,7 +14,7 @@ type Mode = 'rows' | 'pluck';
 export function createSqliteDb(raw: BetterSqlite3.Database): Db & { readonly raw: BetterSqlite3.Database } {
   const statements = new Map<string, Statement>();
   const gate = createGate();
-  const inTx = new AsyncLocalStorage<true>();
+  const inTx = createTransactionContext<true>();
   let closed = false;
 
   const statement = (sql: string, mode: Mode): Statement => {
@@ -31,7 +31,7 @@ export function createSqliteDb(raw: BetterSqlite3.Database): Db & { readonly raw
 
   // Outside a transaction a query runs at once unless another context's transaction is open.
   const whenFree = <T>(work: () => T): Promise<T> => {
-    if (!gate.held || inTx.getStore()) {
+    if (!gate.held || inTx.current()) {
       try {
         return Promise.resolve(work());
       } catch (err) {
@@ -50,9 +50,9 @@ export function createSqliteDb(raw: BetterSqlite3.Database): Db & { readonly raw
     column: <T>(sql: string, params?: SqlParams) => whenFree(() => statement(sql, 'pluck').all(...bind(params)) as T[]),
     run: (sql: string, params?: SqlParams) => whenFree(() => statement(sql, 'rows').run(...bind(params)).changes),
     exec: (sql: string) => whenFree(() => void raw.exec(sql)),
-    inTransaction: () => inTx.getStore() === true,
+    inTransaction: () => inTx.current() === true,
     async transaction<T>(fn: () => Promise<T>): Promise<T> {
-      if (inTx.getStore()) return fn();
+      if (inTx.current()) return fn();
       await gate.acquire();
       try {
         return await inTx.run(true, async () => {
