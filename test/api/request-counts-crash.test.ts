@@ -33,12 +33,23 @@ describe('request counts survive a crash (a real server process, SIGKILL)', () =
     expect(after.status).toBe(200);
     // The answered requests plus this one: none handed back, none counted twice.
     expect(after.body.requests_today).toBe(answered + 1);
+
+    // Requests arriving together are journaled together, in one write per event-loop turn, and their
+    // answers wait for it: a SIGKILL right after the last answer still hands none back.
+    const together = 40;
+    const answers = await Promise.all(Array.from({ length: together }, () => call(server, 'GET', '/v1/users/me', { key: TEST_KEY })));
+    expect(answers.every((a) => a.status === 200)).toBe(true);
+    server.proc.kill('SIGKILL');
+    await server.proc;
+    server = await startServe(dataDir);
+    procs.push(server.proc);
+    expect((await call(server, 'GET', '/v1/users/usage', { key: TEST_KEY })).body.requests_today).toBe(answered + 1 + together + 1);
     server.proc.kill('SIGTERM');
     await server.proc;
     server = await startServe(dataDir);
     procs.push(server.proc);
     // A clean shutdown folds the journal into the database; the next start does not count it again.
-    expect((await call(server, 'GET', '/v1/users/usage', { key: TEST_KEY })).body.requests_today).toBe(answered + 2);
+    expect((await call(server, 'GET', '/v1/users/usage', { key: TEST_KEY })).body.requests_today).toBe(answered + together + 3);
     server.proc.kill('SIGTERM');
     await server.proc;
   }, 60_000);

@@ -39,7 +39,8 @@ async function decide(limiter: RateLimiter, request: FastifyRequest): Promise<{ 
 
 /**
  * Counts every request in `onRequest` and answers 429 with `Retry-After` past the limit; `onSend` makes
- * sure the three headers are on every response, also those that failed before counting (DESIGN §4.14).
+ * sure the three headers are on every response, also those that failed before counting, and holds a
+ * counted request's answer until its count is written (DESIGN §4.14).
  */
 export function registerRateLimit(app: FastifyInstance): void {
   const limiter = app.runtime.rateLimiter;
@@ -54,6 +55,10 @@ export function registerRateLimit(app: FastifyInstance): void {
   });
   app.addHook('onSend', (request, reply, payload, done) => {
     if (request.rateLimit === undefined) setHeaders(reply, limiter.peekAnonymous(request.ip));
-    done(null, payload);
+    // A counted request's answer leaves only once its count is durable (DESIGN §4.14): the limiter writes
+    // the counts of an event-loop turn together, after the turn's requests were handled. A crash before
+    // then loses the answer together with its count, never one without the other.
+    if (request.auth !== undefined && request.rateLimit?.allowed === true) limiter.whenCountsWritten(() => done(null, payload));
+    else done(null, payload);
   });
 }

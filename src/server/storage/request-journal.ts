@@ -13,12 +13,18 @@ import type { RequestCount } from './repositories/request-counters.js';
  * Each line carries the subject's absolute count after the request, so replaying is idempotent: folding
  * takes the maximum per (subject, day), and a crash between saving a fold and truncating the file
  * replays the same maxima again without counting anything twice.
+ *
+ * Lines are queued and written together by `write()`: the rate limiter writes once per event-loop turn,
+ * one `write(2)` for every request of the turn, and holds their responses until then.
  */
 export interface RequestJournal {
-  /** Appends `subject`'s new absolute count for `day` (synchronous: durable against SIGKILL on return). */
+  /** Queues `subject`'s new absolute count for `day`, for the next `write()`. */
   append(subject: string, day: string, count: number): void;
-  /** Empties the file once its counts are saved elsewhere. */
+  /** Writes the queued lines at the end of the file in one write (durable against SIGKILL on return). */
+  write(): void;
+  /** Empties the file once its counts are saved elsewhere (lines still queued are kept for `write()`). */
   truncate(): void;
+  /** Writes what is queued and closes the file. */
   close(): void;
 }
 
@@ -27,10 +33,18 @@ export function openRequestJournal(path: string): { journal: RequestJournal; pen
   const fd = openSync(path, 'a+', 0o600);
   const pending = parseJournal(readFileSync(fd, 'utf8'));
   let closed = false;
+  let queued = '';
   const journal: RequestJournal = {
     append(subject, day, count) {
-      // O_APPEND: a line is written whole at the end even after a truncate.
-      writeSync(fd, `${subject}\t${day}\t${count}\n`);
+      queued += `${subject}\t${day}\t${count}\n`;
+    },
+    write() {
+      if (queued === '') return;
+      const lines = queued;
+      // Dropped before writing: a failing disk must not make every later write repeat these lines.
+      queued = '';
+      // O_APPEND: the lines are written whole at the end even after a truncate.
+      writeSync(fd, lines);
     },
     truncate() {
       ftruncateSync(fd, 0);
@@ -38,7 +52,11 @@ export function openRequestJournal(path: string): { journal: RequestJournal; pen
     close() {
       if (closed) return;
       closed = true;
-      closeSync(fd);
+      try {
+        journal.write();
+      } finally {
+        closeSync(fd);
+      }
     },
   };
   return { journal, pending };

@@ -30,9 +30,9 @@ export const utcDay = (nowMs: number): string => new Date(nowMs).toISOString().s
  */
 export function decisionFor(w: WindowCounts, o: { perMinute: number; perDay: number | null; nowMs: number; allowed: boolean }): RateDecision {
   const minute = Math.floor(o.nowMs / 60_000);
-  const today = utcDay(o.nowMs);
   const minuteCount = w.minute === minute ? w.minuteCount : 0;
-  const dayCount = w.day === today ? w.dayCount : 0;
+  // A minute lies within one UTC day: a window of this minute is of today, with no date string to build.
+  const dayCount = w.minute === minute || w.day === utcDay(o.nowMs) ? w.dayCount : 0;
   const minuteReset = (minute + 1) * 60;
   const dayReset = (Math.floor(o.nowMs / DAY_MS) + 1) * 86_400;
   const minuteLeft = o.perMinute - minuteCount;

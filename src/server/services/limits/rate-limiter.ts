@@ -18,6 +18,11 @@ export interface RateLimiter {
   peekAnonymous(ip: string): RateDecision;
   /** Authenticated requests of the user since 00:00 UTC. */
   requestsToday(userId: string): Promise<number>;
+  /**
+   * Calls `release` once every request counted so far is durable against a crash — at once when that is
+   * already so. A counted request's answer must not leave before (DESIGN §4.14): the HTTP layer holds it.
+   */
+  whenCountsWritten(release: () => void): void;
   /** Folds the day counts into the database (and empties the journal). */
   flush(): Promise<void>;
   /** Stops the flush timer and flushes one last time. */
@@ -41,10 +46,12 @@ const DAY_MS = 86_400_000;
 /**
  * Counters live in memory (one map lookup per request; Node runs hooks one at a time, so counts are
  * exact under any concurrency). A user's day count is loaded from the db when first seen on a day; each
- * counted request appends the new count to `journal` before the response can leave, so a SIGKILL never
- * hands answered requests back, and every `flushMs` the counts are folded into the db and the journal
- * emptied. Without a journal (unit tests) counts are as durable as the last flush. Resolves once the
- * counts a previous process journaled are saved.
+ * counted request's new count goes to `journal`, written once per event-loop turn for all the requests of
+ * the turn (one write instead of one per request: a tenth of a request's time under load), and their
+ * answers wait for that write (`whenCountsWritten`), so a SIGKILL never hands answered requests back.
+ * Every `flushMs` the counts are folded into the db and the journal emptied. Without a journal (unit
+ * tests) counts are as durable as the last flush. Resolves once the counts a previous process journaled
+ * are saved.
  */
 export async function createRateLimiter(opts: {
   db: Db;
@@ -68,6 +75,23 @@ export async function createRateLimiter(opts: {
   const dirty = new Set<string>();
   /** Bumped by every journal append: a fold truncates the journal only if nothing was appended meanwhile. */
   let appended = 0;
+  /** Answers waiting for the journal's next write, and whether that write is scheduled. */
+  let waiting: (() => void)[] = [];
+  let writeScheduled = false;
+
+  // After the poll phase of the turn that counted the requests: one write for them all, then their answers.
+  const writeJournal = (): void => {
+    writeScheduled = false;
+    try {
+      journal?.write();
+    } catch {
+      // A full or failing disk must not take the service down: the counts stay in memory and the next
+      // fold saves them; only a crash before that fold could lose them.
+    }
+    const released = waiting;
+    waiting = [];
+    for (const release of released) release();
+  };
 
   /** The minute window of an anonymous subject (never persisted). */
   const anonymousWindow = (subject: string, nowMs: number): Window => {
@@ -136,12 +160,13 @@ export async function createRateLimiter(opts: {
     const d = decide(w, limits.perMinute, limits.perDay, nowMs, true);
     if (d.allowed) {
       dirty.add(userId);
-      try {
+      if (journal) {
         appended++;
-        journal?.append(userId, w.day, w.dayCount);
-      } catch {
-        // A full or failing disk must not take the service down: the count stays in memory and the
-        // next fold saves it; only a crash before that fold could lose it.
+        journal.append(userId, w.day, w.dayCount);
+        if (!writeScheduled) {
+          writeScheduled = true;
+          setImmediate(writeJournal);
+        }
       }
     }
     return d;
@@ -213,6 +238,10 @@ export async function createRateLimiter(opts: {
       if (w && w.day === today) return w.dayCount;
       return loadRequestCount(db, userId, today);
     },
+    whenCountsWritten(release) {
+      if (writeScheduled) waiting.push(release);
+      else release();
+    },
     flush,
     async close() {
       clearInterval(timer);
@@ -221,6 +250,7 @@ export async function createRateLimiter(opts: {
       } catch {
         // A db that is already closed (health tests) cannot take the last counts; the journal keeps them.
       }
+      writeJournal();
       journal?.close();
     },
   };

@@ -89,6 +89,8 @@ export function createSharedRateLimiter(opts: { db: Db; clock: Clock }): SharedR
       const w = await peekRateWindow(db, userId);
       return w && w.day === utcDay(clock.now().getTime()) ? w.dayCount : 0;
     },
+    // A count is committed in the database before its decision is returned.
+    whenCountsWritten: (release) => release(),
     async flush() {},
     async close() {
       lastSeen.clear();

@@ -17,16 +17,23 @@ describe('request journal', () => {
     ]);
   });
 
-  it('returns what a previous process left, appends whole lines after a truncate, and is private (0600)', () => {
+  it('returns what a previous process left, writes queued lines whole after a truncate, and is private (0600)', () => {
     const path = join(dir, 'requests.journal');
     writeFileSync(path, 'usr_a\t2025-03-10\t4\n');
     const { journal, pending } = openRequestJournal(path);
     expect(pending).toEqual([{ subject: 'usr_a', day: '2025-03-10', count: 4 }]);
-    journal.truncate();
     journal.append('usr_a', '2025-03-10', 5);
+    journal.truncate();
     journal.append('usr_b', '2025-03-10', 1);
+    // Queued, not written: the limiter writes a turn's lines together.
+    expect(readFileSync(path, 'utf8')).toBe('');
+    journal.write();
     expect(readFileSync(path, 'utf8')).toBe('usr_a\t2025-03-10\t5\nusr_b\t2025-03-10\t1\n');
+    journal.write();
+    journal.append('usr_a', '2025-03-10', 6);
+    // Closing writes what is still queued.
     journal.close();
+    expect(readFileSync(path, 'utf8')).toBe('usr_a\t2025-03-10\t5\nusr_b\t2025-03-10\t1\nusr_a\t2025-03-10\t6\n');
     const fresh = join(dir, 'fresh.journal');
     openRequestJournal(fresh).journal.close();
     expect(statSync(fresh).mode & 0o777).toBe(0o600);

@@ -120,14 +120,23 @@ describe('rate limiter', () => {
     const dir = mkdtempSync(join(tmpdir(), 'voxctl-journal-'));
     afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-    it('journals every counted request before returning, and a new limiter replays what was never flushed', async () => {
+    it('journals the requests of a turn in one write before releasing their answers, and a new limiter replays what was never flushed', async () => {
       const db = coreDb();
       const journalPath = join(dir, 'crash.journal');
       const clock = manualClock('2025-03-10T10:00:00Z');
       // flushMs far away and no close(): this limiter "dies" with 7 counts only in the journal.
       const dead = await createRateLimiter({ db, clock, journalPath, flushMs: 3_600_000 });
-      for (let i = 0; i < 7; i++) await dead.hitUser({ userId: 'usr_a', tier: 'free' });
-      expect(readFileSync(journalPath, 'utf8').trim().split('\n')).toHaveLength(7);
+      let released = 0;
+      dead.whenCountsWritten(() => released++);
+      // Nothing counted yet: nothing to wait for.
+      expect(released).toBe(1);
+      await Promise.all(Array.from({ length: 7 }, () => dead.hitUser({ userId: 'usr_a', tier: 'free' })));
+      const readLines = () => readFileSync(journalPath, 'utf8').split('\n').filter(Boolean);
+      expect(readLines()).toHaveLength(0);
+      // Counted, their answers held: the lines are written when the turn's requests have been handled.
+      const writtenWhenReleased = await new Promise<number>((resolve) => dead.whenCountsWritten(() => resolve(readLines().length)));
+      expect(writtenWhenReleased).toBe(7);
+      expect(readLines().at(-1)).toBe('usr_a\t2025-03-10\t7');
       expect(await loadRequestCount(db, 'usr_a', '2025-03-10')).toBe(0);
       const next = await createRateLimiter({ db, clock, journalPath });
       expect(await next.requestsToday('usr_a')).toBe(7);
@@ -151,6 +160,7 @@ describe('rate limiter', () => {
       // Let the fold take its snapshot and queue behind the transaction.
       await new Promise((resolve) => setImmediate(resolve));
       await limiter.hitUser(user);
+      await new Promise<void>((resolve) => limiter.whenCountsWritten(resolve));
       release();
       await held;
       await folding;
