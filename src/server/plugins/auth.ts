@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { Logger } from 'pino';
+import { bindCaller } from '../logger.js';
 import type { Tier } from '../../shared/schemas/users.js';
 import { forbidden, unauthorized } from '../errors.js';
 import { authenticateApiKey } from '../services/accounts/keys.js';
@@ -51,9 +51,8 @@ export function registerAuthentication(app: FastifyInstance): void {
       if (identity) {
         request.auth = identity;
         // Request lines say who asked (DESIGN §14.5): the ids, never the key. The request's logger is its own
-        // (Fastify made it for this request, and reply.log is the same one; the app's logger is always pino):
-        // bound in place, not a second child.
-        (request.log as Logger).setBindings({ user_id: identity.userId, key_id: identity.keyId });
+        // (Fastify made it for this request, and reply.log is the same one).
+        bindCaller(request.log, { user_id: identity.userId, key_id: identity.keyId });
       } else request.authRejected = true;
     }
   });
