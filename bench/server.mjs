@@ -7,7 +7,9 @@
 // Goals: real routes >= 50% of the bare route's requests/s, p99 < 10 ms, server RSS < 200 MB after the
 // run; calculate-accuracy on a 1,000-word pair < 5 ms of server time.
 //
-// Both servers run in child processes (built dist/ via bin/voxctl.js) so RSS is the server's alone.
+// Both servers run in child processes (built dist/ via bin/voxctl.js) so RSS is the server's alone, and
+// each target also prints the server's CPU time per answered request (Linux /proc): on a two-core machine
+// the load generator shares the CPU, so req/s of a fast server is partly the generator's limit.
 // Enterprise accounts allow 1,000 requests a minute each and anonymous callers 60 per IP: the load rotates
 // over the keys of 1,000 enterprise accounts so that every request is a 2xx, so the figures measure the routes, not 429s.
 // The public speakers list is therefore requested with a key too (identified, counted, same handler).
@@ -21,6 +23,8 @@ import autocannon from 'autocannon';
 const root = fileURLToPath(new URL('..', import.meta.url));
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
 const connections = 50;
+// The routes' own cost by default; BENCH_LOG_LEVEL=info adds the two request lines Fastify writes per request.
+const logLevel = process.env.BENCH_LOG_LEVEL ?? 'silent';
 
 /** Starts a child process and resolves with the first stderr/stdout match of `pattern`. */
 function startChild(args, pattern, env = {}) {
@@ -49,15 +53,31 @@ function rssMb(pid) {
   return Number(execFileSync('ps', ['-o', 'rss=', '-p', String(pid)]).toString().trim()) / 1024;
 }
 
-async function load(name, url, keys) {
+/** CPU seconds (user + system) `pid` has used so far, from /proc; undefined where there is no /proc. */
+function cpuSeconds(pid) {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    // utime and stime (fields 14 and 15 of stat; 12 and 13 after the command name) in clock ticks of 1/100 s.
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return undefined;
+  }
+}
+
+async function load(name, url, keys, pid) {
   let i = 0;
   const opts = { url, connections, duration: seconds };
   if (keys) {
     opts.requests = [{ setupRequest: (req) => ({ ...req, headers: { ...req.headers, authorization: `Bearer ${keys[i++ % keys.length]}` } }) }];
   }
+  const cpuBefore = cpuSeconds(pid);
   const r = await autocannon(opts);
-  const row = { name, rps: Math.round(r.requests.average), p50: r.latency.p50, p99: r.latency.p99, ok: r['2xx'], other: r.non2xx + r.errors + r.timeouts };
-  console.log(`${name.padEnd(34)} ${String(row.rps).padStart(7)} req/s   p50 ${row.p50} ms   p99 ${row.p99} ms   2xx ${row.ok}   other ${row.other}`);
+  const cpuAfter = cpuSeconds(pid);
+  // The server's own CPU per answered request: unlike req/s, not capped by the load generator sharing the machine.
+  const cpuUs = cpuBefore === undefined || cpuAfter === undefined ? undefined : ((cpuAfter - cpuBefore) * 1e6) / r.requests.total;
+  const row = { name, rps: Math.round(r.requests.average), p50: r.latency.p50, p99: r.latency.p99, ok: r['2xx'], other: r.non2xx + r.errors + r.timeouts, cpuUs };
+  const cpu = cpuUs === undefined ? '' : `   server CPU ${cpuUs.toFixed(1)} µs/request`;
+  console.log(`${name.padEnd(34)} ${String(row.rps).padStart(7)} req/s   p50 ${row.p50} ms   p99 ${row.p99} ms   2xx ${row.ok}   other ${row.other}${cpu}`);
   return row;
 }
 
@@ -103,30 +123,31 @@ try {
     });
     await db.close();
   }
-  const svc = await startChild([join(root, 'bin/voxctl.js'), 'serve', '--port', '0', '--data-dir', dataDir, '--log-level', 'silent'], /listening on (http:\/\/\S+)/);
+  const svc = await startChild([join(root, 'bin/voxctl.js'), 'serve', '--port', '0', '--data-dir', dataDir, '--log-level', logLevel], /listening on (http:\/\/\S+)/);
   children.push(svc.child);
   const base = svc.match[1];
 
   const speakersRes = await fetch(`${base}/v1/speakers?limit=1`, { headers: { authorization: `Bearer ${firstKey}` } });
   const speakerId = speakersRes.ok ? (await speakersRes.json()).items?.[0]?.id : undefined;
 
-  console.log(`node ${process.version}, ${connections} connections, ${seconds} s per target\n`);
+  console.log(`node ${process.version}, ${connections} connections, ${seconds} s per target, service log level ${logLevel}\n`);
   const rows = [];
-  rows.push(await load('bare Fastify (ceiling)', `${bare.match[1]}/`));
+  rows.push(await load('bare Fastify (ceiling)', `${bare.match[1]}/`, undefined, bare.child.pid));
   if (speakerId) {
-    rows.push(await load('GET /v1/speakers?limit=20', `${base}/v1/speakers?limit=20`, keys));
-    rows.push(await load('GET /v1/speakers/{id} (Bearer)', `${base}/v1/speakers/${encodeURIComponent(speakerId)}`, keys));
+    rows.push(await load('GET /v1/speakers?limit=20', `${base}/v1/speakers?limit=20`, keys, svc.child.pid));
+    rows.push(await load('GET /v1/speakers/{id} (Bearer)', `${base}/v1/speakers/${encodeURIComponent(speakerId)}`, keys, svc.child.pid));
   } else {
     console.log('(no speakers route or catalogue yet: skipping the speakers targets)');
   }
-  rows.push(await load('GET /v1/users/me (Bearer)', `${base}/v1/users/me`, keys));
+  rows.push(await load('GET /v1/users/me (Bearer)', `${base}/v1/users/me`, keys, svc.child.pid));
   const rss = rssMb(svc.child.pid);
 
   const ceiling = rows[0].rps;
   console.log('\nratio to the bare route, p99 goal < 10 ms:');
   for (const r of rows.slice(1)) {
     const ratio = r.rps / ceiling;
-    console.log(`  ${r.name.padEnd(32)} ${(100 * ratio).toFixed(1)}% ${ratio >= 0.5 ? 'ok' : 'BELOW 50%'}   p99 ${r.p99} ms ${r.p99 < 10 ? 'ok' : 'OVER'}   non-2xx ${r.other}`);
+    const cpuRatio = r.cpuUs && rows[0].cpuUs ? `   CPU per request ${(r.cpuUs / rows[0].cpuUs).toFixed(2)}x the bare route's` : '';
+    console.log(`  ${r.name.padEnd(32)} ${(100 * ratio).toFixed(1)}% ${ratio >= 0.5 ? 'ok' : 'BELOW 50%'}   p99 ${r.p99} ms ${r.p99 < 10 ? 'ok' : 'OVER'}   non-2xx ${r.other}${cpuRatio}`);
   }
   console.log(`server RSS after the run: ${rss.toFixed(1)} MB ${rss < 200 ? 'ok' : 'OVER 200 MB'}`);
 
