@@ -1,7 +1,6 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import swagger from '@fastify/swagger';
-import multipart from '@fastify/multipart';
 import { VERSION } from '../shared/version.js';
 import { ErrorBody } from '../shared/schemas/common.js';
 import type { Runtime } from './runtime.js';
@@ -14,6 +13,7 @@ import { registerAuthentication, registerAuthorization } from './plugins/auth.js
 import { rateLimitHeaders, registerRateLimit } from './plugins/rate-limit.js';
 import { registerJsonBody } from './plugins/json-body.js';
 import { registerMetrics } from './plugins/metrics.js';
+import { acceptMultipartBodies, withUploads } from './plugins/uploads.js';
 import healthRoutes from './routes/health/index.js';
 import speakersRoutes from './routes/speakers/index.js';
 import ttsRoutes from './routes/tts/index.js';
@@ -26,7 +26,6 @@ import billingRoutes from './routes/billing/index.js';
 import audioRoutes from './routes/audio/index.js';
 import evaluationsRoutes from './routes/evaluations/index.js';
 import corporaRoutes from './routes/corpora/index.js';
-import { MAX_UPLOAD_BYTES } from '../shared/constants.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -89,7 +88,7 @@ export async function buildApp(runtime: Runtime, options: AppOptions = {}): Prom
       components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
     },
   });
-  await app.register(multipart, { limits: { fileSize: MAX_UPLOAD_BYTES, files: 1, fields: 10 } });
+  acceptMultipartBodies(app);
 
   for (const routes of [
     healthRoutes,
@@ -97,13 +96,13 @@ export async function buildApp(runtime: Runtime, options: AppOptions = {}): Prom
     ttsRoutes,
     jobsRoutes,
     sttRoutes,
-    datasetsRoutes,
+    withUploads(datasetsRoutes),
     usersRoutes,
     keysRoutes,
     billingRoutes,
-    audioRoutes,
+    withUploads(audioRoutes),
     evaluationsRoutes,
-    corporaRoutes,
+    withUploads(corporaRoutes),
   ]) {
     await app.register(routes);
   }

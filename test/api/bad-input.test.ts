@@ -132,6 +132,8 @@ const cases: Case[] = [
   { name: 'audio upload with only a charset', method: 'POST', path: '/v1/audio', body: 'x', contentType: 'multipart/form-data; charset=utf-8', status: 400, detail: NO_BOUNDARY },
   { name: 'dataset upload with a 300-char boundary', method: 'POST', path: '/v1/datasets/upload', body: 'x', contentType: `multipart/form-data; boundary=${'b'.repeat(300)}`, status: 400, detail: NO_BOUNDARY },
   { name: 'audio upload cut off mid-file', method: 'POST', path: '/v1/audio', body: CUT_OFF, contentType: 'multipart/form-data; boundary=xyz', status: 400, detail: 'Invalid multipart/form-data: the body ends in the middle of a part' },
+  // Multipart parsing is registered only around the upload routes; elsewhere a multipart body is no body.
+  { name: 'multipart body to a JSON route', method: 'POST', path: '/v1/tts/synthesize', body: 'x', contentType: 'multipart/form-data; boundary=xyz', status: 400, detail: 'Invalid body: must be object' },
   { name: 'multipart/mixed upload', method: 'POST', path: '/v1/audio', body: 'x', contentType: 'multipart/mixed; boundary=xyz', status: 415 },
   // Hostile path parameters
   { name: 'NUL in a speaker id', method: 'GET', path: '/v1/speakers/%00', status: 404 },
