@@ -3,6 +3,7 @@ import { bindCaller } from '../logger.js';
 import type { Tier } from '../../shared/schemas/users.js';
 import { forbidden, unauthorized } from '../errors.js';
 import { authenticateApiKey } from '../services/accounts/keys.js';
+import { whenSettled } from '../../shared/maybe-promise.js';
 
 /** The caller behind a valid Bearer key; the tier is read from the database on every request. */
 export interface AuthContext {
@@ -43,18 +44,33 @@ export function requireAuth(request: FastifyRequest): AuthContext {
 export function registerAuthentication(app: FastifyInstance): void {
   app.decorateRequest('auth', undefined);
   app.decorateRequest('authRejected', false);
-  app.addHook('onRequest', async (request) => {
+  const { db, clock } = app.runtime;
+  /** Records who the key names (or that it names no one). */
+  const identify = (request: FastifyRequest, identity: AuthContext | undefined): void => {
+    if (identity) {
+      request.auth = identity;
+      // Request lines say who asked (DESIGN §14.5): the ids, never the key. The request's logger is its own
+      // (Fastify made it for this request, and reply.log is the same one).
+      bindCaller(request.log, { user_id: identity.userId, key_id: identity.keyId });
+    } else request.authRejected = true;
+  };
+  // A callback hook: a remembered key is known at once, and an async hook would cost it a promise.
+  app.addHook('onRequest', (request, _reply, done) => {
     const header = request.headers.authorization;
-    if (header !== undefined && request.routeOptions.config.ownBearer !== true) {
-      const key = BEARER.exec(header)?.[1];
-      const identity = key === undefined ? undefined : await authenticateApiKey(app.runtime.db, key, app.runtime.clock.now());
-      if (identity) {
-        request.auth = identity;
-        // Request lines say who asked (DESIGN §14.5): the ids, never the key. The request's logger is its own
-        // (Fastify made it for this request, and reply.log is the same one).
-        bindCaller(request.log, { user_id: identity.userId, key_id: identity.keyId });
-      } else request.authRejected = true;
+    if (header === undefined || request.routeOptions.config.ownBearer === true) return done();
+    const key = BEARER.exec(header)?.[1];
+    if (key === undefined) {
+      identify(request, undefined);
+      return done();
     }
+    whenSettled(
+      authenticateApiKey(db, key, clock.now()),
+      (identity) => {
+        identify(request, identity);
+        done();
+      },
+      (error) => done(error as Error),
+    );
   });
 }
 

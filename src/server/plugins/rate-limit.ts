@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../errors.js';
 import type { RateDecision, RateLimiter } from '../services/limits/rate-limiter.js';
+import { whenSettled } from '../../shared/maybe-promise.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -29,12 +30,12 @@ function setHeaders(reply: FastifyReply, d: RateDecision): void {
 /**
  * The decision for one request: a valid key counts in its account's windows, anything else in its
  * client IP's — unless the route is exempt from the IP bucket; a rejected key is counted even there, so
- * guessing keys is never free.
+ * guessing keys is never free. The decision is a promise only when the count must wait for the database.
  */
-async function decide(limiter: RateLimiter, request: FastifyRequest): Promise<{ decision: RateDecision; exempt: boolean }> {
-  if (request.auth) return { decision: await limiter.hitUser(request.auth), exempt: false };
+function decide(limiter: RateLimiter, request: FastifyRequest): { decision: RateDecision | Promise<RateDecision>; exempt: boolean } {
+  if (request.auth) return { decision: limiter.hitUser(request.auth), exempt: false };
   const exempt = request.routeOptions.config.rateLimit === false && request.authRejected !== true;
-  return { decision: exempt ? limiter.peekAnonymous(request.ip) : await limiter.hitAnonymous(request.ip), exempt };
+  return { decision: exempt ? limiter.peekAnonymous(request.ip) : limiter.hitAnonymous(request.ip), exempt };
 }
 
 /**
@@ -45,13 +46,20 @@ async function decide(limiter: RateLimiter, request: FastifyRequest): Promise<{ 
 export function registerRateLimit(app: FastifyInstance): void {
   const limiter = app.runtime.rateLimiter;
   app.decorateRequest('rateLimit', undefined);
-  app.addHook('onRequest', async (request, reply) => {
-    const { decision: d, exempt } = await decide(limiter, request);
-    request.rateLimit = d;
-    setHeaders(reply, d);
-    // An exempt route shows the caller's spent IP bucket in its headers but is never refused for it.
-    if (d.allowed || exempt) return;
-    throw new ApiError('rate_limited', 'Rate limit exceeded', { headers: { 'Retry-After': String(d.retryAfter ?? 1) } });
+  // A callback hook: the decision is usually known at once, and an async hook would cost it a promise.
+  app.addHook('onRequest', (request, reply, done) => {
+    const { decision, exempt } = decide(limiter, request);
+    whenSettled(
+      decision,
+      (d) => {
+        request.rateLimit = d;
+        setHeaders(reply, d);
+        // An exempt route shows the caller's spent IP bucket in its headers but is never refused for it.
+        if (d.allowed || exempt) done();
+        else done(new ApiError('rate_limited', 'Rate limit exceeded', { headers: { 'Retry-After': String(d.retryAfter ?? 1) } }));
+      },
+      (error) => done(error as Error),
+    );
   });
   app.addHook('onSend', (request, reply, payload, done) => {
     if (request.rateLimit === undefined) setHeaders(reply, limiter.peekAnonymous(request.ip));

@@ -10,8 +10,11 @@ export type { RateDecision };
 
 /** Per-account minute and day windows (shared by all keys of a user), per-IP minute window for anonymous callers. */
 export interface RateLimiter {
-  /** Counts one request of user `userId` (tier read for this request), whichever of their keys it carried. */
-  hitUser(opts: { userId: string; tier: Tier }): Promise<RateDecision>;
+  /**
+   * Counts one request of user `userId` (tier read for this request), whichever of their keys it carried;
+   * a promise when the count must wait for the database (the user's first request of a day, a shared count).
+   */
+  hitUser(opts: { userId: string; tier: Tier }): RateDecision | Promise<RateDecision>;
   /** Counts one request without a valid key, per client IP (a promise when the count is shared). */
   hitAnonymous(ip: string): RateDecision | Promise<RateDecision>;
   /** The headers for an IP without counting (responses that never reached the counting hook). */
@@ -125,7 +128,8 @@ export async function createRateLimiter(opts: {
     return w;
   };
 
-  const userWindow = async (subject: string, nowMs: number): Promise<Window> => {
+  /** The user's window when it can be brought to `nowMs` without the database, else undefined. */
+  const userWindowNow = (subject: string, nowMs: number): Window | undefined => {
     const minute = Math.floor(nowMs / 60_000);
     const w = windows.get(subject);
     if (w && w.minute === minute) return w;
@@ -135,6 +139,10 @@ export async function createRateLimiter(opts: {
       w.minuteCount = 0;
       return w;
     }
+    return undefined;
+  };
+
+  const userWindow = (subject: string, nowMs: number): Promise<Window> => {
     let loading = loadingWindows.get(subject);
     if (!loading) {
       loading = loadUserWindow(subject, nowMs).finally(() => loadingWindows.delete(subject));
@@ -152,11 +160,9 @@ export async function createRateLimiter(opts: {
     return decisionFor(w, { perMinute, perDay, nowMs, allowed });
   };
 
-  const hitUser = async ({ userId, tier }: { userId: string; tier: Tier }): Promise<RateDecision> => {
-    const nowMs = clock.now().getTime();
+  const countUser = (userId: string, w: Window, tier: Tier, nowMs: number): RateDecision => {
     const limits = TIER_LIMITS[tier];
-    const w = await userWindow(userId, nowMs);
-    // No await from here on: the decision and the count are one step, exact under any concurrency.
+    // One synchronous step from the decision to the count: exact under any concurrency.
     const d = decide(w, limits.perMinute, limits.perDay, nowMs, true);
     if (d.allowed) {
       dirty.add(userId);
@@ -170,6 +176,14 @@ export async function createRateLimiter(opts: {
       }
     }
     return d;
+  };
+
+  const hitUser = ({ userId, tier }: { userId: string; tier: Tier }): RateDecision | Promise<RateDecision> => {
+    const nowMs = clock.now().getTime();
+    const w = userWindowNow(userId, nowMs);
+    if (w) return countUser(userId, w, tier, nowMs);
+    // The user's first request of the day loads the day's count; requests meanwhile share that load.
+    return userWindow(userId, nowMs).then((loaded) => countUser(userId, loaded, tier, nowMs));
   };
 
   const fold = async (): Promise<void> => {

@@ -1,6 +1,6 @@
 import type { Db } from '../db.js';
 import type { KeyScope, Tier } from '../../../shared/schemas/users.js';
-import { ROW_CACHES, cachedRow, updateCachedRows } from './row-cache.js';
+import { ROW_CACHES, cachedRow, cachedRowNow, updateCachedRows } from './row-cache.js';
 
 const KEY_OWNERS = ROW_CACHES.keyOwners;
 
@@ -50,6 +50,11 @@ export const API_KEY_SQL = {
 /** The active (not revoked) key with `keyHash` and its owner's tier: the hot path of every request (cached). */
 export function findActiveKeyByHash(db: Db, keyHash: string): Promise<KeyOwnerRow | undefined> {
   return cachedRow(db, KEY_OWNERS, keyHash, () => db.get<KeyOwnerRow>(API_KEY_SQL.byHash, [keyHash]));
+}
+
+/** `findActiveKeyByHash`'s answer when it is remembered and current now (no promise), else undefined. */
+export function findActiveKeyByHashNow(db: Db, keyHash: string): KeyOwnerRow | undefined {
+  return cachedRowNow<KeyOwnerRow>(db, KEY_OWNERS, keyHash);
 }
 
 /** The user's active key `id`, if it exists and belongs to them. */

@@ -30,22 +30,36 @@ const handles = new WeakMap<Db, Caches>();
 /** The statement that reads the version of the cached tables, per dialect. */
 const VERSION_SQL = { sqlite: 'PRAGMA data_version', postgres: 'SELECT epoch FROM cache_epoch WHERE id = 1' } as const;
 
-/** The read of the version issued in the current event-loop turn, per handle. */
-const turnReads = new WeakMap<Db, Promise<number>>();
+/** The read of the version issued in the current event-loop turn, and its answer once it has come. */
+interface TurnRead {
+  read: Promise<number>;
+  version?: number;
+}
 
-function versionThisTurn(db: Db): Promise<number> {
-  let read = turnReads.get(db);
-  if (!read) {
-    read = db.value<number>(VERSION_SQL[db.dialect]).then(Number);
-    turnReads.set(db, read);
+/** The read of the current event-loop turn, per handle. */
+const turnReads = new WeakMap<Db, TurnRead>();
+
+/** This turn's read of the version, issued by the turn's first caller (answered at once on SQLite). */
+function turnRead(db: Db): TurnRead {
+  let turn = turnReads.get(db);
+  if (!turn) {
+    const sql = VERSION_SQL[db.dialect];
+    const now = db.valueNow?.<number>(sql);
+    if (now !== undefined) turn = { read: Promise.resolve(Number(now)), version: Number(now) };
+    else {
+      const entry: TurnRead = { read: db.value<number>(sql).then(Number) };
+      entry.read.then((version) => (entry.version = version), () => undefined);
+      turn = entry;
+    }
+    turnReads.set(db, turn);
     // Requests of a later turn may have been sent after a write this read did not see: they read again.
     setImmediate(() => turnReads.delete(db)).unref();
   }
-  return read;
+  return turn;
 }
 
 async function cachesOf(db: Db): Promise<Caches> {
-  const version = await versionThisTurn(db);
+  const version = await turnRead(db).read;
   let caches = handles.get(db);
   if (!caches) {
     caches = { dataVersion: version, changes: 0, byName: new Map() };
@@ -80,6 +94,19 @@ export async function cachedRow<T extends object>(db: Db, name: string, key: str
     rows.set(key, row);
   }
   return row;
+}
+
+/**
+ * The remembered row `key` of cache `name` when it is known without waiting: this turn's read of the
+ * version has come and the caches are of that version — exactly what `cachedRow` would answer then. Else
+ * undefined, and the caller asks `cachedRow` (which also applies a new version). On SQLite the version is
+ * read at once; on PostgreSQL the turn's first request waits for it and later ones need no promise.
+ */
+export function cachedRowNow<T extends object>(db: Db, name: string, key: string): T | undefined {
+  const { version } = turnRead(db);
+  const caches = handles.get(db);
+  if (version === undefined || caches === undefined || caches.dataVersion !== version) return undefined;
+  return caches.byName.get(name)?.get(key) as T | undefined;
 }
 
 /** After a write on this connection: drops the remembered rows of cache `name` that `match` selects, or updates them in place. */

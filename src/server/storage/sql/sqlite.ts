@@ -51,6 +51,8 @@ export function createSqliteDb(raw: BetterSqlite3.Database): Db & { readonly raw
     run: (sql: string, params?: SqlParams) => whenFree(() => statement(sql, 'rows').run(...bind(params)).changes),
     exec: (sql: string) => whenFree(() => void raw.exec(sql)),
     inTransaction: () => inTx.current() === true,
+    valueNow: <T>(sql: string, params?: SqlParams) =>
+      !gate.held || inTx.current() ? (statement(sql, 'pluck').get(...bind(params)) as T | undefined) : undefined,
     async transaction<T>(fn: () => Promise<T>): Promise<T> {
       if (inTx.current()) return fn();
       await gate.acquire();

@@ -47,6 +47,12 @@ export interface Db extends Queryable {
   transaction<T>(fn: () => Promise<T>, opts?: { isolation?: Isolation }): Promise<T>;
   /** True while the calling async context is inside `transaction`. */
   inTransaction(): boolean;
+  /**
+   * `value` answered at once, for hot paths that would otherwise pay a promise: only a synchronous driver
+   * has it (SQLite). Undefined also while another context's transaction holds the connection — then ask
+   * `value`, which waits for it.
+   */
+  valueNow?<T>(sql: string, params?: SqlParams): T | undefined;
   /** Runs several statements (schema changes) with no parameters. */
   exec(sql: string): Promise<void>;
   /** Closes the connection(s); idempotent. */

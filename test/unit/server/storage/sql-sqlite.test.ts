@@ -159,6 +159,27 @@ describe('the SQLite storage seam', () => {
     expect(await db.column('SELECT body FROM notes')).toEqual(['kept']);
   });
 
+  it('answers valueNow at once, except while another context\'s transaction holds the connection', async () => {
+    await db.run('INSERT INTO notes (body, n) VALUES (?, ?)', ['a', 7]);
+    expect(db.valueNow?.<number>('SELECT n FROM notes WHERE body = ?', ['a'])).toBe(7);
+    const hold = latch();
+    let inside: number | undefined;
+    const tx = db.transaction(async () => {
+      await db.run('UPDATE notes SET n = 8');
+      inside = db.valueNow?.<number>('SELECT n FROM notes');
+      await hold.promise;
+    });
+    await settle();
+    // The transaction's own context reads its write; any other context must wait (ask `value`).
+    expect(inside).toBe(8);
+    expect(db.valueNow?.<number>('SELECT n FROM notes')).toBeUndefined();
+    const waiting = db.value<number>('SELECT n FROM notes');
+    hold.open();
+    await tx;
+    expect(await waiting).toBe(8);
+    expect(db.valueNow?.<number>('SELECT n FROM notes')).toBe(8);
+  });
+
   it('keeps another connection out while a transaction is open (the write lock is taken at BEGIN)', async () => {
     const other = new Database(join(dir, 'seam.db'));
     other.pragma('busy_timeout = 0');

@@ -52,6 +52,24 @@ describe('API keys', () => {
     expect(await authenticateApiKey(db, second.key, now)).toBeUndefined();
   });
 
+  it('answers a remembered key whose last use needs no writing without a promise, and forgets a revoked one', async () => {
+    const db = coreDb();
+    const { user, key } = await createUserWithKey(db, { email: 'a@b.c', tier: 'starter', now });
+    const identity = { userId: user.id, keyId: key.id, scope: 'full', tier: 'starter' };
+    const first = authenticateApiKey(db, key.key, now);
+    expect(first).toBeInstanceOf(Promise);
+    expect(await first).toEqual(identity);
+    const soon = new Date(now.getTime() + 30_000);
+    expect(authenticateApiKey(db, key.key, soon)).toEqual(identity);
+    // Its last use is due again a minute later: written, so answered through the database.
+    const later = authenticateApiKey(db, key.key, new Date(now.getTime() + 61_000));
+    expect(later).toBeInstanceOf(Promise);
+    expect(await later).toEqual(identity);
+    const spare = await createApiKey(db, { userId: user.id, now });
+    await deleteApiKey(db, { userId: user.id, keyId: key.id, callerKeyId: spare.id, now });
+    expect(await authenticateApiKey(db, key.key, soon)).toBeUndefined();
+  });
+
   it('records last use at most once a minute', async () => {
     const db = coreDb();
     const { key } = await createUserWithKey(db, { email: 'a@b.c', now });

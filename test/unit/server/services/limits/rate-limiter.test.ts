@@ -30,6 +30,24 @@ describe('rate limiter', () => {
     await limiter.close();
   });
 
+  it('decides without a promise once the day is loaded; requests during the load share it and are all counted', async () => {
+    const clock = manualClock('2025-03-10T12:00:15Z');
+    const limiter = await createRateLimiter({ db: coreDb(), clock });
+    const hit = () => limiter.hitUser({ userId: 'usr_a', tier: 'free' });
+    // The user's first requests of the day wait for the day's persisted count, one load for them all.
+    const loading = [hit(), hit(), hit()];
+    for (const d of loading) expect(d).toBeInstanceOf(Promise);
+    expect((await Promise.all(loading)).map((d) => d.remaining).sort()).toEqual([17, 18, 19]);
+    const known = hit();
+    expect(known).not.toBeInstanceOf(Promise);
+    expect(known).toMatchObject({ allowed: true, remaining: 16 });
+    // A new minute of the same day needs no load either.
+    clock.advance(60_000);
+    expect(hit()).toMatchObject({ allowed: true, remaining: 19 });
+    expect(await limiter.requestsToday('usr_a')).toBe(5);
+    await limiter.close();
+  });
+
   it('binds on the day window when it is the smaller one, until 00:00 UTC', async () => {
     const clock = manualClock('2025-03-10T23:00:00Z');
     const limiter = await createRateLimiter({ db: coreDb(), clock });

@@ -1,7 +1,14 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { coreDb } from '../../../../helpers/core-db.js';
 import type { Db } from '../../../../../src/server/storage/db.js';
-import { cachedRow, updateCachedRows } from '../../../../../src/server/storage/repositories/row-cache.js';
+import { cachedRow, cachedRowNow, updateCachedRows } from '../../../../../src/server/storage/repositories/row-cache.js';
+import { loadSqliteDriver } from '../../../../../src/server/storage/sqlite-driver.js';
+import { m001Core } from '../../../../../src/server/storage/migrations/001-core.js';
+import { userDisabledMigration } from '../../../../../src/server/storage/migrations/next/b-user-disabled.js';
+import { createSqliteDb } from '../../../../../src/server/storage/sql/sqlite.js';
 
 /** Loads a user's name, counting the reads that reach the database. */
 function loader(db: Db) {
@@ -45,5 +52,41 @@ describe('row cache', () => {
     await cachedRow(db, 'users', 'usr_1', () => load('usr_1'));
     await cachedRow(db, 'users', 'usr_1', () => load('usr_1'));
     expect(reads()).toBe(3);
+  });
+
+  it('answers at once what cachedRow would — and nothing once another connection has committed, until cachedRow reloads', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'voxctl-row-cache-'));
+    const Database = loadSqliteDriver();
+    const raw = new Database(join(dir, 'core.db'));
+    raw.pragma('journal_mode = WAL');
+    m001Core.up(raw);
+    raw.exec(userDisabledMigration.sqlite);
+    const db = createSqliteDb(raw);
+    const other = new Database(join(dir, 'core.db'));
+    const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
+    try {
+      await withUser(db);
+      const { load, reads } = loader(db);
+      expect(cachedRowNow(db, 'users', 'usr_1')).toBeUndefined();
+      await cachedRow(db, 'users', 'usr_1', () => load('usr_1'));
+      await nextTurn();
+      expect(cachedRowNow(db, 'users', 'usr_1')).toEqual({ id: 'usr_1', name: 'Ada' });
+
+      // Another process (an admin command) renames the user: from the next turn on, nothing is answered at once.
+      other.prepare("UPDATE users SET name = 'Grace' WHERE id = 'usr_1'").run();
+      await nextTurn();
+      expect(cachedRowNow(db, 'users', 'usr_1')).toBeUndefined();
+      expect(await cachedRow(db, 'users', 'usr_1', () => load('usr_1'))).toEqual({ id: 'usr_1', name: 'Grace' });
+      expect(cachedRowNow(db, 'users', 'usr_1')).toEqual({ id: 'usr_1', name: 'Grace' });
+      expect(reads()).toBe(2);
+
+      // A change on the handle itself drops the row at once.
+      updateCachedRows<{ id: string }>(db, 'users', (row) => row.id === 'usr_1');
+      expect(cachedRowNow(db, 'users', 'usr_1')).toBeUndefined();
+    } finally {
+      other.close();
+      await db.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
