@@ -1,4 +1,6 @@
+import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { manualClock } from '../helpers/core-http.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { createUrlSigner } from '../../src/server/services/audio/audio-urls.js';
 import type { SpeakerFacets, SpeakerPage, Speaker } from '../../src/shared/schemas/speakers.js';
@@ -139,5 +141,80 @@ describe('/v1/speakers', () => {
       now: new Date(),
     });
     expect(check).toBe('ok');
+  });
+});
+
+describe('/v1/speakers answers reused within a signing second', () => {
+  const clock = manualClock('2026-03-10T09:00:00.250Z');
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer({ clock });
+  });
+  afterAll(async () => server.close());
+
+  /** A GET over node:http, so the test can name the Host header (fetch may not). */
+  const getRaw = (path: string, headers: Record<string, string> = {}) =>
+    new Promise<{ status: number; type: string | undefined; body: string }>((resolve, reject) => {
+      const req = httpRequest(`${server.url}${path}`, { headers }, (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => (body += chunk));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, type: res.headers['content-type'], body }));
+      });
+      req.on('error', reject);
+      req.end();
+    });
+  const expiresOf = (body: string) => new Set([...body.matchAll(/expires=(\d+)/g)].map((m) => Number(m[1])));
+
+  it('gives the same bytes for the same page within one second, as JSON, and fresh URLs the next second', async () => {
+    const first = await getRaw('/v1/speakers?limit=3&gender=female');
+    const again = await getRaw('/v1/speakers?limit=3&gender=female');
+    expect(first.status).toBe(200);
+    expect(first.type).toBe('application/json; charset=utf-8');
+    expect(again).toEqual(first);
+    const page = JSON.parse(first.body) as SpeakerPage;
+    expect(page.items.map((s) => s.gender)).toEqual(['Female', 'Female', 'Female']);
+    expect(expiresOf(first.body)).toEqual(new Set([Math.floor(clock.now().getTime() / 1000) + 86_400]));
+    // Another page in the same second is its own answer.
+    const other = JSON.parse((await getRaw('/v1/speakers?limit=3&gender=male')).body) as SpeakerPage;
+    expect(other.items.map((s) => s.gender)).toEqual(['Male', 'Male', 'Male']);
+
+    clock.advance(1_000);
+    const next = await getRaw('/v1/speakers?limit=3&gender=female');
+    expect(expiresOf(next.body)).toEqual(new Set([Math.floor(clock.now().getTime() / 1000) + 86_400]));
+    expect((JSON.parse(next.body) as SpeakerPage).items.map((s) => s.id)).toEqual(page.items.map((s) => s.id));
+    for (const s of (JSON.parse(next.body) as SpeakerPage).items) {
+      const url = new URL(s.sample_audio_url!);
+      const check = createUrlSigner(server.runtime.secret).verifyAudio({
+        audioId: `smp_${s.id}`,
+        expires: url.searchParams.get('expires') ?? undefined,
+        sig: url.searchParams.get('sig') ?? undefined,
+        now: clock.now(),
+      });
+      expect(check).toBe('ok');
+    }
+  });
+
+  it('keeps the answers of different hosts apart: each sample URL names the host it was asked on', async () => {
+    const port = new URL(server.url).port;
+    const viaIp = await getRaw('/v1/speakers?limit=1', { host: `127.0.0.1:${port}` });
+    const viaName = await getRaw('/v1/speakers?limit=1', { host: `localhost:${port}` });
+    expect((JSON.parse(viaIp.body) as SpeakerPage).items[0]!.sample_audio_url).toMatch(new RegExp(`^http://127\\.0\\.0\\.1:${port}/`));
+    expect((JSON.parse(viaName.body) as SpeakerPage).items[0]!.sample_audio_url).toMatch(new RegExp(`^http://localhost:${port}/`));
+  });
+
+  it('answers one speaker the same way, and never keeps an error', async () => {
+    const auth = { authorization: `Bearer ${server.key}` };
+    const id = (JSON.parse((await getRaw('/v1/speakers?limit=1&offset=3')).body) as SpeakerPage).items[0]!.id;
+    const one = await getRaw(`/v1/speakers/${id}`, auth);
+    expect(one.status).toBe(200);
+    expect(one.type).toBe('application/json; charset=utf-8');
+    expect(await getRaw(`/v1/speakers/${id}`, auth)).toEqual(one);
+    expect((JSON.parse(one.body) as Speaker).id).toBe(id);
+    // Without a key the same URL is still 401 in the same second: the key check comes before any answer.
+    expect((await getRaw(`/v1/speakers/${id}`)).status).toBe(401);
+    expect((await getRaw('/v1/speakers/spk_nobody_999', auth)).status).toBe(404);
+    expect((await getRaw('/v1/speakers/spk_nobody_999', auth)).status).toBe(404);
+    expect((await getRaw('/v1/speakers?gender=Alien')).status).toBe(400);
   });
 });

@@ -1,9 +1,11 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { Speaker, SpeakerFacets, SpeakerPage, SpeakerQuery } from '../../../shared/schemas/speakers.js';
 import { errorResponses } from '../../../shared/schemas/common.js';
 import { requestBase } from '../../services/audio/audio-urls.js';
 import { speakerById, speakerPage } from '../../services/synthesis/speakers.js';
+import { createResponseMemo, serializedAnswer } from '../../plugins/response-memo.js';
 
 /**
  * /v1/speakers: the public catalogue with filters and facets, and one speaker (Bearer).
@@ -11,10 +13,26 @@ import { speakerById, speakerPage } from '../../services/synthesis/speakers.js';
  */
 const routes: FastifyPluginAsyncTypebox = async (app) => {
   const { runtime } = app;
-  const signer = (request: { protocol: string; host: string }) => {
-    const base = requestBase(runtime.options.publicUrl, request);
+  // Catalogue answers are the same for every caller within the second their sample URLs are signed in
+  // (the catalogue never changes while the service runs): a request repeated within it is answered with
+  // the serialized answer again (plugins/response-memo.ts). Errors are never kept.
+  const answers = createResponseMemo();
+  const answer = async <T>(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    key: string,
+    make: (sampleUrl: (audioId: string) => string) => Promise<T>,
+  ): Promise<T> => {
     const now = runtime.clock.now();
-    return (audioId: string) => runtime.urls.audio({ base, audioId, now });
+    const base = requestBase(runtime.options.publicUrl, request);
+    const period = runtime.urls.expiresAt(now);
+    const memoKey = `${base}\u0000${key}`;
+    let body = answers.get(period, memoKey);
+    if (body === undefined) {
+      body = reply.serialize(await make((audioId) => runtime.urls.audio({ base, audioId, now }))) as string;
+      answers.set(period, memoKey, body);
+    }
+    return serializedAnswer<T>(reply, body);
   };
 
   app.get(
@@ -28,10 +46,11 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: SpeakerPage, ...errorResponses(400, 401, 429) },
       },
     },
-    async (request) => {
-      const { limit = 20, offset = 0, ...filters } = request.query;
-      return speakerPage(runtime.db, { ...filters, limit, offset }, signer(request));
-    },
+    (request, reply) =>
+      answer(request, reply, `list\u0000${JSON.stringify(request.query)}`, (sampleUrl) => {
+        const { limit = 20, offset = 0, ...filters } = request.query;
+        return speakerPage(runtime.db, { ...filters, limit, offset }, sampleUrl);
+      }),
   );
 
   app.get(
@@ -58,7 +77,8 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: Speaker, ...errorResponses(401, 403, 404, 429) },
       },
     },
-    async (request) => speakerById(runtime.db, request.params.speaker_id, signer(request)),
+    (request, reply) =>
+      answer(request, reply, `speaker\u0000${request.params.speaker_id}`, (sampleUrl) => speakerById(runtime.db, request.params.speaker_id, sampleUrl)),
   );
 };
 export default routes;

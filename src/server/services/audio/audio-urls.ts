@@ -18,6 +18,8 @@ export interface SignedQuery {
 
 /** The server's one signer of URLs that work without a key: audio files and evaluation reports. */
 export interface UrlSigner {
+  /** The `expires` of a URL signed at `now`: URLs of one subject signed within one second are identical. */
+  expiresAt(now: Date): number;
   /** `{base}/v1/audio/{id}.wav?expires={epoch}&sig={hmac}`, valid for 24 h from `now`. */
   audio(opts: { base: string; audioId: string; now: Date }): string;
   /** Checks an audio URL's `expires`/`sig` in constant time; a bad signature wins over expiry. */
@@ -64,6 +66,7 @@ export function createUrlSigner(secret: Buffer): UrlSigner {
     return Number(q.expires) * 1000 < q.now.getTime() ? 'expired' : 'ok';
   };
   return {
+    expiresAt: expiryOf,
     audio({ base, audioId, now }) {
       const expires = expiryOf(now);
       return `${trimBase(base)}/v1/audio/${audioId}.wav?expires=${expires}&sig=${audioSignature(audioId, expires)}`;
