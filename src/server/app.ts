@@ -4,6 +4,7 @@ import swagger from '@fastify/swagger';
 import { VERSION } from '../shared/version.js';
 import { ErrorBody } from '../shared/schemas/common.js';
 import type { Runtime } from './runtime.js';
+import { requestLoggerFactory } from './logger.js';
 import { genRequestId, registerRequestId } from './plugins/request-id.js';
 import { registerErrorHandling, sendFrameworkError } from './plugins/errors.js';
 import { createClientErrorHandler, registerHostCheck } from './plugins/http-errors.js';
@@ -48,7 +49,8 @@ export interface AppOptions {
 /** Builds the whole HTTP app over `runtime` without listening (tests call `inject` or `listen(0)`). */
 export async function buildApp(runtime: Runtime, options: AppOptions = {}): Promise<FastifyInstance> {
   const app = Fastify({
-    ...(options.logger ? { logger: options.logger } : { loggerInstance: runtime.logger }),
+    // Request loggers carry their id for the server logger's mixin (logger.ts requestLoggerFactory).
+    ...(options.logger ? { logger: options.logger } : { loggerInstance: runtime.logger, childLoggerFactory: requestLoggerFactory }),
     genReqId: genRequestId,
     bodyLimit: JSON_BODY_LIMIT,
     // Client address, scheme and host come from X-Forwarded-* only when the connection is from a proxy the

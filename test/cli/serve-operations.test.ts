@@ -78,9 +78,12 @@ describe('voxctl serve as an operator runs it (DESIGN §14.5, §14.6)', () => {
   it('takes every setting from VOXCTL_* variables, logs only JSON lines with user and key ids, never a signature', async () => {
     let audioUrl = '';
     let signed = '';
+    let meRequestId = '';
     const { stdout, stderr } = await withServe([], { VOXCTL_LOG_LEVEL: 'info', VOXCTL_PUBLIC_URL: 'https://voxctl.example.test', VOXCTL_WORKERS: '1' }, async (url) => {
       const auth = { authorization: `Bearer ${TEST_KEY}`, 'content-type': 'application/json' };
-      expect((await fetch(`${url}/v1/users/me`, { headers: auth })).status).toBe(200);
+      const meRes = await fetch(`${url}/v1/users/me`, { headers: auth });
+      expect(meRes.status).toBe(200);
+      meRequestId = meRes.headers.get('x-request-id')!;
       const speakers = (await (await fetch(`${url}/v1/speakers?limit=1`)).json()) as { items: { id: string }[] };
       const res = await fetch(`${url}/v1/tts/synthesize`, { method: 'POST', headers: auth, body: JSON.stringify({ text: 'Hello there.', speaker_id: speakers.items[0]!.id }) });
       expect(res.status, await res.clone().text()).toBe(200);
@@ -96,6 +99,9 @@ describe('voxctl serve as an operator runs it (DESIGN §14.5, §14.6)', () => {
     expect(lifecycle.map((l) => l.event)).toEqual(expect.arrayContaining(['listening', 'draining', 'stopped']));
     const me = logs.find((l) => l.msg === 'request completed' && l.user_id !== undefined);
     expect(me).toMatchObject({ user_id: expect.stringMatching(/^usr_/), key_id: expect.any(String) });
+    // Both request lines name the request by the id its response carried.
+    expect(me!.reqId).toBe(meRequestId);
+    expect(logs.filter((l) => l.reqId === meRequestId).map((l) => l.msg)).toEqual(['incoming request', 'request completed']);
     const audioLine = logs.find((l) => (l.req as { url?: string } | undefined)?.url?.startsWith('/v1/audio/'));
     expect((audioLine!.req as { url: string }).url).toContain('sig=[redacted]');
     expect(stdout + stderr).not.toContain(signed);

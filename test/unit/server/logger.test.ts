@@ -1,7 +1,7 @@
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
-import { bindCaller, loggerOptions, redactSignature } from '../../../src/server/logger.js';
+import { bindCaller, loggerOptions, redactSignature, requestLoggerFactory } from '../../../src/server/logger.js';
 
 /** A pino logger with the server's options whose lines are collected as parsed objects. */
 function collectingLogger(): { log: pino.Logger; lines: Record<string, unknown>[] } {
@@ -34,6 +34,34 @@ describe('the server logger', () => {
     ]);
     // The redaction still applies to what a line carries besides the ids.
     expect(lines[1]).toMatchObject({ reqId: 'req_1', job: 'job_1', key: '[redacted]' });
+  });
+
+  it('gives a request a logger whose lines read as a pino child\'s, with its id, caller and children', async () => {
+    const { log, lines } = collectingLogger();
+    const viaChild = log.child({ reqId: 'req_1' });
+    const request = requestLoggerFactory(log, { reqId: 'req_1' }, {});
+    viaChild.info({ res: { statusCode: 200 } }, 'request completed');
+    request.info({ res: { statusCode: 200 } }, 'request completed');
+    bindCaller(request, { user_id: 'usr_1', key_id: 'key_1' });
+    request.warn('slow');
+    request.child({ job: 'job_1' }).error({ key: 'vox_secret' }, 'inside');
+    log.info('runner line');
+    // A route with its own level gets a real child at that level.
+    const quiet = requestLoggerFactory(log, { reqId: 'req_2' }, { level: 'error' });
+    quiet.warn('not written');
+    quiet.error('written');
+    await new Promise((r) => setImmediate(r));
+    const shape = (line: Record<string, unknown>) => Object.keys(line).filter((k) => k !== 'time');
+    expect(shape(lines[1]!)).toEqual(shape(lines[0]!));
+    expect({ ...lines[1], time: 0 }).toEqual({ ...lines[0], time: 0 });
+    expect(shape(lines[0]!)).toEqual(['level', 'pid', 'hostname', 'reqId', 'res', 'msg']);
+    expect(lines.slice(2).map((l) => [l.msg, l.reqId, l.user_id])).toEqual([
+      ['slow', 'req_1', 'usr_1'],
+      ['inside', 'req_1', 'usr_1'],
+      ['runner line', undefined, undefined],
+      ['written', 'req_2', undefined],
+    ]);
+    expect(lines[3]).toMatchObject({ job: 'job_1', key: '[redacted]' });
   });
 
   it('redacts the signature of a signed URL', () => {
