@@ -7,3 +7,8 @@ export function whenSettled<T>(value: T | Promise<T>, next: (value: T) => void, 
   if (value instanceof Promise) value.then(next, fail);
   else next(value);
 }
+
+/** `fn` applied to `value`: at once to a plain value, on settling to a promise (a handler can answer without one). */
+export function mapSettled<T, U>(value: T | Promise<T>, fn: (value: T) => U): U | Promise<U> {
+  return value instanceof Promise ? value.then(fn) : fn(value);
+}

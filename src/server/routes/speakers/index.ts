@@ -17,22 +17,24 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
   // (the catalogue never changes while the service runs): a request repeated within it is answered with
   // the serialized answer again (plugins/response-memo.ts). Errors are never kept.
   const answers = createResponseMemo();
-  const answer = async <T>(
+  const answer = <T>(
     request: FastifyRequest,
     reply: FastifyReply,
     key: string,
     make: (sampleUrl: (audioId: string) => string) => Promise<T>,
-  ): Promise<T> => {
+  ): T | Promise<T> => {
     const now = runtime.clock.now();
     const base = requestBase(runtime.options.publicUrl, request);
     const period = runtime.urls.expiresAt(now);
     const memoKey = `${base}\u0000${key}`;
-    let body = answers.get(period, memoKey);
-    if (body === undefined) {
-      body = reply.serialize(await make((audioId) => runtime.urls.audio({ base, audioId, now }))) as string;
+    const kept = answers.get(period, memoKey);
+    // A kept answer goes out without a promise (the handler is no async function for that reason).
+    if (kept !== undefined) return serializedAnswer<T>(reply, kept);
+    return make((audioId) => runtime.urls.audio({ base, audioId, now })).then((value) => {
+      const body = reply.serialize(value) as string;
       answers.set(period, memoKey, body);
-    }
-    return serializedAnswer<T>(reply, body);
+      return serializedAnswer<T>(reply, body);
+    });
   };
 
   app.get(

@@ -4,6 +4,7 @@ import { errorResponses } from '../../../shared/schemas/common.js';
 import { requireAuth } from '../../plugins/auth.js';
 import { getUser, toUser } from '../../services/accounts/users.js';
 import { getUsage } from '../../services/limits/quota.js';
+import { mapSettled } from '../../../shared/maybe-promise.js';
 
 const bearer = [{ bearer: [] }];
 
@@ -12,7 +13,8 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/v1/users/me',
     { schema: { summary: 'Current user', tags: ['users'], security: bearer, response: { 200: User, ...errorResponses(401, 404, 429) } } },
-    async (request) => toUser(await getUser(app.runtime.db, requireAuth(request).userId)),
+    // No async function: a remembered user is answered without a promise.
+    (request) => mapSettled(getUser(app.runtime.db, requireAuth(request).userId), toUser),
   );
 
   app.get(

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Db } from '../../storage/db.js';
-import { findUserByEmail, findUserById, insertUser, listUsers, setUserDisabled, type UserRow } from '../../storage/repositories/users.js';
+import { findUserByEmail, findUserById, findUserByIdNow, insertUser, listUsers, setUserDisabled, type UserRow } from '../../storage/repositories/users.js';
 import type { CreatedKey, Tier, User } from '../../../shared/schemas/users.js';
 import { DomainError, validationFailed } from '../../../shared/errors.js';
 import { isTier } from './tiers.js';
@@ -53,11 +53,14 @@ export function toUser(row: UserRow): User {
   return user;
 }
 
-/** The user `userId` or 404 (a key whose user vanished). */
-export async function getUser(db: Db, userId: string): Promise<UserRow> {
-  const row = await findUserById(db, userId);
+const found = (row: UserRow | undefined): UserRow => {
   if (!row) throw new DomainError('user_not_found', 'User not found');
   return row;
+};
+
+/** The user `userId` or 404 (a key whose user vanished); without a promise when the row is remembered and current. */
+export function getUser(db: Db, userId: string): UserRow | Promise<UserRow> {
+  return findUserByIdNow(db, userId) ?? findUserById(db, userId).then(found);
 }
 
 /** Throws 403 `Subscription is cancelled` unless the user's subscription is active (synthesis, batch, datasets). */

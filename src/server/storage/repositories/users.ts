@@ -1,6 +1,6 @@
 import type { Db } from '../db.js';
 import type { Tier } from '../../../shared/schemas/users.js';
-import { ROW_CACHES, cachedRow, updateCachedRows } from './row-cache.js';
+import { ROW_CACHES, cachedRow, cachedRowNow, updateCachedRows } from './row-cache.js';
 
 const USERS = ROW_CACHES.users;
 
@@ -29,6 +29,11 @@ export async function insertUser(db: Db, user: Pick<UserRow, 'id' | 'email' | 'n
 /** The user with `id`, if any (cached: the row is shared, never mutate it). */
 export function findUserById(db: Db, id: string): Promise<UserRow | undefined> {
   return cachedRow(db, USERS, id, () => db.get<UserRow>('SELECT * FROM users WHERE id = ?', [id]));
+}
+
+/** `findUserById`'s answer when it is remembered and current now (no promise), else undefined. */
+export function findUserByIdNow(db: Db, id: string): UserRow | undefined {
+  return cachedRowNow<UserRow>(db, USERS, id);
 }
 
 /** The lookup by e-mail, exported for the query-plan test. */
