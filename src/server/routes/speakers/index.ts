@@ -31,7 +31,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     // A kept answer goes out without a promise (the handler is no async function for that reason).
     if (kept !== undefined) return serializedAnswer<T>(reply, kept);
     return make((audioId) => runtime.urls.audio({ base, audioId, now })).then((value) => {
-      const body = reply.serialize(value) as string;
+      const body = Buffer.from(reply.serialize(value) as string);
       answers.set(period, memoKey, body);
       return serializedAnswer<T>(reply, body);
     });
