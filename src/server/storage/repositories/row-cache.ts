@@ -100,7 +100,7 @@ export async function cachedRow<T extends object>(db: Db, name: string, key: str
  * The remembered row `key` of cache `name` when it is known without waiting: this turn's read of the
  * version has come and the caches are of that version — exactly what `cachedRow` would answer then. Else
  * undefined, and the caller asks `cachedRow` (which also applies a new version). On SQLite the version is
- * read at once; on PostgreSQL the turn's first request waits for it and later ones need no promise.
+ * read at once. On PostgreSQL the read is a round trip that outlives its turn, so callers take `cachedRow`.
  */
 export function cachedRowNow<T extends object>(db: Db, name: string, key: string): T | undefined {
   const { version } = turnRead(db);
