@@ -1,9 +1,8 @@
 import type { Db } from '../storage/db.js';
 import { TIERS } from '../../shared/schemas/users.js';
-import { findUserById } from '../storage/repositories/users.js';
+import { getUser } from '../services/accounts/users.js';
 import { currentUsage, getSubscription, listInvoices, paymentMethod, TIER_PRICES_CENTS } from './service.js';
 import { TIER_LIMITS } from '../services/accounts/tiers.js';
-import { DomainError } from '../../shared/errors.js';
 import type { PortalView } from './page.js';
 
 /** Fixed notices after a successful form (`?done=`); the page never echoes query text. */
@@ -19,8 +18,7 @@ export async function buildPortalView(
   db: Db,
   opts: { userId: string; csrf: string; now: Date; notice?: string; error?: string },
 ): Promise<PortalView> {
-  const user = await findUserById(db, opts.userId);
-  if (!user) throw new DomainError('user_not_found', 'User not found');
+  const user = await getUser(db, opts.userId);
   const card = await paymentMethod(db, opts.userId);
   return {
     email: user.email,

@@ -2,7 +2,7 @@ import { stringify } from 'csv-stringify/sync';
 import type { Db } from '../storage/db.js';
 import type { Subscription } from '../../shared/schemas/system.js';
 import type { Tier } from '../../shared/schemas/users.js';
-import { findUserById, updateUserSubscription, updateUserTier, type UserRow } from '../storage/repositories/users.js';
+import { updateUserSubscription, updateUserTier } from '../storage/repositories/users.js';
 import { listUsagePeriods, getCharactersUsed } from '../storage/repositories/usage.js';
 import {
   getPaymentMethod,
@@ -15,6 +15,7 @@ import { summarizeCard, type CardSummary } from './card.js';
 import { DomainError } from '../../shared/errors.js';
 import { billingPeriod } from '../services/limits/quota.js';
 import { TIER_LIMITS } from '../services/accounts/tiers.js';
+import { getUser } from '../services/accounts/users.js';
 
 /** Monthly price of each tier, in US cents (the invoices' price table). */
 export const TIER_PRICES_CENTS: Readonly<Record<Tier, number>> = {
@@ -25,16 +26,10 @@ export const TIER_PRICES_CENTS: Readonly<Record<Tier, number>> = {
 };
 export const CURRENCY = 'USD';
 
-/** The user or 404 (a portal session or key whose user vanished). */
-async function user(db: Db, userId: string): Promise<UserRow> {
-  const row = await findUserById(db, userId);
-  if (!row) throw new DomainError('user_not_found', 'User not found');
-  return row;
-}
 
 /** GET /v1/billing/subscription: tier, status and the current calendar-month period. */
 export async function getSubscription(db: Db, userId: string, now: Date): Promise<Subscription> {
-  const row = await user(db, userId);
+  const row = await getUser(db, userId);
   const period = billingPeriod(now);
   return {
     tier: row.subscription_tier,
@@ -51,7 +46,7 @@ export async function getSubscription(db: Db, userId: string, now: Date): Promis
  */
 export async function changeTier(db: Db, opts: { userId: string; tier: Tier; now: Date }): Promise<void> {
   await db.transaction(async () => {
-    const row = await user(db, opts.userId);
+    const row = await getUser(db, opts.userId);
     if (row.subscription_tier === opts.tier) return;
     await updateUserTier(db, opts.userId, opts.tier);
     await insertSubscriptionChange(db, { user_id: opts.userId, previous_tier: row.subscription_tier, tier: opts.tier, changed_at: opts.now.toISOString() });
@@ -63,7 +58,7 @@ export async function changeTier(db: Db, opts: { userId: string; tier: Tier; now
  * 403 `Subscription is cancelled`) and no renewal at the period end. Resuming undoes both.
  */
 export async function setCancelled(db: Db, opts: { userId: string; cancelled: boolean }): Promise<void> {
-  await user(db, opts.userId);
+  await getUser(db, opts.userId);
   await updateUserSubscription(db, opts.userId, opts.cancelled ? { status: 'cancelled', cancelAtPeriodEnd: true } : { status: 'active', cancelAtPeriodEnd: false });
 }
 
@@ -88,7 +83,7 @@ function tierAt(changes: SubscriptionChangeRow[], instant: string, current: Tier
 
 /** Invoices of every past period with recorded usage, newest first. */
 export async function listInvoices(db: Db, userId: string, now: Date): Promise<Invoice[]> {
-  const row = await user(db, userId);
+  const row = await getUser(db, userId);
   const current = billingPeriod(now).start;
   const changes = await listSubscriptionChanges(db, userId);
   return (await listUsagePeriods(db, userId))
@@ -153,7 +148,7 @@ export async function savePaymentMethod(
   db: Db,
   opts: { userId: string; number: string; expMonth: string; expYear: string; now: Date },
 ): Promise<CardSummary> {
-  await user(db, opts.userId);
+  await getUser(db, opts.userId);
   const card = summarizeCard(opts, opts.now);
   await upsertPaymentMethod(db, {
     user_id: opts.userId,
@@ -168,6 +163,6 @@ export async function savePaymentMethod(
 
 /** Characters used in the current period (the portal's usage line). */
 export async function currentUsage(db: Db, userId: string, now: Date): Promise<{ used: number; limit: number }> {
-  const row = await user(db, userId);
+  const row = await getUser(db, userId);
   return { used: await getCharactersUsed(db, userId, billingPeriod(now).start), limit: TIER_LIMITS[row.subscription_tier].characters };
 }

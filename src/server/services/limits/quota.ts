@@ -1,9 +1,9 @@
 import type { Db } from '../../storage/db.js';
 import { addCharactersUsed, getCharactersUsed, subtractCharactersUsed } from '../../storage/repositories/usage.js';
-import { findUserById } from '../../storage/repositories/users.js';
 import type { Usage } from '../../../shared/schemas/users.js';
 import { DomainError } from '../../../shared/errors.js';
 import { TIER_LIMITS } from '../accounts/tiers.js';
+import { getUser } from '../accounts/users.js';
 
 /** The detail of a 429 for an exhausted quota (spec's exact message). */
 export const QUOTA_EXCEEDED = 'Character quota exceeded for this billing period';
@@ -28,8 +28,7 @@ export async function reserveCharacters(db: Db, opts: { userId: string; characte
   }
   const period = billingPeriod(opts.now).start;
   return db.transaction(async () => {
-    const user = await findUserById(db, opts.userId);
-    if (!user) throw new DomainError('user_not_found', 'User not found');
+    const user = await getUser(db, opts.userId);
     const used = await getCharactersUsed(db, opts.userId, period);
     if (used + opts.characters > TIER_LIMITS[user.subscription_tier].characters) throw new DomainError('quota_exceeded', QUOTA_EXCEEDED);
     if (opts.characters > 0) await addCharactersUsed(db, opts.userId, period, opts.characters);
@@ -47,8 +46,7 @@ export async function refundCharacters(db: Db, opts: { userId: string; period: s
 
 /** `/v1/users/usage`: the current period's characters against the tier's limit, and today's requests. */
 export async function getUsage(db: Db, opts: { userId: string; now: Date; requestsToday: number }): Promise<Usage> {
-  const user = await findUserById(db, opts.userId);
-  if (!user) throw new DomainError('user_not_found', 'User not found');
+  const user = await getUser(db, opts.userId);
   const period = billingPeriod(opts.now);
   return {
     characters_used: await getCharactersUsed(db, opts.userId, period.start),
