@@ -3,7 +3,9 @@
 //   1. a bare Fastify route returning a constant: the ceiling of this machine;
 //   2. GET /v1/speakers?limit=20 (public route);
 //   3. GET /v1/speakers/{id} (Bearer, enterprise keys: the full auth + rate-limit path);
-//   4. GET /v1/users/me (Bearer) — the fallback Bearer route when there are no speakers yet.
+//   4. GET /v1/users/me (Bearer) — the fallback Bearer route when there are no speakers yet;
+//   and for each route, bare Fastify replaying that route's answer (same body, same headers): the ceiling of
+//   sending those bytes at all, so the report can tell the cost of the answer's size from the route's work.
 // Goals: real routes >= 50% of the bare route's requests/s, p99 < 10 ms, server RSS < 200 MB after the
 // run; calculate-accuracy on a 1,000-word pair < 5 ms of server time.
 //
@@ -108,6 +110,23 @@ try {
   const bare = await startChild(['--input-type=module', '-e', bareSrc], /listening on (http:\/\/\S+)/);
   children.push(bare.child);
 
+  /** Loads bare Fastify answering every GET with `url`'s answer as the load's client gets it, then stops it. */
+  const loadReplay = async (name, url, key) => {
+    const res = await fetch(url, { headers: { authorization: `Bearer ${key}` } });
+    const body = Buffer.from(await res.arrayBuffer()).toString('base64');
+    const headers = Object.fromEntries([...res.headers].filter(([h]) => !['content-length', 'date', 'connection', 'keep-alive'].includes(h)));
+    const replaySrc = `import Fastify from 'fastify'; const { headers, body } = JSON.parse(process.env.BENCH_REPLAY);
+      const bytes = Buffer.from(body, 'base64'); const app = Fastify(); app.get('/*', (req, reply) => { reply.headers(headers).send(bytes); });
+      await app.listen({ host: '127.0.0.1', port: 0 }); console.error('replay listening on http://127.0.0.1:' + app.server.address().port);`;
+    const replay = await startChild(['--input-type=module', '-e', replaySrc], /listening on (http:\/\/\S+)/, { BENCH_REPLAY: JSON.stringify({ headers, body }) });
+    children.push(replay.child);
+    try {
+      return await load(name, `${replay.match[1]}/`, undefined, replay.child.pid);
+    } finally {
+      replay.child.kill('SIGTERM');
+    }
+  };
+
   // 2. voxctl: an enterprise user made with the admin command, plus enough enterprise users with a key each
   // (written straight to the database with the service's own functions, before the server opens it),
   // then the service. Rate windows belong to the account (DESIGN §4.14), so the load needs many accounts.
@@ -144,6 +163,11 @@ try {
   }
   rows.push(await load('GET /v1/users/me (Bearer)', `${base}/v1/users/me`, keys, svc.child.pid));
   const rss = rssMb(svc.child.pid);
+  // The same answers from bare Fastify, after the service's targets (its RSS is taken before).
+  const replays = new Map();
+  const routeUrls = { 'GET /v1/speakers?limit=20': `${base}/v1/speakers?limit=20`, 'GET /v1/users/me (Bearer)': `${base}/v1/users/me` };
+  if (speakerId) routeUrls['GET /v1/speakers/{id} (Bearer)'] = `${base}/v1/speakers/${encodeURIComponent(speakerId)}`;
+  for (const r of rows.slice(1)) replays.set(r.name, await loadReplay(`  same answer from bare Fastify`, routeUrls[r.name], firstKey));
 
   const ceiling = rows[0].rps;
   console.log('\nratio to the bare route, p99 goal < 10 ms:');
@@ -151,6 +175,12 @@ try {
     const ratio = r.rps / ceiling;
     const cpuRatio = r.cpuUs && rows[0].cpuUs ? `   CPU per request ${(r.cpuUs / rows[0].cpuUs).toFixed(2)}x the bare route's` : '';
     console.log(`  ${r.name.padEnd(32)} ${(100 * ratio).toFixed(1)}% ${ratio >= 0.5 ? 'ok' : 'BELOW 50%'}   p99 ${r.p99} ms ${r.p99 < 10 ? 'ok' : 'OVER'}   non-2xx ${r.other}${cpuRatio}`);
+  }
+  console.log('\nsending each answer at all (bare Fastify replaying its body and headers) and the route against that:');
+  for (const r of rows.slice(1)) {
+    const same = replays.get(r.name);
+    const cpu = r.cpuUs && same.cpuUs ? `   route CPU per request ${(r.cpuUs / same.cpuUs).toFixed(2)}x the replay's` : '';
+    console.log(`  ${r.name.padEnd(32)} replay ${(100 * same.rps / ceiling).toFixed(1)}% of the bare route   route ${(100 * r.rps / same.rps).toFixed(1)}% of its replay${cpu}`);
   }
   console.log(`server RSS after the run: ${rss.toFixed(1)} MB ${rss < 200 ? 'ok' : 'OVER 200 MB'}`);
 
