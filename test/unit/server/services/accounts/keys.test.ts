@@ -82,6 +82,12 @@ describe('API keys', () => {
     const later = new Date(now.getTime() + 61_000);
     await authenticateApiKey(db, key.key, later);
     expect(await lastUsed()).toBe(later.toISOString());
+    // The remembered row's last use moved in place: the next minute counts from it, not from the first.
+    await authenticateApiKey(db, key.key, new Date(later.getTime() + 30_000));
+    expect(await lastUsed()).toBe(later.toISOString());
+    const third = new Date(later.getTime() + 61_000);
+    await authenticateApiKey(db, key.key, third);
+    expect(await lastUsed()).toBe(third.toISOString());
   });
 
   it('lists active keys newest first with paging', async () => {
