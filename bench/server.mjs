@@ -167,7 +167,7 @@ try {
   const replays = new Map();
   const routeUrls = { 'GET /v1/speakers?limit=20': `${base}/v1/speakers?limit=20`, 'GET /v1/users/me (Bearer)': `${base}/v1/users/me` };
   if (speakerId) routeUrls['GET /v1/speakers/{id} (Bearer)'] = `${base}/v1/speakers/${encodeURIComponent(speakerId)}`;
-  for (const r of rows.slice(1)) replays.set(r.name, await loadReplay(`  same answer from bare Fastify`, routeUrls[r.name], firstKey));
+  for (const r of rows.slice(1)) replays.set(r.name, await loadReplay(`  replay of ${r.name.slice(4)}`, routeUrls[r.name], firstKey));
 
   const ceiling = rows[0].rps;
   console.log('\nratio to the bare route, p99 goal < 10 ms:');
