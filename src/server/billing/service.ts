@@ -26,7 +26,6 @@ export const TIER_PRICES_CENTS: Readonly<Record<Tier, number>> = {
 };
 export const CURRENCY = 'USD';
 
-
 /** GET /v1/billing/subscription: tier, status and the current calendar-month period. */
 export async function getSubscription(db: Db, userId: string, now: Date): Promise<Subscription> {
   const row = await getUser(db, userId);
