@@ -6,9 +6,8 @@
  */
 import { appendFileSync, writeFileSync } from 'node:fs';
 import { create } from 'xmlbuilder2';
-import type { EvaluationCompare, EvaluationCompareRow, EvaluationDetail, EvaluationSummaryRow } from '../shared/schemas/evaluations.js';
-import { failsFinalLatency, finalLatencyLine } from '../shared/streaming/summary.js';
-import { probeGateLines } from '../shared/probe-gates.js';
+import type { EvaluationCompare, EvaluationDetail } from '../shared/schemas/evaluations.js';
+import { anyGate, compareGateFailures, summaryGateFailures, type EvaluationGates, type GateFailure, type GateFailureType } from '../shared/evaluation-gates.js';
 
 /** One `<testcase>`: a provider × condition × group and the gate failures it met. */
 export interface CiCase {
@@ -17,48 +16,25 @@ export interface CiCase {
   group: string;
   /** p50 latency in seconds; null when nothing was transcribed. */
   timeSeconds: number | null;
-  failures: { type: 'max-wer' | 'max-regression' | 'max-final-latency' | 'probes'; message: string }[];
+  failures: { type: GateFailureType; message: string }[];
 }
 
-/** The gates a run is checked against; a gate is on only when its flag is given. */
-export interface CiGates {
-  maxWer?: number;
-  maxRegression?: number;
-  /** `--max-final-latency MS`: on the p95 of final latency of a streaming evaluation (DESIGN §13.2). */
-  maxFinalLatency?: number;
-  /** The probes' gates (DESIGN §12.5). */
-  maxHallucination?: number;
-  minEntityAccuracy?: number;
-}
+/** The gates a run is checked against (DESIGN §15): a gate is on only when its flag is given. */
+export type CiGates = EvaluationGates;
 
 const f4 = (x: number | null) => (x === null ? 'n/a' : x.toFixed(4));
 const signed = (x: number) => (x > 0 ? '+' : '') + x.toFixed(4);
-
-/** A summary row of group `all` fails `--max-wer` when its WER is above it, or nothing was scored. */
-export function failsMaxWer(r: EvaluationSummaryRow, maxWer: number | undefined): boolean {
-  return maxWer !== undefined && r.group === 'all' && (r.wer === null || r.wer > maxWer);
-}
-
-/** A compare row fails `--max-regression X` when it is of group `all`, `regressed`, and its difference is above X. */
-export function failsMaxRegression(r: EvaluationCompareRow, maxRegression: number | undefined): boolean {
-  return maxRegression !== undefined && r.group === 'all' && r.verdict === 'regressed' && r.difference > maxRegression;
-}
-
-/** How a regressed row reads on stderr, in JUnit and in Markdown. */
-export function regressionLine(r: EvaluationCompareRow): string {
-  return `${r.provider} under ${r.condition}: WER ${f4(r.wer_baseline)} → ${f4(r.wer)} (${signed(r.difference)}, 95% CI ${f4(r.ci95[0])}–${f4(r.ci95[1])}, P(worse) ${r.p_worse.toFixed(3)})`;
-}
 
 /**
  * The test cases of a run: one per summary row of group `all`, and one per compare row (a compare row of
  * group `all` joins the summary row's case). Time is the provider's p50 latency for that row.
  */
 export function ciCases(input: {
-  summary?: readonly EvaluationSummaryRow[];
+  summary?: EvaluationDetail['summary'];
   compare?: EvaluationCompare;
   gates: CiGates;
   /** Summary rows to take the latencies from when `summary` is not given (a comparison's new run). */
-  latencyFrom?: readonly EvaluationSummaryRow[];
+  latencyFrom?: EvaluationDetail['summary'];
 }): CiCase[] {
   const cases = new Map<string, CiCase>();
   const keyOf = (r: { provider: string; condition: string; group: string }) => JSON.stringify([r.provider, r.condition, r.group]);
@@ -68,24 +44,15 @@ export function ciCases(input: {
     if (!c) cases.set(keyOf(r), (c = { provider: r.provider, condition: r.condition, group: r.group, timeSeconds: latency.get(keyOf(r)) ?? null, failures: [] }));
     return c;
   };
-  for (const r of input.summary ?? []) {
-    if (r.group !== 'all') continue;
-    const c = caseOf(r);
-    if (failsMaxWer(r, input.gates.maxWer)) {
-      const wer = r.wer === null ? 'n/a (nothing scored)' : r.wer.toFixed(4);
-      c.failures.push({ type: 'max-wer', message: `WER ${wer} exceeds --max-wer ${input.gates.maxWer}` });
-    }
-    if (failsFinalLatency(r, input.gates.maxFinalLatency)) {
-      c.failures.push({ type: 'max-final-latency', message: finalLatencyLine(r, input.gates.maxFinalLatency!) });
-    }
-    for (const message of probeGateLines(r, input.gates)) c.failures.push({ type: 'probes', message });
-  }
-  for (const r of input.compare?.rows ?? []) {
-    const c = caseOf(r);
-    if (failsMaxRegression(r, input.gates.maxRegression)) {
-      c.failures.push({ type: 'max-regression', message: `Regressed beyond --max-regression ${input.gates.maxRegression}: ${regressionLine(r)}` });
-    }
-  }
+  const add = (f: GateFailure) => {
+    const c = caseOf(f);
+    // A row's failed requests are one failure even when its summary and compare rows both carry them.
+    if (!c.failures.some((x) => x.type === f.type && x.message === f.message)) c.failures.push({ type: f.type, message: f.message });
+  };
+  for (const r of input.summary ?? []) if (r.group === 'all') caseOf(r);
+  summaryGateFailures(input.summary ?? [], input.gates).forEach(add);
+  for (const r of input.compare?.rows ?? []) caseOf(r);
+  compareGateFailures(input.compare?.rows ?? [], input.gates).forEach(add);
   return [...cases.values()];
 }
 
@@ -118,6 +85,8 @@ const cell = (v: string | number | null | undefined) => (v === null || v === und
 const table = (head: string[], rows: (string | number | null)[][]) =>
   [`| ${head.join(' | ')} |`, `|${head.map(() => ' --- |').join('')}`, ...rows.map((r) => `| ${r.map(cell).join(' | ')} |`)].join('\n');
 const mark = (failed: boolean) => (failed ? '❌' : '✅');
+/** A compare row's verdict as the job summary shows it (DESIGN §15.1): ✅ only where no regression is possible. */
+const verdictMark = (verdict: string) => (verdict === 'regressed' ? '❌' : verdict === 'inconclusive' ? '⚠️' : '✅');
 
 /** The Markdown summary of an evaluation (group `all` rows), and of its comparison with a baseline when given. */
 export function markdownSummary(input: { evaluation?: EvaluationDetail; compare?: EvaluationCompare; gates: CiGates }): string {
@@ -127,14 +96,15 @@ export function markdownSummary(input: { evaluation?: EvaluationDetail; compare?
     parts.push(`### voxctl eval ${cell(ev.evaluation_id)}${ev.name ? ` — ${cell(ev.name)}` : ''}`, '', `Status **${ev.status}**, ${ev.completed_utterances}/${ev.total_utterances} utterances, normaliser ${ev.normalizer.name} v${ev.normalizer.version}.`, '');
     const rows = (ev.summary ?? []).filter((r) => r.group === 'all');
     const streamed = ev.mode === 'streaming';
+    const gated = anyGate(input.gates);
+    const failing = new Set(summaryGateFailures(rows, input.gates).map((f) => JSON.stringify([f.provider, f.condition])));
+    const latency = (p: number | null) => (p === null ? 'timeout' : p);
     if (rows.length) {
       parts.push(
         table(
-          ['', 'provider', 'condition', 'WER', '95% CI', 'CER', 'p50 ms', 'audio s', 'cost USD', 'RTFx', 'failed', ...(streamed ? ['final p50 / p95 ms'] : [])],
+          ['', 'provider', 'condition', 'WER', '95% CI', 'CER', 'p50 ms', 'audio s', 'cost USD', 'RTFx', 'failed', ...(streamed ? ['final p50 / p95 ms', 'streams failed'] : [])],
           rows.map((r) => [
-            input.gates.maxWer === undefined && input.gates.maxFinalLatency === undefined
-              ? ''
-              : mark(failsMaxWer(r, input.gates.maxWer) || failsFinalLatency(r, input.gates.maxFinalLatency)),
+            gated ? mark(failing.has(JSON.stringify([r.provider, r.condition]))) : '',
             r.provider,
             r.condition,
             f4(r.wer),
@@ -144,8 +114,8 @@ export function markdownSummary(input: { evaluation?: EvaluationDetail; compare?
             r.audio_seconds,
             r.cost_usd,
             r.rtfx,
-            r.failed_requests,
-            ...(streamed ? [r.final_latency_ms ? `${r.final_latency_ms.p50} / ${r.final_latency_ms.p95}` : null] : []),
+            r.failed_requests ? `${r.failed_requests} of ${r.attempted}` : 0,
+            ...(streamed ? [r.final_latency_ms ? `${latency(r.final_latency_ms.p50)} / ${latency(r.final_latency_ms.p95)}` : null, r.streams_failed ?? 0] : []),
           ]),
         ),
         '',
@@ -158,13 +128,14 @@ export function markdownSummary(input: { evaluation?: EvaluationDetail; compare?
     if (cmp.changed_setup.length) parts.push('Changed setup:', '', ...cmp.changed_setup.map((c) => `- ${cell(c)}`), '');
     parts.push(
       table(
-        ['', 'provider', 'condition', 'group', 'utterances', 'WER baseline', 'WER', 'difference', '95% CI', 'P(worse)', 'verdict'],
+        ['', 'provider', 'condition', 'group', 'utterances', 'speakers', 'WER baseline', 'WER', 'difference', '95% CI', 'P(worse)', 'verdict'],
         cmp.rows.map((r) => [
-          input.gates.maxRegression === undefined || r.group !== 'all' ? '' : mark(failsMaxRegression(r, input.gates.maxRegression)),
+          verdictMark(r.verdict),
           r.provider,
           r.condition,
           r.group,
           r.utterances,
+          r.speakers,
           f4(r.wer_baseline),
           f4(r.wer),
           signed(r.difference),

@@ -5,7 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiRequestError } from '../../src/client/errors.js';
 import { STATUSES } from '../../src/cli/commands/eval.js';
 import { parseTextLines } from '../../src/cli/commands/eval-request.js';
-import { EvaluationProgress, FINAL_STATES, duration, finishRun, gateFailures, pollInterval, watchEvaluation } from '../../src/cli/commands/eval-watch.js';
+import { EvaluationProgress, FINAL_STATES, duration, finishRun, pollInterval, watchEvaluation } from '../../src/cli/commands/eval-watch.js';
+import { summaryGateFailures } from '../../src/shared/evaluation-gates.js';
 import { EvaluationStatus, FINAL_EVALUATION_STATUSES } from '../../src/shared/schemas/evaluations.js';
 import type { CliError } from '../../src/cli/errors.js';
 import { Output } from '../../src/cli/output.js';
@@ -55,6 +56,7 @@ const row = (over: Partial<EvaluationSummaryRow>): EvaluationSummaryRow => ({
   wer_ci95: [0, 0.1],
   cer: 0.02,
   latency_ms: { p50: 10, p95: 20 },
+  attempted: 4,
   failed_requests: 0,
   audio_seconds: null,
   cost_usd: null,
@@ -154,7 +156,7 @@ describe('eval gate and texts', () => {
       row({ group: 'Scottish', wer: 0.9 }),
       row({ provider: 'stt-b', wer: null, wer_ci95: null }),
     ];
-    expect(gateFailures(summary, 0.3).map((r) => `${r.provider}/${r.condition}`)).toEqual(['local-sphinx/telephone', 'stt-b/clean']);
+    expect(summaryGateFailures(summary, { maxWer: 0.3 }).map((r) => `${r.provider}/${r.condition}`)).toEqual(['local-sphinx/telephone', 'stt-b/clean']);
   });
 
   it('exits 7 for the gate before 6 for an unsuccessful run', () => {
@@ -174,6 +176,25 @@ describe('eval gate and texts', () => {
     expect(code({ ...completed, status: 'partial' }, 0.3)).toBe(7);
     expect(code(evaluation({ status: 'failed' }), 0.3)).toBe(6);
     expect(code(evaluation({ status: 'cancelled' }))).toBe(6);
+  });
+
+  it('a half-failing provider cannot pass a WER gate on the half it answered (DESIGN §15.2)', () => {
+    const ev = evaluation({ status: 'completed', summary: [row({ wer: 0.05, attempted: 8, failed_requests: 4 })] });
+    const failed = (gates: Parameters<typeof finishRun>[1]) => {
+      try {
+        finishRun(ev, gates);
+        return undefined;
+      } catch (e) {
+        return e as CliError;
+      }
+    };
+    const e = failed({ maxWer: 0.3 })!;
+    expect(e.exitCode).toBe(7);
+    expect(e.message).toBe('1 provider/condition row(s) have failed requests beyond --max-failure-rate 0:\n  local-sphinx under clean: 4 of 8 requests failed');
+    expect(failed({ maxWer: 0.3, maxFailureRate: 0.5 })).toBeUndefined();
+    // --max-failure-rate is a gate of its own.
+    expect(failed({ maxFailureRate: 0.25 })?.exitCode).toBe(7);
+    expect(failed({})).toBeUndefined();
   });
 
   it('knows the same states as the schema (copied to keep TypeBox out of the CLI start-up)', () => {

@@ -11,17 +11,35 @@ import type { Column, Output } from '../output.js';
 import { connect } from '../session.js';
 import { assertWritable, examples, flagsOf } from '../util.js';
 import { printEvaluation } from './eval-views.js';
-import { EvaluationProgress, finishRun, watchEvaluation } from './eval-watch.js';
+import { EvaluationProgress, finishRun, gateError, watchEvaluation } from './eval-watch.js';
+import { anyGate, compareGateFailures, type EvaluationGates } from '../../shared/evaluation-gates.js';
 
 /** The flags of the CI outputs and gates, as commander hands them over. */
-export interface CiFlags {
+export interface CiFlags extends EvaluationGates {
   junit?: string;
   markdown?: string;
-  maxRegression?: number;
-  maxWer?: number;
-  maxFinalLatency?: number;
-  maxHallucination?: number;
-  minEntityAccuracy?: number;
+}
+
+/** The gates among a command's flags (commander hands over every flag in one object). */
+export function gatesOf(flags: CiFlags): EvaluationGates {
+  const { maxWer, maxRegression, maxFinalLatency, maxHallucination, minEntityAccuracy, maxFailureRate } = flags;
+  return { maxWer, maxRegression, maxFinalLatency, maxHallucination, minEntityAccuracy, maxFailureRate };
+}
+
+/** Parses `--max-failure-rate R`: the share of a row's requests that may fail, 0..1 (DESIGN §15.2). */
+export function failureRateOption(value: string): number {
+  const x = Number(value);
+  if (value.trim() === '' || !Number.isFinite(x) || x < 0 || x > 1) throw usageError(`--max-failure-rate must be a number from 0 to 1 (0.05 = 5% of requests), got '${value}'`);
+  return x;
+}
+
+/** Adds `--max-failure-rate R` to a gated command (DESIGN §15.2). */
+export function failureRateOptionOf(cmd: Command): Command {
+  return cmd.option(
+    '--max-failure-rate <r>',
+    `with any gate: exit ${ExitCode.werGate} when more than this share of a provider's requests failed (0..1, default 0: any failed request fails the gate)`,
+    failureRateOption,
+  );
 }
 
 /** Parses `--max-regression X`: a WER difference ≥ 0 (0 = any regression fails). */
@@ -57,7 +75,7 @@ export async function emitCiOutputs(
 ): Promise<void> {
   if (!wantsCi(flags, ctx.env)) return;
   const ci = await import('../ci-outputs.js');
-  const gates = { maxWer: flags.maxWer, maxRegression: flags.maxRegression, maxFinalLatency: flags.maxFinalLatency, maxHallucination: flags.maxHallucination, minEntityAccuracy: flags.minEntityAccuracy };
+  const gates = gatesOf(flags);
   const evaluationId = content.evaluation?.evaluation_id ?? content.compare!.evaluation_id;
   ci.writeCiOutputs(
     { junit: flags.junit, markdown: flags.markdown, stepSummary: ctx.env.githubStepSummary() },
@@ -70,17 +88,14 @@ export async function emitCiOutputs(
   );
 }
 
-/** The regression gate: exit 7 naming every group-`all` row regressed by more than `maxRegression`. */
-export async function regressionGate(compare: EvaluationCompare, maxRegression: number | undefined): Promise<void> {
-  if (maxRegression === undefined) return;
-  const { failsMaxRegression, regressionLine } = await import('../ci-outputs.js');
-  const bad = compare.rows.filter((r) => failsMaxRegression(r, maxRegression));
-  if (bad.length === 0) return;
-  throw new CliError(`${bad.length} provider/condition row(s) regressed beyond --max-regression ${maxRegression} against ${compare.baseline_id}:\n${bad.map((r) => `  ${regressionLine(r)}`).join('\n')}`, {
-    exitCode: ExitCode.werGate,
-    code: 'regression_gate_exceeded',
-    hint: `see \`voxctl eval compare ${compare.baseline_id} ${compare.evaluation_id}\``,
-  });
+/**
+ * The gates of a comparison (DESIGN §11.4, §15): exit 7 naming every group-`all` row regressed by more
+ * than `--max-regression`, left inconclusive by too few speakers with a difference above it, or whose
+ * new run failed more requests than `--max-failure-rate` allows.
+ */
+export function compareGate(compare: EvaluationCompare, gates: EvaluationGates): void {
+  const error = gateError(compareGateFailures(compare.rows, gates), gates, { id: compare.evaluation_id, baselineId: compare.baseline_id });
+  if (error) throw error;
 }
 
 const fmt = (x: number) => x.toFixed(4);
@@ -136,6 +151,8 @@ export async function finishWatched(
   const compare = flags.baseline && finished ? await client.compareEvaluations(ev.evaluation_id, flags.baseline) : undefined;
   // --json prints the evaluation as the API gives it; the comparison goes to the CI outputs and the gate.
   if (out.json) out.printJson(ev);
+  // -q: only the id (DESIGN §15.8), for `id=$(voxctl eval run … --watch -q)`; gates still speak on stderr.
+  else if (out.quiet) out.write(ev.evaluation_id + '\n');
   else {
     await printEvaluation(out, ev, label);
     if (compare) {
@@ -144,8 +161,7 @@ export async function finishWatched(
     }
   }
   await emitCiOutputs(ctx, flags, { evaluation: ev, compare });
-  if (compare) await regressionGate(compare, flags.maxRegression);
-  finishRun(ev, flags);
+  finishRun(ev, gatesOf(flags), compare);
 }
 
 const watch = (ctx: HandlerContext, client: VoxClient, out: Output, id: string) =>
@@ -154,7 +170,7 @@ const watch = (ctx: HandlerContext, client: VoxClient, out: Output, id: string) 
 /** `voxctl eval compare BASELINE NEW` and `voxctl eval rerun ID` (DESIGN §11.4). */
 export function registerEvalCompare(evaluation: Command, ctx: HandlerContext): void {
   examples(
-    regressionGateOption(
+    failureRateOptionOf(regressionGateOption(
       ciOutputOptions(
         evaluation
           .command('compare')
@@ -163,7 +179,7 @@ export function registerEvalCompare(evaluation: Command, ctx: HandlerContext): v
           .option('--csv', 'the rows as CSV')
           .description('Compare an evaluation with a baseline: paired WER difference per provider, condition and group, with its interval and verdict'),
       ),
-    ),
+    )),
     ['voxctl eval compare ev_monday ev_tuesday', 'voxctl eval compare ev_base ev_new --max-regression 0.02 --junit compare.xml'],
   ).action(async (baseline: string, id: string, _o, cmd: Command) => {
     const flags = flagsOf<CiFlags & { csv?: boolean }>(cmd);
@@ -175,28 +191,29 @@ export function registerEvalCompare(evaluation: Command, ctx: HandlerContext): v
     // The latencies of the JUnit cases are the new run's; fetched only when an output needs them.
     const latencyFrom = wantsCi(flags, ctx.env) ? (await client.getEvaluation(id)).summary : undefined;
     await emitCiOutputs(ctx, flags, { compare: cmp, latencyFrom });
-    await regressionGate(cmp, flags.maxRegression);
+    compareGate(cmp, gatesOf(flags));
   });
 
   examples(
-    regressionGateOption(
+    failureRateOptionOf(regressionGateOption(
       ciOutputOptions(
         evaluation
           .command('rerun')
           .argument('<id>', 'the evaluation to run again (it becomes the baseline)')
+          .option('--name <name>', "a name for the rerun, 1..200 characters (default: the baseline's name)")
           .option('--watch', 'follow progress until it ends, then compare with the baseline (exit 6 if it fails)')
           .option('--report <file>', 'save the HTML report when it ends (implies --watch)')
           .option('--force', 'overwrite an existing --report file')
           .description('Run an evaluation again: same texts, speakers, conditions, providers, normaliser and seed'),
       ),
-    ),
-    ['voxctl eval rerun ev_nightly --watch --max-regression 0 --junit junit.xml --markdown summary.md'],
+    )),
+    ['voxctl eval rerun ev_nightly --name "nightly $(date +%F)" --watch --max-regression 0 --junit junit.xml --markdown summary.md', 'id=$(voxctl eval rerun ev_nightly -q)'],
   ).action(async (id: string, _o, cmd: Command) => {
-    const flags = flagsOf<CiFlags & { watch?: boolean; report?: string; force?: boolean }>(cmd);
+    const flags = flagsOf<CiFlags & { watch?: boolean; report?: string; force?: boolean; name?: string }>(cmd);
     if (flags.report) assertWritable(flags.report, flags.force);
     const { client, out } = await connect(ctx, flags, { announce: true });
-    const created = await client.rerunEvaluation(id);
-    const watching = flags.watch || flags.report !== undefined || flags.maxRegression !== undefined || flags.junit !== undefined || flags.markdown !== undefined;
+    const created = await client.rerunEvaluation(id, flags.name !== undefined ? { name: flags.name } : {});
+    const watching = flags.watch || flags.report !== undefined || anyGate(gatesOf(flags)) || flags.junit !== undefined || flags.markdown !== undefined;
     if (!watching) {
       if (out.json) return out.printJson(created);
       out.write(created.evaluation_id + '\n');

@@ -1,26 +1,28 @@
 // Following a running evaluation (`--watch`): progress on stderr, polling, and how the watch ends —
 // the `--max-wer` gate (exit 7) and unsuccessful runs (exit 6).
-import type { EvaluationDetail, EvaluationSummaryRow } from '../../shared/schemas/evaluations.js';
+import type { EvaluationCompare, EvaluationDetail } from '../../shared/schemas/evaluations.js';
 import { ApiRequestError } from '../../client/errors.js';
 import { CliError, ExitCode } from '../errors.js';
 import type { Output } from '../output.js';
 import { bar } from '../output.js';
 import { duration, paceFields, paceText, RunPace } from '../progress.js';
-import { failsFinalLatency, finalLatencyLine } from '../../shared/streaming/summary.js';
-import { probeGateLines } from '../../shared/probe-gates.js';
+import { anyGate, gateFailures, type EvaluationGates, type GateFailure, type GateFailureType } from '../../shared/evaluation-gates.js';
+import { MIN_VERDICT_SPEAKERS } from '../../shared/comparison-verdict.js';
 
-/** The gates of a finished run, each on when its flag is given: WER, streaming latency, the probes. */
-export interface RunGates {
-  maxWer?: number;
-  maxFinalLatency?: number;
-  maxHallucination?: number;
-  minEntityAccuracy?: number;
-}
+/** The gates of a finished run, each on when its flag is given (DESIGN §15): WER, regression, latency, probes, failed requests. */
+export type RunGates = EvaluationGates;
 
 /** Evaluation states after which nothing changes (DESIGN §8.2); the schema's list, without loading TypeBox at start-up. */
 export const FINAL_STATES = new Set(['completed', 'partial', 'failed', 'cancelled']);
 
 export { duration } from '../progress.js';
+
+/**
+ * Utterances each provider should have finished since the watch began before an ETA is shown. The first
+ * ones finish in a burst — a fast provider answers while a slow one has barely started — so an ETA from
+ * them read "40s" for a run of 3 m 36 s (issue 30).
+ */
+export const ETA_AFTER_PER_PROVIDER = 5;
 
 /**
  * Progress of one evaluation on stderr (DESIGN §7): on a terminal one line redrawn in place with
@@ -38,7 +40,7 @@ export class EvaluationProgress {
     if (this.out.quiet) return;
     const done = ev.completed_utterances;
     const final = FINAL_STATES.has(ev.status);
-    const pace = this.run.pace(done, ev.total_utterances, nowMs, final);
+    const pace = this.run.pace(done, ev.total_utterances, nowMs, final, ETA_AFTER_PER_PROVIDER * Math.max(1, ev.providers.length));
     if (this.out.json) {
       if (this.run.due(ev.status, ev.progress, nowMs)) {
         this.out.event('progress', { evaluation_id: ev.evaluation_id, status: ev.status, progress: ev.progress, done, total: ev.total_utterances, ...paceFields(pace) });
@@ -97,63 +99,86 @@ export async function watchEvaluation(
   }
 }
 
-/**
- * The CI gate: the group-`all` rows whose WER exceeds `maxWer` — a row where nothing could be scored
- * (WER null) fails too, since a provider that transcribed nothing must not pass.
- */
-export function gateFailures(summary: readonly EvaluationSummaryRow[], maxWer: number): EvaluationSummaryRow[] {
-  return summary.filter((r) => r.group === 'all' && (r.wer === null || r.wer > maxWer));
+/** The first gate flag given, as the user typed it (for messages about a run that cannot be gated yet). */
+function firstGateFlag(gates: RunGates): string {
+  const flags: [number | undefined, string][] = [
+    [gates.maxWer, '--max-wer'],
+    [gates.maxFinalLatency, '--max-final-latency'],
+    [gates.maxHallucination, '--max-hallucination'],
+    [gates.minEntityAccuracy, '--min-entity-accuracy'],
+    [gates.maxRegression, '--max-regression'],
+    [gates.maxFailureRate, '--max-failure-rate'],
+  ];
+  const [value, name] = flags.find(([v]) => v !== undefined)!;
+  return `${name} ${value}`;
+}
+
+/** The headline of each kind of gate failure on stderr, the rows' lines below it. */
+function failureHeadline(type: GateFailureType, n: number, gates: RunGates, baselineId: string | undefined): string {
+  const rows = `${n} provider/condition row(s)`;
+  switch (type) {
+    case 'max-wer':
+      return `${rows} exceed --max-wer ${gates.maxWer}:`;
+    case 'max-final-latency':
+      return `${rows} exceed --max-final-latency ${gates.maxFinalLatency} ms:`;
+    case 'probes':
+      return `${n} probe result(s) fail the gate:`;
+    case 'max-regression':
+      return `${rows} regressed beyond --max-regression ${gates.maxRegression}${baselineId ? ` against ${baselineId}` : ''}:`;
+    case 'inconclusive':
+      return `${rows} cannot be ruled out as regressions beyond --max-regression ${gates.maxRegression} (fewer than ${MIN_VERDICT_SPEAKERS} speakers):`;
+    case 'failed-requests':
+      return `${rows} have failed requests beyond --max-failure-rate ${gates.maxFailureRate ?? 0}:`;
+  }
 }
 
 /**
- * The `--max-wer` gate (DESIGN §8.7): exit 7 naming every offending row on stderr. A run that has no
- * summary yet cannot be gated: that is said, not passed.
+ * The exit-7 error of a run's gate failures (DESIGN §8.7, §11.4, §15): a block per kind of failure, each
+ * naming its rows; undefined when nothing failed.
  */
-export function checkGate(ev: EvaluationDetail, gates: RunGates): void {
-  const { maxWer, maxFinalLatency, maxHallucination, minEntityAccuracy } = gates;
-  if (maxWer === undefined && maxFinalLatency === undefined && maxHallucination === undefined && minEntityAccuracy === undefined) return;
-  const flag =
-    maxWer !== undefined
-      ? `--max-wer ${maxWer}`
-      : maxFinalLatency !== undefined
-        ? `--max-final-latency ${maxFinalLatency}`
-        : maxHallucination !== undefined
-          ? `--max-hallucination ${maxHallucination}`
-          : `--min-entity-accuracy ${minEntityAccuracy}`;
+export function gateError(failures: readonly GateFailure[], gates: RunGates, context: { id: string; baselineId?: string }): CliError | undefined {
+  if (failures.length === 0) return undefined;
+  const order: GateFailureType[] = ['max-wer', 'max-final-latency', 'probes', 'max-regression', 'inconclusive', 'failed-requests'];
+  const blocks = order.flatMap((type) => {
+    const mine = failures.filter((f) => f.type === type);
+    return mine.length ? [`${failureHeadline(type, mine.length, gates, context.baselineId)}\n${mine.map((f) => `  ${f.line}`).join('\n')}`] : [];
+  });
+  const regression = failures.some((f) => f.type === 'max-regression' || f.type === 'inconclusive');
+  const hint = context.baselineId ? `see \`voxctl eval compare ${context.baselineId} ${context.id}\`` : `see \`voxctl eval show ${context.id}\``;
+  return new CliError(blocks.join('\n'), { exitCode: ExitCode.werGate, ...(regression ? { code: 'regression_gate_exceeded' } : {}), hint });
+}
+
+/**
+ * The gates of a finished run (DESIGN §8.7, §15), with its comparison with a baseline when there is one:
+ * exit 7 naming every offending row on stderr. A run that has no summary yet cannot be gated: that is
+ * said, not passed.
+ */
+export function checkGate(ev: EvaluationDetail, gates: RunGates, compare?: EvaluationCompare): void {
+  if (!anyGate(gates)) return;
+  const flag = firstGateFlag(gates);
   if (!ev.summary) {
     throw new CliError(`${ev.evaluation_id} is ${ev.status}: ${flag.split(' ')[0]} gates a finished evaluation (completed or partial)`, {
       hint: `wait for it with \`voxctl eval show ${ev.evaluation_id} --watch ${flag}\``,
     });
   }
-  if (maxFinalLatency !== undefined && ev.mode !== 'streaming') {
+  if (gates.maxFinalLatency !== undefined && ev.mode !== 'streaming') {
     throw new CliError(`${ev.evaluation_id} is a batch evaluation: --max-final-latency gates a streaming one`, { hint: 'run it with `--mode streaming`' });
   }
-  const blocks: string[] = [];
-  const bad = maxWer === undefined ? [] : gateFailures(ev.summary, maxWer);
-  if (bad.length > 0) {
-    const rows = bad.map((r) => `  ${r.provider} under ${r.condition}: WER ${r.wer === null ? 'n/a (nothing scored)' : r.wer.toFixed(4)}`);
-    blocks.push(`${bad.length} provider/condition row(s) exceed --max-wer ${maxWer}:\n${rows.join('\n')}`);
-  }
-  const slow = ev.summary.filter((r) => failsFinalLatency(r, maxFinalLatency));
-  if (slow.length > 0) {
-    blocks.push(`${slow.length} provider/condition row(s) exceed --max-final-latency ${maxFinalLatency} ms:\n${slow.map((r) => `  ${finalLatencyLine(r, maxFinalLatency!)}`).join('\n')}`);
-  }
-  const probeLines = ev.summary.flatMap((r) => probeGateLines(r, { maxHallucination, minEntityAccuracy }));
-  if (probeLines.length > 0) blocks.push(`${probeLines.length} probe result(s) fail the gate:\n${probeLines.map((l) => `  ${l}`).join('\n')}`);
+  const { maxHallucination, minEntityAccuracy } = gates;
   if ((maxHallucination !== undefined && !ev.probes?.non_speech) || (minEntityAccuracy !== undefined && !ev.probes?.entities)) {
     const what = maxHallucination !== undefined && !ev.probes?.non_speech ? '--max-hallucination needs the non-speech probe' : '--min-entity-accuracy needs the entity probe';
     throw new CliError(`${ev.evaluation_id} has no such probe: ${what}`, { hint: 'run it with `--probe non-speech` or `--entities TYPE,…`' });
   }
-  if (blocks.length === 0) return;
-  throw new CliError(blocks.join('\n'), { exitCode: ExitCode.werGate, hint: `see \`voxctl eval show ${ev.evaluation_id}\`` });
+  const error = gateError(gateFailures({ summary: ev.summary, compare: compare?.rows }, gates), gates, { id: ev.evaluation_id, baselineId: compare?.baseline_id });
+  if (error) throw error;
 }
 
 /**
  * How a watched run ends (DESIGN §7, §8.7): the gate first — exit 7 naming every offending row — then
  * exit 6 for a run that ended failed, partial or cancelled.
  */
-export function finishRun(ev: EvaluationDetail, gates: RunGates): void {
-  if (ev.summary) checkGate(ev, gates);
+export function finishRun(ev: EvaluationDetail, gates: RunGates, compare?: EvaluationCompare): void {
+  if (ev.summary) checkGate(ev, gates, compare);
   if (ev.status !== 'completed') {
     const why = ev.status === 'partial' ? ': some syntheses failed' : '';
     throw new CliError(`${ev.evaluation_id} ended ${ev.status}${why}`, { exitCode: ExitCode.jobFailed, hint: `see \`voxctl eval utterances ${ev.evaluation_id} --errors-only\`` });

@@ -2,9 +2,11 @@
  * Two runs of an evaluation compared (DESIGN §11.3), as pure functions: utterances are matched on their
  * source item, speaker, condition and provider; each provider × condition × group row gets the paired
  * speaker-block bootstrap of WER(new) − WER(baseline) — the same speaker draws for both runs — and a
- * one-sided reading of its interval, so noise is `no_change` and an improvement never fails a gate.
+ * one-sided reading of its interval, so noise is `no_change` and an improvement never fails a gate; under
+ * 5 speakers the verdict is `inconclusive` (DESIGN §15.1).
  */
-import type { CompareVerdict, EvaluationCompareRow, EvaluationSetup } from '../../shared/schemas/evaluations.js';
+import type { EvaluationCompareRow, EvaluationSetup } from '../../shared/schemas/evaluations.js';
+import { compareVerdict } from '../../shared/comparison-verdict.js';
 import { corpusWer, pairedSpeakerBootstrap, type UtteranceScore } from '../../shared/stats.js';
 import { round4 } from '../../shared/accuracy.js';
 import type { CompareUtteranceRow } from '../storage/repositories/evaluation-compare.js';
@@ -23,13 +25,6 @@ export interface CompareRun {
  */
 export function sourceKey(u: CompareUtteranceRow): string {
   return u.corpus ? `corpus:${u.corpus.corpusId}\u0001${u.corpus.utteranceId}` : `text:${u.reference}`;
-}
-
-/** `regressed` when the whole interval is above 0, `improved` when below, else `no_change`. */
-export function compareVerdict(ci95: readonly [number, number]): CompareVerdict {
-  if (ci95[0] > 0) return 'regressed';
-  if (ci95[1] < 0) return 'improved';
-  return 'no_change';
 }
 
 /** A matched utterance: the group it is shown under (the new run's) and its score in each run. */
@@ -57,11 +52,21 @@ function keysOf(run: CompareRun): string[] {
 
 const scoreOf = (u: CompareUtteranceRow): UtteranceScore => ({ speaker: u.speaker_id, errors: Number(u.errors), referenceWords: Number(u.reference_words) });
 
+/** What the new run sent to the provider in a row, and how much of it failed (DESIGN §15.2). */
+export interface RowRequests {
+  attempted: number;
+  failed_requests: number;
+}
+
+/** Where a row's requests come from: the new run's summary row of the same provider × condition × group. */
+export type RequestsOf = (key: { provider: string; condition: string; group: string }) => RowRequests;
+
 /** One row over the pairs of a provider × condition × group. */
-function compareRow(key: { provider: string; condition: string; group: string }, pairs: readonly Pair[], seed: number): EvaluationCompareRow {
+function compareRow(key: { provider: string; condition: string; group: string }, pairs: readonly Pair[], seed: number, requests: RequestsOf): EvaluationCompareRow {
   const current = pairs.map((p) => p.current);
   const baseline = pairs.map((p) => p.baseline);
   const paired = pairedSpeakerBootstrap(current, baseline, { seed });
+  const speakers = new Set(current.map((u) => u.speaker)).size;
   return {
     ...key,
     utterances: pairs.length,
@@ -70,7 +75,9 @@ function compareRow(key: { provider: string; condition: string; group: string },
     difference: paired.difference,
     ci95: paired.ci95,
     p_worse: paired.pAWorse,
-    verdict: compareVerdict(paired.ci95),
+    speakers,
+    verdict: compareVerdict(paired.ci95, speakers),
+    ...requests(key),
   };
 }
 
@@ -78,7 +85,7 @@ function compareRow(key: { provider: string; condition: string; group: string },
  * The rows of a comparison: per provider × condition of the new run (request order) that has matched
  * utterances, the group `all` then each group value (sorted). `matched` counts the matched utterances.
  */
-export function compareRuns(input: { current: CompareRun; baseline: CompareRun; seed: number }): { matched: number; rows: EvaluationCompareRow[] } {
+export function compareRuns(input: { current: CompareRun; baseline: CompareRun; seed: number; requests: RequestsOf }): { matched: number; rows: EvaluationCompareRow[] } {
   const { current, baseline } = input;
   const baselineKeys = keysOf(baseline);
   const byKey = new Map<string, CompareUtteranceRow>();
@@ -100,14 +107,14 @@ export function compareRuns(input: { current: CompareRun; baseline: CompareRun; 
     current.conditions.forEach((condition, c) => {
       const pairs = cells.get(`${p}:${c}`);
       if (!pairs) return;
-      rows.push(compareRow({ provider, condition, group: ALL_GROUPS }, pairs, input.seed));
+      rows.push(compareRow({ provider, condition, group: ALL_GROUPS }, pairs, input.seed, input.requests));
       const byGroup = new Map<string, Pair[]>();
       for (const pair of pairs) {
         let list = byGroup.get(pair.group);
         if (!list) byGroup.set(pair.group, (list = []));
         list.push(pair);
       }
-      for (const group of [...byGroup.keys()].sort()) rows.push(compareRow({ provider, condition, group }, byGroup.get(group)!, input.seed));
+      for (const group of [...byGroup.keys()].sort()) rows.push(compareRow({ provider, condition, group }, byGroup.get(group)!, input.seed, input.requests));
     });
   });
   return { matched, rows };

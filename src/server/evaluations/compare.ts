@@ -8,14 +8,27 @@ import type { EvaluationCompare } from '../../shared/schemas/evaluations.js';
 import { DomainError } from '../../shared/errors.js';
 import { scoredUtterancesForCompare } from '../storage/repositories/evaluation-compare.js';
 import type { EvaluationRow } from '../storage/repositories/evaluations.js';
-import { changedSetup, compareRuns, normalizerMismatch, type CompareRun } from './compare-runs.js';
+import { changedSetup, compareRuns, normalizerMismatch, type CompareRun, type RequestsOf } from './compare-runs.js';
 import { evaluationOf } from './service.js';
-import { evaluationLists, evaluationSetup } from './views.js';
+import { evaluationLists, evaluationSetup, toEvaluationSummary } from './views.js';
 
 const finished = (row: EvaluationRow) => row.status === 'completed' || row.status === 'partial';
 
 async function runOf(db: Db, row: EvaluationRow): Promise<CompareRun> {
   return { rows: await scoredUtterancesForCompare(db, row.id), ...evaluationLists(row) };
+}
+
+/**
+ * A compare row's requests are the new run's (DESIGN §15.2): read from its summary row of the same
+ * provider × condition × group, which counts every utterance sent, matched or not.
+ */
+function requestsOf(row: EvaluationRow): RequestsOf {
+  const summary = toEvaluationSummary(row);
+  const byKey = new Map(summary.map((r) => [JSON.stringify([r.provider, r.condition, r.group]), r]));
+  return (key) => {
+    const r = byKey.get(JSON.stringify([key.provider, key.condition, key.group]));
+    return { attempted: r?.attempted ?? 0, failed_requests: r?.failed_requests ?? 0 };
+  };
 }
 
 /** Compares the caller's evaluation `id` with its `baselineId`. */
@@ -30,7 +43,7 @@ export async function compareEvaluations(db: Db, input: { id: string; baselineId
   const mismatch = normalizerMismatch(baselineSetup.normalizer, currentSetup.normalizer);
   if (mismatch) throw new DomainError('conflict', `Evaluations use different normalizers: ${mismatch}`);
   const [currentRun, baselineRun] = await Promise.all([runOf(db, current), runOf(db, baseline)]);
-  const { matched, rows } = compareRuns({ current: currentRun, baseline: baselineRun, seed: Number(current.seed) });
+  const { matched, rows } = compareRuns({ current: currentRun, baseline: baselineRun, seed: Number(current.seed), requests: requestsOf(current) });
   if (matched === 0) throw new DomainError('conflict', 'No utterances in common');
   return {
     evaluation_id: current.id,

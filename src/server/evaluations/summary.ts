@@ -5,6 +5,7 @@
 import type { EvaluationComparison, EvaluationSummaryRow } from '../../shared/schemas/evaluations.js';
 import { corpusWer, latencyPercentiles, pairedSpeakerBootstrap, speakerBootstrapCi, type UtteranceScore } from '../../shared/stats.js';
 import { round4 } from '../../shared/accuracy.js';
+import { comparisonVerdict } from '../../shared/comparison-verdict.js';
 import type { UtteranceView } from '../storage/repositories/evaluations.js';
 import { streamingSummary, type StreamingSummary } from '../../shared/streaming/summary.js';
 import type { NormalizerName } from '../../shared/normalizers/index.js';
@@ -53,16 +54,24 @@ export function costAndSpeed(scored: readonly { audio_id: string | null; latency
   };
 }
 
-/** The §13.2 columns of a row of a streaming evaluation, over the utterances whose stream gave a result. */
+/** A provider's request that failed: no transcript, and not because the audio could not be made. */
+const isFailedRequest = (u: UtteranceView): boolean => u.transcript === null && u.error_code !== SYNTHESIS_FAILED;
+
+/**
+ * The §13.2 columns of a row of a streaming evaluation; a stream that failed counts as +∞ in its
+ * percentiles and in `streams_failed` (§15.3). Syntheses that failed were never streamed.
+ */
 function streamingColumns(rows: readonly UtteranceView[]): StreamingSummary {
   return streamingSummary(
-    rows.map((u) => ({
-      first_partial_ms: u.first_partial_ms ?? null,
-      final_latency_ms: u.final_latency_ms ?? null,
-      revisions: u.revisions ?? 0,
-      early_words: u.early_words ?? 0,
-      ...(u.transcript === null ? { error: u.error_code } : {}),
-    })),
+    rows
+      .filter((u) => u.error_code !== SYNTHESIS_FAILED)
+      .map((u) => ({
+        first_partial_ms: u.first_partial_ms ?? null,
+        final_latency_ms: u.final_latency_ms ?? null,
+        revisions: u.revisions ?? 0,
+        early_words: u.early_words ?? 0,
+        failed: isFailedRequest(u),
+      })),
   );
 }
 
@@ -75,7 +84,7 @@ function summaryRow(
   streaming = false,
 ): EvaluationSummaryRow {
   const scored = rows.filter(isScored);
-  const failedRequests = rows.filter((u) => u.transcript === null && u.error_code !== SYNTHESIS_FAILED).length;
+  const failedRequests = rows.filter(isFailedRequest).length;
   let substitutions = 0;
   let deletions = 0;
   let insertions = 0;
@@ -104,6 +113,7 @@ function summaryRow(
     wer_ci95: any ? speakerBootstrapCi(scored.map(scoreOf), { seed }) : null,
     cer: any && chars > 0 ? round4(charErrors / chars) : null,
     latency_ms: latency,
+    attempted: rows.filter((u) => u.error_code !== SYNTHESIS_FAILED).length,
     failed_requests: failedRequests,
     ...costAndSpeed(scored, cost),
     ...(streaming ? streamingColumns(rows) : {}),
@@ -182,7 +192,10 @@ export function summarise(input: {
   return { summary, comparisons };
 }
 
-/** One paired comparison; null figures when the two providers share no transcribed utterance. */
+/**
+ * One paired comparison; null figures when the two providers share no transcribed utterance. Its verdict
+ * is `inconclusive` under 5 speakers (DESIGN §15.1).
+ */
 function compare(key: { condition: string; group: string; a: string; b: string }, rowsA: readonly UtteranceView[], rowsB: readonly UtteranceView[], seed: number): EvaluationComparison {
   const bySlot = new Map<string, Scored>();
   for (const u of rowsB) if (isScored(u)) bySlot.set(`${u.text_index}:${u.speaker_index}`, u);
@@ -194,8 +207,9 @@ function compare(key: { condition: string; group: string; a: string; b: string }
     a.push(scoreOf(u));
     b.push(scoreOf(other));
   }
-  if (a.length === 0) return { ...key, wer_a: null, wer_b: null, difference: null, ci95: null, p_a_better: null, p_equal: null };
+  if (a.length === 0) return { ...key, wer_a: null, wer_b: null, difference: null, ci95: null, p_a_better: null, p_equal: null, speakers: 0, verdict: 'inconclusive' };
   const paired = pairedSpeakerBootstrap(a, b, { seed });
+  const speakers = new Set(a.map((u) => u.speaker)).size;
   return {
     ...key,
     wer_a: round4(corpusWer(a)),
@@ -204,5 +218,7 @@ function compare(key: { condition: string; group: string; a: string; b: string }
     ci95: paired.ci95,
     p_a_better: paired.pABetter,
     p_equal: paired.pEqual,
+    speakers,
+    verdict: comparisonVerdict(paired.ci95, speakers),
   };
 }

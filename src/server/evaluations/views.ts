@@ -10,6 +10,8 @@ import type { NormalizerName } from '../../shared/normalizers/index.js';
 import type { EvaluationRow, UtteranceView } from '../storage/repositories/evaluations.js';
 import type { EvaluationProbes } from '../../shared/schemas/evaluations.js';
 import { utteranceEntityFound, utteranceLoops } from './probe-summary.js';
+import { comparisonVerdict } from '../../shared/comparison-verdict.js';
+import { ALL_GROUPS } from './summary.js';
 
 /** Signs URLs of this server for the views (report and conditioned audio). */
 export interface UrlSigners {
@@ -68,8 +70,35 @@ export function evaluationSetup(row: EvaluationRow): EvaluationSetup {
   };
 }
 
-/** A summary row as the API shows it: rows stored before cost and speed were recorded read them as null. */
-const withCostFields = (r: EvaluationSummaryRow): EvaluationSummaryRow => ({ ...r, audio_seconds: r.audio_seconds ?? null, cost_usd: r.cost_usd ?? null, rtfx: r.rtfx ?? null });
+/**
+ * A summary row as the API shows it: rows stored before cost and speed were recorded read them as null;
+ * before `attempted` was recorded it is what it always was, the scored utterances and the failed ones.
+ */
+const withLaterFields = (r: EvaluationSummaryRow): EvaluationSummaryRow => ({
+  ...r,
+  attempted: r.attempted ?? r.utterances + r.failed_requests,
+  audio_seconds: r.audio_seconds ?? null,
+  cost_usd: r.cost_usd ?? null,
+  rtfx: r.rtfx ?? null,
+});
+
+/** The stored summary of a finished evaluation as the API shows it (empty before it finished). */
+export function toEvaluationSummary(row: EvaluationRow): EvaluationSummaryRow[] {
+  return row.summary === null ? [] : (JSON.parse(row.summary) as EvaluationSummaryRow[]).map(withLaterFields);
+}
+
+/**
+ * A comparison as the API shows it. Comparisons finished before groups and `p_equal` compared group `all`
+ * only; before verdicts were recorded, their blocks are the fewer speakers of the two providers' rows (an
+ * upper bound of the shared ones), so an old comparison of 3 speakers reads `inconclusive` too.
+ */
+function withVerdict(c: Partial<EvaluationComparison>, summary: readonly EvaluationSummaryRow[]): EvaluationComparison {
+  const group = c.group ?? ALL_GROUPS;
+  const speakersOf = (provider: string | undefined) => summary.find((r) => r.provider === provider && r.condition === c.condition && r.group === group)?.speakers ?? 0;
+  const speakers = c.speakers ?? Math.min(speakersOf(c.a), speakersOf(c.b));
+  const ci95 = c.ci95 ?? null;
+  return { ...c, group, p_equal: c.p_equal ?? null, speakers, verdict: c.verdict ?? comparisonVerdict(ci95, speakers) } as EvaluationComparison;
+}
 
 /** The list view of an evaluation. */
 export function toEvaluationListItem(row: EvaluationRow, urls: Pick<ViewContext, 'report' | 'providerLabel'>): EvaluationListItem {
@@ -100,14 +129,21 @@ export function toEvaluationListItem(row: EvaluationRow, urls: Pick<ViewContext,
   };
 }
 
-/** The single view: the list fields plus `summary` and `comparisons` once `completed` or `partial`. */
+/** The event loop's delay recorded when the work ended (DESIGN §15.4); null until then, and for older evaluations. */
+function eventLoopLag(row: EvaluationRow): EvaluationDetail['event_loop_lag_ms'] {
+  const p50 = row.event_loop_lag_p50_ms;
+  const p99 = row.event_loop_lag_p99_ms;
+  return p50 === null || p50 === undefined || p99 === null || p99 === undefined ? null : { p50: Number(p50), p99: Number(p99) };
+}
+
+/** The single view: the list fields, `event_loop_lag_ms`, plus `summary` and `comparisons` once `completed` or `partial`. */
 export function toEvaluationDetail(row: EvaluationRow, urls: Pick<ViewContext, 'report' | 'providerLabel'>): EvaluationDetail {
-  const view: EvaluationDetail = toEvaluationListItem(row, urls);
+  const view: EvaluationDetail = { ...toEvaluationListItem(row, urls), event_loop_lag_ms: eventLoopLag(row) };
   if ((row.status === 'completed' || row.status === 'partial') && row.summary !== null) {
-    view.summary = (JSON.parse(row.summary) as EvaluationSummaryRow[]).map(withCostFields);
-    // Evaluations finished before comparisons had `group` and `p_equal` compared group `all` only.
+    const summary = toEvaluationSummary(row);
+    view.summary = summary;
     const stored = JSON.parse(row.comparisons ?? '[]') as Partial<EvaluationComparison>[];
-    view.comparisons = stored.map((c) => ({ ...c, group: c.group ?? 'all', p_equal: c.p_equal ?? null }) as EvaluationComparison);
+    view.comparisons = stored.map((c) => withVerdict(c, summary));
   }
   return view;
 }

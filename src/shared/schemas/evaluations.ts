@@ -7,6 +7,9 @@ import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { Page, PagingQuery, Timestamp } from './common.js';
 import { JobStatus } from './tts.js';
 import { EVALUATION_LIMITS, STREAM_PACE_MAX, STREAM_PACE_MIN } from '../constants.js';
+import { COMPARE_VERDICTS, COMPARISON_VERDICTS } from '../comparison-verdict.js';
+
+export { COMPARE_VERDICTS, COMPARISON_VERDICTS } from '../comparison-verdict.js';
 
 /** Job statuses plus `cancelled`, which only evaluations have (DESIGN §8.2). */
 export const EvaluationStatus = Type.Union([...JobStatus.anyOf, Type.Literal('cancelled')]);
@@ -124,6 +127,12 @@ export const CreateEvaluationRequest = Type.Object({
 });
 export type CreateEvaluationRequest = Static<typeof CreateEvaluationRequest>;
 
+/** POST /v1/evaluations/{id}/rerun (DESIGN §11.2, §15.8): the body is optional; `name` names the rerun (1..200 characters, default the baseline's name). */
+export const RerunEvaluationRequest = Type.Object({
+  name: Type.Optional(Type.String({ description: "1..200 characters; default: the baseline's name" })),
+});
+export type RerunEvaluationRequest = Static<typeof RerunEvaluationRequest>;
+
 /** POST /v1/evaluations → 201. */
 export const EvaluationCreated = Type.Object({
   evaluation_id: Type.String(),
@@ -153,6 +162,9 @@ export const EvaluationSummaryRow = Type.Object({
   wer_ci95: Nullable(Interval),
   cer: Nullable(Type.Number()),
   latency_ms: Type.Object({ p50: Nullable(Type.Number()), p95: Nullable(Type.Number()) }),
+  /** Utterances sent to the provider (scored + failed requests; never syntheses that failed). DESIGN §15.2. */
+  attempted: Type.Integer(),
+  /** Requests the provider failed (errors, refusals, failed streams); WER is over the rest only. */
   failed_requests: Type.Integer(),
   /** Seconds of audio the provider transcribed (the scored utterances; DESIGN §11.6). */
   audio_seconds: Nullable(Type.Number()),
@@ -160,10 +172,15 @@ export const EvaluationSummaryRow = Type.Object({
   cost_usd: Nullable(Type.Number()),
   /** Real-time factor: audio seconds ÷ the provider's processing seconds (higher is faster). */
   rtfx: Nullable(Type.Number()),
-  /** Streaming evaluations only (DESIGN §13.2): from the first frame sent to the first result. */
-  first_partial_ms: Type.Optional(Nullable(Type.Object({ p50: Type.Number(), p95: Type.Number() }))),
-  /** Streaming only: from the end of speech to the final result that completes the transcript. */
-  final_latency_ms: Type.Optional(Nullable(Type.Object({ p50: Type.Number(), p95: Type.Number(), p99: Type.Number() }))),
+  /**
+   * Streaming evaluations only (DESIGN §13.2): from the first frame sent to the first result. A failed
+   * stream counts as +∞ (§15.3): a percentile that touches one is null (printed `timeout`).
+   */
+  first_partial_ms: Type.Optional(Nullable(Type.Object({ p50: Nullable(Type.Number()), p95: Nullable(Type.Number()) }))),
+  /** Streaming only: from the end of speech to the final result that completes the transcript; failed streams as +∞. */
+  final_latency_ms: Type.Optional(Nullable(Type.Object({ p50: Nullable(Type.Number()), p95: Nullable(Type.Number()), p99: Nullable(Type.Number()) }))),
+  /** Streaming only: streams that failed (refused, stalled, timed out); each is also a failed request (§15.3). */
+  streams_failed: Type.Optional(Type.Integer()),
   /** Streaming only: partial results that changed an earlier word, per streamed utterance. */
   revisions_per_utterance: Type.Optional(Type.Number()),
   /** Streaming only: words received before the audio holding them was sent. */
@@ -205,6 +222,10 @@ export const EvaluationSummaryRow = Type.Object({
 });
 export type EvaluationSummaryRow = Static<typeof EvaluationSummaryRow>;
 
+/** How a paired comparison of two providers reads (DESIGN §8.3, §15.1). */
+export const ComparisonVerdict = Type.Union(COMPARISON_VERDICTS.map((v) => Type.Literal(v)));
+export type ComparisonVerdict = (typeof COMPARISON_VERDICTS)[number];
+
 /** One paired comparison of two providers under a condition, over group `all` or one group value. */
 export const EvaluationComparison = Type.Object({
   condition: Type.String(),
@@ -219,6 +240,10 @@ export const EvaluationComparison = Type.Object({
   p_a_better: Nullable(Type.Number()),
   /** Share of draws where the two WERs are equal (1 for an exact tie). */
   p_equal: Nullable(Type.Number()),
+  /** The bootstrap blocks (speakers) of the utterances both providers transcribed (DESIGN §15.1). */
+  speakers: Type.Integer(),
+  /** `inconclusive` under 5 speakers or with nothing in common, whatever the interval says. */
+  verdict: ComparisonVerdict,
 });
 export type EvaluationComparison = Static<typeof EvaluationComparison>;
 
@@ -285,6 +310,12 @@ export type EvaluationListItem = Static<typeof EvaluationListItem>;
 /** GET /v1/evaluations/{id}; `summary` and `comparisons` once `completed` or `partial`. */
 export const EvaluationDetail = Type.Object({
   ...evaluationFields,
+  /**
+   * How late the service's event loop ran while the evaluation's work ran (DESIGN §15.4), in ms: the most
+   * its own work can have added to a latency it reports. Null before the work has ended, and for
+   * evaluations run before it was measured; always sent by this server.
+   */
+  event_loop_lag_ms: Type.Optional(Nullable(Type.Object({ p50: Type.Number(), p99: Type.Number() }))),
   summary: Type.Optional(Type.Array(EvaluationSummaryRow)),
   comparisons: Type.Optional(Type.Array(EvaluationComparison)),
 });
@@ -359,8 +390,7 @@ export type EvaluationUtteranceQuery = Static<typeof EvaluationUtteranceQuery>;
 export const EvaluationCompareQuery = Type.Object({ baseline: Type.String({ minLength: 1 }) });
 export type EvaluationCompareQuery = Static<typeof EvaluationCompareQuery>;
 
-/** How a row of a comparison over time reads (DESIGN §11.3). */
-export const COMPARE_VERDICTS = ['regressed', 'improved', 'no_change'] as const;
+/** How a row of a comparison over time reads (DESIGN §11.3, §15.1). */
 export const CompareVerdict = Type.Union(COMPARE_VERDICTS.map((v) => Type.Literal(v)));
 export type CompareVerdict = (typeof COMPARE_VERDICTS)[number];
 
@@ -378,7 +408,12 @@ export const EvaluationCompareRow = Type.Object({
   ci95: Interval,
   /** Share of paired speaker draws in which the new evaluation's WER is higher. */
   p_worse: Type.Number(),
+  /** The bootstrap blocks of the matched utterances; under 5 the verdict is `inconclusive` (DESIGN §15.1). */
+  speakers: Type.Integer(),
   verdict: CompareVerdict,
+  /** The new evaluation's utterances of this row sent to the provider, and those that failed (§15.2). */
+  attempted: Type.Integer(),
+  failed_requests: Type.Integer(),
 });
 export type EvaluationCompareRow = Static<typeof EvaluationCompareRow>;
 

@@ -23,6 +23,7 @@ const summaryRow = (over: Partial<EvaluationSummaryRow>): EvaluationSummaryRow =
   wer_ci95: [0.02, 0.08],
   cer: 0.01,
   latency_ms: { p50: 1250, p95: 2000 },
+  attempted: 8,
   failed_requests: 0,
   audio_seconds: 20,
   cost_usd: 0.001433,
@@ -40,7 +41,10 @@ const compareRow = (over: Partial<EvaluationCompareRow>): EvaluationCompareRow =
   difference: 0.1,
   ci95: [0.05, 0.15],
   p_worse: 1,
+  speakers: 8,
   verdict: 'regressed',
+  attempted: 8,
+  failed_requests: 0,
   ...over,
 });
 
@@ -112,6 +116,37 @@ describe('JUnit XML', () => {
     expect(suite.testcase[1].time).toBe('0.900');
   });
 
+  it('a row too few speakers leave undecided fails the regression gate as `inconclusive` (DESIGN §15.1)', () => {
+    const rows = [compareRow({ wer_baseline: 0.0947, wer: 0.3263, difference: 0.2316, ci95: [0, 0.2857], p_worse: 0.96, speakers: 3, verdict: 'inconclusive' })];
+    const cmp: EvaluationCompare = { ...compare, rows };
+    const suite = parseJUnit(junitXml({ evaluationId: 'ev_new', cases: ciCases({ compare: cmp, gates: { maxRegression: 0 } }), timestamp: new Date() })).testsuite[0]!;
+    expect(suite.testcase[0].failure[0]).toMatchObject({
+      type: 'inconclusive',
+      message: 'stt-b under clean: WER 0.0947 → 0.3263 (+0.2316) cannot be ruled out as a regression: only 3 speakers',
+    });
+    // Within the allowed difference an inconclusive row passes: nothing beyond X was seen.
+    expect(ciCases({ compare: cmp, gates: { maxRegression: 0.3 } })[0]!.failures).toEqual([]);
+    // ⚠️ in the job summary, never ✅.
+    expect(markdownSummary({ compare: cmp, gates: { maxRegression: 0 } })).toMatch(/\| ⚠️ \| stt-b \| clean \| all \| 8 \| 3 \|.*\| inconclusive \|/);
+    expect(markdownSummary({ compare: { ...compare, rows: [compareRow({ verdict: 'no_change', ci95: [-0.01, 0.2] })] }, gates: {} })).toContain('| ✅ | stt-b |');
+  });
+
+  it('failed requests fail any gate beyond --max-failure-rate, default 0 (DESIGN §15.2)', () => {
+    // Half the requests failed; WER on the half answered is fine.
+    const rows = [summaryRow({ wer: 0.05, attempted: 8, failed_requests: 4 })];
+    const failures = ciCases({ summary: rows, gates: { maxWer: 0.3 } })[0]!.failures;
+    expect(failures).toEqual([{ type: 'failed-requests', message: 'stt-b under clean: 4 of 8 requests failed' }]);
+    expect(ciCases({ summary: rows, gates: { maxWer: 0.3, maxFailureRate: 0.5 } })[0]!.failures).toEqual([]);
+    expect(ciCases({ summary: rows, gates: { maxWer: 0.3, maxFailureRate: 0.49 } })[0]!.failures).toHaveLength(1);
+    // No gate flag, no gate: failed requests are shown, not judged.
+    expect(ciCases({ summary: rows, gates: {} })[0]!.failures).toEqual([]);
+    const suite = parseJUnit(junitXml({ evaluationId: 'ev_1', cases: ciCases({ summary: rows, gates: { maxWer: 0.3 } }), timestamp: new Date() })).testsuite[0]!;
+    expect(suite.testcase[0].failure[0].type).toBe('failed-requests');
+    // Said once for a row whose summary and compare rows both carry it.
+    const both = ciCases({ summary: rows, compare: { ...compare, rows: [compareRow({ verdict: 'no_change', ci95: [-0.01, 0.2], attempted: 8, failed_requests: 4 })] }, gates: { maxRegression: 0 } });
+    expect(both[0]!.failures).toEqual([{ type: 'failed-requests', message: 'stt-b under clean: 4 of 8 requests failed' }]);
+  });
+
   it('no gate given: no failure whatever the numbers', () => {
     const cases = ciCases({ summary, compare, gates: {} });
     expect(cases.every((c) => c.failures.length === 0)).toBe(true);
@@ -131,7 +166,7 @@ describe('Markdown summary and the GitHub job summary', () => {
     });
     expect(md).toContain('### ev_new against baseline ev_old');
     expect(md).toContain('- voxctl 0.1.0 → 0.2.0');
-    expect(md).toContain('| ❌ | a\\|b | clean | all | 8 | 0.0500 | 0.1500 | +0.1000 | 0.0500–0.1500 | 1.000 | regressed |');
+    expect(md).toContain('| ❌ | a\\|b | clean | all | 8 | 8 | 0.0500 | 0.1500 | +0.1000 | 0.0500–0.1500 | 1.000 | regressed |');
   });
 
   it('appends to the job summary file and keeps what earlier steps wrote; --junit and --markdown are written', () => {

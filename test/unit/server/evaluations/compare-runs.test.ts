@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { changedSetup, compareRuns, compareVerdict, normalizerMismatch, sourceKey, type CompareRun } from '../../../../src/server/evaluations/compare-runs.js';
+import { changedSetup, compareRuns as compareRunsOf, normalizerMismatch, sourceKey, type CompareRun, type RequestsOf } from '../../../../src/server/evaluations/compare-runs.js';
+import { compareVerdict } from '../../../../src/shared/comparison-verdict.js';
 import type { CompareUtteranceRow } from '../../../../src/server/storage/repositories/evaluation-compare.js';
 import type { EvaluationSetup } from '../../../../src/shared/schemas/evaluations.js';
 
@@ -10,12 +11,17 @@ const SPEAKERS = [
   { id: 'spk_c', grp: 'en-US' },
   { id: 'spk_d', grp: 'en-US' },
 ];
+/** Enough speakers for a verdict in every group (5 per group, DESIGN §15.1). */
+const WIDE = ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', 'i', 'j'].map((x, i) => ({ id: `spk_${x}`, grp: i < 5 ? 'en-GB' : 'en-US' }));
+
+const NO_FAILURES: RequestsOf = () => ({ attempted: 0, failed_requests: 0 });
+const compareRuns = (input: { baseline: CompareRun; current: CompareRun; seed: number; requests?: RequestsOf }) => compareRunsOf({ requests: NO_FAILURES, ...input });
 
 /** A run of every text × speaker on one condition and provider, with errors given per (text, speaker). */
-function run(errors: (t: number, s: number) => number, texts = TEXTS, providers = ['stt-b'], conditions = ['clean']): CompareRun {
+function run(errors: (t: number, s: number) => number, texts = TEXTS, providers = ['stt-b'], conditions = ['clean'], speakers = SPEAKERS): CompareRun {
   const rows: CompareUtteranceRow[] = [];
   texts.forEach((reference, t) =>
-    SPEAKERS.forEach((sp, s) =>
+    speakers.forEach((sp, s) =>
       conditions.forEach((_c, c) =>
         providers.forEach((_p, p) => rows.push({ text_index: t, reference, speaker_id: sp.id, grp: sp.grp, condition_index: c, provider_index: p, errors: errors(t, s), reference_words: 5 })),
       ),
@@ -26,17 +32,18 @@ function run(errors: (t: number, s: number) => number, texts = TEXTS, providers 
 
 describe('compareRuns', () => {
   it('identical runs: no_change everywhere, difference and interval 0, P(worse) 0', () => {
-    const base = run((t, s) => (t + s) % 3);
-    const { matched, rows } = compareRuns({ baseline: base, current: run((t, s) => (t + s) % 3), seed: 0 });
-    expect(matched).toBe(12);
+    const wide = (errors: (t: number, s: number) => number) => run(errors, TEXTS, ['stt-b'], ['clean'], WIDE);
+    const { matched, rows } = compareRuns({ baseline: wide((t, s) => (t + s) % 3), current: wide((t, s) => (t + s) % 3), seed: 0 });
+    expect(matched).toBe(30);
     expect(rows.map((r) => r.group)).toEqual(['all', 'en-GB', 'en-US']);
     for (const r of rows) expect(r).toMatchObject({ difference: 0, ci95: [0, 0], p_worse: 0, verdict: 'no_change' });
-    expect(rows[0]).toMatchObject({ provider: 'stt-b', condition: 'clean', utterances: 12 });
+    expect(rows[0]).toMatchObject({ provider: 'stt-b', condition: 'clean', utterances: 30, speakers: 10 });
+    expect(rows[1]).toMatchObject({ speakers: 5 });
   });
 
   it('worse on every speaker: regressed with P(worse) 1; the other way round: improved', () => {
-    const good = run(() => 0);
-    const bad = run(() => 1);
+    const good = run(() => 0, TEXTS, ['stt-b'], ['clean'], WIDE);
+    const bad = run(() => 1, TEXTS, ['stt-b'], ['clean'], WIDE);
     const worse = compareRuns({ baseline: good, current: bad, seed: 4 }).rows[0]!;
     expect(worse).toMatchObject({ wer_baseline: 0, wer: 0.2, difference: 0.2, ci95: [0.2, 0.2], p_worse: 1, verdict: 'regressed' });
     const better = compareRuns({ baseline: bad, current: good, seed: 4 }).rows[0]!;
@@ -44,8 +51,8 @@ describe('compareRuns', () => {
   });
 
   it('a change on one speaker only is noise, not a regression (the interval reaches 0)', () => {
-    const base = run(() => 1);
-    const cmp = compareRuns({ baseline: base, current: run((_t, s) => (s === 0 ? 3 : 1)), seed: 1 });
+    const base = run(() => 1, TEXTS, ['stt-b'], ['clean'], WIDE);
+    const cmp = compareRuns({ baseline: base, current: run((_t, s) => (s === 0 ? 3 : 1), TEXTS, ['stt-b'], ['clean'], WIDE), seed: 1 });
     const all = cmp.rows[0]!;
     expect(all.difference).toBeGreaterThan(0);
     expect(all.ci95[0]).toBe(0);
@@ -105,7 +112,7 @@ describe('compareRuns', () => {
     const current = corpus(run((t) => [2, 1, 0][t]!, ['no thank you', 'yes', 'yes']), ['u3', 'u2', 'u1']);
     const { matched, rows } = compareRuns({ baseline: base, current, seed: 0 });
     expect(matched).toBe(12);
-    expect(rows[0]).toMatchObject({ difference: 0, verdict: 'no_change' });
+    expect(rows[0]).toMatchObject({ difference: 0, speakers: 4, verdict: 'inconclusive' });
     // The same utterance ids in another corpus are other recordings.
     expect(compareRuns({ baseline: base, current: corpus(current, ['u3', 'u2', 'u1'], 'cp_2'), seed: 0 }).matched).toBe(0);
     expect(sourceKey(base.rows[0]!)).not.toBe(sourceKey(base.rows[4]!));
@@ -114,10 +121,16 @@ describe('compareRuns', () => {
 
 describe('verdicts, normalisers and setup differences', () => {
   it('reads the interval one-sided', () => {
-    expect(compareVerdict([0.01, 0.2])).toBe('regressed');
-    expect(compareVerdict([-0.2, -0.01])).toBe('improved');
-    expect(compareVerdict([0, 0.2])).toBe('no_change');
-    expect(compareVerdict([-0.1, 0.1])).toBe('no_change');
+    expect(compareVerdict([0.01, 0.2], 5)).toBe('regressed');
+    expect(compareVerdict([-0.2, -0.01], 5)).toBe('improved');
+    expect(compareVerdict([0, 0.2], 5)).toBe('no_change');
+    expect(compareVerdict([-0.1, 0.1], 5)).toBe('no_change');
+  });
+
+  it('under 5 speakers nothing is decided, whatever the interval says (DESIGN §15.1)', () => {
+    expect(compareVerdict([0.01, 0.2], 4)).toBe('inconclusive');
+    expect(compareVerdict([-0.2, -0.01], 1)).toBe('inconclusive');
+    expect(compareVerdict([0, 0.2], 0)).toBe('inconclusive');
   });
 
   it('names the normalisers that differ', () => {
@@ -161,5 +174,32 @@ describe('verdicts, normalisers and setup differences', () => {
       'stt-b adapter unknown → deepgram',
       'stt-b model unknown → nova-3',
     ]);
+  });
+});
+
+describe('a regression on too few speakers (DESIGN §15.1)', () => {
+  // The QA engineer's corpus: 2 named speakers and 1 unattributed utterance (its own block), the vendor
+  // made 3.4× worse. With 3 blocks about 1 draw in 27 resamples only the unchanged block, so the
+  // interval reaches 0 and the row used to read `no_change` — a green tick on a regression.
+  const speakers = [
+    { id: 'spk_1', grp: 'all' },
+    { id: 'spk_2', grp: 'all' },
+    { id: 'utt_9', grp: 'all' },
+  ];
+  const texts = ['one two three four five', 'six seven eight nine ten', 'eleven twelve thirteen fourteen fifteen'];
+  const baseline = run((t, s) => (s === 2 ? 0 : t === 0 ? 1 : 0), texts, ['openai'], ['clean'], speakers);
+  const current = run((t, s) => (s === 2 ? 0 : t === 0 ? 3 : 2), texts, ['openai'], ['clean'], speakers);
+
+  it('is inconclusive, with the blocks it counted and a difference far above 0', () => {
+    const { rows } = compareRuns({ baseline, current, seed: 0 });
+    expect(rows[0]).toMatchObject({ group: 'all', speakers: 3, verdict: 'inconclusive' });
+    expect(rows[0]!.difference).toBeGreaterThan(0.2);
+    expect(rows[0]!.ci95[0]).toBe(0);
+  });
+
+  it("carries the new run's requests, as the summary row of the same cell has them (DESIGN §15.2)", () => {
+    const requests: RequestsOf = (key) => (key.group === 'all' ? { attempted: 9, failed_requests: 4 } : { attempted: 0, failed_requests: 0 });
+    const { rows } = compareRuns({ baseline, current, seed: 0, requests });
+    expect(rows[0]).toMatchObject({ attempted: 9, failed_requests: 4 });
   });
 });
