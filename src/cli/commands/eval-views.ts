@@ -20,15 +20,19 @@ export const summaryColumns: Column<EvaluationSummaryRow>[] = [
   { header: 'cer', get: (r) => fmt(r.cer) },
   { header: 'p50_ms', get: (r) => r.latency_ms.p50 },
   { header: 'p95_ms', get: (r) => r.latency_ms.p95 },
-  { header: 'failed', get: (r) => r.failed_requests },
+  { header: 'failed', get: (r) => (r.failed_requests ? `${r.failed_requests}/${r.attempted}` : 0) },
 ];
+
+/** A latency percentile of a row that has them: `timeout` where it reaches a failed stream (DESIGN §15.3). */
+const percentile = (p: { [k: string]: number | null } | null | undefined, k: string) => (p ? (p[k] ?? 'timeout') : null);
 
 /** The §13.2 columns a streaming evaluation's summary adds: first partial, final latency, revisions, early words. */
 export const streamingSummaryColumns: Column<EvaluationSummaryRow>[] = [
-  { header: 'first_p50_ms', get: (r) => r.first_partial_ms?.p50 ?? null },
-  { header: 'final_p50_ms', get: (r) => r.final_latency_ms?.p50 ?? null },
-  { header: 'final_p95_ms', get: (r) => r.final_latency_ms?.p95 ?? null },
-  { header: 'final_p99_ms', get: (r) => r.final_latency_ms?.p99 ?? null },
+  { header: 'first_p50_ms', get: (r) => percentile(r.first_partial_ms, 'p50') },
+  { header: 'final_p50_ms', get: (r) => percentile(r.final_latency_ms, 'p50') },
+  { header: 'final_p95_ms', get: (r) => percentile(r.final_latency_ms, 'p95') },
+  { header: 'final_p99_ms', get: (r) => percentile(r.final_latency_ms, 'p99') },
+  { header: 'streams_failed', get: (r) => r.streams_failed ?? 0 },
   { header: 'revisions', get: (r) => r.revisions_per_utterance ?? null },
   { header: 'early_words', get: (r) => r.early_words ?? null },
 ];
@@ -72,11 +76,14 @@ export const summaryCsvColumns: Column<EvaluationSummaryRow>[] = [
   { header: 'cer', get: (r) => r.cer },
   { header: 'latency_p50_ms', get: (r) => r.latency_ms.p50 },
   { header: 'latency_p95_ms', get: (r) => r.latency_ms.p95 },
+  { header: 'attempted', get: (r) => r.attempted },
   { header: 'failed_requests', get: (r) => r.failed_requests },
 ];
 
 export const comparisonColumns: Column<EvaluationComparison>[] = [
   { header: 'condition', get: (c) => c.condition },
+  // A pair has a row for group `all` and each group value (DESIGN §8.3): without the group, its rows read as repeats.
+  { header: 'group', get: (c) => c.group },
   { header: 'a', get: (c) => c.a },
   { header: 'b', get: (c) => c.b },
   { header: 'wer_a', get: (c) => fmt(c.wer_a) },
@@ -84,6 +91,7 @@ export const comparisonColumns: Column<EvaluationComparison>[] = [
   { header: 'difference', get: (c) => fmt(c.difference) },
   { header: 'ci95', get: (c) => ci(c.ci95) },
   { header: 'p_a_better', get: (c) => c.p_a_better },
+  { header: 'speakers', get: (c) => c.speakers },
   { header: 'verdict', get: (c) => verdict(c) },
 ];
 
@@ -167,6 +175,7 @@ export async function printEvaluation(out: Output, ev: EvaluationDetail, label: 
   out.write('\n');
   const columns = ev.mode === 'streaming' ? [...summaryColumns, ...streamingSummaryColumns] : summaryColumns;
   await out.table(ev.summary, labelled(columns, ['provider'], label));
+  if (ev.corpus_id !== undefined) out.write('SPEAKERS counts bootstrap blocks: each named speaker of the corpus, and each utterance without a speaker as a block of its own.\n');
   if (ev.comparisons?.length) {
     out.write('\n');
     await out.table(ev.comparisons, labelled(comparisonColumns, ['a', 'b'], label));

@@ -14,7 +14,8 @@ import { assertOutput, assertWritable, examples, flagsOf, intOption, latencyMsOp
 import { parseConditions, rateOption, runRequest, werOption, type RunFlags } from './eval-request.js';
 import { listColumns, printEvaluation, printPages, streamingSummaryColumns, summaryCsvColumns, utteranceColumns } from './eval-views.js';
 import { checkGate, EvaluationProgress, finishRun, watchEvaluation } from './eval-watch.js';
-import { ciOutputOptions, emitCiOutputs, finishWatched, registerEvalCompare, regressionGateOption, type CiFlags } from './eval-compare.js';
+import { ciOutputOptions, emitCiOutputs, failureRateOption, finishWatched, gatesOf, registerEvalCompare, regressionGateOption, type CiFlags } from './eval-compare.js';
+import { anyGate } from '../../shared/evaluation-gates.js';
 import { corpusName, prepareUpload, uploadCorpusFrom } from './corpus.js';
 import { describeCommand } from '../command-groups.js';
 
@@ -78,6 +79,7 @@ export function registerEval(program: Command, ctx: HandlerContext): void {
       .option('--keyterms <file|terms>', 'a file of terms (one per line) or TERM,…: each provider hears every utterance again with its boosting')
       .option('--max-hallucination <x>', `CI gate: exit ${ExitCode.werGate} when a provider writes words on more than x of the non-speech clips (0..1)`, rateOption('--max-hallucination'))
       .option('--min-entity-accuracy <x>', `CI gate: exit ${ExitCode.werGate} when an entity type's accuracy is below x (0..1)`, rateOption('--min-entity-accuracy'))
+      .option('--max-failure-rate <r>', `with any gate: exit ${ExitCode.werGate} when more than this share of a provider's requests failed (0..1, default 0)`, failureRateOption)
       .option('--dry-run', 'print utterances, characters, audio minutes and cost where priced; create nothing')
       .option('--baseline <id>', 'an earlier evaluation to compare with when this one ends (with --max-regression: the regression gate)'))),
     [
@@ -97,10 +99,19 @@ export function registerEval(program: Command, ctx: HandlerContext): void {
     // --corpus PATH: checked here (layout detected locally), uploaded once connected, then evaluated.
     const corpusPath = flags.corpus !== undefined ? await corpusPathOf(flags.corpus) : undefined;
     const prepared = corpusPath !== undefined ? await prepareUpload(corpusPath) : undefined;
+    if (flags.dryRun && prepared && !prepared.parsed) {
+      throw usageError('--dry-run reads a corpus folder or an uploaded corpus, not an archive', 'extract it and give the folder, or upload it (`voxctl corpus upload FILE`) and dry-run its id');
+    }
     const { client, out } = await connect(ctx, flags, { announce: !flags.dryRun });
     const catalog = new ProviderCatalog(ctx, client);
     // `all` = every provider the service has configured (DESIGN §8.1), never a token bound to fail.
     const providers = await catalog.resolve(plan.providers);
+    if (flags.dryRun && flags.corpus !== undefined) {
+      // A folder is priced from its manifests and audio headers, an uploaded corpus from its view: nothing is uploaded.
+      const { corpusDryRun, printCorpusDryRun } = await import('./eval-dry-run-corpus.js');
+      const folder = prepared?.parsed && corpusPath !== undefined ? { path: corpusPath, name: corpusName(undefined, corpusPath), parsed: prepared.parsed } : undefined;
+      return printCorpusDryRun(out, await corpusDryRun(client, { body: plan.body, providers, known: await catalog.recent(), ...(folder ? { folder } : {}) }));
+    }
     if (flags.dryRun) {
       const { dryRun, printDryRun } = await import('./eval-dry-run.js');
       return printDryRun(out, await dryRun(client, plan.body, providers, await catalog.recent()));
@@ -126,7 +137,7 @@ export function registerEval(program: Command, ctx: HandlerContext): void {
       throw new QuotaExceededError(e, needed, await client.usage().catch(() => undefined));
     });
     const ci = flags.junit !== undefined || flags.markdown !== undefined || flags.maxRegression !== undefined;
-    const gated = flags.maxWer !== undefined || flags.maxFinalLatency !== undefined || flags.maxHallucination !== undefined || flags.minEntityAccuracy !== undefined;
+    const gated = anyGate(gatesOf(flags));
     const watch = flags.watch || flags.report !== undefined || gated || ci;
     if (!watch) {
       if (out.json) return out.printJson(created);
@@ -170,6 +181,7 @@ export function registerEval(program: Command, ctx: HandlerContext): void {
         .option('--max-final-latency <ms>', `CI gate of a streaming evaluation: exit ${ExitCode.werGate} when a provider's p95 final latency exceeds ms`, latencyMsOption)
         .option('--max-hallucination <x>', `CI gate: exit ${ExitCode.werGate} when a provider writes words on more than x of the non-speech clips`, rateOption('--max-hallucination'))
         .option('--min-entity-accuracy <x>', `CI gate: exit ${ExitCode.werGate} when an entity type's accuracy is below x`, rateOption('--min-entity-accuracy'))
+        .option('--max-failure-rate <r>', `with any gate: exit ${ExitCode.werGate} when more than this share of a provider's requests failed (0..1, default 0)`, failureRateOption)
         .description('Show an evaluation: progress, summary and comparisons'),
     ),
     [
@@ -191,8 +203,8 @@ export function registerEval(program: Command, ctx: HandlerContext): void {
     } else await printEvaluation(out, ev, await new ProviderCatalog(ctx, client).labeller());
     await emitCiOutputs(ctx, flags, { evaluation: ev });
     // The gate of a finished run (DESIGN §8.7); --watch also ends as a watched run does (exit 6).
-    if (flags.watch) finishRun(ev, flags);
-    else checkGate(ev, flags);
+    if (flags.watch) finishRun(ev, gatesOf(flags));
+    else checkGate(ev, gatesOf(flags));
   });
 
   examples(

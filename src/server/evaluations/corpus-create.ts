@@ -16,6 +16,7 @@ import { insertCorpusEvaluation, type CorpusItemRow } from '../storage/repositor
 import { billingPeriod } from '../services/limits/quota.js';
 import { CORPUS_MESSAGES } from '../../shared/corpus/messages.js';
 import { assertActiveSubscription } from '../services/accounts/users.js';
+import { probeClipKinds, type CheckedProbes } from './probes.js';
 
 /** The 404 of an unknown corpus (also another user's). */
 export const CORPUS_NOT_FOUND = CORPUS_MESSAGES.notFound;
@@ -100,6 +101,8 @@ export async function createCorpusEvaluation(
     userId: string;
     body: CreateEvaluationRequest;
     common: CheckedCommon;
+    /** The probes (DESIGN §15.5): keyterms heard on the recordings, non-speech clips after them. */
+    probes?: CheckedProbes;
     /** The setup, prices and baseline recorded with it (DESIGN §11.1), as stored JSON. */
     recorded?: { setup: string; prices: string; baseline_id: string | null; mode?: EvaluationMode; pace?: number | null; probes?: string | null };
   },
@@ -111,7 +114,9 @@ export async function createCorpusEvaluation(
   const groupBy = corpusGroupBy(body.group_by, corpus.metadataFields);
   const chosen = sampleUtterances(corpus.utterances, body.sample);
   const perUtterance = common.conditions.length * common.providers.length;
-  if (chosen.length * perUtterance > EVALUATION_LIMITS.utterances) throw validationFailed(`Evaluation exceeds ${EVALUATION_LIMITS.utterances} utterances`);
+  const clips = probeClipKinds(input.probes);
+  const total = chosen.length * perUtterance + clips.length * common.providers.length;
+  if (total > EVALUATION_LIMITS.utterances) throw validationFailed(`Evaluation exceeds ${EVALUATION_LIMITS.utterances} utterances`);
   // A reference with no word left after normalisation (only "(laughs)" under whisper-en) cannot be scored.
   for (const u of chosen) {
     if (whitespaceTokens(common.normalizer.normalize(u.reference)).length === 0) throw validationFailed(`Utterance ${u.utteranceId}: ${EMPTY_REFERENCE_MESSAGE}`);
@@ -125,7 +130,6 @@ export async function createCorpusEvaluation(
     block: corpusBlock(u),
     group: corpusGroupValue(u, groupBy),
   }));
-  const total = items.length * perUtterance;
   await db.transaction(async () => {
     await insertCorpusEvaluation(
       db,
@@ -148,6 +152,7 @@ export async function createCorpusEvaluation(
         ...input.recorded,
       },
       items,
+      clips,
     );
   });
   return { evaluation_id: input.id, status: 'pending', total_utterances: total, created_at: now.toISOString() };

@@ -73,6 +73,13 @@ export function checkProviders(providers: string[]): string[] {
   });
 }
 
+/** An evaluation's `name`, when given, is 1..200 code points (of a new evaluation and of a rerun alike). */
+export function checkEvaluationName(name: string | undefined): void {
+  if (name !== undefined && (codePoints(name) < 1 || codePoints(name) > EVALUATION_LIMITS.name)) {
+    throw validationFailed(`Name must be 1 to ${EVALUATION_LIMITS.name} characters`);
+  }
+}
+
 /**
  * Refuses a provider the server cannot call (`Provider not configured: {name}`, after every name is known):
  * an evaluation must never run only to fail every utterance of a provider (DESIGN §8.1).
@@ -210,17 +217,16 @@ export async function createEvaluation(
   // The source first, before any other rule of the body (DESIGN §10.5).
   const source = evaluationSource(body);
   if (source === 'corpus_id' && body.speakers !== undefined) throw validationFailed('speakers does not apply to a corpus');
-  if (body.name !== undefined && (codePoints(body.name) < 1 || codePoints(body.name) > EVALUATION_LIMITS.name)) {
-    throw validationFailed(`Name must be 1 to ${EVALUATION_LIMITS.name} characters`);
-  }
+  checkEvaluationName(body.name);
   const normalizer = getNormalizer(body.normalizer ?? 'basic');
   if (source === 'corpus_id') {
     const providers = checkProviders(body.providers);
     checkConfigured(providers, deps.isConfigured);
     const streaming = checkMode(body, providers, deps.canStream ?? (() => false));
     const conditions = checkConditions(body.conditions);
-    // Clips and entity sentences are written audio: a corpus evaluation hears recordings only.
-    if (body.probes?.non_speech || body.probes?.entities) throw validationFailed('probes.non_speech and probes.entities apply to synthesised speech, not a corpus');
+    // Entity sentences are written to be read by a voice: a recording says what it says (DESIGN §15.5).
+    // Keyterms are heard on the recordings, and non-speech clips join them as they join any evaluation.
+    if (body.probes?.entities) throw validationFailed('entities does not apply to a corpus');
     const probes = checkProbes(body.probes, conditions);
     if (body.baseline_id !== undefined) await evaluationOf(db, body.baseline_id, userId);
     const { setup, prices } = recordSetup({ providers, conditions, normalizer, seed: body.sample?.seed ?? 0, describe: deps.describe });
@@ -231,6 +237,7 @@ export async function createEvaluation(
         userId,
         body,
         common: { providers, conditions, normalizer },
+        ...(probes ? { probes } : {}),
         recorded: { setup: JSON.stringify(setup), prices: JSON.stringify(prices), baseline_id: body.baseline_id ?? null, ...streaming, probes: probes ? JSON.stringify(probes) : null },
       },
     );

@@ -11,20 +11,25 @@ import { listEvaluationSpeakers, listEvaluationTextRows } from '../storage/repos
 import type { CheckedProbes } from './probes.js';
 import { assertActiveSubscription } from '../services/accounts/users.js';
 import { getNormalizer } from '../../shared/normalizers/index.js';
-import { newEvaluationId, storeEvaluation } from './create.js';
+import { checkEvaluationName, newEvaluationId, storeEvaluation } from './create.js';
 import { createCorpusEvaluation, type CorpusReader } from './corpus-create.js';
 import { recordSetup } from './setup.js';
 import { evaluationOf } from './service.js';
 import type { DescribeProvider } from './setup.js';
 import { evaluationLists } from './views.js';
 
-/** Stores the rerun of the caller's evaluation `id` (404 for another user's) with `baseline_id` = `id`. */
+/**
+ * Stores the rerun of the caller's evaluation `id` (404 for another user's) with `baseline_id` = `id`,
+ * named `name` when given (a nightly run says which night it is), else as the baseline.
+ */
 export async function rerunEvaluation(
   deps: { db: Db; now: Date; describe?: DescribeProvider; corpora: CorpusReader },
-  input: { id: string; userId: string },
+  input: { id: string; userId: string; name?: string },
 ): Promise<EvaluationCreated> {
   const { db } = deps;
+  checkEvaluationName(input.name);
   const base = await evaluationOf(db, input.id, input.userId);
+  const name = input.name ?? base.name;
   const { providers, conditions } = evaluationLists(base);
   // The probes' sentences and clips are written again from the recorded probes and seed: the same ones.
   const rows = await listEvaluationTextRows(db, base.id);
@@ -40,8 +45,9 @@ export async function rerunEvaluation(
       {
         id: newEvaluationId(),
         userId: input.userId,
-        body: { ...(base.name === null ? {} : { name: base.name }), corpus_id: base.corpus_id, providers, group_by: base.group_by, sample: { size: texts.length, seed } },
+        body: { ...(name === null ? {} : { name }), corpus_id: base.corpus_id, providers, group_by: base.group_by, sample: { size: texts.length, seed } },
         common: { providers, conditions, normalizer },
+        ...(probes ? { probes } : {}),
         recorded: { setup: JSON.stringify(setup), prices: JSON.stringify(prices), baseline_id: base.id, ...streaming, probes: base.probes ?? null },
       },
     );
@@ -50,7 +56,7 @@ export async function rerunEvaluation(
   await assertActiveSubscription(db, input.userId);
   return storeEvaluation(deps, {
     userId: input.userId,
-    name: base.name,
+    name,
     texts,
     speakers,
     groupBy: base.group_by,

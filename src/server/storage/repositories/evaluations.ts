@@ -42,6 +42,9 @@ export interface EvaluationRow {
   pace: number | null;
   /** JSON of the checked probes (DESIGN §12); null without. */
   probes?: string | null;
+  /** The event loop's delay while the work ran (DESIGN §15.4), in ms; null until recorded. */
+  event_loop_lag_p50_ms?: number | null;
+  event_loop_lag_p99_ms?: number | null;
 }
 
 /** One speaker of an evaluation with its group value. */
@@ -157,15 +160,18 @@ export async function insertCorpusEvaluation(
   db: Db,
   row: NewEvaluation & { corpus_id: string; corpus_name: string },
   items: readonly CorpusItemRow[],
+  clips: readonly string[] = [],
 ): Promise<void> {
   await db.run(
     `INSERT INTO evaluations (id, user_id, name, status, total_utterances, providers, conditions, group_by, normalizer,
-                              normalizer_version, seed, period, created_at, corpus_id, corpus_name, setup, baseline_id, prices, mode, pace)
+                              normalizer_version, seed, period, created_at, corpus_id, corpus_name, setup, baseline_id, prices, mode, pace, probes)
      VALUES (@id, @user_id, @name, 'pending', @total_utterances, @providers, @conditions, @group_by, @normalizer,
-             @normalizer_version, @seed, @period, @created_at, @corpus_id, @corpus_name, @setup, @baseline_id, @prices, @mode, @pace)`,
-    { setup: null, baseline_id: null, prices: null, mode: 'batch', pace: null, ...row },
+             @normalizer_version, @seed, @period, @created_at, @corpus_id, @corpus_name, @setup, @baseline_id, @prices, @mode, @pace, @probes)`,
+    { setup: null, baseline_id: null, prices: null, mode: 'batch', pace: null, probes: null, ...row },
   );
-  await insertRows(db, 'evaluation_texts', ['evaluation_id', 'idx', 'text'], items.map((u, i) => [row.id, i, u.reference]));
+  // Non-speech clips (DESIGN §12.1, §15.5) follow the recordings as texts of their own, heard once per provider.
+  const texts: SqlParam[][] = [...items.map((u, i) => [row.id, i, u.reference, null]), ...clips.map((kind, k) => [row.id, items.length + k, '', kind])];
+  await insertRows(db, 'evaluation_texts', ['evaluation_id', 'idx', 'text', 'kind'], texts);
   await insertRows(db, 'evaluation_speakers', ['evaluation_id', 'idx', 'speaker_id', 'grp'], items.map((u, i) => [row.id, i, u.block, u.group]));
   await insertRows(
     db,
@@ -173,7 +179,8 @@ export async function insertCorpusEvaluation(
     ['evaluation_id', 'idx', 'utterance_id', 'speaker', 'audio_id'],
     items.map((u, i) => [row.id, i, u.utteranceId, u.speaker, u.audioId]),
   );
-  await insertRows(db, 'evaluation_syntheses', ['evaluation_id', 'text_index', 'speaker_index', 'characters'], items.map((_u, i) => [row.id, i, i, 0]));
+  const syntheses: SqlParam[][] = [...items.map((_u, i) => [row.id, i, i, 0]), ...clips.map((_k, k) => [row.id, items.length + k, 0, 0])];
+  await insertRows(db, 'evaluation_syntheses', ['evaluation_id', 'text_index', 'speaker_index', 'characters'], syntheses);
 }
 
 /** The recording behind each item of a corpus evaluation, by index (empty for synthesised speech). */
@@ -260,7 +267,7 @@ export const EVALUATION_SQL = {
   claimPending: `SELECT s.evaluation_id, s.text_index, s.speaker_index, s.characters, s.synthesized, s.lease_owner, e.user_id, e.period
      FROM evaluation_syntheses s JOIN evaluations e ON e.id = s.evaluation_id
      WHERE s.status = 'pending' ORDER BY s.rowid LIMIT ?`,
-  /** Syntheses whose lease ran out, to take over after the pending ones (`now`, `now` less TAKEOVER_AFTER_MS, `limit`). */
+  /** Syntheses whose lease ran out or whose holder died, taken over before the pending ones (`now`, `now` less TAKEOVER_AFTER_MS, `limit`). */
   claimExpired: `SELECT s.evaluation_id, s.text_index, s.speaker_index, s.characters, s.synthesized, s.lease_owner, e.user_id, e.period
      FROM evaluation_syntheses s JOIN evaluations e ON e.id = s.evaluation_id
      WHERE ${expiredWhere('s')} ORDER BY s.rowid LIMIT ?`,
@@ -298,11 +305,12 @@ export async function requeueProcessingSyntheses(db: Db): Promise<number> {
 }
 
 /**
- * Takes up to `limit` pending syntheses in FIFO order, marks them `processing` and starts their
- * evaluations, in one transaction (joined when the caller has one open). The only place work is taken
- * from the queue: a variant that skips rows other instances hold replaces this function alone.
+ * Takes up to `limit` syntheses — first those a dead or stalled instance held (DESIGN §14.11), then pending
+ * ones in FIFO order — marks them `processing` and starts their evaluations, in one transaction (joined
+ * when the caller has one open). `takeover: false` (the instance may not judge its peers now, DESIGN
+ * §14.10) takes pending syntheses only.
  */
-export async function claimPendingSyntheses(db: Db, limit: number, now: string, lease: Lease): Promise<ClaimedSynthesis[]> {
+export async function claimPendingSyntheses(db: Db, limit: number, now: string, lease: Lease, opts: { takeover?: boolean } = {}): Promise<ClaimedSynthesis[]> {
   // READ COMMITTED: SKIP LOCKED passes over rows a peer is claiming instead of failing the transaction.
   return db.transaction(async () => {
     type Row = {
@@ -315,9 +323,9 @@ export async function claimPendingSyntheses(db: Db, limit: number, now: string, 
       user_id: string;
       period: string;
     };
-    const rows = await db.all<Row>(EVALUATION_SQL.claimPending + skipLocked(db, 's'), [limit]);
-    // Pending work first; then syntheses a dead or stalled instance held past its lease.
-    if (rows.length < limit) rows.push(...(await db.all<Row>(EVALUATION_SQL.claimExpired + skipLocked(db, 's'), [...expiredParams(now), limit - rows.length])));
+    // What a dead or stalled instance held first, so its work never waits behind the whole backlog.
+    const rows = opts.takeover === false ? [] : await db.all<Row>(EVALUATION_SQL.claimExpired + skipLocked(db, 's'), [...expiredParams(now), limit]);
+    if (rows.length < limit) rows.push(...(await db.all<Row>(EVALUATION_SQL.claimPending + skipLocked(db, 's'), [limit - rows.length])));
     const claimed: ClaimedSynthesis[] = [];
     for (const r of rows) {
       await db.run(
@@ -432,6 +440,11 @@ export async function finishEvaluation(
     [r.status, r.summary, r.comparisons, r.now, r.id],
   );
   return changes > 0;
+}
+
+/** Records the event loop's delay measured while the evaluation's work ran (DESIGN §15.4). */
+export async function recordEventLoopLag(db: Db, id: string, lag: { p50: number; p99: number }): Promise<void> {
+  await db.run('UPDATE evaluations SET event_loop_lag_p50_ms = ?, event_loop_lag_p99_ms = ? WHERE id = ?', [lag.p50, lag.p99, id]);
 }
 
 /**
