@@ -9,7 +9,7 @@ import type { TtsPool } from './engines/tts/types.js';
 import { createTtsPool } from './engines/tts/pool.js';
 import { createRateLimiter, type RateLimiter } from './services/limits/rate-limiter.js';
 import { createSharedRateLimiter } from './services/limits/shared-rate-limiter.js';
-import { startInstancePresence } from './services/ops/instances.js';
+import { startInstancePresence, type InstancePresence } from './services/ops/instances.js';
 import { openAudioBlobStore, type AudioBlobStore, type OpenedBlobStore } from './storage/blobs/index.js';
 import { randomBytes } from 'node:crypto';
 import { bootstrapIfEmpty, type BootstrapResult } from './services/accounts/bootstrap.js';
@@ -150,20 +150,31 @@ export async function createRuntime(options: ServerOptions, deps: { clock?: Cloc
   let rateLimiter: RateLimiter;
   let secret: Buffer;
   let blobs: OpenedBlobStore | undefined;
+  // On a shared database: this instance's heartbeat, and whether it may judge its peers now (DESIGN §14.10).
+  let presence: InstancePresence | undefined;
   try {
     // One secret for every instance of a database, so a URL signed by one verifies at any other.
     secret = shared ? await loadOrCreateSharedSecret(db) : loadOrCreateSecret(options.dataDir);
     blobs = await openAudioBlobStore({ dataDir: options.dataDir, db, audioStore: options.audioStore, s3Endpoint: options.s3Endpoint });
     if (shared) {
-      const presence = await startInstancePresence({ db, clock, id: instanceId, blobs: blobs.store, logger, database });
-      closers.push(() => presence.close());
+      const started = await startInstancePresence({ db, clock, id: instanceId, blobs: blobs.store, logger, database });
+      presence = started;
+      closers.push(() => started.close());
     } else {
       await refundStaleReservations(db);
     }
     // Before anything serves: what a killed corpus upload left (temp files, blobs of no corpus) goes.
     const store = blobs.store;
     const corpusRecovery = () =>
-      recoverCorpusUploads({ db, blobs: store, tmpRoot: corpusTmpRoot(options.dataDir), shared, self: instanceId, deadBefore: new Date(clock.now().getTime() - DEAD_AFTER_MS) });
+      recoverCorpusUploads({
+        db,
+        blobs: store,
+        tmpRoot: corpusTmpRoot(options.dataDir),
+        shared,
+        self: instanceId,
+        // Just back from a database outage, no peer's silence counts yet: every heartbeat aged with it.
+        deadBefore: new Date(presence && !presence.mayJudge() ? 0 : clock.now().getTime() - DEAD_AFTER_MS),
+      });
     await corpusRecovery();
     if (shared) {
       // A peer that died mid-upload on another machine is noticed once it stops heartbeating.
@@ -188,7 +199,7 @@ export async function createRuntime(options: ServerOptions, deps: { clock?: Cloc
   closers.push(() => tts.close());
   // The runners read the pool through the runtime, so a test that swaps `runtime.tts` reaches them too.
   const pool = (): TtsPool => runtime.tts;
-  const work: WorkSharing = { owner: instanceId, leaseMs: leaseMsFrom(deps.env ?? process.env), shared, claims: options.ttsWorkers !== 0, pollMs: 1_000 };
+  const work: WorkSharing = { owner: instanceId, leaseMs: leaseMsFrom(deps.env ?? process.env), shared, claims: options.ttsWorkers !== 0, pollMs: 1_000, ...(presence ? { mayJudge: presence.mayJudge } : {}) };
   const metrics = createMetrics({ db, busyWorkers: () => (runtime.tts as Partial<TtsWorkerPool>).stats?.().busy ?? 0 });
   const wiring = { db, blobs: blobs.store, clock, ttsWorkers: options.ttsWorkers || undefined, tts: pool, logger, work, database, metrics };
   // One pacer for every stream of the process: `stt stream` requests and streaming evaluations alike.

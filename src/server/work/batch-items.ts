@@ -32,11 +32,14 @@ export async function recoverQueue(db: Db, blobs: AudioBlobStore): Promise<{ req
   return { requeued, ...(await recoverAudioStore(db, blobs, { orphansBefore: new Date(8.64e15) })) };
 }
 
-/** Takes up to `limit` claimable items (FIFO) under `lease` and marks them `processing`, atomically. */
-export async function claimItems(db: Db, limit: number, now: Date, lease: Lease): Promise<ClaimedItem[]> {
+/**
+ * Takes up to `limit` claimable items under `lease` — a dead or stalled peer's first (unless `takeover` is
+ * false), then pending ones FIFO — and marks them `processing`, atomically.
+ */
+export async function claimItems(db: Db, limit: number, now: Date, lease: Lease, opts: { takeover?: boolean } = {}): Promise<ClaimedItem[]> {
   if (limit <= 0) return [];
   // READ COMMITTED: SKIP LOCKED passes over rows a peer is claiming instead of failing the transaction.
-  return db.transaction(() => claimPendingItems(db, limit, now.toISOString(), lease), { isolation: 'read committed' });
+  return db.transaction(() => claimPendingItems(db, limit, now.toISOString(), lease, opts), { isolation: 'read committed' });
 }
 
 /** Thrown inside a transaction to undo it: the lease was lost to another instance. */
@@ -98,7 +101,8 @@ export function batchItemsKind(deps: BatchItemsDeps): WorkKind<ClaimedItem, Audi
       await recoverQueue(db, deps.blobs);
     },
     previousOwner: (item) => item.lease_owner,
-    claim: (limit, now, lease) => claimItems(db, limit, now, lease),
+    claim: (limit, now, lease, opts) => claimItems(db, limit, now, lease, opts),
+    logFields: (item) => ({ job_id: item.job_id, index: item.idx }),
     async perform(item, ctx) {
       const out = await deps.render({ speakerId: item.speaker_id, text: item.text, sampleRate: item.sample_rate });
       if (out.pcm.length === 0) throw new Error('Synthesis produced no audio');

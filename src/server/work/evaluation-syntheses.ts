@@ -33,6 +33,7 @@ import {
   listEvaluationSpeakers,
   listEvaluationTextRows,
   markSynthesized,
+  recordEventLoopLag,
   requeueProcessingSyntheses,
   storedUtteranceSlots,
   type ClaimedSynthesis,
@@ -46,7 +47,19 @@ import { failedResult, scoreResult, type UtteranceResult } from '../evaluations/
 import { finishEvaluationNow } from '../evaluations/finish.js';
 import { SYNTHESIS_FAILED } from '../evaluations/summary.js';
 import { DomainError } from '../../shared/errors.js';
+import { isConnectionFailure } from '../services/ops/database-availability.js';
 import type { WorkContext, WorkFailure, WorkKind } from './kind.js';
+import { createEventLoopLagMonitors } from './event-loop-lag.js';
+
+/**
+ * A request that could not be made counts as not heard — unless the database was away while checking the
+ * evaluation still runs: that is thrown, so the claim runs again once it is back (DESIGN §14.10) instead
+ * of ending `done` with utterances missing.
+ */
+const unlessDatabaseAway = (err: unknown): undefined => {
+  if (isConnectionFailure(err)) throw err;
+  return undefined;
+};
 
 /** Everything the kind works with, passed in (tests and the benchmark give their own). */
 export interface EvaluationSynthesesDeps {
@@ -109,6 +122,8 @@ export interface PreparedSynthesis {
 export function evaluationSynthesesKind(deps: EvaluationSynthesesDeps): WorkKind<ClaimedSynthesis, PreparedSynthesis | undefined> {
   const { db } = deps;
   const contexts = new Map<string, ContextEntry>();
+  // The event loop's delay while each evaluation's claims run here, recorded when its work ends (§15.4).
+  const lag = createEventLoopLagMonitors();
 
   async function load(id: string): Promise<EvaluationContext | undefined> {
     const row = await getEvaluation(db, id);
@@ -191,8 +206,9 @@ export function evaluationSynthesesKind(deps: EvaluationSynthesesDeps): WorkKind
       audios.set(c, { pcm: out.pcm, sampleRate: out.sampleRate, durationSeconds: input.durationSeconds, wav: Buffer.from(input.bytes) });
     }
     // The files are written above: this body only touches the database, as a re-run on PostgreSQL requires.
+    // A retried synthesis (the database was away) or a peer's takeover may have recorded a row already.
     await db.transaction(async () => {
-      for (const row of rows) if (!(await getAudio(db, row.id))) await insertAudio(db, row);
+      for (const row of rows) await insertAudio(db, row, { ifAbsent: true });
       await markSynthesized(db, claim);
     });
     return audios;
@@ -228,7 +244,7 @@ export function evaluationSynthesesKind(deps: EvaluationSynthesesDeps): WorkKind
     const result = await deps
       .limitFor(provider)
       .run(async () => ((await running(ctx.id, work)) ? hear() : undefined), work.signal)
-      .catch(() => undefined);
+      .catch(unlessDatabaseAway);
     if (!result || work.stopping()) return;
     let scored: UtteranceResult;
     try {
@@ -245,7 +261,7 @@ export function evaluationSynthesesKind(deps: EvaluationSynthesesDeps): WorkKind
       const boosted = await deps
         .limitFor(provider)
         .run(async () => ((await running(ctx.id, work)) ? deps.transcribe(provider, audio, work.signal, terms) : undefined), work.signal)
-        .catch(() => undefined);
+        .catch(unlessDatabaseAway);
       if (!boosted || work.stopping()) return;
       scored = { ...scored, boosted_transcript: boosted.transcript, boosted_error: boosted.transcript === null ? (boosted.error?.message ?? 'No transcript') : null };
     }
@@ -266,7 +282,7 @@ export function evaluationSynthesesKind(deps: EvaluationSynthesesDeps): WorkKind
         // A streaming evaluation streams its clips too: silence is where endpointing hallucinates most.
         return ctx.pace !== undefined && deps.stream ? deps.stream(provider, audio, ctx.pace, work.signal) : deps.transcribe(provider, audio, work.signal);
       }, work.signal)
-      .catch(() => undefined);
+      .catch(unlessDatabaseAway);
     if (!result || work.stopping()) return;
     const heard: UtteranceResult =
       result.transcript === null
@@ -299,13 +315,15 @@ export function evaluationSynthesesKind(deps: EvaluationSynthesesDeps): WorkKind
       // A crash between the last result and the summary: summarise now.
       for (const id of await evaluationsReadyToFinish(db)) await finishEvaluationNow(db, id, work.now());
     },
-    claim: (limit, now, lease) => claimPendingSyntheses(db, limit, now.toISOString(), lease),
+    claim: (limit, now, lease, opts) => claimPendingSyntheses(db, limit, now.toISOString(), lease, opts),
     previousOwner: (claim) => claim.previousOwner,
+    logFields: (claim) => ({ evaluation_id: claim.evaluationId, index: claim.textIndex, speaker_index: claim.speakerIndex }),
 
     /** Loads the evaluation, finds the missing utterances and makes (or reads back) their audio. */
     async perform(claim, work) {
       // Taken synchronously and released in `settle`: concurrent syntheses of one evaluation share a load.
       const entry = acquire(claim.evaluationId);
+      lag.begin(claim.evaluationId);
       const ctx = await entry.ctx;
       if (!ctx || !(await running(ctx.id, work))) return undefined;
       const missing = await missingOf(ctx, claim);
@@ -314,7 +332,7 @@ export function evaluationSynthesesKind(deps: EvaluationSynthesesDeps): WorkKind
       let audios: Map<number, SttAudio> | undefined;
       if (claim.synthesized) audios = await reload(ctx, claim, new Set(missing.map((m) => m.c)));
       audios ??= await produce(ctx, claim, work);
-      failing.delete(claim);
+      // Kept until `settle`: a database error while committing the results fails the claim too.
       return { ctx, missing, audios };
     },
 
@@ -340,12 +358,17 @@ export function evaluationSynthesesKind(deps: EvaluationSynthesesDeps): WorkKind
       });
     },
 
-    /** Drops the evaluation's context with its last claim, and ends the evaluation when nothing is left open. */
+    /** Drops the evaluation's context with its last claim; ends the evaluation, with the event-loop lag it saw, when nothing is left open. */
     async settle(claim, work) {
       failing.delete(claim);
       const entry = contexts.get(claim.evaluationId);
       if (entry) release(claim.evaluationId, entry);
-      if (!work.stopping() && !(await hasOpenSyntheses(db, claim.evaluationId))) await finishEvaluationNow(db, claim.evaluationId, work.now());
+      lag.end(claim.evaluationId);
+      if (work.stopping() || (await hasOpenSyntheses(db, claim.evaluationId))) return;
+      // Only the settle that takes the measurement writes it: a concurrent one finds nothing to write.
+      const measured = lag.take(claim.evaluationId);
+      if (measured) await recordEventLoopLag(db, claim.evaluationId, measured);
+      await finishEvaluationNow(db, claim.evaluationId, work.now());
     },
   };
 }

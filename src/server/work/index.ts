@@ -41,8 +41,8 @@ export interface WorkWiring {
   work: WorkSharing;
   /** Tells a lost database apart: an outage is logged once by it, not once per poll (DESIGN §14.3). */
   database?: DatabaseAvailability;
-  /** `voxctl_work_items_total{kind,outcome}` (DESIGN §14.4). */
-  metrics?: Pick<Metrics, 'workItem'>;
+  /** `voxctl_work_items_total{kind,outcome}` (DESIGN §14.4), `voxctl_lease_takeovers_total{kind}` (§14.11). */
+  metrics?: Pick<Metrics, 'workItem' | 'leaseTakeovers'>;
 }
 
 /** The loop's collaborators for one kind: its errors (an outage said once) and its outcomes counted. */
@@ -57,10 +57,18 @@ function loopDeps(w: WorkWiring, kind: string, what: string): WorkLoopDeps {
     },
     onOutcome: (outcome) => w.metrics?.workItem(kind, outcome),
     // DESIGN §14.5: takeovers and hand-backs leave a trace an operator can find (`event`).
-    onLease: (event, fields) =>
+    onLease: (event, fields) => {
+      if (event === 'lease_takeover') w.metrics?.leaseTakeovers(kind, fields.count);
       w.logger.info(
         { event, kind, ...fields },
         event === 'lease_takeover' ? `took over ${fields.count} ${kind} item(s) of a dead or stalled instance` : `handed ${fields.count} ${kind} item(s) back to the queue`,
+      );
+    },
+    // DESIGN §14.10: the cause of an internal failure is here, under the id its message names — never on the item.
+    onInternalFailure: (fields, err, requestId) =>
+      w.logger.error(
+        { event: 'work_item_failed', request_id: requestId, kind, ...fields, err: { message: err instanceof Error ? err.message : String(err), code: (err as { code?: unknown }).code } },
+        `a ${kind} failed on a database error`,
       ),
   };
 }

@@ -43,13 +43,25 @@ export interface WorkKind<Claim, Output = void> {
   recover(ctx: WorkContext): Promise<void>;
   /** Every start, after `recover`: finish what a crash left complete but not yet summed up. */
   resume?(ctx: WorkContext): Promise<void>;
-  /** Takes up to `limit` claimable rows under `lease` and marks them `processing`, atomically. */
-  claim(limit: number, now: Date, lease: Lease): Promise<Claim[]>;
+  /**
+   * Takes up to `limit` claimable rows under `lease` and marks them `processing`, atomically: first rows
+   * a dead or stalled peer held, then pending ones (DESIGN §14.11). `takeover: false` while the instance
+   * may not judge its peers (DESIGN §14.10): pending rows only.
+   */
+  claim(limit: number, now: Date, lease: Lease, opts: { takeover: boolean }): Promise<Claim[]>;
+  /** What names the claim in a log line: `job_id` or `evaluation_id`, and `index` (DESIGN §14.10). */
+  logFields?(claim: Claim): Record<string, string | number>;
   /** Who held `claim` before this instance took it over (a dead or stalled peer), if anyone: logged. */
   previousOwner?(claim: Claim): string | null | undefined;
-  /** The work itself (synthesis, reading audio): a throw is this claim's failure. */
+  /**
+   * The work itself (synthesis, reading audio): a throw is this claim's failure — except the database
+   * being away, after which the claim is run again once it answers, so perform must be idempotent.
+   */
   perform(claim: Claim, ctx: WorkContext): Promise<Output>;
-  /** Commits the output; a throw is reported and the claim stays leased (the database is in trouble). */
+  /**
+   * Commits the output. The database away: the claim runs again once it answers; a database error: the
+   * claim fails at once; any other throw is reported and the claim stays leased.
+   */
   complete(claim: Claim, output: Output, ctx: WorkContext): Promise<void>;
   /** Records `failure` on the claim and refunds what it reserved: once, and only by the lease holder. */
   fail(claim: Claim, failure: WorkFailure, ctx: WorkContext): Promise<void>;

@@ -14,6 +14,11 @@ export interface WorkSharing {
   claims: boolean;
   /** How often a shared instance looks for work queued by its peers or left by a dead one. */
   pollMs: number;
+  /**
+   * Whether the instance may take over its peers' rows now (DESIGN §14.10): false while its own heartbeat
+   * is not current, and for 30 s after a database outage. Absent: always (one instance on its data dir).
+   */
+  mayJudge?(): boolean;
 }
 
 /** Keeps one work loop's leases alive and its queue watched. */
@@ -26,10 +31,15 @@ export interface LeaseKeeper {
   stop(): Promise<void>;
 }
 
+/** After a renewal failed (the database away), the next try comes this soon, not a third of a lease later. */
+const RENEW_RETRY_MS = 1_000;
+
 /**
  * Renews every lease the instance holds on `table` in one statement, a third of the lease length apart,
- * so a claim outlives two missed renewals; on a shared queue, also calls `poll` so work queued at a peer
- * (which wakes only that peer) and leases expired by a dead peer are picked up.
+ * so a claim outlives two missed renewals — and every second after a failed renewal, so leases an outage
+ * let run out are renewed as soon as the database is back, before any peer may judge them (its 30 s wait,
+ * DESIGN §14.10). On a shared queue, also calls `poll` so work queued at a peer (which wakes only that
+ * peer) and leases expired by a dead peer are picked up.
  */
 export function createLeaseKeeper(o: {
   db: Db;
@@ -42,16 +52,30 @@ export function createLeaseKeeper(o: {
   onHandback?(count: number): void;
 }): LeaseKeeper {
   const timers: NodeJS.Timeout[] = [];
+  let renewal: NodeJS.Timeout | undefined;
+  let running = false;
   const lease = (): Lease => ({ owner: o.work.owner, expiresAt: new Date(o.clock.now().getTime() + o.work.leaseMs).toISOString() });
+  const every = Math.max(100, Math.floor(o.work.leaseMs / 3));
+  const schedule = (ms: number) => {
+    if (!running) return;
+    renewal = setTimeout(renew, ms);
+    renewal.unref();
+  };
+  function renew(): void {
+    renewLeases(o.db, o.table, lease()).then(
+      () => schedule(every),
+      (err: unknown) => {
+        o.onError(err);
+        schedule(Math.min(every, RENEW_RETRY_MS));
+      },
+    );
+  }
   return {
     lease,
     start() {
-      if (!o.work.claims || timers.length > 0) return;
-      const renew = setInterval(() => {
-        renewLeases(o.db, o.table, lease()).catch(o.onError);
-      }, Math.max(100, Math.floor(o.work.leaseMs / 3)));
-      renew.unref();
-      timers.push(renew);
+      if (!o.work.claims || running) return;
+      running = true;
+      schedule(every);
       if (o.work.shared) {
         const poll = setInterval(o.poll, o.work.pollMs);
         poll.unref();
@@ -59,6 +83,8 @@ export function createLeaseKeeper(o: {
       }
     },
     async stop() {
+      running = false;
+      clearTimeout(renewal);
       for (const t of timers.splice(0)) clearInterval(t);
       // Best effort: a database already gone cannot take them back, and the leases expire on their own.
       if (!o.work.claims) return;

@@ -5,8 +5,11 @@
  * in flight and hands back what is still leased. A fix to any of this is made here, once.
  */
 import { setMaxListeners } from 'node:events';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Clock } from '../clock.js';
 import type { Db } from '../storage/db.js';
+import { isDatabaseError } from '../storage/sql/errors.js';
+import { isConnectionFailure } from '../services/ops/database-availability.js';
 import { describeFailure } from './failure.js';
 import type { WorkContext, WorkKind } from './kind.js';
 import { createLeaseKeeper, type WorkSharing } from './leases.js';
@@ -19,11 +22,20 @@ export interface WorkLoopDeps {
   work: WorkSharing;
   /** Unexpected errors of the loop itself (database trouble); default: ignored. */
   onError?(err: unknown): void;
-  /** Each claim that ended: recorded (`succeeded`) or failed by the failure policy (metrics). */
-  onOutcome?(outcome: 'succeeded' | 'failed'): void;
+  /** Each claim that ended — recorded (`succeeded`) or failed by the failure policy — or will run again (`retried`: the database was away) (metrics). */
+  onOutcome?(outcome: 'succeeded' | 'failed' | 'retried'): void;
   /** Leases that changed hands: taken over from dead or stalled peers, or handed back on stop (logged). */
   onLease?(event: 'lease_takeover' | 'lease_handback', fields: { count: number; from?: string[] }): void;
+  /**
+   * A claim failed by a database error (DESIGN §14.10): logged as `work_item_failed` under `requestId`,
+   * with the claim's fields (`job_id` or `evaluation_id`, `index`) and the cause; the claim's message
+   * names only the id.
+   */
+  onInternalFailure?(fields: Record<string, string | number>, err: unknown, requestId: string): void;
 }
+
+/** While the database is away, a claim waiting to run again asks for it this often. */
+const REACHABLE_POLL_MS = 1_000;
 
 /** A running queue worker. */
 export interface WorkLoop {
@@ -63,22 +75,70 @@ export function createWorkLoop<Claim, Output>(kind: WorkKind<Claim, Output>, dep
     for (const w of waiters) w();
   }
 
-  /** One claim, start to end: the failure policy is applied here and nowhere else. */
+  /** Records the failure of `claim` by `err` through the kind: the failure policy is applied here and nowhere else. */
+  async function failWith(claim: Claim, err: unknown): Promise<void> {
+    const failure = describeFailure(err, kind.failure);
+    if (failure.requestId) deps.onInternalFailure?.(kind.logFields?.(claim) ?? {}, err, failure.requestId);
+    await kind.fail(claim, { code: failure.code, message: failure.message }, ctx);
+    deps.onOutcome?.('failed');
+  }
+
+  /** One run of a claim; a throw that is the database away is the caller's to retry. */
+  async function attempt(claim: Claim): Promise<void> {
+    let output: Output;
+    try {
+      output = await kind.perform(claim, ctx);
+    } catch (err) {
+      // Shutting down (the pool closes under us, requests are aborted): not a failure of the claim; it
+      // stays leased, and stop() hands it back for a peer or the next start.
+      if (stopped) return;
+      if (isConnectionFailure(err)) throw err;
+      await failWith(claim, err);
+      return;
+    }
+    try {
+      await kind.complete(claim, output, ctx);
+    } catch (err) {
+      // A database error with the database reachable (a constraint, a lock) fails the claim at once.
+      if (stopped || isConnectionFailure(err) || !isDatabaseError(err)) throw err;
+      await failWith(claim, err);
+      return;
+    }
+    deps.onOutcome?.('succeeded');
+  }
+
+  /** Resolves once the database answers again (or the loop stops). */
+  async function reachable(): Promise<void> {
+    while (!stopped) {
+      await sleep(REACHABLE_POLL_MS, undefined, { signal: abort.signal }).catch(() => undefined);
+      if (stopped) return;
+      try {
+        await deps.db.value('SELECT 1');
+        return;
+      } catch (err) {
+        if (!isConnectionFailure(err)) return;
+      }
+    }
+  }
+
+  /**
+   * One claim, start to end. The database away is no failure of the claim (DESIGN §14.10): it stays this
+   * instance's, and runs again — the kinds' work is idempotent — once the database answers.
+   */
   async function run(claim: Claim): Promise<void> {
     try {
-      let output: Output;
-      try {
-        output = await kind.perform(claim, ctx);
-      } catch (err) {
-        // Shutting down (the pool closes under us, requests are aborted): not a failure of the claim; it
-        // stays leased, and stop() hands it back for a peer or the next start.
-        if (stopped) return;
-        await kind.fail(claim, describeFailure(err, kind.failure), ctx);
-        deps.onOutcome?.('failed');
-        return;
+      for (;;) {
+        try {
+          await attempt(claim);
+          return;
+        } catch (err) {
+          if (stopped || !isConnectionFailure(err)) throw err;
+          report(err);
+          deps.onOutcome?.('retried');
+          await reachable();
+          if (stopped) return;
+        }
       }
-      await kind.complete(claim, output, ctx);
-      deps.onOutcome?.('succeeded');
     } catch (err) {
       report(err);
     } finally {
@@ -92,7 +152,8 @@ export function createWorkLoop<Claim, Output>(kind: WorkKind<Claim, Output>, dep
     if (stopped || room <= 0) return;
     let claimed: Claim[];
     try {
-      claimed = await kind.claim(room, ctx.now(), leases.lease());
+      // Only an instance whose own heartbeat is current, and not just back from an outage, takes over.
+      claimed = await kind.claim(room, ctx.now(), leases.lease(), { takeover: deps.work.mayJudge?.() ?? true });
     } catch (err) {
       report(err);
       return;

@@ -19,6 +19,8 @@ export interface Metrics {
   observeRequest(method: string, route: string, status: number, seconds: number): void;
   /** Counts one finished work item of a queue. */
   workItem(kind: string, outcome: WorkOutcome): void;
+  /** Counts `count` items of a queue taken over from a dead or stalled instance (DESIGN §14.11). */
+  leaseTakeovers(kind: string, count: number): void;
   /** The exposition text. */
   render(): Promise<string>;
   readonly contentType: string;
@@ -53,6 +55,14 @@ export function createMetrics(deps: { db: Db; busyWorkers?: () => number }): Met
     labelNames: ['kind', 'outcome'] as const,
     registers: [registry],
   });
+  const takeovers = new Counter({
+    name: 'voxctl_lease_takeovers_total',
+    help: 'Queued work items this instance took over from a dead or stalled instance, by kind',
+    labelNames: ['kind'] as const,
+    registers: [registry],
+  });
+  // Exported from start: a series that appears only at the first takeover cannot be alerted on by rate().
+  for (const kind of Object.keys(QUEUES)) takeovers.inc({ kind }, 0);
   new Gauge({
     name: 'voxctl_queue_items',
     help: 'Items in the shared work queues, by kind and state',
@@ -102,6 +112,9 @@ export function createMetrics(deps: { db: Db; busyWorkers?: () => number }): Met
     },
     workItem(kind, outcome) {
       work.inc({ kind, outcome });
+    },
+    leaseTakeovers(kind, count) {
+      takeovers.inc({ kind }, count);
     },
     render: () => registry.metrics(),
   };

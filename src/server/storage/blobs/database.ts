@@ -40,12 +40,29 @@ export function createDatabaseBlobStore(db: Db, options: DatabaseBlobStoreOption
     db.value<Buffer>('SELECT data FROM audio_blob_chunks WHERE blob_id = ? AND seq = ?', [blobId, seq]);
 
   // A replaced or deleted version is retired, not dropped: a stream that read its head a moment ago can
-  // finish it. `collectRetired` drops retired chunks once no reader can still be on them.
+  // finish it. `collectRetired` drops retired chunks once no reader can still be on them. Two writers of
+  // one name (an item retried by its instance while a peer took it over) may retire the same version:
+  // the second retirement is a no-op, never a duplicate key.
+  const retire = (blobId: string): Promise<number> =>
+    db.run('INSERT INTO audio_blob_retired (blob_id, retired_at) VALUES (?, ?) ON CONFLICT (blob_id) DO NOTHING', [blobId, now().toISOString()]);
+  // The head row locked on PostgreSQL, so two writers of one name take turns instead of both replacing it.
+  const lockedHead = async (name: string): Promise<{ blobId: string; size: number } | undefined> => {
+    const row = await db.get<Head>(`SELECT blob_id, size FROM audio_blobs WHERE name = ?${db.dialect === 'postgres' ? ' FOR UPDATE' : ''}`, [name]);
+    return row && { blobId: row.blob_id, size: Number(row.size) };
+  };
   const dropVersion = async (name: string): Promise<void> => {
-    const old = await db.value<string>('SELECT blob_id FROM audio_blobs WHERE name = ?', [name]);
+    const old = await lockedHead(name);
     if (old === undefined) return;
-    await db.run('INSERT INTO audio_blob_retired (blob_id, retired_at) VALUES (?, ?)', [old, now().toISOString()]);
+    await retire(old.blobId);
     await db.run('DELETE FROM audio_blobs WHERE name = ?', [name]);
+  };
+  /** True when the stored version `blobId` holds exactly `data` (a retried write of the same audio). */
+  const holds = async (blobId: string, data: Buffer): Promise<boolean> => {
+    for (let seq = 0; seq * chunkSize < data.length; seq++) {
+      const stored = await chunk(blobId, seq);
+      if (!stored || !data.subarray(seq * chunkSize, (seq + 1) * chunkSize).equals(stored)) return false;
+    }
+    return true;
   };
 
   return {
@@ -55,8 +72,12 @@ export function createDatabaseBlobStore(db: Db, options: DatabaseBlobStoreOption
       const blobId = randomBytes(12).toString('base64url');
       const createdAt = now().toISOString();
       const data = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+      // Idempotent (DESIGN §14.10): writing the same bytes again leaves the one blob as it is, and two
+      // writers of one name at once leave one blob and raise nothing — the head is locked (PostgreSQL) or
+      // the write lock held (SQLite), every insert that could meet a twin says ON CONFLICT.
       await db.transaction(async () => {
-        await dropVersion(name);
+        const old = await lockedHead(name);
+        if (old && old.size === data.length && (await holds(old.blobId, data))) return;
         for (let seq = 0; seq * chunkSize < data.length; seq++) {
           await db.run('INSERT INTO audio_blob_chunks (blob_id, seq, data) VALUES (?, ?, ?)', [
             blobId,
@@ -64,7 +85,12 @@ export function createDatabaseBlobStore(db: Db, options: DatabaseBlobStoreOption
             data.subarray(seq * chunkSize, (seq + 1) * chunkSize),
           ]);
         }
-        await db.run('INSERT INTO audio_blobs (name, blob_id, size, created_at) VALUES (?, ?, ?, ?)', [name, blobId, data.length, createdAt]);
+        if (old) await retire(old.blobId);
+        await db.run(
+          `INSERT INTO audio_blobs (name, blob_id, size, created_at) VALUES (?, ?, ?, ?)
+           ON CONFLICT (name) DO UPDATE SET blob_id = excluded.blob_id, size = excluded.size, created_at = excluded.created_at`,
+          [name, blobId, data.length, createdAt],
+        );
       });
     },
 

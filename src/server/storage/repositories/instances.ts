@@ -14,9 +14,16 @@ export async function insertInstance(db: Db, row: InstanceRow): Promise<void> {
   await db.run('INSERT INTO instances (id, host, pid, started_at, heartbeat_at) VALUES (@id, @host, @pid, @started_at, @heartbeat_at)', { ...row });
 }
 
-/** Marks the instance alive at `now`. */
-export async function beat(db: Db, id: string, now: string): Promise<void> {
-  await db.run('UPDATE instances SET heartbeat_at = ? WHERE id = ?', [now, id]);
+/**
+ * Marks the instance alive at `row.heartbeat_at`. After a long database outage a peer may have forgotten
+ * it (silent for a minute): the row is written again rather than the beat landing nowhere.
+ */
+export async function beat(db: Db, row: InstanceRow): Promise<void> {
+  await db.run(
+    `INSERT INTO instances (id, host, pid, started_at, heartbeat_at) VALUES (@id, @host, @pid, @started_at, @heartbeat_at)
+     ON CONFLICT (id) DO UPDATE SET heartbeat_at = excluded.heartbeat_at`,
+    { ...row },
+  );
 }
 
 /** Forgets an instance (it stopped), and every instance silent since `deadBefore`. */

@@ -90,7 +90,7 @@ export const JOB_ITEM_SQL = {
   /** The worker's FIFO claim (`limit`). */
   claimPending: `SELECT i.*, j.user_id, j.sample_rate FROM job_items i JOIN jobs j ON j.id = i.job_id
        WHERE i.status = 'pending' ORDER BY i.rowid LIMIT ?`,
-  /** Items whose lease ran out, to take over after the pending ones (`now`, `now` less TAKEOVER_AFTER_MS, `limit`). */
+  /** Items whose lease ran out or whose holder died, taken over before the pending ones (`now`, `now` less TAKEOVER_AFTER_MS, `limit`). */
   claimExpired: `SELECT i.*, j.user_id, j.sample_rate FROM job_items i JOIN jobs j ON j.id = i.job_id
        WHERE ${expiredWhere('i')} ORDER BY i.rowid LIMIT ?`,
 } as const;
@@ -106,13 +106,15 @@ export function requeueProcessingItems(db: Db): Promise<number> {
 }
 
 /**
- * Takes up to `limit` items under `lease` — pending ones in FIFO order, then those whose lease ran out — marks them `processing` and starts
- * their jobs (call inside a transaction). On PostgreSQL the rows are locked as they are read and rows
- * another instance is claiming are skipped, so two instances never take the same item.
+ * Takes up to `limit` items under `lease` — first those a dead or stalled instance held (DESIGN §14.11:
+ * a kill is finished within 45 s whatever the backlog), then pending ones in FIFO order — marks them
+ * `processing` and starts their jobs (call inside a transaction). `takeover: false` (the instance may not
+ * judge its peers now, DESIGN §14.10) takes pending items only. On PostgreSQL the rows are locked as they
+ * are read and rows another instance is claiming are skipped, so two instances never take the same item.
  */
-export async function claimPendingItems(db: Db, limit: number, now: string, lease: Lease): Promise<ClaimedItem[]> {
-  const items = await db.all<ClaimedItem>(JOB_ITEM_SQL.claimPending + skipLocked(db, 'i'), [limit]);
-  if (items.length < limit) items.push(...(await db.all<ClaimedItem>(JOB_ITEM_SQL.claimExpired + skipLocked(db, 'i'), [...expiredParams(now), limit - items.length])));
+export async function claimPendingItems(db: Db, limit: number, now: string, lease: Lease, opts: { takeover?: boolean } = {}): Promise<ClaimedItem[]> {
+  const items = opts.takeover === false ? [] : await db.all<ClaimedItem>(JOB_ITEM_SQL.claimExpired + skipLocked(db, 'i'), [...expiredParams(now), limit]);
+  if (items.length < limit) items.push(...(await db.all<ClaimedItem>(JOB_ITEM_SQL.claimPending + skipLocked(db, 'i'), [limit - items.length])));
   const jobs = new Set<string>();
   for (const it of items) {
     await db.run(`UPDATE job_items SET status = 'processing', lease_owner = ?, lease_expires_at = ? WHERE job_id = ? AND idx = ?`, [

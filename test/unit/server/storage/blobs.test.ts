@@ -232,6 +232,24 @@ describe.each(HARNESSES)('audio blob store contract: %s', (_label, makeHarness) 
     }
   });
 
+  it('is idempotent: the same bytes again leave one blob, and writers racing on one name raise nothing (DESIGN §14.10)', async () => {
+    const bytes = randomBytes(CHUNK + 10);
+    await store.put('aud_same.wav', bytes);
+    await store.put('aud_same.wav', bytes);
+    expect(sha(await readAll(await store.open('aud_same.wav')))).toBe(sha(bytes));
+    // An item retried by its instance after an outage while a peer that took it over writes it too.
+    for (let round = 0; round < 3; round++) {
+      const versions = Array.from({ length: 4 }, () => randomBytes(1000 + round));
+      await Promise.all(versions.map((v) => store.put('aud_same.wav', v)));
+      expect(versions.map(sha)).toContain(sha(await readAll(await store.open('aud_same.wav'))));
+      await Promise.all([store.put('aud_same.wav', versions[0]!), store.put('aud_same.wav', versions[0]!)]);
+      expect(sha(await readAll(await store.open('aud_same.wav')))).toBe(sha(versions[0]!));
+    }
+    const names: string[] = [];
+    for await (const name of store.listOlderThan(new Date(Date.now() + 3_600_000))) names.push(name);
+    expect(names).toEqual(['aud_same.wav']);
+  });
+
   it('readers during a replacement see the old bytes or the new, never a part', async () => {
     const old = randomBytes(2 * CHUNK + 99);
     const fresh = randomBytes(3 * CHUNK + 1);
@@ -313,6 +331,19 @@ describe('database blob store on SQLite', () => {
     expect(await store.size('aud_z.wav')).toBe(old.length);
     expect(sha(await readAll(await store.open('aud_z.wav')))).toBe(sha(old));
     expect(await db.value('SELECT COUNT(*) FROM audio_blob_chunks')).toBe(2);
+  });
+
+  it('writing the same bytes again adds no version: no new chunk, nothing retired', async () => {
+    const store = createDatabaseBlobStore(db);
+    const bytes = randomBytes(2 * CHUNK + 5);
+    await store.put('aud_again.wav', bytes);
+    await store.put('aud_again.wav', Buffer.from(bytes));
+    expect(await db.value('SELECT COUNT(*) FROM audio_blob_chunks')).toBe(3);
+    expect(await db.value('SELECT COUNT(*) FROM audio_blob_retired')).toBe(0);
+    // Other bytes are a new version, the old one retired once.
+    await store.put('aud_again.wav', randomBytes(10));
+    expect(await db.value('SELECT COUNT(*) FROM audio_blob_retired')).toBe(1);
+    expect(await db.value('SELECT COUNT(*) FROM audio_blobs')).toBe(1);
   });
 
   it('delete retires the chunks; collecting frees them once the grace period is over', async () => {
