@@ -26,6 +26,7 @@ import type {
   EvaluationListQuery,
   EvaluationUtterance,
   EvaluationUtteranceQuery,
+  RerunEvaluationRequest,
 } from '../shared/schemas/evaluations.js';
 import type { Corpus, CorpusUtterance } from '../shared/schemas/corpora.js';
 import { createReadStream } from 'node:fs';
@@ -119,8 +120,8 @@ export interface VoxClient {
   getEvaluation(id: string): Promise<EvaluationDetail>;
   listEvaluationUtterances(id: string, query?: EvaluationUtteranceQuery): Promise<PageOf<EvaluationUtterance>>;
   cancelEvaluation(id: string): Promise<EvaluationDetail>;
-  /** Starts the same evaluation again (same texts, speakers, conditions, providers, normaliser, seed); its `baseline_id` is `id`. */
-  rerunEvaluation(id: string): Promise<EvaluationCreated>;
+  /** Starts the same evaluation again (same texts, speakers, conditions, providers, normaliser, seed); its `baseline_id` is `id`; `name` names it (default the baseline's). */
+  rerunEvaluation(id: string, body?: RerunEvaluationRequest): Promise<EvaluationCreated>;
   /** Compares evaluation `id` with `baselineId` on their matched utterances (DESIGN §11.3). */
   compareEvaluations(id: string, baselineId: string): Promise<EvaluationCompare>;
   /** Downloads an evaluation's signed `report_url` as HTML text; the key is not sent. */
@@ -241,7 +242,7 @@ export function createClient(options: ClientOptions): VoxClient {
     getEvaluation: (id) => get<EvaluationDetail>(`/v1/evaluations/${enc(id)}`),
     listEvaluationUtterances: (id, query = {}) => get<PageOf<EvaluationUtterance>>(`/v1/evaluations/${enc(id)}/utterances`, { ...query }),
     cancelEvaluation: (id) => post<EvaluationDetail>(`/v1/evaluations/${enc(id)}/cancel`, {}),
-    rerunEvaluation: (id) => post<EvaluationCreated>(`/v1/evaluations/${enc(id)}/rerun`, {}),
+    rerunEvaluation: (id, body = {}) => post<EvaluationCreated>(`/v1/evaluations/${enc(id)}/rerun`, body),
     compareEvaluations: (id, baselineId) => get<EvaluationCompare>(`/v1/evaluations/${enc(id)}/compare`, { baseline: baselineId }),
     downloadReport: async (url) =>
       (await send(http, { method: 'GET', path: url, auth: false, headers: { accept: 'text/html, */*' } })).body.toString('utf8'),

@@ -1,5 +1,6 @@
 /**
- * Text normalisation of the accuracy metrics (DESIGN §4.12), shared by the server and the offline CLI.
+ * Text normalisation of the accuracy metrics (DESIGN §4.12; `basic` version 2, §15.6), shared by the server
+ * and the offline CLI.
  * Pure functions: no I/O, no server imports.
  */
 
@@ -40,17 +41,28 @@ export function whitespaceTokens(text: string): string[] {
   return out;
 }
 
-/** NFKC, lower case, punctuation removed (apostrophes between word characters kept as `'`). */
+/**
+ * A hyphen (U+002D, U+2010, U+2011), an en or em dash or a slash between two letters (a run of them, as
+ * `--` for a dash), which rule 12 of `basic` version 2 reads as a space: `ill-disposed` is `ill disposed`,
+ * `and/or` is `and or`. Only between letters: `10-20` and `covid-19` lose the hyphen as other punctuation.
+ * A combining mark ends a letter (`क्या-क्या`). Lookarounds see the original neighbours and one character
+ * class repeats, so the scan stays linear.
+ */
+const JOINER = /(?<=[\p{L}\p{M}])[-\u2010\u2011\u2013\u2014/]+(?=\p{L})/gu;
+
+/** NFKC, lower case, joiners between letters as spaces, other punctuation removed (apostrophes between word characters kept as `'`). */
 function stripText(text: string): string {
   return text
     .normalize('NFKC')
     .toLowerCase()
+    .replace(JOINER, ' ')
     .replace(PUNCTUATION, (_match, inner: string | undefined) => (inner ? "'" : ''));
 }
 
 /**
- * NFKC, lower case, punctuation removed except apostrophes between two word characters (`don't` stays,
- * `'quoted'` loses its quotes), white space collapsed to single spaces and trimmed.
+ * NFKC, lower case, a hyphen, dash or slash between two letters read as a space (`ill-disposed` →
+ * `ill disposed`), other punctuation removed except apostrophes between two word characters (`don't`
+ * stays, `'quoted'` loses its quotes), white space collapsed to single spaces and trimmed.
  */
 export function normalizeText(text: string): string {
   return whitespaceTokens(stripText(text)).join(' ');

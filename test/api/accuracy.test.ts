@@ -26,7 +26,7 @@ describe('POST /v1/stt/calculate-accuracy', () => {
       deletions: 0,
       reference_words: 4,
       hypothesis_words: 4,
-      normalizer: { name: 'basic', version: 1 },
+      normalizer: { name: 'basic', version: 2 },
     });
   });
 
@@ -36,7 +36,7 @@ describe('POST /v1/stt/calculate-accuracy', () => {
     expect(whisper.status).toBe(200);
     expect(await whisper.json()).toMatchObject({ wer: 0, cer: 0, reference_words: 10, normalizer: { name: 'whisper-en', version: 1 } });
     const basic = await post({ ...body, normalizer: 'basic' });
-    expect(await basic.json()).toMatchObject({ normalizer: { name: 'basic', version: 1 } });
+    expect(await basic.json()).toMatchObject({ normalizer: { name: 'basic', version: 2 } });
     const raw = (await (await post({ ...body, normalize: false, normalizer: 'whisper-en' })).json()) as Record<string, unknown>;
     expect(raw).not.toHaveProperty('normalizer');
     expect(raw.wer).toBeGreaterThan(0);

@@ -212,6 +212,50 @@ describe('evaluations over time: setup, rerun, compare, cost', () => {
     expect(none.body.detail).toBe('No utterances in common');
   }, 150_000);
 
+  it('a rerun takes an optional name (DESIGN §15.8): given, kept from the baseline, or refused out of 1..200', async () => {
+    const named = await post(`/v1/evaluations/${base.evaluation_id}/rerun`, { name: 'nightly 2026-11-28' });
+    expect(named.status, named.text).toBe(201);
+    expect((await get(`/v1/evaluations/${named.body.evaluation_id}`)).body.name).toBe('nightly 2026-11-28');
+    // No body at all, as before `name` existed: the baseline's name.
+    const bare = await call(s, 'POST', `/v1/evaluations/${base.evaluation_id}/rerun`, { key: s.key });
+    expect(bare.status, bare.text).toBe(201);
+    expect((await get(`/v1/evaluations/${bare.body.evaluation_id}`)).body.name).toBe('nightly');
+    const count = (await get('/v1/evaluations')).body.total;
+    for (const name of ['', 'x'.repeat(201)]) {
+      const refused = await post(`/v1/evaluations/${base.evaluation_id}/rerun`, { name });
+      expect(refused.status).toBe(400);
+      expect(refused.body.detail).toBe('Name must be 1 to 200 characters');
+    }
+    expect((await post(`/v1/evaluations/${base.evaluation_id}/rerun`, { name: 7 })).status).toBe(400);
+    expect((await get('/v1/evaluations')).body.total).toBe(count);
+    for (const id of [named.body.evaluation_id, bare.body.evaluation_id]) await post(`/v1/evaluations/${id}/cancel`);
+    const paths = (await get('/openapi.json')).body.paths;
+    expect(paths['/v1/evaluations/{evaluation_id}/rerun'].post.requestBody.content['application/json'].schema.properties).toHaveProperty('name');
+  }, 60_000);
+
+  it('scores of basic v1 and v2 are not compared (DESIGN §15.6): a stored v1 evaluation keeps reading as v1', async () => {
+    expect(base.normalizer).toEqual({ name: 'basic', version: 2 });
+    expect(base.setup.normalizer).toEqual({ name: 'basic', version: 2 });
+    // An evaluation stored before version 2: its column and its recorded setup say 1.
+    const old = await rerun(base.evaluation_id);
+    const setup = { ...old.setup, normalizer: { name: 'basic', version: 1 } };
+    await s.runtime.db.run('UPDATE evaluations SET normalizer_version = ?, setup = ? WHERE id = ?', [1, JSON.stringify(setup), old.evaluation_id]);
+    const stored = (await get(`/v1/evaluations/${old.evaluation_id}`)).body;
+    expect([stored.normalizer, stored.setup.normalizer]).toEqual([{ name: 'basic', version: 1 }, { name: 'basic', version: 1 }]);
+    for (const [a, b, detail] of [
+      [base.evaluation_id, old.evaluation_id, 'Evaluations use different normalizers: basic v1 vs basic v2'],
+      [old.evaluation_id, base.evaluation_id, 'Evaluations use different normalizers: basic v2 vs basic v1'],
+    ] as const) {
+      const res = await compare(a, b);
+      expect(res.status).toBe(409);
+      expect(res.body.detail).toBe(detail);
+    }
+    // A rerun of it is scored by today's basic, so it too is refused against its baseline, never mixed.
+    const again = await rerun(old.evaluation_id);
+    expect(again.normalizer).toEqual({ name: 'basic', version: 2 });
+    expect((await compare(again.evaluation_id, old.evaluation_id)).body.detail).toBe('Evaluations use different normalizers: basic v1 vs basic v2');
+  }, 150_000);
+
   it("404 for another user's evaluation (rerun and compare either way), 400 without a baseline, 429 when the quota cannot hold a rerun", async () => {
     const other = await createUserWithKey(s.runtime.db, { email: 'other-compare@example.com', tier: 'free', now: new Date() });
     const key = other.key.key;

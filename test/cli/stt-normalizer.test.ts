@@ -21,7 +21,7 @@ describe('stt accuracy --normalizer', () => {
   it('whisper-en equates spelled and written forms, and reports itself', async () => {
     const args = ['stt', 'accuracy', '-r', "Mr. Smith won't pay twenty one percent", '-H', 'mister smith will not pay 21%', '--json'];
     const basic = json((await cli(sb, args)).stdout);
-    expect(basic).toMatchObject({ normalizer: { name: 'basic', version: 1 } });
+    expect(basic).toMatchObject({ normalizer: { name: 'basic', version: 2 } });
     expect(basic.wer).toBeGreaterThan(0);
     const whisper = await cli(sb, [...args, '--normalizer', 'whisper-en']);
     expect(whisper.exitCode, whisper.stderr).toBe(0);

@@ -98,8 +98,19 @@ describe('normalizeText', () => {
     expect(normalizeText("Don't 'quote' me")).toBe("don't quote me");
     expect(normalizeText('rock\u2019n\u2019roll')).toBe("rock'n'roll");
     expect(normalizeText('a\u00a0b\u2003c\u0085d\te\nf')).toBe('a b c d e f');
-    expect(normalizeText('well-known — "really"?')).toBe('wellknown really');
+    expect(normalizeText('well-known — "really"?')).toBe('well known really');
     expect(normalizeText('¿Qué tal? ¡Muy bien!')).toBe('qué tal muy bien');
+  });
+
+  it('basic v2 (DESIGN §15.6): a hyphen, en or em dash, or slash between two letters is a space', () => {
+    expect(calculateAccuracy('He was ill-disposed', 'he was ill disposed')).toMatchObject({ wer: 0, cer: 0, reference_words: 4 });
+    expect(calculateAccuracy('cash and/or card', 'cash and or card')).toMatchObject({ wer: 0, reference_words: 4 });
+    expect(normalizeText('ill\u2010disposed ill\u2011disposed a\u2013b c\u2014d e--f')).toBe('ill disposed ill disposed a b c d e f');
+    expect(normalizeText('ＡＮＤ／ＯＲ')).toBe('and or'); // NFKC first: full-width forms are read as ASCII
+    expect(normalizeText('क्या-क्या')).toBe('क्या क्या'); // a combining mark ends a letter
+    // only between two letters: elsewhere the mark is other punctuation and goes
+    expect(normalizeText('pages 10-20, 1/2 cup, covid-19, x- ray, -dash, slash/')).toBe('pages 1020 12 cup covid19 x ray dash slash');
+    expect(calculateAccuracy('pages 10-20', 'pages 10 20').wer).toBeGreaterThan(0);
   });
 
   it('splits raw tokens on any Unicode white space', () => {
@@ -118,7 +129,7 @@ describe('calculateAccuracy: worked examples', () => {
       deletions: 0,
       reference_words: 6,
       hypothesis_words: 6,
-      normalizer: { name: 'basic', version: 1 },
+      normalizer: { name: 'basic', version: 2 },
     });
   });
 

@@ -288,7 +288,7 @@ describe('whisper-en normaliser', () => {
 describe('normaliser registry', () => {
   it('names basic (rule 12) and whisper-en, each with a version', () => {
     expect(NORMALIZER_NAMES).toEqual(['basic', 'whisper-en']);
-    expect(getNormalizer('basic')).toMatchObject({ name: 'basic', version: 1 });
+    expect(getNormalizer('basic')).toMatchObject({ name: 'basic', version: 2 });
     expect(getNormalizer('basic').normalize('Hello, World!')).toBe(normalizeText('Hello, World!'));
     expect(getNormalizer('whisper-en')).toMatchObject({ name: 'whisper-en', version: 1 });
   });

@@ -12,6 +12,7 @@ import {
   EvaluationPage,
   EvaluationUtterancePage,
   EvaluationUtteranceQuery,
+  RerunEvaluationRequest,
 } from '../../../shared/schemas/evaluations.js';
 import { requireAuth } from '../../plugins/auth.js';
 import { DomainError } from '../../errors.js';
@@ -98,14 +99,20 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
         summary: 'Run an evaluation again: same texts, speakers, conditions, providers, normaliser and seed (DESIGN §11.2)',
         security: [{ bearer: [] }],
         params: EvaluationParams,
+        body: RerunEvaluationRequest,
         response: { 201: EvaluationCreated, ...errorResponses(400, 401, 403, 404, 429) },
+      },
+      // The body is optional: a rerun without one (as before `name` existed) keeps the baseline's name.
+      preValidation: async (request) => {
+        if (request.body === undefined) request.body = {};
       },
     },
     async (request, reply) => {
       const auth = requireAuth(request);
+      const { name } = request.body;
       const created = await rerunEvaluation(
         { db: runtime.db, now: runtime.clock.now(), describe: describeFrom(runtime.stt), corpora: readCorpusForEvaluation },
-        { id: request.params.evaluation_id, userId: auth.userId },
+        { id: request.params.evaluation_id, userId: auth.userId, ...(name !== undefined ? { name } : {}) },
       );
       runtime.evaluations.wake();
       return reply.code(201).send(created);
