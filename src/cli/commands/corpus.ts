@@ -1,7 +1,8 @@
-import { basename, join } from 'node:path';
+import { basename } from 'node:path';
 import type { Command } from '../commander.js';
 import type { VoxClient } from '../../client/index.js';
 import type { Corpus, CorpusUtterance } from '../../shared/schemas/corpora.js';
+import type { ParsedCorpus } from '../../shared/corpus/index.js';
 import type { HandlerContext } from '../context.js';
 import { DomainError } from '../../shared/errors.js';
 import { CliError, ExitCode, usageError } from '../errors.js';
@@ -47,7 +48,9 @@ export function printCorpus(out: Output, c: Corpus): void {
     ['name', c.name],
     ['layout', c.layout],
     ['utterances', c.utterances],
-    ['speakers', c.speakers],
+    // An evaluation's bootstrap counts one block per speaker and one per utterance without a speaker
+    // (DESIGN §10.5): say so here, or its SPEAKERS column reads as a miscount.
+    ['speakers', `${c.speakers} named (in an evaluation, each utterance without a speaker is a block of its own)`],
     ['total_duration', `${c.total_duration_seconds} s`],
     ['metadata_fields', c.metadata_fields.join(', ') || '—'],
     ['created_at', c.created_at],
@@ -103,23 +106,28 @@ export async function prepareUpload(path: string): Promise<PreparedUpload> {
   const source = await uploadSource(path);
   if (source.kind !== 'directory') return { source };
   const listing = await listDirectory(source.path);
-  const { parseCorpus } = await import('../../shared/corpus/index.js');
-  const { readFile } = await import('node:fs/promises');
+  const { folderFiles, parseCorpus } = await import('../../shared/corpus/index.js');
   try {
     // The service's own rules: the layout, then every manifest line (transcripts, files present, ids).
-    await parseCorpus(listing.files, async (file) => (await readFile(join(source.path, file))).toString('utf8'));
+    return { source, listing, parsed: await parseCorpus(listing.files, folderFiles(source.path)) };
   } catch (e) {
     if (!(e instanceof DomainError)) throw e;
-    // The service's message and code as is (scripts compare them), where it happened on the next line.
-    throw new CliError(e.message, { exitCode: ExitCode.usage, code: e.code, hint: `${path}: nothing was uploaded`, cause: e });
+    // The service's message and code (scripts compare them), where it happened on the next line; a file
+    // missing from a folder is said to be missing from the folder, not from an archive (issue 30).
+    const message = e.message.replace(FOLDER_NOT_ARCHIVE, ': audio file not found in the folder: ');
+    throw new CliError(message, { exitCode: ExitCode.usage, code: e.code, hint: `${path}: nothing was uploaded`, cause: e });
   }
-  return { source, listing };
 }
 
-/** PATH resolved and checked: what to send, and a directory's listing. */
+/** The words of `CORPUS_MESSAGES.audioNotFound` that speak of an archive. */
+const FOLDER_NOT_ARCHIVE = /: audio file not found in the archive: /;
+
+/** PATH resolved and checked: what to send, and a directory's listing and parsed manifests. */
 export interface PreparedUpload {
   source: UploadSource;
   listing?: DirectoryListing;
+  /** A directory's utterances as the service will read them (`eval run --dry-run` prices them). */
+  parsed?: ParsedCorpus;
 }
 
 /** Checks `--name` as the service does (1..200 characters). */
@@ -149,6 +157,8 @@ export function registerCorpus(program: Command, ctx: HandlerContext): void {
     const { client, out } = await connect(ctx, flags, { announce: true });
     const created = await uploadCorpusFrom(ctx, { client, out }, { name, prepared });
     if (out.json) return out.printJson(created);
+    // -q: only the id, for `id=$(voxctl corpus upload ./calls -q)` (DESIGN §15.8).
+    if (out.quiet) return out.write(created.corpus_id + '\n');
     printCorpus(out, created);
     out.success(`Uploaded ${created.utterances} utterance(s) of ${created.speakers} speaker(s) as ${created.corpus_id} (${created.layout}).`);
   });

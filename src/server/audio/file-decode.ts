@@ -7,17 +7,23 @@
  * than decoding a typical utterance (measured: 16 FLAC files in one run 0.15 s, in sixteen runs 0.7 s;
  * a fork at 95 MB RSS 13 ms, at 395 MB 100 ms). Each output stops at the length limit (`-t`), so a long
  * file is never decoded whole; a batch that fails is decoded again file by file to name the bad one.
+ * DESIGN §17.4: a file declaring more than 8 channels or more than 192 kHz is refused from its header
+ * before anything decodes it; every path mixes down to mono first (ffmpeg's `-ac 1`), and rates above
+ * 48 kHz are resampled as the samples are read, a chunk at a time, so memory holds the 48 kHz result only.
  */
 import { spawn } from 'node:child_process';
-import { open, readFile, rm } from 'node:fs/promises';
+import { open, readFile, rm, type FileHandle } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { ffmpegPath } from './decode.js';
 import { sniffAudioFormat } from './sniff.js';
-import { decodeWavToPcm16 } from './wav.js';
-import { resamplePcm16 } from './resample.js';
+import { decodeWavToPcm16, parseWav } from './wav.js';
+import { resamplePcm16, StreamResampler } from './resample.js';
 
 /** Highest rate kept; higher rates are resampled to it (DESIGN §10.2). */
 export const MAX_KEPT_RATE = 48_000;
+
+/** DESIGN §17.4: the most channels and the highest rate a file may declare. */
+export const MAX_INPUT = Object.freeze({ channels: 8, sampleRate: 192_000 });
 
 /** Why a file was refused: not audio we can decode, longer than allowed, or bigger than allowed. */
 export class FileDecodeError extends Error {
@@ -62,75 +68,169 @@ const tooLong = () => new FileDecodeError('too_long', 'audio longer than the lim
 /** Longest one ffmpeg run may take; 25 MB of any of our codecs decodes in seconds. */
 const FFMPEG_TIMEOUT_MS = 120_000;
 
-/** Interleaved PCM16 averaged to one channel. */
-function downmix(interleaved: Int16Array, channels: number): Int16Array {
-  if (channels === 1) return interleaved;
-  const frames = Math.floor(interleaved.length / channels);
-  const mono = new Int16Array(frames);
-  for (let f = 0; f < frames; f++) {
-    let sum = 0;
-    for (let c = 0; c < channels; c++) sum += interleaved[f * channels + c]!;
-    mono[f] = Math.round(sum / channels);
+/**
+ * Mono samples gathered at their own rate, or resampled to 48 kHz as they arrive when the rate is higher
+ * (the whole input at, say, 192 kHz is never held). Past `maxSeconds` of input it throws `too_long`.
+ */
+class MonoSink {
+  private readonly parts: Int16Array[] = [];
+  private frames = 0;
+
+  private constructor(
+    private readonly rate: number,
+    private readonly maxSeconds: number,
+    private readonly resampler: StreamResampler | undefined,
+  ) {}
+
+  static async create(rate: number, maxSeconds: number): Promise<MonoSink> {
+    if (!(rate >= 1 && rate <= MAX_INPUT.sampleRate)) throw corrupt();
+    return new MonoSink(rate, maxSeconds, rate > MAX_KEPT_RATE ? await StreamResampler.create(rate, MAX_KEPT_RATE) : undefined);
   }
-  return mono;
+
+  /** Takes the next samples (copied or resampled: `samples` may be reused by the caller). */
+  push(samples: Int16Array): void {
+    this.frames += samples.length;
+    if (this.frames > this.maxSeconds * this.rate) {
+      this.close();
+      throw tooLong();
+    }
+    this.parts.push(this.resampler ? this.resampler.push(samples) : samples.slice());
+  }
+
+  /** The decoded file, or `corrupt` when no sample came. */
+  finish(): DecodedFile {
+    if (this.resampler) this.parts.push(this.resampler.end());
+    if (this.frames === 0) throw corrupt();
+    const pcm = new Int16Array(this.parts.reduce((n, p) => n + p.length, 0));
+    let at = 0;
+    for (const p of this.parts) {
+      pcm.set(p, at);
+      at += p.length;
+    }
+    return { pcm, sampleRate: this.resampler ? MAX_KEPT_RATE : this.rate };
+  }
+
+  close(): void {
+    this.resampler?.close();
+  }
+}
+
+/** Int16 samples of little-endian bytes (an even count). */
+const int16Of = (bytes: Buffer): Int16Array => {
+  const out = new Int16Array(bytes.length >> 1);
+  for (let i = 0; i < out.length; i++) out[i] = bytes.readInt16LE(i * 2);
+  return out;
+};
+
+/** Splits a byte stream into whole 16-bit samples, carrying an odd byte over to the next chunk. */
+function sampleStream(): (chunk: Buffer) => Int16Array {
+  let carry: Buffer | undefined;
+  return (chunk) => {
+    const bytes = carry ? Buffer.concat([carry, chunk]) : chunk;
+    const even = bytes.length & ~1;
+    carry = even < bytes.length ? Buffer.from(bytes.subarray(even)) : undefined;
+    return int16Of(bytes.subarray(0, even));
+  };
 }
 
 /**
- * Runs ffmpeg on `path` as `demuxer`, reading its WAV output as it streams: the header gives rate and
- * channels, the samples are collected until the end or until they pass `maxSeconds`.
+ * Runs ffmpeg on `path` as `demuxer`, mixed down to mono (`-ac 1`) and read as it streams: the WAV header
+ * gives the rate, the samples go to a `MonoSink` until the end or until they pass `maxSeconds`.
  */
-function ffmpegDecode(path: string, demuxer: Demuxer, maxSeconds: number): Promise<{ pcm: Int16Array; sampleRate: number }> {
+async function ffmpegDecode(path: string, demuxer: Demuxer, maxSeconds: number, signal?: AbortSignal): Promise<DecodedFile> {
   const args = ['-hide_banner', '-loglevel', 'error', '-nostdin', '-threads', '1', '-protocol_whitelist', 'file,pipe', '-f', demuxer, '-i', `file:${resolve(path)}`];
-  args.push('-vn', '-sn', '-map_metadata', '-1', '-fflags', '+bitexact', '-acodec', 'pcm_s16le', '-f', 'wav', 'pipe:1');
-  return new Promise((done, fail) => {
-    const child = spawn(ffmpegPath(), args, { stdio: ['ignore', 'pipe', 'ignore'] });
-    let header = Buffer.alloc(0);
-    let format: { rate: number; channels: number } | undefined;
-    let inData = false;
-    const chunks: Buffer[] = [];
-    let bytes = 0;
-    let outcome: Error | undefined;
-    const timer = setTimeout(() => stop(corrupt()), FFMPEG_TIMEOUT_MS);
-    const stop = (err: Error) => {
-      outcome ??= err;
-      child.kill('SIGKILL');
-    };
-    child.on('error', (err) => stop((err as { code?: string }).code === 'ENOENT' ? new Error('Corpus decoding needs ffmpeg (@ffmpeg-installer/ffmpeg or ffmpeg on PATH)') : err));
-    child.stdout.on('data', (chunk: Buffer) => {
-      if (outcome) return;
-      if (!inData) {
-        header = Buffer.concat([header, chunk]);
-        // RIFF header, then chunks: `fmt ` (channels, rate), maybe others, then `data` (the rest is samples).
-        let at = 12;
-        while (at + 8 <= header.length) {
-          const id = header.toString('latin1', at, at + 4);
-          const size = header.readUInt32LE(at + 4);
-          if (id === 'data') {
-            inData = true;
-            chunk = header.subarray(at + 8);
-            break;
-          }
-          if (at + 8 + size > header.length) return;
-          if (id === 'fmt ') format = { channels: header.readUInt16LE(at + 10), rate: header.readUInt32LE(at + 12) };
-          at += 8 + size + (size % 2);
-        }
-        if (!inData) return;
-        if (!format || format.channels < 1 || format.rate < 1) return stop(corrupt());
-      }
-      chunks.push(chunk);
-      bytes += chunk.length;
-      if (bytes / (2 * format!.channels) > maxSeconds * format!.rate) stop(tooLong());
-    });
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      if (outcome) return fail(outcome);
-      if (code !== 0 || !format || bytes < 2 * format.channels) return fail(corrupt());
-      const all = Buffer.concat(chunks, bytes);
-      const samples = new Int16Array(all.buffer, all.byteOffset, Math.floor(bytes / 2));
-      done({ pcm: downmix(samples.slice(), format.channels), sampleRate: format.rate });
-    });
+  args.push('-vn', '-sn', '-map_metadata', '-1', '-fflags', '+bitexact', '-ac', '1', '-acodec', 'pcm_s16le', '-f', 'wav', 'pipe:1');
+  const child = spawn(ffmpegPath(), args, { stdio: ['ignore', 'pipe', 'ignore'], signal, killSignal: 'SIGKILL' });
+  const closed = new Promise<number | null>((done) => child.on('close', (code) => done(code)));
+  let spawnError: Error | undefined;
+  child.on('error', (err) => {
+    spawnError ??= (err as { code?: string }).code === 'ENOENT' ? new Error('Corpus decoding needs ffmpeg (@ffmpeg-installer/ffmpeg or ffmpeg on PATH)') : err;
   });
+  const timer = setTimeout(() => child.kill('SIGKILL'), FFMPEG_TIMEOUT_MS);
+  let sink: MonoSink | undefined;
+  try {
+    let header = Buffer.alloc(0);
+    const samples = sampleStream();
+    for await (const raw of child.stdout as AsyncIterable<Buffer>) {
+      let chunk = raw;
+      if (!sink) {
+        header = Buffer.concat([header, chunk]);
+        if (header.length > 64 * 1024) throw corrupt();
+        const found = wavDataStart(header);
+        if (!found) continue;
+        if (found.channels !== 1) throw corrupt();
+        sink = await MonoSink.create(found.rate, maxSeconds);
+        chunk = header.subarray(found.offset);
+      }
+      sink.push(samples(chunk));
+    }
+    const code = await closed;
+    if (spawnError) throw spawnError;
+    signal?.throwIfAborted();
+    if (code !== 0 || !sink) throw corrupt();
+    return sink.finish();
+  } catch (err) {
+    child.kill('SIGKILL');
+    sink?.close();
+    if (err instanceof FileDecodeError || signal?.aborted) throw signal?.aborted ? signal.reason : err;
+    throw spawnError ?? err;
+  } finally {
+    clearTimeout(timer);
+  }
 }
+
+/** Where a WAV's samples start, with its channels and rate, once `header` holds the `data` chunk's start. */
+function wavDataStart(header: Buffer): { offset: number; channels: number; rate: number } | undefined {
+  let format: { channels: number; rate: number } | undefined;
+  // RIFF header, then chunks: `fmt ` (channels, rate), maybe others, then `data` (the rest is samples).
+  let at = 12;
+  while (at + 8 <= header.length) {
+    const id = header.toString('latin1', at, at + 4);
+    const size = header.readUInt32LE(at + 4);
+    if (id === 'data') return format ? { offset: at + 8, ...format } : undefined;
+    if (at + 8 + size > header.length) return undefined;
+    if (id === 'fmt ' && size >= 8) format = { channels: header.readUInt16LE(at + 10), rate: header.readUInt32LE(at + 12) };
+    at += 8 + size + (size % 2);
+  }
+  return undefined;
+}
+
+/** Bytes of a file's head read for its format and declared channels and rate. */
+const HEAD_BYTES = 4096;
+
+/**
+ * Channels and rate a FLAC, Ogg (Vorbis, Opus) or WAV head declares, or undefined where the head does not
+ * say (MP3 and AAC are at most 48/96 kHz by their format; ffmpeg mixes their channels down).
+ */
+export function declaredFormat(head: Buffer): { channels: number; rate: number | undefined } | undefined {
+  const tag = head.toString('latin1', 0, 4);
+  if (tag === 'fLaC' && head.length >= 8 + 18 && (head[4]! & 0x7f) === 0) {
+    // STREAMINFO: 20 bits of rate, 3 bits of channels − 1, after 10 bytes of block and frame sizes.
+    const rate = (head[18]! << 12) | (head[19]! << 4) | (head[20]! >> 4);
+    return { channels: ((head[20]! >> 1) & 0x07) + 1, rate };
+  }
+  if (tag === 'OggS' && head.length >= 27) {
+    const start = 27 + head[26]!;
+    const packet = head.subarray(start);
+    if (packet.toString('latin1', 0, 7) === '\x01vorbis' && packet.length >= 16) return { channels: packet[11]!, rate: packet.readUInt32LE(12) };
+    // Opus always decodes at 48 kHz; its header's rate is only the original's, for information.
+    if (packet.toString('latin1', 0, 8) === 'OpusHead' && packet.length >= 10) return { channels: packet[9]!, rate: undefined };
+    return undefined;
+  }
+  if (tag === 'RIFF' && head.toString('latin1', 8, 12) === 'WAVE') {
+    let at = 12;
+    while (at + 16 <= head.length) {
+      const size = head.readUInt32LE(at + 4);
+      if (head.toString('latin1', at, at + 4) === 'fmt ') return { channels: head.readUInt16LE(at + 10), rate: head.readUInt32LE(at + 12) };
+      at += 8 + size + (size % 2);
+    }
+  }
+  return undefined;
+}
+
+/** True when a declared format is past DESIGN §17.4's bounds (or declares no channel or rate at all). */
+const outOfBounds = (f: { channels: number; rate: number | undefined }): boolean =>
+  f.channels < 1 || f.channels > MAX_INPUT.channels || (f.rate !== undefined && (f.rate < 1 || f.rate > MAX_INPUT.sampleRate));
 
 /** Size check and format of a file, from its first bytes. */
 async function probe(path: string, limits: FileDecodeLimits): Promise<Demuxer> {
@@ -138,9 +238,13 @@ async function probe(path: string, limits: FileDecodeLimits): Promise<Demuxer> {
   try {
     const { size } = await fh.stat();
     if (size > limits.maxBytes) throw new FileDecodeError('too_big', 'audio file too big');
-    const head = Buffer.alloc(64);
-    const { bytesRead } = await fh.read(head, 0, 64, 0);
-    return demuxerFor(head.subarray(0, bytesRead)) ?? (() => { throw corrupt(); })();
+    const head = Buffer.alloc(HEAD_BYTES);
+    const { bytesRead } = await fh.read(head, 0, HEAD_BYTES, 0);
+    const demuxer = demuxerFor(head.subarray(0, 64));
+    if (!demuxer) throw corrupt();
+    const declared = declaredFormat(head.subarray(0, bytesRead));
+    if (declared && outOfBounds(declared)) throw corrupt();
+    return demuxer;
   } finally {
     await fh.close();
   }
@@ -148,10 +252,54 @@ async function probe(path: string, limits: FileDecodeLimits): Promise<Demuxer> {
 
 /** PCM and float WAV read in-process, or undefined for a WAV only ffmpeg reads (µ-law, ADPCM, …). */
 async function decodeWavInProcess(path: string): Promise<DecodedFile | undefined> {
+  let buf: Buffer;
   try {
-    return decodeWavToPcm16(await readFile(path));
+    buf = await readFile(path);
+    const info = parseWav(buf);
+    if (outOfBounds({ channels: info.channels, rate: info.sampleRate })) throw corrupt();
+  } catch (err) {
+    if (err instanceof FileDecodeError) throw err;
+    return undefined;
+  }
+  try {
+    return decodeWavToPcm16(buf);
   } catch {
     return undefined;
+  }
+}
+
+/**
+ * Reads a mono PCM16 WAV that ffmpeg wrote, a megabyte at a time, into a `MonoSink` (resampled as it is
+ * read when above 48 kHz): undefined when it is no such file.
+ */
+async function readDecodedWav(path: string, maxSeconds: number): Promise<DecodedFile | undefined> {
+  let fh: FileHandle;
+  try {
+    fh = await open(path, 'r');
+  } catch {
+    return undefined;
+  }
+  let sink: MonoSink | undefined;
+  try {
+    const head = Buffer.alloc(HEAD_BYTES);
+    const { bytesRead } = await fh.read(head, 0, HEAD_BYTES, 0);
+    const found = wavDataStart(head.subarray(0, bytesRead));
+    if (!found || found.channels !== 1) return undefined;
+    sink = await MonoSink.create(found.rate, maxSeconds);
+    const samples = sampleStream();
+    const chunk = Buffer.alloc(1024 * 1024);
+    for (let at = found.offset; ; ) {
+      const { bytesRead: n } = await fh.read(chunk, 0, chunk.length, at);
+      if (n === 0) break;
+      sink.push(samples(chunk.subarray(0, n)));
+      at += n;
+    }
+    return sink.finish();
+  } catch (err) {
+    sink?.close();
+    throw err;
+  } finally {
+    await fh.close();
   }
 }
 
@@ -169,21 +317,21 @@ async function finish(decoded: DecodedFile, limits: FileDecodeLimits): Promise<D
  * Decodes one file under `limits`. Throws FileDecodeError: `too_big` past `maxBytes` (checked before
  * reading), `too_long` past `maxSeconds`, `corrupt` for anything not decodable as one of our formats.
  */
-export async function decodeAudioFile(path: string, limits: FileDecodeLimits): Promise<DecodedFile> {
+export async function decodeAudioFile(path: string, limits: FileDecodeLimits, signal?: AbortSignal): Promise<DecodedFile> {
   const demuxer = await probe(path, limits);
-  const decoded = (demuxer === 'wav' ? await decodeWavInProcess(path) : undefined) ?? (await ffmpegDecode(path, demuxer, limits.maxSeconds));
+  const decoded = (demuxer === 'wav' ? await decodeWavInProcess(path) : undefined) ?? (await ffmpegDecode(path, demuxer, limits.maxSeconds, signal));
   return finish(decoded, limits);
 }
 
 /** One ffmpeg run decoding every input to its own mono PCM16 WAV, each cut at `maxSeconds` (a bit past it). */
-function ffmpegBatch(inputs: { path: string; demuxer: Demuxer }[], outputs: string[], maxSeconds: number): Promise<boolean> {
+function ffmpegBatch(inputs: { path: string; demuxer: Demuxer }[], outputs: string[], maxSeconds: number, signal?: AbortSignal): Promise<boolean> {
   const args = ['-hide_banner', '-loglevel', 'error', '-nostdin', '-y', '-threads', '1', '-protocol_whitelist', 'file,pipe'];
   for (const i of inputs) args.push('-f', i.demuxer, '-i', `file:${resolve(i.path)}`);
   // A little past the limit, so a file longer than it comes out longer than it and is refused.
   const cut = (maxSeconds + 0.01).toFixed(3);
   outputs.forEach((out, k) => args.push('-map', `${k}:a:0`, '-ac', '1', '-acodec', 'pcm_s16le', '-map_metadata', '-1', '-t', cut, '-f', 'wav', `file:${resolve(out)}`));
   return new Promise((done) => {
-    const child = spawn(ffmpegPath(), args, { stdio: ['ignore', 'ignore', 'ignore'] });
+    const child = spawn(ffmpegPath(), args, { stdio: ['ignore', 'ignore', 'ignore'], signal, killSignal: 'SIGKILL' });
     const timer = setTimeout(() => child.kill('SIGKILL'), FFMPEG_TIMEOUT_MS * Math.max(1, inputs.length / 4));
     child.on('error', () => done(false));
     child.on('close', (code) => {
@@ -204,7 +352,7 @@ export type FileResult = DecodedFile | FileDecodeError;
  */
 export async function decodeAudioFiles(
   paths: readonly string[],
-  o: { scratch: string; limits: FileDecodeLimits },
+  o: { scratch: string; limits: FileDecodeLimits; signal?: AbortSignal },
   onFile: (index: number, result: FileResult) => Promise<void>,
 ): Promise<void> {
   const attempt = async (work: () => Promise<DecodedFile>): Promise<FileResult> => {
@@ -217,6 +365,7 @@ export async function decodeAudioFiles(
   };
   const viaFfmpeg: { index: number; path: string; demuxer: Demuxer }[] = [];
   for (const [index, path] of paths.entries()) {
+    o.signal?.throwIfAborted();
     let kind: Demuxer;
     try {
       kind = await probe(path, o.limits);
@@ -232,11 +381,12 @@ export async function decodeAudioFiles(
   if (viaFfmpeg.length === 0) return;
   const outputs = viaFfmpeg.map((_, k) => join(o.scratch, `${k}.wav`));
   try {
-    const ok = await ffmpegBatch(viaFfmpeg, outputs, o.limits.maxSeconds);
+    const ok = await ffmpegBatch(viaFfmpeg, outputs, o.limits.maxSeconds, o.signal);
     for (const [k, input] of viaFfmpeg.entries()) {
+      o.signal?.throwIfAborted();
       const result = await attempt(async () => {
-        if (!ok) return decodeAudioFile(input.path, o.limits);
-        const decoded = await decodeWavInProcess(outputs[k]!);
+        if (!ok) return decodeAudioFile(input.path, o.limits, o.signal);
+        const decoded = await readDecodedWav(outputs[k]!, o.limits.maxSeconds);
         if (!decoded) throw corrupt();
         return finish(decoded, o.limits);
       });

@@ -7,6 +7,7 @@
 import { createReadStream, createWriteStream } from 'node:fs';
 import { mkdir, open } from 'node:fs/promises';
 import { join } from 'node:path';
+import { EventEmitter } from 'node:events';
 import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createGunzip } from 'node:zlib';
@@ -29,6 +30,7 @@ export type ArchiveKind = 'zip' | 'tar' | 'tgz';
 
 const notAnArchive = () => validationFailed(CORPUS_MESSAGES.notAnArchive);
 const unsafe = (path: string) => validationFailed(CORPUS_MESSAGES.unsafePath(path));
+const corruptEntry = (path: string) => validationFailed(CORPUS_MESSAGES.corruptEntry(path));
 
 /** True when the 512-byte block is a tar header: `ustar` magic, or a v7 header whose checksum adds up. */
 function isTarHeader(block: Buffer): boolean {
@@ -92,13 +94,32 @@ class Budget {
   }
 }
 
-/** Writes one entry's bytes under `dest`; a path that collides with a folder or file is unsafe too. */
-async function writeEntry(dest: string, path: string, raw: string, body: Readable | AsyncIterable<Buffer>, budget: Budget): Promise<void> {
+/**
+ * Writes one entry's bytes under `dest`; a path that collides with a folder or file is unsafe too. `open`
+ * gives the entry's body only once its folder exists, and the body is piped at once: an error the source
+ * emits (yauzl's size check fires as soon as the data passes its declared size) always has a listener.
+ * Anything the source itself fails with (size mismatch, damaged compressed data, truncation) is
+ * `Corrupt archive entry`; the budget's own errors pass through.
+ */
+async function writeEntry(
+  dest: string,
+  path: string,
+  raw: string,
+  open: () => Readable | AsyncIterable<Buffer> | Promise<Readable>,
+  budget: Budget,
+  signal?: AbortSignal,
+): Promise<void> {
   const target = join(dest, path);
+  let sourceFailed = false;
   try {
     await mkdir(join(target, '..'), { recursive: true });
-    await pipeline(body, budget.meter(), createWriteStream(target, { mode: 0o600 }));
+    const body = await open();
+    if (body instanceof EventEmitter) body.on('error', () => (sourceFailed = true));
+    await pipeline(body, budget.meter(), createWriteStream(target, { mode: 0o600 }), { signal });
   } catch (err) {
+    if (err instanceof DomainError) throw err;
+    signal?.throwIfAborted();
+    if (sourceFailed) throw corruptEntry(raw);
     const code = (err as { code?: string }).code;
     if (code && ['ENOTDIR', 'EISDIR', 'EEXIST', 'ENAMETOOLONG', 'EINVAL'].includes(code)) throw unsafe(raw);
     throw err;
@@ -121,7 +142,7 @@ const S_IFREG = 0o100000;
 const S_IFDIR = 0o040000;
 
 // yauzl and tar load with the first upload: a server that never receives a corpus never holds them.
-async function extractZip(archive: string, dest: string, budget: Budget, limits: ExtractLimits): Promise<string[]> {
+async function extractZip(archive: string, dest: string, budget: Budget, limits: ExtractLimits, signal?: AbortSignal): Promise<string[]> {
   const { default: yauzl } = await import('yauzl');
   let zip: yauzl.ZipFile;
   try {
@@ -135,6 +156,7 @@ async function extractZip(archive: string, dest: string, budget: Budget, limits:
     // The central directory's count is known up front: a zip listing too many entries stops before any write.
     if (zip.entryCount > limits.maxEntries) throw validationFailed(CORPUS_MESSAGES.tooManyEntries);
     for (;;) {
+      signal?.throwIfAborted();
       const entry = await new Promise<yauzl.Entry | undefined>((resolve, reject) => {
         const onEntry = (e: yauzl.Entry) => done(() => resolve(e));
         const onEnd = () => done(() => resolve(undefined));
@@ -161,18 +183,14 @@ async function extractZip(archive: string, dest: string, budget: Budget, limits:
       }
       // A declared size past the budget needs no decompression to be refused.
       if (budget.bytes + entry.uncompressedSize > limits.maxExpandedBytes) throw validationFailed(CORPUS_MESSAGES.expandsTooMuch);
-      let body: Readable;
-      try {
-        body = await zip.openReadStreamPromise(entry);
-      } catch {
-        throw notAnArchive();
-      }
-      try {
-        await writeEntry(dest, path, raw, body, budget);
-      } catch (err) {
-        if (err instanceof DomainError) throw err;
-        throw notAnArchive();
-      }
+      const open = async () => {
+        try {
+          return await zip.openReadStreamPromise(entry);
+        } catch {
+          throw corruptEntry(raw);
+        }
+      };
+      await writeEntry(dest, path, raw, open, budget, signal);
       files.push(path);
     }
   } finally {
@@ -185,17 +203,29 @@ async function extractZip(archive: string, dest: string, budget: Budget, limits:
 const TAR_FILE_TYPES = new Set(['File', 'OldFile', 'ContiguousFile']);
 const TAR_DIR_TYPES = new Set(['Directory', 'GNUDumpDir']);
 
-async function extractTar(archive: string, dest: string, budget: Budget, limits: ExtractLimits, gzipped: boolean): Promise<string[]> {
+/** node-tar's error for a stream that ends inside an entry's data: the entry is shorter than its header says. */
+const truncatedEntry = (err: unknown): string | undefined => {
+  const e = err as { tarCode?: string; message?: string; entry?: { path?: string } };
+  return e.tarCode === 'TAR_BAD_ARCHIVE' && /Truncated input/.test(e.message ?? '') ? e.entry?.path : undefined;
+};
+
+/**
+ * Extracts a tar (gzip undone here, not by the parser, so the decompressed stream is metered too). The
+ * parser is fed by hand and no longer once it has seen the two zero blocks that end the archive: node-tar
+ * re-concatenates whatever follows on every chunk it is given, so a small .tgz of endless trailing zeros
+ * would spin a core for hours (DESIGN §17.3 — at most one chunk past the end is read).
+ */
+async function extractTar(archive: string, dest: string, budget: Budget, limits: ExtractLimits, gzipped: boolean, signal?: AbortSignal): Promise<string[]> {
   const { Parser } = await import('tar');
   const files: string[] = [];
-  const source = createReadStream(archive);
   const parser = new Parser({ strict: true });
   let failure: unknown;
+  let sawEnd = false;
   const fail = (err: unknown) => {
     failure ??= err;
-    source.destroy();
     parser.abort(err instanceof Error ? err : new Error(String(err)));
   };
+  parser.on('eof', () => (sawEnd = true));
   // Entries are handled one at a time, in archive order: the parser waits while an entry's body is unread.
   let chain = Promise.resolve();
   parser.on('entry', (entry: ReadEntry) => {
@@ -209,7 +239,7 @@ async function extractTar(archive: string, dest: string, budget: Budget, limits:
           entry.resume();
           if (path !== undefined) await makeDir(dest, path, raw);
         } else if (TAR_FILE_TYPES.has(entry.type) && path !== undefined) {
-          await writeEntry(dest, path, raw, entry as unknown as AsyncIterable<Buffer>, budget);
+          await writeEntry(dest, path, raw, () => entry as unknown as Readable, budget, signal);
           files.push(path);
         } else {
           throw unsafe(raw);
@@ -220,18 +250,39 @@ async function extractTar(archive: string, dest: string, budget: Budget, limits:
       }
     });
   });
+  // node-tar skips entries of a type it does not know (and over-long metadata): DESIGN refuses them.
+  parser.on('ignoredEntry', (entry: ReadEntry) => {
+    chain = chain.then(() => {
+      if (!failure) fail(unsafe(entry.path));
+    });
+  });
   // With `strict`, a damaged or non-tar stream is an error, not a warning to skip past.
-  parser.on('error', (err: unknown) => fail(err instanceof DomainError ? err : notAnArchive()));
+  parser.on('error', (err: unknown) => {
+    const short = truncatedEntry(err);
+    fail(err instanceof DomainError ? err : short !== undefined ? corruptEntry(short) : notAnArchive());
+  });
   const ended = new Promise<void>((resolve) => parser.on('end', () => resolve()).on('abort', () => resolve()));
-  // gzip is undone here, not by the parser, so the decompressed stream is metered too: a tar of
-  // endless zero blocks inside a small .tgz stops at the limit instead of spinning the CPU for hours.
-  const stages: Readable[] = gzipped
-    ? [createGunzip(), new Budget({ maxEntries: Infinity, maxExpandedBytes: limits.maxExpandedBytes + limits.maxEntries * 2048 + 1024 * 1024 }).meter()]
-    : [];
-  let tail: Readable = source;
-  for (const stage of [source, ...stages]) stage.on('error', (err: unknown) => fail(err instanceof DomainError ? err : notAnArchive()));
-  for (const stage of stages) tail = tail.pipe(stage as Transform);
-  tail.pipe(parser as unknown as NodeJS.WritableStream);
+  const stages: (Readable | Transform)[] = [createReadStream(archive)];
+  if (gzipped) stages.push(createGunzip(), new Budget({ maxEntries: Infinity, maxExpandedBytes: limits.maxExpandedBytes + limits.maxEntries * 2048 + 1024 * 1024 }).meter());
+  const feed = async (source: AsyncIterable<Buffer>) => {
+    for await (const chunk of source) {
+      if (failure || sawEnd) break;
+      // A full parser waits for the entry being written; a failure aborts it instead of draining it.
+      if (!parser.write(chunk)) await Promise.race([new Promise((r) => parser.once('drain', r)), ended]);
+      if (failure || sawEnd) break;
+    }
+  };
+  try {
+    await (pipeline as (...s: unknown[]) => Promise<void>)(...stages, feed, { signal });
+  } catch (err) {
+    if (signal?.aborted) {
+      fail(signal.reason);
+      await chain;
+      throw signal.reason;
+    }
+    if (!sawEnd) fail(err instanceof DomainError ? err : notAnArchive());
+  }
+  parser.end();
   await ended;
   await chain;
   if (failure) throw failure instanceof DomainError ? failure : notAnArchive();
@@ -240,13 +291,18 @@ async function extractTar(archive: string, dest: string, budget: Budget, limits:
 
 /**
  * Extracts `archive` into `dest` (which must exist and be empty) and returns the paths of the regular
- * files written (normalised, `/`-separated). Throws DESIGN §10.3's errors; on error, `dest` may hold a
- * part of the archive: the caller removes it.
+ * files written (normalised, `/`-separated). Throws DESIGN §10.3's and §17.3's errors, or `signal`'s reason
+ * once it aborts; on error, `dest` may hold a part of the archive: the caller removes it.
  */
-export async function extractArchive(archive: string, dest: string, limits: ExtractLimits = DEFAULT_EXTRACT_LIMITS): Promise<{ kind: ArchiveKind; files: string[] }> {
+export async function extractArchive(
+  archive: string,
+  dest: string,
+  limits: ExtractLimits = DEFAULT_EXTRACT_LIMITS,
+  signal?: AbortSignal,
+): Promise<{ kind: ArchiveKind; files: string[] }> {
   const kind = await sniffArchive(archive);
   if (!kind) throw notAnArchive();
   const budget = new Budget(limits);
-  const files = kind === 'zip' ? await extractZip(archive, dest, budget, limits) : await extractTar(archive, dest, budget, limits, kind === 'tgz');
+  const files = kind === 'zip' ? await extractZip(archive, dest, budget, limits, signal) : await extractTar(archive, dest, budget, limits, kind === 'tgz', signal);
   return { kind, files: [...new Set(files)] };
 }

@@ -7,7 +7,7 @@
  * blobs and row; a killed one is cleaned at the next start (`recovery.ts`). The folder is always removed.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdir, readFile, rm } from 'node:fs/promises';
+import { mkdir, rm } from 'node:fs/promises';
 import { availableParallelism, hostname } from 'node:os';
 import { join } from 'node:path';
 import type { Clock } from '../clock.js';
@@ -16,7 +16,7 @@ import type { AudioBlobStore } from '../storage/blobs/index.js';
 import type { AudioRow } from '../storage/repositories/audio.js';
 import { deleteCorpusUpload, insertCorpus, insertCorpusUpload, type CorpusRow, type CorpusUtteranceRow } from '../storage/repositories/corpora.js';
 import { CORPUS_LIMITS } from '../../shared/constants.js';
-import { CORPUS_MESSAGES, parseCorpus, type CorpusUtterance } from '../../shared/corpus/index.js';
+import { CORPUS_MESSAGES, folderFiles, parseCorpus, type CorpusUtterance } from '../../shared/corpus/index.js';
 import { validationFailed } from '../../shared/errors.js';
 import { decodeAudioFiles, FileDecodeError, type DecodedFile } from '../audio/file-decode.js';
 import { encodeWav, roundedDuration } from '../audio/wav.js';
@@ -99,7 +99,7 @@ const DECODE_BATCH = 16;
  */
 async function decodeAll(
   deps: CorpusDeps,
-  o: { dir: string; scratch: string; root: string; prefix: string; utterances: readonly CorpusUtterance[] },
+  o: { dir: string; scratch: string; root: string; prefix: string; utterances: readonly CorpusUtterance[]; signal?: AbortSignal },
 ): Promise<StoredAudio[]> {
   const { limits } = deps.settings;
   const out: StoredAudio[] = new Array(o.utterances.length);
@@ -122,7 +122,7 @@ async function decodeAll(
       writing.add(put);
     };
     try {
-      while (failures.size === 0 && next < o.utterances.length) {
+      while (failures.size === 0 && next < o.utterances.length && !o.signal?.aborted) {
         const first = next;
         next = Math.min(o.utterances.length, next + DECODE_BATCH);
         const batch = o.utterances.slice(first, next);
@@ -130,7 +130,7 @@ async function decodeAll(
         try {
           await decodeAudioFiles(
             batch.map((u) => join(o.dir, u.audio_path)),
-            { scratch, limits: limitsOfFile },
+            { scratch, limits: limitsOfFile, signal: o.signal },
             async (k, result) => {
               if (result instanceof FileDecodeError) return void failures.set(first + k, decodeMessage(result, batch[k]!.audio_path.slice(o.root.length)));
               if (failures.size > 0) return;
@@ -167,11 +167,17 @@ export async function discardUpload(db: Db, blobs: AudioBlobStore, upload: { id:
  * Builds the corpus of the archive at `dir.archive` for `userId` (the name already checked) and returns
  * its view. Throws DESIGN §10.3's errors with nothing stored; the caller removes `dir`.
  */
-export async function createCorpusFromArchive(deps: CorpusDeps, input: { userId: string; name: string; dir: UploadDir }): Promise<Corpus> {
+export async function createCorpusFromArchive(
+  deps: CorpusDeps,
+  input: { userId: string; name: string; dir: UploadDir; signal?: AbortSignal },
+): Promise<Corpus> {
+  const { signal } = input;
   const filesDir = join(input.dir.path, 'files');
   await mkdir(filesDir, { mode: 0o700 });
-  const { files } = await extractArchive(input.dir.archive, filesDir, deps.settings.limits);
-  const parsed = await parseCorpus(files, (p) => readFile(join(filesDir, p), 'utf8'), { maxUtterances: deps.settings.limits.maxUtterances });
+  const { files } = await extractArchive(input.dir.archive, filesDir, deps.settings.limits, signal);
+  signal?.throwIfAborted();
+  const parsed = await parseCorpus(files, folderFiles(filesDir), { maxUtterances: deps.settings.limits.maxUtterances });
+  signal?.throwIfAborted();
 
   const key = randomBytes(12).toString('base64url');
   const corpusId = `cor_${key}`;
@@ -185,7 +191,15 @@ export async function createCorpusFromArchive(deps: CorpusDeps, input: { userId:
     created_at: deps.clock.now().toISOString(),
   });
   try {
-    const stored = await decodeAll(deps, { dir: filesDir, scratch: join(input.dir.path, 'decoded'), root: parsed.root, prefix: upload.audio_prefix, utterances: parsed.utterances });
+    const stored = await decodeAll(deps, {
+      dir: filesDir,
+      scratch: join(input.dir.path, 'decoded'),
+      root: parsed.root,
+      prefix: upload.audio_prefix,
+      utterances: parsed.utterances,
+      signal,
+    });
+    signal?.throwIfAborted();
     const now = deps.clock.now().toISOString();
     const audio: AudioRow[] = stored.map((s, i) => ({
       id: `${upload.audio_prefix}${i}`,

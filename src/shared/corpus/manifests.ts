@@ -1,17 +1,20 @@
 /**
  * Reads the manifests of a detected layout into utterance records and applies every line rule of DESIGN
  * §10.2/§10.3: transcript present, audio in the archive, ids unique, reference text rules (rule 6 at
- * 10,000 code points), 1..20,000 utterances. The first problem in file order is thrown; nothing is decoded
- * here, so the CLI can run the same checks before an upload starts.
+ * 10,000 code points), 1..20,000 utterances, and DESIGN §17.2's bounds (64 MB a manifest, 1 MB a line,
+ * UTF-8). Manifests are read line by line in slices that give the event loop back, and a reader stops at
+ * the first problem in file order, which is thrown; nothing is decoded here, so the CLI can run the same
+ * checks before an upload starts.
  */
 import { posix } from 'node:path';
 import { CORPUS_LIMITS, type CorpusLayoutName } from '../constants.js';
 import { DomainError, validationFailed } from '../errors.js';
 import { codePoints, hasLoneSurrogate, isSpeakable, TEXT_MESSAGES } from '../text-rules.js';
 import { CORPUS_MESSAGES } from './messages.js';
-import { detectCorpusLayout, SPEAKER_COLUMNS, splitLines, TRANSCRIPT_COLUMNS, type DetectedLayout, type ReadText } from './layout.js';
+import { detectCorpusLayout, SPEAKER_COLUMNS, TRANSCRIPT_COLUMNS, type DetectedLayout } from './layout.js';
 import { dirOf, joinInside, withoutExtension } from './paths.js';
-import { MalformedCsvError, parseCsvRecords } from './csv.js';
+import { csvRecords, MalformedCsvError, type CsvRecord } from './csv.js';
+import { checkedText, filesFromReader, manifestLines, readManifest, type ManifestFiles, type ManifestLine, type ReadText } from './manifest-files.js';
 
 /** One utterance of a corpus as its manifest describes it (audio not yet decoded). */
 export interface CorpusUtterance {
@@ -117,36 +120,44 @@ function metadataOf(entries: [string, unknown][]): Record<string, string> {
 }
 
 /** audiofolder `metadata.csv`: header line 1, `file_name` relative to the manifest's folder. */
-async function readAudiofolderCsv(c: Collector, manifest: string, text: string): Promise<void> {
-  let records;
+async function readAudiofolderCsv(c: Collector, manifest: string, bytes: Uint8Array): Promise<void> {
+  const text = await checkedText(bytes, c.display(manifest));
+  const records = csvRecords(text);
+  const next = async (): Promise<CsvRecord | undefined> => {
+    try {
+      return (await records.next()).value ?? undefined;
+    } catch (err) {
+      if (err instanceof MalformedCsvError) fail(CORPUS_MESSAGES.malformedCsv(c.display(manifest), err.line, err.reason));
+      throw err;
+    }
+  };
   try {
-    records = await parseCsvRecords(text);
-  } catch (err) {
-    if (err instanceof MalformedCsvError) fail(CORPUS_MESSAGES.malformedCsv(c.display(manifest), err.line, err.reason));
-    throw err;
-  }
-  const [header, ...rows] = records;
-  if (!header) return;
-  const names = header.cells.map((n) => n.trim());
-  const lower = names.map((n) => n.toLowerCase());
-  const fileCol = lower.indexOf('file_name');
-  const textCol = lower.indexOf(TRANSCRIPT_COLUMNS.find((t) => lower.includes(t))!);
-  const speakerName = SPEAKER_COLUMNS.find((s) => lower.includes(s));
-  const speakerCol = speakerName ? lower.indexOf(speakerName) : -1;
-  const metaCols = names.map((n, i) => [n, i] as const).filter(([n, i]) => n !== '' && i !== fileCol && i !== textCol && i !== speakerCol);
-  for (const [name] of metaCols) c.field(name);
-  const dir = dirOf(manifest);
-  for (const { line, cells } of rows) {
-    const fileName = (cells[fileCol] ?? '').trim();
-    readAudiofolderRow(c, {
-      manifest,
-      line,
-      dir,
-      fileName,
-      transcript: cells[textCol] ?? '',
-      speaker: speakerCol >= 0 ? cells[speakerCol] : undefined,
-      metadata: metadataOf(metaCols.map(([n, i]) => [n, cells[i]])),
-    });
+    const header = await next();
+    if (!header) return;
+    const names = header.cells.map((n) => n.trim());
+    const lower = names.map((n) => n.toLowerCase());
+    const fileCol = lower.indexOf('file_name');
+    const textCol = lower.indexOf(TRANSCRIPT_COLUMNS.find((t) => lower.includes(t))!);
+    const speakerName = SPEAKER_COLUMNS.find((s) => lower.includes(s));
+    const speakerCol = speakerName ? lower.indexOf(speakerName) : -1;
+    const metaCols = names.map((n, i) => [n, i] as const).filter(([n, i]) => n !== '' && i !== fileCol && i !== textCol && i !== speakerCol);
+    for (const [name] of metaCols) c.field(name);
+    const dir = dirOf(manifest);
+    for (let row = await next(); row; row = await next()) {
+      const { line, cells } = row;
+      const fileName = (cells[fileCol] ?? '').trim();
+      readAudiofolderRow(c, {
+        manifest,
+        line,
+        dir,
+        fileName,
+        transcript: cells[textCol] ?? '',
+        speaker: speakerCol >= 0 ? cells[speakerCol] : undefined,
+        metadata: metadataOf(metaCols.map(([n, i]) => [n, cells[i]])),
+      });
+    }
+  } finally {
+    await records.return(undefined);
   }
 }
 
@@ -171,12 +182,11 @@ function readAudiofolderRow(
 }
 
 /** audiofolder `metadata.jsonl`: one object per line (line 1 is the first record). */
-function readAudiofolderJsonl(c: Collector, manifest: string, text: string): void {
+async function readAudiofolderJsonl(c: Collector, manifest: string, bytes: Uint8Array): Promise<void> {
   const dir = dirOf(manifest);
   let transcriptKey: string | undefined;
-  splitLines(text).forEach((raw, i) => {
-    const line = i + 1;
-    if (raw.trim() === '') return;
+  for await (const { line, text: raw } of manifestLines(bytes, c.display(manifest), { skipBlank: true })) {
+    if (raw.trim() === '') continue;
     let value: unknown;
     try {
       value = JSON.parse(raw);
@@ -202,25 +212,28 @@ function readAudiofolderJsonl(c: Collector, manifest: string, text: string): voi
       speaker: speakerKey ? obj[speakerKey] : undefined,
       metadata: metadataOf(rest.map((k) => [k, obj[k]])),
     });
-  });
+  }
 }
 
 /** Common Voice metadata columns (DESIGN §10.1). */
 const COMMON_VOICE_METADATA = ['gender', 'age', 'accents', 'accent', 'locale'];
 
 /** Common Voice `.tsv`: tab-separated without quoting, header line 1; audio under `clips/` or beside. */
-function readCommonVoice(c: Collector, manifest: string, text: string): void {
-  const lines = splitLines(text);
-  const header = (lines[0] ?? '').split('\t').map((h) => h.trim());
+async function readCommonVoice(c: Collector, manifest: string, bytes: Uint8Array): Promise<void> {
+  const lines = manifestLines(bytes, c.display(manifest), { skipBlank: true });
+  const first = (await lines.next()).value as ManifestLine | undefined;
+  const header = (first?.line === 1 ? first.text : '').split('\t').map((h) => h.trim());
   const col = (name: string) => header.indexOf(name);
   const [pathCol, sentenceCol, clientCol] = [col('path'), col('sentence'), col('client_id')];
   const meta = COMMON_VOICE_METADATA.filter((m) => header.includes(m));
   for (const m of meta) c.field(m);
   const dir = dirOf(manifest);
-  for (let i = 1; i < lines.length; i++) {
-    const raw = lines[i]!;
+  const rest = first && first.line !== 1 ? [first] : [];
+  for await (const { line, text: raw } of (async function* () {
+    yield* rest;
+    yield* lines;
+  })()) {
     if (raw.trim() === '') continue;
-    const line = i + 1;
     const cells = raw.split('\t');
     const written = (cells[pathCol] ?? '').trim();
     const sentence = cells[sentenceCol] ?? '';
@@ -244,19 +257,17 @@ function readCommonVoice(c: Collector, manifest: string, text: string): void {
 }
 
 /** `{id} {rest}` lines (LibriSpeech transcripts, Kaldi tables): blank lines skipped, numbered as in the file. */
-function idLines(text: string): { line: number; id: string; rest: string }[] {
-  const out: { line: number; id: string; rest: string }[] = [];
-  splitLines(text).forEach((raw, i) => {
-    const m = /^\s*(\S+)(?:\s+(.*))?$/.exec(raw);
-    if (m) out.push({ line: i + 1, id: m[1]!, rest: (m[2] ?? '').trim() });
-  });
-  return out;
+async function* idLines(bytes: Uint8Array, display: string): AsyncGenerator<{ line: number; id: string; rest: string }> {
+  for await (const { line, text } of manifestLines(bytes, display, { skipBlank: true })) {
+    const m = /^\s*(\S+)(?:\s+(.*))?$/.exec(text);
+    if (m) yield { line, id: m[1]!, rest: (m[2] ?? '').trim() };
+  }
 }
 
 /** LibriSpeech `*.trans.txt`: audio `{id}.flac` or `.wav` beside; speaker and chapter from the id. */
-function readLibriSpeech(c: Collector, manifest: string, text: string): void {
+async function readLibriSpeech(c: Collector, manifest: string, bytes: Uint8Array): Promise<void> {
   const dir = dirOf(manifest);
-  for (const { line, id, rest } of idLines(text)) {
+  for await (const { line, id, rest } of idLines(bytes, c.display(manifest))) {
     if (rest === '') c.missingTranscript(manifest, line);
     const [flac, wav] = [joinInside(dir, `${id}.flac`), joinInside(dir, `${id}.wav`)];
     const audio = c.audio(manifest, line, [flac, wav], c.display(flac ?? `${dir}/${id}.flac`));
@@ -276,28 +287,42 @@ function readLibriSpeech(c: Collector, manifest: string, text: string): void {
 /** A wav.scp value that is a command (Kaldi's `cmd args |` pipes, or anything with arguments): never run. */
 const isCommand = (value: string): boolean => value.endsWith('|') || value.startsWith('|') || /\s/.test(value);
 
-/** A Kaldi data dir: `wav.scp` (utterances), `text`, optional `utt2spk` and `spk2gender`. */
-async function readKaldi(c: Collector, wavScp: string, readText: ReadText): Promise<void> {
+/**
+ * A Kaldi data dir: `wav.scp` (utterances), `text`, optional `utt2spk` and `spk2gender`. The ids of wav.scp
+ * are read first (no more than can be kept), so the tables keep only the rows those ids need: a `text` of
+ * millions of other lines is scanned, not held.
+ */
+async function readKaldi(c: Collector, wavScp: string, files: ManifestFiles, max: number): Promise<void> {
   const dir = dirOf(wavScp);
   const sibling = (name: string) => (dir === '' ? name : `${dir}/${name}`);
-  const table = async (name: string) => {
+  const bytesOf = (path: string) => readManifest(files, path, c.display(path));
+  const scp = await bytesOf(wavScp);
+  const wanted = new Set<string>();
+  for await (const { id } of idLines(scp, c.display(wavScp))) {
+    wanted.add(id);
+    if (wanted.size > max) break;
+  }
+  const table = async (name: string, keep: (id: string) => boolean) => {
     const path = sibling(name);
-    return c.layout.files.has(path) ? idLines(await readText(path)) : undefined;
+    if (!c.layout.files.has(path)) return undefined;
+    const rows = new Map<string, { line: number; rest: string }>();
+    for await (const t of idLines(await bytesOf(path), c.display(path))) if (keep(t.id)) rows.set(t.id, t);
+    return rows;
   };
   const textPath = sibling('text');
-  const texts = new Map((await table('text'))!.map((t) => [t.id, t] as const));
-  const utt2spk = new Map((await table('utt2spk'))?.map((t) => [t.id, t.rest] as const));
-  const genderTable = await table('spk2gender');
-  const spk2gender = new Map(genderTable?.map((t) => [t.id, t.rest] as const));
-  if (genderTable) c.field('gender');
-  for (const { line, id, rest } of idLines(await readText(wavScp))) {
+  const texts = (await table('text', (id) => wanted.has(id)))!;
+  const utt2spk = await table('utt2spk', (id) => wanted.has(id));
+  const speakers = new Set([...(utt2spk?.values() ?? [])].map((t) => t.rest));
+  const spk2gender = await table('spk2gender', (id) => speakers.has(id));
+  if (spk2gender) c.field('gender');
+  for await (const { line, id, rest } of idLines(scp, c.display(wavScp))) {
     if (isCommand(rest)) fail(CORPUS_MESSAGES.commandPipeline(c.display(wavScp), line));
     const transcript = texts.get(id);
     if (!transcript) c.missingTranscript(wavScp, line);
     if (transcript!.rest === '') c.missingTranscript(textPath, transcript!.line);
     const audio = c.audio(wavScp, line, [joinInside(dir, rest), joinInside('', rest), joinInside(c.layout.root, rest)], rest);
-    const speaker = utt2spk.get(id) || null;
-    const gender = speaker ? spk2gender.get(speaker) : undefined;
+    const speaker = utt2spk?.get(id)?.rest || null;
+    const gender = speaker ? spk2gender?.get(speaker)?.rest : undefined;
     c.add({ utterance_id: id, audio_path: audio, reference: transcript!.rest, speaker, metadata: gender ? { gender } : {}, manifest: wavScp, line });
   }
 }
@@ -306,24 +331,20 @@ async function readKaldi(c: Collector, wavScp: string, readText: ReadText): Prom
  * Detects the layout of `paths` and reads its manifests into utterances (see `detectCorpusLayout` for the
  * form of the paths). Throws the first problem as a 400 DomainError with DESIGN's exact message.
  */
-export async function parseCorpus(paths: readonly string[], readText: ReadText, opts: CorpusParseOptions = {}): Promise<ParsedCorpus> {
-  const cache = new Map<string, Promise<string>>();
-  const read: ReadText = (p) => {
-    let t = cache.get(p);
-    if (!t) cache.set(p, (t = readText(p)));
-    return t;
-  };
-  const layout = await detectCorpusLayout(paths, read);
-  const c = new Collector(layout, opts.maxUtterances ?? CORPUS_LIMITS.utterances);
+export async function parseCorpus(paths: readonly string[], source: ManifestFiles | ReadText, opts: CorpusParseOptions = {}): Promise<ParsedCorpus> {
+  const files = typeof source === 'function' ? filesFromReader(source) : source;
+  const layout = await detectCorpusLayout(paths, files);
+  const max = opts.maxUtterances ?? CORPUS_LIMITS.utterances;
+  const c = new Collector(layout, max);
   for (const manifest of layout.manifests) {
-    if (layout.layout === 'kaldi') await readKaldi(c, manifest, read);
+    if (layout.layout === 'kaldi') await readKaldi(c, manifest, files, max);
     else {
-      const text = await read(manifest);
+      const bytes = await readManifest(files, manifest, c.display(manifest));
       if (layout.layout === 'audiofolder') {
-        if (manifest.endsWith('.jsonl')) readAudiofolderJsonl(c, manifest, text);
-        else await readAudiofolderCsv(c, manifest, text);
-      } else if (layout.layout === 'commonvoice') readCommonVoice(c, manifest, text);
-      else readLibriSpeech(c, manifest, text);
+        if (manifest.endsWith('.jsonl')) await readAudiofolderJsonl(c, manifest, bytes);
+        else await readAudiofolderCsv(c, manifest, bytes);
+      } else if (layout.layout === 'commonvoice') await readCommonVoice(c, manifest, bytes);
+      else await readLibriSpeech(c, manifest, bytes);
     }
   }
   if (c.utterances.length === 0) fail(CORPUS_MESSAGES.noUtterances);

@@ -8,10 +8,19 @@ import { CORPUS_LIMITS } from '../constants.js';
 export const CORPUS_MESSAGES = {
   unrecognised:
     'Unrecognised corpus layout: expected metadata.csv, a Common Voice .tsv, LibriSpeech *.trans.txt or a Kaldi wav.scp with text',
+  /** No layout, but a manifest of one that lacks columns (a typo in its header): say which, keeping the prefix. */
+  manifestLacks: (manifest: string, lacks: string, header: readonly string[]) =>
+    `Unrecognised corpus layout: ${manifest} lacks ${lacks}; its header has ${header.join(', ') || 'no columns'}`,
   notAnArchive: 'Archive is not a zip or tar file',
   archiveTooBig: 'Archive exceeds 2 GiB',
   unsafePath: (path: string) => `Unsafe path in archive: ${path}`,
   expandsTooMuch: 'Archive expands beyond 10 GiB',
+  /** DESIGN §17.2-17.3: hostile input is refused with these. */
+  corruptEntry: (path: string) => `Corrupt archive entry: ${path}`,
+  manifestTooLarge: (path: string) => `Manifest too large: ${path}`,
+  lineTooLong: (manifest: string, line: number) => `${manifest}:${line}: line too long`,
+  notUtf8: (manifest: string, line: number) => `${manifest}:${line}: not valid UTF-8`,
+  tooManyUploads: 'Too many uploads in progress',
   tooManyEntries: `Archive has more than ${CORPUS_LIMITS.entries} entries`,
   noUtterances: 'Corpus has no utterances',
   tooManyUtterances: `Corpus exceeds ${CORPUS_LIMITS.utterances} utterances`,

@@ -118,7 +118,28 @@ describe('corpus layouts (DESIGN §10.1)', () => {
   const bad: { name: string; files: Files; message: string; opts?: object }[] = [
     { name: 'no manifest at all', files: { 'a.wav': '', 'notes.txt': 'x' }, message: UNRECOGNISED },
     { name: 'two layouts at once', files: { 'metadata.csv': 'file_name,text\na.wav,hi\n', 'a.wav': '', '1-2.trans.txt': '1-2-3 HI\n', '1-2-3.flac': '' }, message: UNRECOGNISED },
-    { name: 'metadata.csv without a transcript column', files: { 'metadata.csv': 'file_name,label\na.wav,x\n', 'a.wav': '' }, message: UNRECOGNISED },
+    // A manifest of a layout whose header lacks columns is named with what it lacks (issue 30), the prefix kept.
+    {
+      name: 'metadata.csv without a transcript column',
+      files: { 'metadata.csv': 'file_name,label\na.wav,x\n', 'a.wav': '' },
+      message: 'Unrecognised corpus layout: metadata.csv lacks a transcript column (transcription, text, sentence or transcript); its header has file_name, label',
+    },
+    {
+      name: 'a typo in the transcript column (transcripton)',
+      files: { 'calls/metadata.csv': 'file_name,transcripton,speaker_id\na.wav,hi,s1\n', 'calls/a.wav': '' },
+      message: 'Unrecognised corpus layout: metadata.csv lacks a transcript column (transcription, text, sentence or transcript); its header has file_name, transcripton, speaker_id',
+    },
+    {
+      name: 'metadata.jsonl without file_name',
+      files: { 'metadata.jsonl': '{"file":"a.wav","text":"hi"}\n', 'a.wav': '' },
+      message: 'Unrecognised corpus layout: metadata.jsonl lacks the column file_name; its header has file, text',
+    },
+    {
+      name: 'a Common Voice .tsv with a typo in sentence',
+      files: { 'test.tsv': 'client_id\tpath\tsentense\nc\tx.mp3\thi\n', 'clips/x.mp3': '' },
+      message: 'Unrecognised corpus layout: test.tsv lacks the column sentence; its header has client_id, path, sentense',
+    },
+    { name: 'an unrelated .tsv is no manifest', files: { 'notes.tsv': 'a\tb\n1\t2\n', 'a.wav': '' }, message: UNRECOGNISED },
     { name: 'several .tsv files and neither test nor validated', files: { 'a.tsv': 'path\tsentence\nx.mp3\thi\n', 'b.tsv': 'path\tsentence\ny.mp3\thi\n' }, message: UNRECOGNISED },
     { name: 'wav.scp without text', files: { 'wav.scp': 'u a.wav\n', 'a.wav': '' }, message: UNRECOGNISED },
     { name: 'header only', files: { 'metadata.csv': 'file_name,text\n' }, message: CORPUS_MESSAGES.noUtterances },
@@ -137,7 +158,8 @@ describe('corpus layouts (DESIGN §10.1)', () => {
     { name: 'duplicate id (Kaldi)', files: { 'wav.scp': 'u1 a.wav\nu1 b.wav\n', text: 'u1 hi\n', 'a.wav': '', 'b.wav': '' }, message: 'Duplicate utterance id: u1' },
     { name: 'a reference with nothing to speak', files: { 'metadata.csv': 'file_name,text\na.wav,!!! ...\n', 'a.wav': '' }, message: 'Utterance a: Text has nothing to speak' },
     { name: 'a reference over 10,000 code points', files: { 'metadata.csv': `file_name,text\na.wav,${'é'.repeat(10_001)}\n`, 'a.wav': '' }, message: 'Utterance a: Text exceeds maximum length of 10000 characters' },
-    { name: 'a lone surrogate', files: { 'wav.scp': 'u a.wav\n', text: 'u bad \ud800 text\n', 'a.wav': '' }, message: 'Utterance u: Text contains a lone surrogate (not valid Unicode)' },
+    // Bytes of a file are UTF-8 or refused (DESIGN §17.2): a lone surrogate reaches a reference only as a JSON escape.
+    { name: 'a lone surrogate', files: { 'metadata.jsonl': '{"file_name":"u.wav","text":"bad \\ud800 text"}\n', 'u.wav': '' }, message: 'Utterance u: Text contains a lone surrogate (not valid Unicode)' },
     { name: 'more utterances than the limit', files: { 'wav.scp': 'a a.wav\nb a.wav\nc a.wav\n', text: 'a x\nb y\nc z\n', 'a.wav': '' }, opts: { maxUtterances: 2 }, message: CORPUS_MESSAGES.tooManyUtterances },
     { name: 'invalid JSON line', files: { 'metadata.jsonl': '{"file_name":"a.wav","text":"hi"}\n{oops\n', 'a.wav': '' }, message: 'metadata.jsonl:2: invalid JSON' },
     { name: 'malformed CSV', files: { 'metadata.csv': 'file_name,text\na.wav,"unclosed\n', 'a.wav': '' }, message: 'metadata.csv:2: malformed CSV: unclosed quoted field' },

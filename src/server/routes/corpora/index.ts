@@ -11,6 +11,7 @@ import { requireAuth } from '../../plugins/auth.js';
 import { ApiError, DomainError, validationFailed } from '../../errors.js';
 import { requestBase } from '../../services/audio/audio-urls.js';
 import { createCorpusFromArchive, openUploadDir, type UploadDir } from '../../corpora/upload.js';
+import { UploadSlots } from '../../corpora/upload-slots.js';
 import { corpusPage, corpusUtterancePage, deleteCorpus, getCorpus } from '../../corpora/service.js';
 
 /** @fastify/multipart's signal that the file part passed `fileSize`. */
@@ -34,6 +35,7 @@ function parseCorpusName(value: string | undefined): string {
 /** POST/GET /v1/corpora, GET/DELETE /v1/corpora/{id}, GET /v1/corpora/{id}/utterances (DESIGN §10). */
 const routes: FastifyPluginAsyncTypebox = async (app) => {
   const { runtime } = app;
+  const slots = new UploadSlots();
 
   app.post(
     '/v1/corpora',
@@ -56,6 +58,14 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
       if (Number.isFinite(declared) && declared > limits.archiveBytes + MULTIPART_OVERHEAD) {
         throw tooBig();
       }
+      const release = slots.take(auth.userId);
+      // Work on the upload stops when its client leaves (DESIGN §17.1): extraction, decoding and ffmpeg
+      // are given this signal, and the folder goes in `finally` as for any other end.
+      const left = new AbortController();
+      const onClose = () => {
+        if (!reply.raw.writableFinished) left.abort(new DomainError('request_timeout', 'The client closed the connection before the upload was answered'));
+      };
+      reply.raw.once('close', onClose);
       const fields: Record<string, string> = {};
       let dir: UploadDir | undefined;
       try {
@@ -63,13 +73,14 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
         try {
           // The archive streams to disk as it arrives: its limit is this route's own (other routes keep 25 MB).
           for await (const part of request.parts({ limits: { fileSize: limits.archiveBytes, files: 1, fields: 10, fieldSize: 64 * 1024 } })) {
+            left.signal.throwIfAborted();
             if (part.type === 'file') {
               if (part.fieldname !== 'file' || received) {
                 part.file.resume();
                 continue;
               }
               dir = await openUploadDir(runtime.corpora);
-              await pipeline(part.file, createWriteStream(dir.archive, { mode: 0o600 }));
+              await pipeline(part.file, createWriteStream(dir.archive, { mode: 0o600 }), { signal: left.signal });
               if (part.file.truncated) throw tooBig();
               received = true;
             } else if (typeof part.value === 'string') {
@@ -84,11 +95,13 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
         if (!received || !dir) throw validationFailed(CORPUS_MESSAGES.fileMissing);
         const corpus = await createCorpusFromArchive(
           { db: runtime.db, blobs: runtime.blobs, clock: runtime.clock, instanceId: runtime.instanceId, settings: runtime.corpora },
-          { userId: auth.userId, name, dir },
+          { userId: auth.userId, name, dir, signal: left.signal },
         );
         return reply.code(201).send(corpus);
       } finally {
+        reply.raw.off('close', onClose);
         await dir?.remove();
+        release();
       }
     },
   );
