@@ -38,12 +38,16 @@ export class RunPace {
   private first?: { at: number; done: number };
   private last?: { status: string; step: number; at: number };
 
-  /** The pace after `done` of `total` at `nowMs`; `final` runs have no ETA. */
-  pace(done: number, total: number, nowMs: number, final: boolean): Pace {
+  /**
+   * The pace after `done` of `total` at `nowMs`; `final` runs have no ETA, nor a run that has done fewer
+   * than `minDone` units since the watch began (a rate measured on the first one or two is a guess).
+   */
+  pace(done: number, total: number, nowMs: number, final: boolean, minDone = 1): Pace {
     this.first ??= { at: nowMs, done };
     const seconds = (nowMs - this.first.at) / 1000;
-    const rate = seconds > 0 ? Math.max(0, done - this.first.done) / seconds : 0;
-    return { rate, etaSeconds: rate > 0 && !final ? Math.max(0, total - done) / rate : undefined };
+    const measured = Math.max(0, done - this.first.done);
+    const rate = seconds > 0 ? measured / seconds : 0;
+    return { rate, etaSeconds: rate > 0 && !final && measured >= minDone ? Math.max(0, total - done) / rate : undefined };
   }
 
   /** True when a report is due at `nowMs` (and records it as made). */

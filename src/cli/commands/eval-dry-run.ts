@@ -1,5 +1,6 @@
-// `voxctl eval run --dry-run` (DESIGN §8.7): what an evaluation would cost before it runs — utterances,
-// characters, audio minutes and, where a provider binding carries a price, dollars — creating nothing.
+// `voxctl eval run --dry-run` (DESIGN §8.7, §15.8): what an evaluation would cost before it runs —
+// utterances, characters, audio minutes and, where a provider binding carries a price, dollars — creating
+// nothing. Synthesised speech is estimated from its texts; a corpus (eval-dry-run-corpus.ts) from its audio.
 import { paginate, type VoxClient } from '../../client/index.js';
 import { EVALUATION_LIMITS } from '../../shared/constants.js';
 import { parseCondition } from '../../shared/conditions.js';
@@ -80,36 +81,56 @@ export async function evaluationCharacters(client: VoxClient, body: Omit<CreateE
   return texts.reduce((n, t) => n + [...t].length, 0) * (await speakerCount(client, body.speakers));
 }
 
-/** Works out the dry run of `body` with `providers` (resolved tokens) against the service's catalogue and prices. */
-export async function dryRun(client: VoxClient, body: Omit<CreateEvaluationRequest, 'providers'>, providers: string[], known: readonly ProviderView[]): Promise<DryRun> {
-  if (body.speakers === undefined) {
-    throw usageError('--dry-run estimates synthesised speech (--texts or --dataset); a corpus evaluation charges no characters', 'see its size with `voxctl corpus show ID`');
-  }
-  const texts = [...(body.texts ?? (await client.getDataset(body.dataset_id!)).rows.map((r) => r.text)), ...(await probeTexts(body))];
-  const speakers = await speakerCount(client, body.speakers);
-  const conditions = body.conditions ?? ['clean'];
-  // Non-speech clips (DESIGN §12.1): heard once per provider, charged nothing.
-  const clips = body.probes?.non_speech ? (body.probes.non_speech.clips ?? NON_SPEECH_LIMITS.clips.default) : 0;
-  const clipMinutes = body.probes?.non_speech ? (clips * (body.probes.non_speech.seconds ?? NON_SPEECH_LIMITS.seconds.default)) / 60 : 0;
-  // A speed condition changes the length of the audio sent: 1.5× speed sends two thirds of it.
-  const lengthFactor = conditions.map((c) => parseCondition(c)).reduce((n, c) => n + (c.kind === 'speed' ? 1 / c.factor : 1), 0);
-  const textCharacters = texts.reduce((n, t) => n + [...t].length, 0);
-  const minutesPerProvider = (textCharacters / CHARACTERS_PER_SECOND / 60) * speakers * lengthFactor + clipMinutes;
-  const utterancesPerProvider = texts.length * speakers * conditions.length + clips;
+/** Each provider's utterances, audio minutes and cost (`price_per_minute_usd` of its binding; null when unpriced). */
+export function providerRows(providers: readonly string[], known: readonly ProviderView[], each: { utterances: number; minutes: number }): DryRunProvider[] {
   const byId = new Map(known.map((p) => [p.id, p]));
-  const rows = providers.map((id): DryRunProvider => {
+  return providers.map((id): DryRunProvider => {
     const p = byId.get(id);
     const price = typeof p?.price_per_minute_usd === 'number' ? p.price_per_minute_usd : null;
     return {
       provider: id,
       label: p ? providerLabel(p) : id,
-      utterances: utterancesPerProvider,
-      audio_minutes: round(minutesPerProvider, 2),
+      utterances: each.utterances,
+      audio_minutes: round(each.minutes, 2),
       price_per_minute_usd: price,
-      cost_usd: price === null ? null : round(minutesPerProvider * price, 6),
+      cost_usd: price === null ? null : round(each.minutes * price, 6),
     };
   });
+}
+
+/** The sum of the priced providers' costs (null when none is priced) and the tokens of the unpriced ones. */
+export function costOf(rows: readonly DryRunProvider[]): { cost_usd: number | null; unpriced_providers: string[] } {
   const priced = rows.filter((r) => r.cost_usd !== null);
+  return {
+    cost_usd: priced.length ? round(priced.reduce((n, r) => n + r.cost_usd!, 0), 6) : null,
+    unpriced_providers: rows.filter((r) => r.cost_usd === null).map((r) => r.provider),
+  };
+}
+
+/** How much longer the audio sent is than the audio made, summed over conditions: `speed:1.5` sends two thirds of it. */
+export function lengthFactor(conditions: readonly string[]): number {
+  return conditions.map((c) => parseCondition(c)).reduce((n, c) => n + (c.kind === 'speed' ? 1 / c.factor : 1), 0);
+}
+
+/** Non-speech clips (DESIGN §12.1) a provider hears and their minutes: heard once per provider, charged nothing. */
+export function probeClips(body: Pick<CreateEvaluationRequest, 'probes'>): { clips: number; minutes: number } {
+  const ns = body.probes?.non_speech;
+  if (!ns) return { clips: 0, minutes: 0 };
+  const clips = ns.clips ?? NON_SPEECH_LIMITS.clips.default;
+  return { clips, minutes: (clips * (ns.seconds ?? NON_SPEECH_LIMITS.seconds.default)) / 60 };
+}
+
+/** Works out the dry run of `body` with `providers` (resolved tokens) against the service's catalogue and prices. */
+export async function dryRun(client: VoxClient, body: Omit<CreateEvaluationRequest, 'providers'>, providers: string[], known: readonly ProviderView[]): Promise<DryRun> {
+  if (body.speakers === undefined) throw new Error('dryRun estimates synthesised speech; a corpus has corpusDryRun');
+  const texts = [...(body.texts ?? (await client.getDataset(body.dataset_id!)).rows.map((r) => r.text)), ...(await probeTexts(body))];
+  const speakers = await speakerCount(client, body.speakers);
+  const conditions = body.conditions ?? ['clean'];
+  const { clips, minutes: clipMinutes } = probeClips(body);
+  const textCharacters = texts.reduce((n, t) => n + [...t].length, 0);
+  const minutesPerProvider = (textCharacters / CHARACTERS_PER_SECOND / 60) * speakers * lengthFactor(conditions) + clipMinutes;
+  const utterancesPerProvider = texts.length * speakers * conditions.length + clips;
+  const rows = providerRows(providers, known, { utterances: utterancesPerProvider, minutes: minutesPerProvider });
   const usage = await client.usage().catch(() => undefined);
   const utterances = utterancesPerProvider * providers.length;
   return {
@@ -123,8 +144,7 @@ export async function dryRun(client: VoxClient, body: Omit<CreateEvaluationReque
     characters_left: usage ? Math.max(0, usage.characters_limit - usage.characters_used) : null,
     audio_minutes: round(minutesPerProvider * providers.length, 2),
     audio_minutes_estimate: AUDIO_ESTIMATE,
-    cost_usd: priced.length ? round(priced.reduce((n, r) => n + r.cost_usd!, 0), 6) : null,
-    unpriced_providers: rows.filter((r) => r.cost_usd === null).map((r) => r.provider),
+    ...costOf(rows),
     within_limits: utterances <= EVALUATION_LIMITS.utterances,
   };
 }
@@ -138,8 +158,19 @@ export async function printDryRun(out: Output, d: DryRun): Promise<void> {
     ['utterances', `${n(d.utterances)} = ${d.texts} texts × ${d.speakers} speakers × ${d.conditions.length} conditions × ${d.providers.length} providers`],
     ['characters', `${n(d.characters)}${quota}`],
     ['audio minutes', `${d.audio_minutes} sent to the providers, ${d.audio_minutes_estimate}`],
-    ['cost', d.cost_usd === null ? 'no provider is priced (price_per_minute_usd in the server config)' : `$${d.cost_usd.toFixed(2)}${d.unpriced_providers.length ? ` + unpriced: ${d.unpriced_providers.join(', ')}` : ''}`],
+    ['cost', costText(d)],
   ]);
+  await printProviderRows(out, d);
+}
+
+/** The cost line of a dry run's fields. */
+export const costText = (d: { cost_usd: number | null; unpriced_providers: readonly string[] }): string =>
+  d.cost_usd === null
+    ? 'no provider is priced (price_per_minute_usd in the server config)'
+    : `$${d.cost_usd.toFixed(2)}${d.unpriced_providers.length ? ` + unpriced: ${d.unpriced_providers.join(', ')}` : ''}`;
+
+/** The per-provider table that ends every dry run, the limit warning and the reminder that nothing was made. */
+export async function printProviderRows(out: Output, d: { providers: readonly DryRunProvider[]; within_limits: boolean }): Promise<void> {
   out.write('\n');
   await out.table(d.providers, [
     { header: 'provider', get: (r) => r.label },
