@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { call } from '../helpers/core-http.js';
-import { charactersUsed, fliteSpeaker, promoteToEnterprise } from '../helpers/audio-jobs.js';
+import { charactersUsed, fliteSpeakers, promoteToEnterprise } from '../helpers/audio-jobs.js';
 import { pollEvaluation } from '../helpers/evaluations.js';
 import { FAKE_TRANSCRIPT, startFakeVendor, type FakeVendor } from '../helpers/fake-stt-vendors.js';
 import { decodeWavToPcm16 } from '../../src/server/audio/wav.js';
@@ -68,7 +68,8 @@ describe('evaluations over time: setup, rerun, compare, cost', () => {
     process.env.VOXCTL_CMP_DEEPGRAM_KEY = deepgram.key;
     await start('whisper-1');
     const db = s.runtime.db;
-    speakers = [await fliteSpeaker(db, 'slt'), await fliteSpeaker(db, 'rms'), await fliteSpeaker(db, 'awb')];
+    // 5 female and 5 male voices: every row has the 5 speakers a verdict needs (DESIGN §15.1).
+    speakers = [...(await fliteSpeakers(db, 'slt', 5)), ...(await fliteSpeakers(db, 'rms', 3)), ...(await fliteSpeakers(db, 'awb', 2))];
     const created = await post('/v1/evaluations', { name: 'nightly', texts: TEXTS, speakers: { ids: speakers, group_by: 'gender', seed: 7 }, providers: ['stt-b', 'stt-c'] });
     expect(created.status, created.text).toBe(201);
     base = await finished(created.body.evaluation_id);
@@ -132,14 +133,14 @@ describe('evaluations over time: setup, rerun, compare, cost', () => {
 
     const res = await compare(again.evaluation_id, base.evaluation_id);
     expect(res.status, res.text).toBe(200);
-    expect(res.body).toMatchObject({ evaluation_id: again.evaluation_id, baseline_id: base.evaluation_id, matched_utterances: 12, changed_setup: [] });
+    expect(res.body).toMatchObject({ evaluation_id: again.evaluation_id, baseline_id: base.evaluation_id, matched_utterances: 40, changed_setup: [] });
     // Rows for group `all` and every group value (slt is female, rms and awb male).
     expect(res.body.rows.map((r: Row) => `${r.provider}/${r.group}`)).toEqual(['stt-b/all', 'stt-b/Female', 'stt-b/Male', 'stt-c/all', 'stt-c/Female', 'stt-c/Male']);
     for (const r of res.body.rows) {
-      expect(r).toMatchObject({ condition: 'clean', difference: 0, ci95: [0, 0], p_worse: 0, verdict: 'no_change' });
+      expect(r).toMatchObject({ condition: 'clean', difference: 0, ci95: [0, 0], p_worse: 0, verdict: 'no_change', speakers: r.group === 'all' ? 10 : 5, attempted: r.group === 'all' ? 20 : 10, failed_requests: 0 });
       expect(r.wer).toBe(r.wer_baseline);
     }
-    expect(res.body.rows.find((r: Row) => r.group === 'Male').utterances).toBe(4);
+    expect(res.body.rows.find((r: Row) => r.group === 'Male').utterances).toBe(10);
   }, 150_000);
 
   it('names a vendor that got worse as regressed, and the same pair the other way round as improved', async () => {
@@ -170,6 +171,24 @@ describe('evaluations over time: setup, rerun, compare, cost', () => {
     expect(html).toContain('id="baseline"');
     expect(html).toMatch(/id="baseline-rows"[\s\S]*?<tr><td>stt-b<\/td><td>clean<\/td>[^\n]*\n[^\n]*<td class="regressed">regressed<\/td>/);
     expect(html).toContain('id="cost"');
+  }, 150_000);
+
+  it('the same regression on 3 speakers is inconclusive, never no_change (DESIGN §15.1)', async () => {
+    const few = await post('/v1/evaluations', { texts: TEXTS, speakers: { ids: speakers.slice(4, 7), seed: 7 }, providers: ['stt-b', 'stt-c'] });
+    const baseline = await finished(few.body.evaluation_id);
+    openai.transcript = WORSE;
+    let worse: Row;
+    try {
+      worse = await rerun(baseline.evaluation_id);
+    } finally {
+      openai.transcript = FAKE_TRANSCRIPT;
+    }
+    const res = await compare(worse.evaluation_id, baseline.evaluation_id);
+    const all = res.body.rows.find((r: Row) => r.group === 'all');
+    expect(all).toMatchObject({ speakers: 3, verdict: 'inconclusive' });
+    expect(all.difference).toBeGreaterThan(0);
+    // The evaluation's own pairwise comparisons follow the same rule.
+    expect(worse.comparisons.every((c: Row) => c.verdict === 'inconclusive' && c.speakers === 3)).toBe(true);
   }, 150_000);
 
   it('matches on the text, not its index: a reordered and changed text list matches the common text only', async () => {

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { cli, createSandbox, type Sandbox } from '../helpers/cli.js';
-import { fliteSpeaker, promoteToEnterprise } from '../helpers/audio-jobs.js';
+import { fliteSpeakers, promoteToEnterprise } from '../helpers/audio-jobs.js';
 import { FAKE_TRANSCRIPT, startFakeVendor, type FakeVendor } from '../helpers/fake-stt-vendors.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 
@@ -49,7 +49,8 @@ beforeAll(async () => {
   process.env.VOXCTL_CLI_CMP_DEEPGRAM = deepgram.key;
   s = await startTestServer({ options: { configPath } });
   await promoteToEnterprise(s);
-  speakers = [await fliteSpeaker(s.runtime.db, 'slt'), await fliteSpeaker(s.runtime.db, 'rms')];
+  // 5 female and 5 male voices: every row has the 5 speakers a verdict needs (DESIGN §15.1).
+  speakers = [...(await fliteSpeakers(s.runtime.db, 'slt', 5)), ...(await fliteSpeakers(s.runtime.db, 'rms', 5))];
   sb = createSandbox();
   writeFileSync(join(sb.root, 'prompts.txt'), `${FAKE_TRANSCRIPT}\nTurn left at the second traffic light.\n`);
 });
@@ -68,7 +69,7 @@ describe('voxctl eval over time and in CI', () => {
     writeFileSync(summaryFile, '## Build\n\nearlier step output\n');
     const r = await run(['eval', 'run', '--texts', 'prompts.txt', '--speaker', ...speakers, '--group-by', 'gender', '--providers', 'stt-b,stt-c', '--watch', '--junit', 'base.xml', '--markdown', 'base.md']);
     expect(r.exitCode, r.stderr).toBe(0);
-    base = /^(ev_\S+): 8 utterances$/m.exec(r.stderr)![1]!;
+    base = /^(ev_\S+): 40 utterances$/m.exec(r.stderr)![1]!;
     const suites = junit('base.xml');
     expect(suites).toMatchObject({ tests: '2', failures: '0', errors: '0', skipped: '0' });
     expect(suites.testsuite).toHaveLength(1);
@@ -122,10 +123,10 @@ describe('voxctl eval over time and in CI', () => {
     expect(table.stdout).toContain('changed_setup');
     const json = await run(['eval', 'compare', base, worse, '--json']);
     const body = JSON.parse(json.stdout);
-    expect(body).toMatchObject({ evaluation_id: worse, baseline_id: base, matched_utterances: 8, changed_setup: [] });
+    expect(body).toMatchObject({ evaluation_id: worse, baseline_id: base, matched_utterances: 40, changed_setup: [] });
     expect(body.rows.find((x: Row) => x.provider === 'stt-b' && x.group === 'all').verdict).toBe('regressed');
     const csv = await run(['eval', 'compare', base, worse, '--csv']);
-    expect(csv.stdout.split('\n')[0]).toBe('provider,condition,group,utterances,wer_baseline,wer,difference,ci95_low,ci95_high,p_worse,verdict');
+    expect(csv.stdout.split('\n')[0]).toBe('provider,condition,group,utterances,speakers,wer_baseline,wer,difference,ci95_low,ci95_high,p_worse,verdict');
     const diff = body.rows.find((x: Row) => x.provider === 'stt-b' && x.group === 'all').difference as number;
     // A tolerance above the difference passes; an improvement never fails.
     expect((await run(['eval', 'compare', base, worse, '--max-regression', String(diff + 0.01)])).exitCode).toBe(0);
@@ -147,10 +148,30 @@ describe('voxctl eval over time and in CI', () => {
       openai.transcript = FAKE_TRANSCRIPT;
     }
     expect(r.exitCode, r.stderr).toBe(7);
-    const id = /^(ev_\S+): 8 utterances$/m.exec(r.stderr)![1]!;
+    const id = /^(ev_\S+): 40 utterances$/m.exec(r.stderr)![1]!;
     const shown = JSON.parse((await run(['eval', 'show', id, '--json'])).stdout);
     expect(shown.baseline_id).toBe(base);
     expect(r.stdout).toContain('regressed');
+  }, 150_000);
+
+  it('a regression three speakers cannot rule out fails the gate as inconclusive, ⚠️ in the job summary (DESIGN §15.1)', async () => {
+    const few = await run(['eval', 'run', '--texts', 'prompts.txt', '--speaker', ...speakers.slice(3, 6), '--providers', 'stt-b', '--watch']);
+    expect(few.exitCode, few.stderr).toBe(0);
+    const baseline = /^(ev_\S+): 6 utterances$/m.exec(few.stderr)![1]!;
+    openai.transcript = WORSE;
+    let r;
+    try {
+      r = await run(['eval', 'rerun', baseline, '--watch', '--max-regression', '0', '--junit', 'few.xml', '--markdown', 'few.md']);
+    } finally {
+      openai.transcript = FAKE_TRANSCRIPT;
+    }
+    expect(r.exitCode, r.stderr).toBe(7);
+    expect(r.stderr).toContain('1 provider/condition row(s) cannot be ruled out as regressions beyond --max-regression 0 (fewer than 5 speakers):');
+    expect(r.stderr).toMatch(/ {2}stt-b under clean: WER 0\.\d{4} → 0\.\d{4} \(\+0\.\d{4}\) cannot be ruled out as a regression: only 3 speakers/);
+    expect(r.stdout).toContain('inconclusive');
+    const failed = junit('few.xml').testsuite[0]!.testcase.find((c: Row) => c.failure);
+    expect(failed.failure[0].type).toBe('inconclusive');
+    expect(readFileSync(join(sb.root, 'few.md'), 'utf8')).toMatch(/\| ⚠️ \| stt-b \| clean \| all \|.*\| inconclusive \|/);
   }, 150_000);
 
   it('eval show --junit; usage and conflict errors', async () => {

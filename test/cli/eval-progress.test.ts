@@ -228,6 +228,8 @@ describe('eval run on a terminal (in-process, real service)', () => {
     const plain = t.stderr.text.replace(new RegExp(`${ESC}\\[[0-9;]*m`, 'g'), ''); // colours off, cursor codes kept
     expect(plain).toMatch(new RegExp(`${ESC}\\[2Kev_\\S+ +█+ 100% +completed +2/2`));
     expect(plain).toContain('1 provider/condition row(s) exceed --max-wer 0.9:\n  stt-b under clean: WER n/a (nothing scored)');
+    // Every request failed: said as such too (DESIGN §15.2), not only as a WER that could not be computed.
+    expect(plain).toContain('1 provider/condition row(s) have failed requests beyond --max-failure-rate 0:\n  stt-b under clean: 2 of 2 requests failed');
     expect(t.stdout.text).toMatch(/stt-b.*clean.*all/);
 
     // `eval report --open` saves the page and hands its file URL to the opener.

@@ -15,6 +15,14 @@ export async function fliteSpeaker(db: Db, voice = 'slt'): Promise<string> {
   return (await db.value<string>(`SELECT id FROM speakers WHERE engine = 'flite' AND voice = ? ORDER BY abs(pitch) + abs(rate - 1) * 10 LIMIT 1`, [voice]))!;
 }
 
+/**
+ * `n` distinct catalogue speakers of one Flite voice, the plainest first: enough bootstrap blocks for a
+ * verdict (5 or more, DESIGN §15.1) when the audio's content does not matter (a fake vendor hears it).
+ */
+export async function fliteSpeakers(db: Db, voice: string, n: number): Promise<string[]> {
+  return db.all<{ id: string }>(`SELECT id FROM speakers WHERE engine = 'flite' AND voice = ? ORDER BY abs(pitch) + abs(rate - 1) * 10, id LIMIT ?`, [voice, n]).then((rows) => rows.map((r) => r.id));
+}
+
 /** A catalogue speaker of the eSpeak engine. */
 export async function espeakSpeaker(db: Db): Promise<string> {
   return (await db.value<string>(`SELECT id FROM speakers WHERE engine = 'espeak' AND voice LIKE 'en%' LIMIT 1`))!;

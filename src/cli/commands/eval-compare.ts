@@ -104,6 +104,7 @@ export const compareColumns: Column<EvaluationCompareRow>[] = [
   { header: 'condition', get: (r) => r.condition },
   { header: 'group', get: (r) => r.group },
   { header: 'utterances', get: (r) => r.utterances },
+  { header: 'speakers', get: (r) => r.speakers },
   { header: 'wer_baseline', get: (r) => fmt(r.wer_baseline) },
   { header: 'wer', get: (r) => fmt(r.wer) },
   { header: 'difference', get: (r) => (r.difference > 0 ? '+' : '') + fmt(r.difference) },
@@ -113,7 +114,7 @@ export const compareColumns: Column<EvaluationCompareRow>[] = [
 ];
 /** CSV keeps numbers as numbers and both interval ends in their own columns. */
 export const compareCsvColumns: Column<EvaluationCompareRow>[] = [
-  ...compareColumns.slice(0, 4),
+  ...compareColumns.slice(0, 5),
   { header: 'wer_baseline', get: (r) => r.wer_baseline },
   { header: 'wer', get: (r) => r.wer },
   { header: 'difference', get: (r) => r.difference },
