@@ -95,18 +95,17 @@ export async function startInstancePresence(o: {
   /** Beats when due: every HEARTBEAT_MS, or every second while the database is away. */
   const tick = async () => {
     const t = now().getTime();
-    if (o.database?.isDown()) {
-      broken();
-      nextBeat = Math.min(nextBeat, t);
-    }
+    if (o.database?.isDown()) broken();
+    // Not current (an outage, a failed beat): beat at every tick until one lands with the database back.
+    if (currentSince === undefined) nextBeat = Math.min(nextBeat, t);
     if (beating || t < nextBeat) return;
     beating = true;
     try {
       await beat(o.db, { ...self, heartbeat_at: new Date(t).toISOString() });
       beatAt = t;
       nextBeat = t + HEARTBEAT_MS;
-      // Written again after a break: the wait before judging starts now.
-      currentSince ??= t;
+      // Written again after a break, the database known back: the wait before judging starts now.
+      if (!o.database?.isDown()) currentSince ??= t;
     } catch (err) {
       broken();
       // The database away: tried every second, so the wait before judging starts as soon as it is back.
