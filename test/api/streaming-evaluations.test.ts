@@ -21,6 +21,7 @@ const TEXT = 'Please call me back tomorrow morning.';
 
 let s: TestServer;
 let dg: FakeStreamingVendor;
+let stalled: FakeStreamingVendor;
 let openai: FakeVendor;
 let dir: string;
 let flite: string;
@@ -34,10 +35,13 @@ beforeAll(async () => {
       { afterAudioMs: 'end', delayMs: 120, kind: 'final', text: TEXT },
     ],
   });
+  // Answers partials, never the final result: the stream stalls after the end of the audio (DESIGN §15.3).
+  stalled = await startFakeDeepgramLive({ mode: 'stall', script: [{ afterAudioMs: 400, delayMs: 60, kind: 'partial', text: 'please' }] });
   openai = await startFakeVendor('openai');
   dir = mkdtempSync(join(tmpdir(), 'voxctl-stream-eval-'));
   const configPath = fakeProvidersConfig(dir, {
     'stt-b': { adapter: 'deepgram', model: 'nova-3', fake: dg },
+    'stt-c': { adapter: 'deepgram', model: 'nova-3', fake: stalled },
     'stt-a-model-1': { adapter: 'openai', fake: openai },
   });
   s = await startTestServer({ options: { configPath } });
@@ -47,6 +51,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await s?.close();
   await dg?.close();
+  await stalled?.close();
   await openai?.close();
   rmSync(dir, { recursive: true, force: true });
 });
@@ -139,6 +144,26 @@ describe('POST /v1/evaluations with mode "streaming" (DESIGN §13.2)', () => {
       expect(again).toMatchObject({ status: 'completed', mode: 'streaming', pace: 1, baseline_id: ev.evaluation_id });
     }, 150_000);
   });
+
+  it('a stream that stalls is a timeout in its row, never left out of the percentiles (DESIGN §15.3)', async () => {
+    const created = await post(body({ providers: ['stt-b', 'stt-c'] }));
+    expect(created.status, created.text).toBe(201);
+    const ev = await pollEvaluation(s, created.body.evaluation_id, { timeoutMs: 120_000 });
+    expect(ev.status).toBe('completed');
+    const row = (provider: string) => ev.summary.find((r: Json) => r.provider === provider && r.group === 'all');
+    // The stalled provider: its one stream failed, so every percentile reaches +∞.
+    expect(row('stt-c')).toMatchObject({
+      utterances: 0,
+      attempted: 1,
+      failed_requests: 1,
+      streams_failed: 1,
+      final_latency_ms: { p50: null, p95: null, p99: null },
+    });
+    expect(row('stt-b')).toMatchObject({ attempted: 1, failed_requests: 0, streams_failed: 0, final_latency_ms: { p50: expect.any(Number) } });
+    const utterance = (await call(s, 'GET', `/v1/evaluations/${ev.evaluation_id}/utterances?provider=stt-c`, { key: s.key })).body.items[0];
+    expect(utterance.final_latency_ms).toBeNull();
+    expect(utterance.error).toMatchObject({ code: 'timeout' });
+  }, 150_000);
 
   it('streams to local-sphinx, fed as the audio arrives, under two conditions', async () => {
     const created = await post(body({ providers: ['local-sphinx'], conditions: ['clean', 'telephone'], pace: 2 }));
