@@ -13,6 +13,7 @@ import { delimiter, join } from 'node:path';
 import { availableParallelism, tmpdir } from 'node:os';
 import { execa } from 'execa';
 import { resamplePcm16 } from '../../audio/resample.js';
+import { lowerChildPriority } from '../background-priority.js';
 import { ConcurrencyLimit } from './limit.js';
 import { SttError, type SttAdapter, type SttAudio, type SttOutput, type TranscribeOptions } from './types.js';
 
@@ -132,13 +133,16 @@ export function createLocalSphinxAdapter(opts: SphinxOptions = {}): SttAdapter {
         try {
           const infile = join(dir, 'audio.raw');
           await writeFile(infile, Buffer.from(pcm.buffer, pcm.byteOffset, pcm.byteLength));
-          return await execa(r.binary, sphinxArgs(r, infile), {
+          const child = execa(r.binary, sphinxArgs(r, infile), {
             stdin: 'ignore',
             timeout: timeoutMs,
             cancelSignal: options.signal,
             reject: false,
             maxBuffer: 64 * 1024 * 1024,
           });
+          // Below the event loop that times hosted vendors beside it (DESIGN §15.4).
+          lowerChildPriority(child.pid);
+          return await child;
         } finally {
           await rm(dir, { recursive: true, force: true });
         }

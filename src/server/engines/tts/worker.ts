@@ -2,7 +2,10 @@
  * Entry of a TTS worker thread: answers `synthesize` requests one at a time with the engine the voice
  * is bound to. Engines load on first use, so spawning a worker is cheap and a server starts fast.
  */
+import { stat } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
 import { parentPort } from 'node:worker_threads';
+import { lowerThisThread } from '../background-priority.js';
 import { TtsError, serializeTtsError } from './errors.js';
 import type { AssetReply, SynthesizeRequest, WorkerReply } from './protocol.js';
 import type { SharedAssetName, SharedAssetTypes } from './shared-assets.js';
@@ -15,6 +18,14 @@ const port = parentPort;
 if (!port) throw new Error('worker.ts runs as a worker thread of the TTS pool');
 
 const engines = new Map<TtsEngineName, Promise<LoadableEngine>>();
+
+/**
+ * Synthesis yields to the event loop that times vendor requests (DESIGN §15.4): this thread runs at nice
+ * 10. A thread is born with its creator's nice value and libuv's thread pool, shared with the main thread,
+ * is started by the first thread to use it — so one request through the pool comes first: its threads
+ * exist, at the main thread's priority, before this one lowers itself.
+ */
+const lowered = stat(fileURLToPath(import.meta.url)).then(lowerThisThread, lowerThisThread);
 
 /** The engine for `name`, created and loaded once per worker; reports the outcome to the pool. */
 function engine(name: TtsEngineName): Promise<LoadableEngine> {
@@ -83,6 +94,7 @@ function testHooks(req: SynthesizeRequest): void {
 
 async function handle(req: SynthesizeRequest): Promise<void> {
   try {
+    await lowered;
     testHooks(req);
     const result = await (await engine(req.voice.engine)).synthesize(req.text, req.voice);
     // Transfer a buffer that holds exactly these samples.

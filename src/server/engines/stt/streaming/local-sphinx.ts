@@ -20,6 +20,7 @@ import { performance } from 'node:perf_hooks';
 import { promisify } from 'node:util';
 import { accessSync } from 'node:fs';
 import { resolveSphinx, sphinxArgs, SPHINX_RATE, type SphinxOptions } from '../local-sphinx.js';
+import { lowerChildPriority } from '../../background-priority.js';
 import { SttError, type StreamEvent, type StreamingCapability, type SttStream } from '../types.js';
 
 const run = promisify(execFile);
@@ -68,6 +69,8 @@ export function createSphinxStreaming(opts: SphinxOptions = {}): StreamingCapabi
       }
       const [command, args] = recogniserCommand(r.binary, sphinxArgs(r, fifo), opts.path);
       const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+      // setpriv and stdbuf exec into PocketSphinx: the pid, and the nice value set on it, stay (DESIGN §15.4).
+      lowerChildPriority(child.pid);
       let finished = false;
       let stderr = '';
       let pending = '';
