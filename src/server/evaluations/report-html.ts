@@ -23,8 +23,9 @@ import {
   type ReportedFailure,
 } from './report-data.js';
 import { REPORT_STYLE } from './report-style.js';
-import { heatMap, latencyStrips, percent, providerColour, werBarChart } from './report-svg.js';
-import { baselineSection, costSection } from './report-over-time.js';
+import { heatMap, latencyStrips, percent, providerColour, providerColours, werBarChart } from './report-svg.js';
+import { baselineSection, costSection, perHour } from './report-over-time.js';
+import { costPerHour, sourceWords, verdictSection, type SourceWords } from './report-verdict.js';
 import { streamingSection } from './report-streaming.js';
 import { probeSections } from './report-probes.js';
 
@@ -35,15 +36,20 @@ export function renderEvaluationReport(all: EvaluationReportInput): string {
   const input: EvaluationReportInput = { ...all, utterances: utterances.filter((u) => u.kind === undefined) };
   const title = `Evaluation ${ev.name ?? ev.evaluation_id}`;
   const summary = ev.summary ?? [];
-  const colours = new Map(ev.providers.map((p, i) => [p, providerColour(i)]));
+  // Each provider's own colour, whatever its position (DESIGN §15.7).
+  const colours = providerColours(ev.providers);
+  const colour = (p: string) => colours.get(p) ?? providerColour(p);
+  const adapter = (p: string) => input.adapters?.[p] ?? ev.setup.providers[p]?.adapter ?? (p === 'local-sphinx' ? 'local-sphinx' : null);
   const view: PageView = {
     label: (p) => ev.provider_labels?.[p] ?? p,
     few: fewSpeakerGroups(setupFacts(input.utterances)),
-    caveat: (p, condition) => conditionCaveat(input.adapters?.[p] ?? (p === 'local-sphinx' ? 'local-sphinx' : null), condition),
+    caveat: (p, condition) => conditionCaveat(adapter(p), condition),
+    words: sourceWords(ev),
   };
   const body = html`
 <header><div><h1>${title}</h1><p>${ev.evaluation_id} · <span class="badge ${ev.status}" id="status">${ev.status}</span> · generated ${stamp(generatedAt.toISOString())}</p></div></header>
 <main>
+${verdictSection(ev, { label: view.label, adapter, prices: input.prices ?? {}, colour })}
 ${stateNotice(ev)}
 ${setupSection(input)}
 <section id="wer-by-group" aria-labelledby="wer-h"><h2 id="wer-h">WER by ${ev.group_by} per provider</h2>
@@ -51,8 +57,8 @@ ${setupSection(input)}
 ${ev.summary ? html`${legend(ev.providers, colours, view)}${werCharts(ev, summary, colours, view)}${fewNote(view)}` : pendingNote(ev)}</section>
 <section id="heat-map" aria-labelledby="heat-h"><h2 id="heat-h">Provider × condition</h2>
 <p class="lead">WER over every group (group “all”); darker is worse.</p>
-${ev.summary ? html`${heatMap({ title: 'WER by provider and condition', providers: ev.providers, conditions: ev.conditions, cells: heatCells(summary), label: view.label })}${totalsTable(summary, view)}` : pendingNote(ev)}</section>
-${streamingSection(ev, utterances, { label: view.label, colour: (p) => colours.get(p) ?? providerColour(0) })}
+${ev.summary ? html`${heatMap({ title: 'WER by provider and condition', providers: ev.providers, conditions: ev.conditions, cells: heatCells(summary), label: view.label })}${totalsTable(summary, view, input.prices ?? {})}` : pendingNote(ev)}</section>
+${streamingSection(ev, utterances, { label: view.label, colour })}
 ${probeSections(ev, utterances, view.label)}
 ${latencySection(input, colours, view)}
 ${costSection({ summary: ev.summary, providers: ev.providers, prices: input.prices ?? {}, colours })}
@@ -70,13 +76,15 @@ interface PageView {
   /** Group values with fewer than FEW_SPEAKERS speakers. */
   few: ReadonlySet<string>;
   caveat(provider: string, condition: string): string | undefined;
+  /** Recordings or synthetic voices: the page's words fit its source (DESIGN §15.7). */
+  words: SourceWords;
 }
 
 const groupName = (group: string, view: PageView) => (view.few.has(group) ? `${group} †` : group);
 
 function fewNote(view: PageView): SafeHtml | string {
   if (view.few.size === 0) return '';
-  return html`<p class="muted" id="few-speakers">† fewer than ${FEW_SPEAKERS} speakers (${[...view.few].sort().join(', ')}): the interval of such a group is little more than the range of its voices.</p>`;
+  return html`<p class="muted" id="few-speakers">† fewer than ${FEW_SPEAKERS} speakers (${[...view.few].sort().join(', ')}): the interval of such a group is little more than the range of its ${view.words.corpus ? "speakers' recordings" : view.words.plural}.</p>`;
 }
 
 function layout(title: string, body: SafeHtml): string {
@@ -156,12 +164,12 @@ function setupProviderLabel(token: string, ev: EvaluationDetail, price: number |
   const label = p?.adapter
     ? `${providerLabel({ id: token, adapter: p.adapter, model: p.model })}${p.language ? ` (${p.language})` : ''}`
     : (ev.provider_labels?.[token] ?? token);
-  return `${label}${price === null || price === undefined ? '' : ` · $${price}/min`}`;
+  return `${label}${price === null || price === undefined ? '' : ` · ${perHour(price * 60)}`}`;
 }
 
 function legend(providers: readonly string[], colours: Map<string, string>, view: PageView): SafeHtml {
   // The swatch colour is an SVG presentation attribute: inline style attributes are barred by the CSP.
-  return html`<div class="legend">${providers.map((p) => html`<span><svg width="11" height="11" aria-hidden="true"><rect width="11" height="11" rx="2" fill="${colours.get(p)!}"/></svg> ${view.label(p)}</span>`)}</div>`;
+  return html`<div class="legend">${providers.map((p) => html`<span data-provider="${p}"><svg width="11" height="11" aria-hidden="true"><rect width="11" height="11" rx="2" fill="${colours.get(p)!}"/></svg> ${view.label(p)}</span>`)}</div>`;
 }
 
 function werCharts(ev: EvaluationDetail, summary: readonly EvaluationSummaryRow[], colours: Map<string, string>, view: PageView): SafeHtml[] {
@@ -171,7 +179,7 @@ function werCharts(ev: EvaluationDetail, summary: readonly EvaluationSummaryRow[
     const bars = rows.map((r) => ({
       group: r.group,
       provider: r.provider,
-      colour: colours.get(r.provider) ?? providerColour(0),
+      colour: colours.get(r.provider) ?? providerColour(r.provider),
       wer: r.wer!,
       ci95: r.wer_ci95 ?? ([r.wer!, r.wer!] as const),
       detail: `${r.utterances} utterances, ${r.speakers} speakers`,
@@ -189,28 +197,32 @@ function heatCells(summary: readonly EvaluationSummaryRow[]) {
     .map((r) => ({ provider: r.provider, condition: r.condition, wer: r.wer!, ci95: r.wer_ci95 ?? ([r.wer!, r.wer!] as const) }));
 }
 
-function totalsTable(summary: readonly EvaluationSummaryRow[], view: PageView): SafeHtml {
+function totalsTable(summary: readonly EvaluationSummaryRow[], view: PageView, prices: Readonly<Record<string, number | null>>): SafeHtml {
   const rows = summary.filter((r) => r.group === 'all');
   const caveats = [...new Set(rows.flatMap((r) => view.caveat(r.provider, r.condition) ?? []))];
   const mark = (r: EvaluationSummaryRow) => {
     const c = view.caveat(r.provider, r.condition);
     return c === undefined ? '' : html` <sup class="caveat" title="${c}">${caveats.indexOf(c) + 1}</sup>`;
   };
-  return html`<table id="totals"><thead><tr><th>Provider</th><th>Condition</th><th>Utterances</th><th>Speakers</th><th>Words</th><th>S / D / I</th><th>WER</th><th>95% CI</th><th>CER</th><th>p50 / p95 ms</th><th>Failed requests</th><th>Audio s</th><th>Cost USD</th><th>RTFx</th></tr></thead><tbody>
+  return html`<table id="totals"><thead><tr><th>Provider</th><th>Condition</th><th>Utterances</th><th>Speakers</th><th>Words</th><th>S / D / I</th><th>WER</th><th>95% CI</th><th>CER</th><th>p50 / p95 ms</th><th>Failed requests</th><th>Audio s</th><th>Cost per audio hour</th><th>RTFx</th></tr></thead><tbody>
 ${rows.map(
   (r) => html`<tr${view.caveat(r.provider, r.condition) ? html` class="caveat"` : ''}><td>${view.label(r.provider)}</td><td>${r.condition}${mark(r)}</td><td class="num">${count(r.utterances)}</td><td class="num">${r.speakers}</td><td class="num">${count(r.reference_words)}</td>
 <td class="num">${r.substitutions} / ${r.deletions} / ${r.insertions}</td><td class="num">${fixed(r.wer)}</td><td class="num">${interval(r.wer_ci95)}</td><td class="num">${fixed(r.cer)}</td>
-<td class="num">${r.latency_ms.p50 ?? 'n/a'} / ${r.latency_ms.p95 ?? 'n/a'}</td><td class="num">${r.failed_requests}</td>
-<td class="num">${r.audio_seconds ?? 'n/a'}</td><td class="num">${r.cost_usd ?? 'n/a'}</td><td class="num">${r.rtfx ?? 'n/a'}</td></tr>`,
+<td class="num">${r.latency_ms.p50 ?? 'n/a'} / ${r.latency_ms.p95 ?? 'n/a'}</td><td class="num">${r.failed_requests} of ${attempted(r)}</td>
+<td class="num">${r.audio_seconds ?? 'n/a'}</td><td class="num">${usdPerHour(costPerHour(r, prices))}</td><td class="num">${r.rtfx ?? 'n/a'}</td></tr>`,
 )}</tbody></table>${caveats.map((c, i) => html`<p class="muted caveat-note" id="caveat-${i + 1}"><sup>${i + 1}</sup> ${c}</p>`)}`;
 }
+
+/** Utterances sent to the provider (DESIGN §15.2); rows stored before `attempted` existed: scored plus failed. */
+const attempted = (r: EvaluationSummaryRow) => (r as Partial<Pick<EvaluationSummaryRow, 'attempted'>>).attempted ?? r.utterances + r.failed_requests;
+const usdPerHour = (x: number | null) => (x === null ? 'unpriced' : perHour(x));
 
 function latencySection(input: EvaluationReportInput, colours: Map<string, string>, view: PageView): SafeHtml {
   const latencies = providerLatencies(input.evaluation.providers, input.utterances);
   const chart = latencies.length
     ? latencyStrips({
         title: 'Transcription latency per provider',
-        rows: latencies.map((l) => ({ provider: view.label(l.provider), colour: colours.get(l.provider)!, points: l.sample, count: l.count, p50: l.p50, p95: l.p95 })),
+        rows: latencies.map((l) => ({ provider: l.provider, label: view.label(l.provider), colour: colours.get(l.provider) ?? providerColour(l.provider), points: l.sample, count: l.count, p50: l.p50, p95: l.p95 })),
       })
     : html`<p class="muted">No transcription has run yet.</p>`;
   return html`<section id="latency" aria-labelledby="lat-h"><h2 id="lat-h">Latency per provider</h2>
@@ -225,11 +237,14 @@ function comparisonSection(ev: EvaluationDetail, view: PageView): SafeHtml {
       ? html`<p class="muted">One provider only: nothing to compare.</p>`
       : !ev.comparisons
         ? pendingNote(ev)
-        : groups.map(
-            (group) => html`<h3>${group === 'all' ? 'All speakers' : `${ev.group_by} ${groupName(group, view)}`}</h3>
-<table class="comparisons" id="${group === 'all' ? 'comparisons' : `comparisons-${group}`}"><thead><tr><th>Condition</th><th>a</th><th>b</th><th>WER a</th><th>WER b</th><th>Difference a − b</th><th>95% CI</th><th>P(a better)</th><th>P(equal)</th><th>Verdict</th></tr></thead><tbody>
-${comparisons.filter((c) => c.group === group).map((c) => comparisonRow(c, view))}</tbody></table>`,
-          );
+        : groups.map((group) => {
+            const table = html`<table class="comparisons" id="${group === 'all' ? 'comparisons' : `comparisons-${group}`}"><thead><tr><th>Condition</th><th>a</th><th>b</th><th>WER a</th><th>WER b</th><th>Difference a − b</th><th>95% CI</th><th>P(a better)</th><th>P(equal)</th><th>Verdict</th></tr></thead><tbody>
+${comparisons.filter((c) => c.group === group).map((c) => comparisonRow(c, view))}</tbody></table>`;
+            // A single group value's table is detail: collapsed, so group `all` reads first (DESIGN §15.7).
+            return group === 'all'
+              ? html`<h3>All speakers</h3>${table}`
+              : html`<details class="group-comparisons"><summary>${ev.group_by} ${groupName(group, view)}</summary>${table}</details>`;
+          });
   return html`<section id="comparisons-section" aria-labelledby="cmp-h"><h2 id="cmp-h">Pairwise comparisons</h2>
 <p class="lead">Paired bootstrap over speakers on the same audio, for all speakers and within each group: a provider is called better only when the 95% interval of the difference excludes 0; equal WERs in every draw are a tie.</p>${content}${fewNote(view)}</section>`;
 }
@@ -252,7 +267,11 @@ ${rows.map(
 )}</tbody></table>`
     : html`<p class="muted">No utterance has run yet.</p>`;
   return html`<section id="per-speaker" aria-labelledby="spk-h"><h2 id="spk-h">WER per speaker</h2>
-<p class="lead">Corpus WER of each provider over each voice's texts: a voice that every provider gets wrong points at the voice, one that a single provider gets wrong at the provider.</p>${content}</section>`;
+<p class="lead">${
+    view.words.corpus
+      ? "Corpus WER of each provider over each speaker's recordings: a speaker every provider gets wrong points at the recordings, one that a single provider gets wrong at the provider."
+      : "Corpus WER of each provider over each synthetic voice's texts: a voice that every provider gets wrong points at the voice, one that a single provider gets wrong at the provider."
+  }</p>${content}</section>`;
 }
 
 function failureSection(ev: EvaluationDetail, failures: readonly ReportedFailure[], view: PageView): SafeHtml {
@@ -261,7 +280,7 @@ function failureSection(ev: EvaluationDetail, failures: readonly ReportedFailure
       ? 'A failure is determinable only when another provider transcribed the same audio exactly: with one provider, none is.'
       : 'No determinable failure: every error happened on audio that no other provider transcribed exactly either.';
   return html`<section id="failures" aria-labelledby="fail-h"><h2 id="fail-h">The ${WORST_FAILURES} worst determinable failures</h2>
-<p class="lead">Errors on audio another provider transcribed exactly, so the synthetic voice cannot explain them. Worst WER first.</p>
+<p class="lead">Errors on ${view.words.corpus ? 'recordings' : 'audio'} another provider transcribed exactly, so the ${view.words.plural} cannot explain them. Worst WER first.</p>
 ${
   failures.length === 0
     ? html`<p class="muted" id="no-failures">${empty}</p>`

@@ -5,11 +5,25 @@
  */
 import type { EvaluationCompare, EvaluationCompareRow, EvaluationSummaryRow } from '../../shared/schemas/evaluations.js';
 import { html, type SafeHtml } from '../html.js';
-import { percent, ticks } from './report-svg.js';
+import { FONT, fitText, fittedText, labelMargin, percent, textWidth, ticks } from './report-svg.js';
 
 const f1 = (n: number) => n.toFixed(1);
 const f4 = (n: number) => n.toFixed(4);
-const usd = (n: number) => (n >= 1 ? `$${n.toFixed(2)}` : `$${n.toFixed(n >= 0.01 ? 3 : 4)}`);
+
+/**
+ * A cost per audio hour as the report writes it everywhere (DESIGN §15.7): `$0.36/h`, cents from $0.01 up,
+ * two significant digits below (`$0.0043/h`), `$0/h` when free. `digits` forces the decimals (an axis
+ * writes all its ticks alike).
+ */
+export function perHour(usd: number, digits?: number): string {
+  const d = digits ?? (usd === 0 ? 0 : usd >= 0.01 ? 2 : Math.min(6, 1 - Math.floor(Math.log10(usd))));
+  return `$${usd.toFixed(d)}/h`;
+}
+
+/** The decimals every tick of a cost axis of step `step` needs: cents at least, more for finer steps. */
+export function axisDigits(step: number): number {
+  return Math.max(2, Math.min(6, -Math.floor(Math.log10(step) + 1e-9)));
+}
 
 /** A provider × condition placed by its price per audio hour and its WER (group `all`). */
 export interface CostPoint {
@@ -29,26 +43,79 @@ export function costPoints(summary: readonly EvaluationSummaryRow[], prices: Rea
   });
 }
 
+/** A label of the cost chart placed beside its point: `anchor` end when it sits left of the dot. */
+interface PlacedLabel {
+  x: number;
+  y: number;
+  width: number;
+  anchor: 'start' | 'end';
+  text: string;
+}
+
+const LABEL_H = 12;
+
+/**
+ * Places each point's label beside it so that no two labels overlap (DESIGN §15.7): right of the dot, or
+ * left when it would pass the plot's right edge; a label that would overlap one already placed moves
+ * down, then up, a line at a time, until it is free (points of one provider share a price, so their
+ * labels stack). Pure: points in screen coordinates, labels in placement order.
+ */
+export function placeLabels(points: readonly { x: number; y: number; text: string }[], bounds: { right: number; top: number; bottom: number }): PlacedLabel[] {
+  const placed: PlacedLabel[] = [];
+  const box = (l: PlacedLabel) => ({ x0: l.anchor === 'start' ? l.x : l.x - l.width, x1: l.anchor === 'start' ? l.x + l.width : l.x, y0: l.y - LABEL_H + 2, y1: l.y + 2 });
+  const overlaps = (l: PlacedLabel) => placed.some((o) => {
+    const [a, b] = [box(l), box(o)];
+    return a.x0 < b.x1 + 2 && b.x0 < a.x1 + 2 && a.y0 < b.y1 && b.y0 < a.y1;
+  });
+  const order = points.map((p, i) => ({ p, i })).sort((a, b) => a.p.y - b.p.y || a.p.x - b.p.x || a.i - b.i);
+  const out: PlacedLabel[] = new Array<PlacedLabel>(points.length);
+  for (const { p, i } of order) {
+    const width = textWidth(p.text, FONT.value);
+    const right = p.x + 8 + width <= bounds.right;
+    const base: PlacedLabel = { x: right ? p.x + 8 : p.x - 8, y: p.y + 4, width, anchor: right ? 'start' : 'end', text: p.text };
+    let label = base;
+    for (let k = 1; overlaps(label) && k < 4 * points.length + 4; k++) {
+      const shift = Math.ceil(k / 2) * LABEL_H * (k % 2 === 1 ? 1 : -1);
+      const y = Math.min(bounds.bottom, Math.max(bounds.top + LABEL_H, base.y + shift));
+      label = { ...base, y };
+    }
+    placed.push(label);
+    out[i] = label;
+  }
+  return out;
+}
+
 /** WER (y) against list price per audio hour (x): lower left is cheap and accurate. */
 export function costScatter(opts: { title: string; points: readonly CostPoint[] }): SafeHtml {
-  const x0 = 70;
+  const x0 = 50;
   const w = 520;
   const top = 10;
   const h = 240;
   const xAxis = ticks(Math.max(0.01, ...opts.points.map((p) => p.usdPerHour)));
+  const digits = axisDigits(xAxis[1]! - xAxis[0]!);
   const yAxis = ticks(Math.max(0.1, ...opts.points.map((p) => p.wer)));
   const xMax = xAxis[xAxis.length - 1]!;
   const yMax = yAxis[yAxis.length - 1]!;
   const sx = (v: number) => x0 + (v / xMax) * w;
   const sy = (v: number) => top + h - (v / yMax) * h;
-  const grid = html`${xAxis.map((t) => html`<line class="grid" x1="${f1(sx(t))}" x2="${f1(sx(t))}" y1="${top}" y2="${top + h}"/><text class="tick" x="${f1(sx(t))}" y="${top + h + 14}" text-anchor="middle">${usd(t)}</text>`)}
+  // The last tick is centred on the plot's right edge: half its text must fit right of the plot.
+  const right = Math.max(40, textWidth(perHour(xMax, digits), FONT.tick) / 2 + 6);
+  const grid = html`${xAxis.map((t) => html`<line class="grid" x1="${f1(sx(t))}" x2="${f1(sx(t))}" y1="${top}" y2="${top + h}"/><text class="tick" x="${f1(sx(t))}" y="${top + h + 14}" text-anchor="middle">${perHour(t, digits)}</text>`)}
 ${yAxis.map((t) => html`<line class="grid" x1="${x0}" x2="${x0 + w}" y1="${f1(sy(t))}" y2="${f1(sy(t))}"/><text class="tick" x="${x0 - 6}" y="${f1(sy(t) + 4)}" text-anchor="end">${Math.round(t * 100)}%</text>`)}`;
-  const dots = opts.points.map(
-    (p) => html`<g><title>${p.provider} · ${p.condition}: WER ${percent(p.wer)} at ${usd(p.usdPerHour)} per audio hour</title>
-<circle cx="${f1(sx(p.usdPerHour))}" cy="${f1(sy(p.wer))}" r="5" fill="${p.colour}" fill-opacity="0.8"/>
-<text class="value" x="${f1(sx(p.usdPerHour) + 8)}" y="${f1(sy(p.wer) + 4)}">${p.provider} · ${p.condition}</text></g>`,
+  const texts = opts.points.map((p) => fitText(`${p.provider} · ${p.condition}`, w / 2 - 12, FONT.value));
+  const labels = placeLabels(
+    opts.points.map((p, i) => ({ x: sx(p.usdPerHour), y: sy(p.wer), text: texts[i]!.shown })),
+    { right: x0 + w + right, top, bottom: top + h },
   );
-  return html`<svg class="chart" viewBox="0 0 ${x0 + w + 160} ${top + h + 34}" width="100%" role="img" aria-label="${opts.title}"><title>${opts.title}</title>
+  const dots = opts.points.map((p, i) => {
+    const [cx, cy, l] = [sx(p.usdPerHour), sy(p.wer), labels[i]!];
+    // A label moved away from its dot is tied to it by a thin line.
+    const leader = Math.abs(l.y - 4 - cy) > 6 ? html`<line class="grid" x1="${f1(cx)}" y1="${f1(cy)}" x2="${f1(l.anchor === 'start' ? l.x - 2 : l.x + 2)}" y2="${f1(l.y - 4)}"/>` : '';
+    return html`<g data-provider="${p.provider}"><title>${p.provider} · ${p.condition}: WER ${percent(p.wer)} at ${perHour(p.usdPerHour)}</title>
+${leader}<circle cx="${f1(cx)}" cy="${f1(cy)}" r="5" fill="${p.colour}" fill-opacity="0.8"/>
+<text class="value" x="${f1(l.x)}" y="${f1(l.y)}"${l.anchor === 'end' ? html` text-anchor="end"` : ''}>${texts[i]!.full ? html`<title>${texts[i]!.full}</title>` : ''}${l.text}</text></g>`;
+  });
+  return html`<svg class="chart" viewBox="0 0 ${x0 + w + right} ${top + h + 34}" width="100%" role="img" aria-label="${opts.title}"><title>${opts.title}</title>
 ${grid}<text class="tick" x="${x0 + w / 2}" y="${top + h + 30}" text-anchor="middle">list price per audio hour (USD)</text>${dots}</svg>`;
 }
 
@@ -61,12 +128,12 @@ export function costSection(input: { summary: readonly EvaluationSummaryRow[] | 
     : html`<p class="muted" id="no-cost">No provider has a price: add <code>price_per_minute_usd</code> to its binding in the server config.</p>`;
   const note = unpriced.length && points.length ? html`<p class="muted">Not priced: ${unpriced.join(', ')}.</p>` : '';
   return html`<section id="cost" aria-labelledby="cost-h"><h2 id="cost-h">WER against cost</h2>
-<p class="lead">Each point is a provider under a condition (group “all”), placed by the list price per minute of its binding (× 60) and its corpus WER. Prices are what the server config says, not what a vendor billed.</p>${chart}${note}</section>`;
+<p class="lead">Each point is a provider under a condition (group “all”), placed by the list price per audio hour of its binding (its price per minute × 60) and its corpus WER. Prices are what the server config says, not what a vendor billed.</p>${chart}${note}</section>`;
 }
 
 /** One provider's change against the baseline: a dot at the difference and its 95% interval around zero. */
 function changeChart(rows: readonly EvaluationCompareRow[]): SafeHtml {
-  const labelW = 200;
+  const labelW = labelMargin(rows.map((r) => `${r.provider} · ${r.condition}`));
   const w = 420;
   const rowH = 26;
   const top = 8;
@@ -76,8 +143,8 @@ function changeChart(rows: readonly EvaluationCompareRow[]): SafeHtml {
   const lines = rows.map((r, i) => {
     const y = top + i * rowH + rowH / 2;
     const colour = r.verdict === 'regressed' ? '#c62828' : r.verdict === 'improved' ? '#2e7d32' : '#555';
-    return html`<g><title>${r.provider} · ${r.condition}: ${r.verdict}, difference ${f4(r.difference)} (95% CI ${f4(r.ci95[0])}–${f4(r.ci95[1])})</title>
-<text class="label" x="${labelW - 8}" y="${y + 4}" text-anchor="end">${r.provider} · ${r.condition}</text>
+    return html`<g data-provider="${r.provider}"><title>${r.provider} · ${r.condition}: ${r.verdict}, difference ${f4(r.difference)} (95% CI ${f4(r.ci95[0])}–${f4(r.ci95[1])})</title>
+${fittedText(html`class="label" x="${labelW - 8}" y="${y + 4}" text-anchor="end"`, `${r.provider} · ${r.condition}`, labelW - 14, FONT.label)}
 <line class="whisker" x1="${f1(sx(r.ci95[0]))}" x2="${f1(sx(r.ci95[1]))}" y1="${y}" y2="${y}" stroke="${colour}"/>
 <circle cx="${f1(sx(r.difference))}" cy="${y}" r="4" fill="${colour}"/></g>`;
   });

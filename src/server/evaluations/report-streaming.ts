@@ -33,14 +33,23 @@ export function streamingPanelRows(ev: Pick<EvaluationDetail, 'summary' | 'provi
   return rows;
 }
 
-/** The provider answering first after the caller stops under `condition` (lowest median), if any answered. */
+/** The median final latency of a row; null when none was measured or failed streams reach it (+∞). */
+const medianFinal = (r: StreamingPanelRow): number | null => r.row.final_latency_ms?.p50 ?? null;
+
+/** The provider answering first after the caller stops under `condition` (lowest finite median), if any answered. */
 export function fastestAfterSpeech(rows: readonly StreamingPanelRow[], condition: string): StreamingPanelRow | undefined {
-  return rows
-    .filter((r) => r.condition === condition && r.row.final_latency_ms)
-    .sort((a, b) => a.row.final_latency_ms!.p50 - b.row.final_latency_ms!.p50)[0];
+  return rows.filter((r) => r.condition === condition && medianFinal(r) !== null).sort((a, b) => medianFinal(a)! - medianFinal(b)!)[0];
 }
 
-const ms = (x: number | null | undefined) => (x === null || x === undefined ? 'n/a' : `${x}`);
+/**
+ * A percentile of a row: `n/a` when the row has none (nothing streamed), `timeout` when it is null because
+ * failed streams (+∞) reach it (DESIGN §15.3).
+ */
+function pctl<K extends string>(p: Partial<Record<K, number | null>> | null | undefined, key: K): string {
+  if (!p) return 'n/a';
+  const v = p[key];
+  return v === null || v === undefined ? 'timeout' : `${v}`;
+}
 
 /** The section, or nothing for a batch evaluation. */
 export function streamingSection(
@@ -57,7 +66,7 @@ export function streamingSection(
     if (!best) return [];
     const overlapping = rows.filter((r) => r !== best && r.condition === c && r.finalMedianCi && best.finalMedianCi && r.finalMedianCi[0] <= best.finalMedianCi[1]);
     const hedge = overlapping.length ? ` (its interval overlaps ${overlapping.map((r) => view.label(r.provider)).join(', ')}: not a clear winner)` : '';
-    return [html`<li>${c}: fastest after the caller stops is <strong>${view.label(best.provider)}</strong>, median ${best.row.final_latency_ms!.p50} ms${hedge}</li>`];
+    return [html`<li>${c}: fastest after the caller stops is <strong>${view.label(best.provider)}</strong>, median ${medianFinal(best)} ms${hedge}</li>`];
   });
   const strips = ev.conditions.map((c) => {
     const inCondition = rows.filter((r) => r.condition === c && r.finals.length > 0);
@@ -66,21 +75,23 @@ export function streamingSection(
     return latencyStrips({
       title: `Final latency after the end of speech under ${c}`,
       rows: inCondition.map((r) => ({
-        provider: view.label(r.provider),
+        provider: r.provider,
+        label: view.label(r.provider),
         colour: view.colour(r.provider),
         points: sorted(r.finals),
         count: r.finals.length,
-        p50: r.row.final_latency_ms!.p50,
-        p95: r.row.final_latency_ms!.p95,
+        p50: r.row.final_latency_ms?.p50 ?? null,
+        p95: r.row.final_latency_ms?.p95 ?? null,
+        failed: r.row.streams_failed ?? 0,
       })),
     });
   });
   return html`<section id="streaming-latency" aria-labelledby="stream-h"><h2 id="stream-h">Latency after the caller stops</h2>${intro}
 <ul id="fastest">${verdicts}</ul>${strips}
-<table id="streaming-table"><thead><tr><th>Provider</th><th>Condition</th><th>First partial p50 / p95 ms</th><th>Final latency p50 ms</th><th>95% CI</th><th>p95 / p99 ms</th><th>Revisions per utterance</th><th>Early words</th><th>WER</th></tr></thead><tbody>
+<table id="streaming-table"><thead><tr><th>Provider</th><th>Condition</th><th>First partial p50 / p95 ms</th><th>Final latency p50 ms</th><th>95% CI</th><th>p95 / p99 ms</th><th>Streams failed</th><th>Revisions per utterance</th><th>Early words</th><th>WER</th></tr></thead><tbody>
 ${rows.map(
-  (r) => html`<tr><td>${view.label(r.provider)}</td><td>${r.condition}</td><td class="num">${ms(r.row.first_partial_ms?.p50)} / ${ms(r.row.first_partial_ms?.p95)}</td>
-<td class="num">${ms(r.row.final_latency_ms?.p50)}</td><td class="num">${r.finalMedianCi ? `${r.finalMedianCi[0]} – ${r.finalMedianCi[1]}` : 'n/a'}</td>
-<td class="num">${ms(r.row.final_latency_ms?.p95)} / ${ms(r.row.final_latency_ms?.p99)}</td><td class="num">${r.row.revisions_per_utterance ?? 'n/a'}</td><td class="num">${r.row.early_words ?? 'n/a'}</td><td class="num">${r.row.wer === null ? 'n/a' : r.row.wer.toFixed(4)}</td></tr>`,
+  (r) => html`<tr><td>${view.label(r.provider)}</td><td>${r.condition}</td><td class="num">${pctl(r.row.first_partial_ms, 'p50')} / ${pctl(r.row.first_partial_ms, 'p95')}</td>
+<td class="num">${pctl(r.row.final_latency_ms, 'p50')}</td><td class="num">${r.finalMedianCi ? `${r.finalMedianCi[0]} – ${r.finalMedianCi[1]}` : 'n/a'}</td>
+<td class="num">${pctl(r.row.final_latency_ms, 'p95')} / ${pctl(r.row.final_latency_ms, 'p99')}</td><td class="num">${r.row.streams_failed ?? 0} of ${r.row.attempted}</td><td class="num">${r.row.revisions_per_utterance ?? 'n/a'}</td><td class="num">${r.row.early_words ?? 'n/a'}</td><td class="num">${r.row.wer === null ? 'n/a' : r.row.wer.toFixed(4)}</td></tr>`,
 )}</tbody></table></section>`;
 }

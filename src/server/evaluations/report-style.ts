@@ -9,8 +9,8 @@ export const REPORT_STYLE = `
 :root{color-scheme:light;--ink:#1d2433;--muted:#5b6475;--line:#e3e7ee;--bg:#f5f7fb;--ok:#1f7a4d;--bad:#b3261e;--warn:#8a5a00}
 *{box-sizing:border-box}body{margin:0;font:15px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:var(--ink);background:var(--bg)}
 header{background:#fff;border-bottom:1px solid var(--line)}header div,main{max-width:1000px;margin:0 auto;padding:16px 24px}
-header h1{font-size:20px;margin:0}header p{margin:0;color:var(--muted)}main{display:grid;gap:20px;padding-bottom:48px}
-section{background:#fff;border:1px solid var(--line);border-radius:10px;padding:20px 24px}h2{font-size:17px;margin:0 0 6px}h3{font-size:14px;margin:16px 0 4px}
+header h1{font-size:20px;margin:0}header p{margin:0;color:var(--muted)}main{display:grid;grid-template-columns:minmax(0,1fr);gap:20px;padding-bottom:48px}
+section{background:#fff;border:1px solid var(--line);border-radius:10px;padding:20px 24px;overflow-x:auto}h2{font-size:17px;margin:0 0 6px}h3{font-size:14px;margin:16px 0 4px}
 p.lead{margin:0 0 12px;color:var(--muted);font-size:13px}.muted{color:var(--muted)}
 dl.setup{display:grid;grid-template-columns:max-content 1fr;gap:4px 18px;margin:0}dl.setup dt{color:var(--muted)}dl.setup dd{margin:0}
 .state{padding:10px 14px;border-radius:8px;background:#fff6e0;color:var(--warn);border:1px solid #f0d9a0}.state.failed,.state.cancelled{background:#fdecea;color:var(--bad);border-color:#f3c2bd}
@@ -29,12 +29,17 @@ ol.failures{margin:0;padding-left:22px}ol.failures li{margin:0 0 14px}.meta{font
 .align .sub{background:#fff1c2}.align .del{background:#fde0dc;text-decoration:line-through}.align .ins{background:#dcf2e4}
 .align .sub s{color:var(--bad)}.align .sub b{color:var(--ok);font-weight:600}.align-key{font-size:12px;color:var(--muted)}
 tr.caveat td{background:#fff6e0}sup.caveat,.caveat-note sup{color:var(--warn);font-weight:600}.caveat-note{font-size:12px;margin:6px 0 0}
+section.verdict{border:2px solid #0b57d0;box-shadow:0 1px 6px rgba(11,87,208,.12)}.verdict .headline{font-size:17px;font-weight:500;margin:0 0 12px}
+#verdict-table th[scope=row]{color:var(--ink);font-size:13px}#verdict-table .who{font-weight:600}#verdict-table .best .who{font-size:14px}.verdict .fig{color:var(--muted);font-size:12px;white-space:nowrap}
+.verdict svg.swatch{vertical-align:-1px}.outcome.significant{color:var(--ok);font-weight:600}.outcome.inconclusive{color:var(--warn);font-weight:600}.outcome.same{color:var(--muted)}
+#verdict-caveats li{margin:0 0 4px;font-size:13px}ul#verdict-caveats{margin:0;padding-left:20px}
+details.group-comparisons{margin:8px 0 0}details.group-comparisons summary{cursor:pointer;font-weight:600;font-size:14px;margin:4px 0}
 a.listen{color:#0b57d0}.plain{font-size:13px;margin:2px 0}.plain b{color:var(--muted);font-weight:600;margin-right:4px}
 @media print{
   :root{--bg:#fff}body{font-size:11pt;-webkit-print-color-adjust:exact;print-color-adjust:exact}
   header{border:0}header div{max-width:none;padding:0 8mm 4mm}main{display:block;max-width:none;padding:0 8mm}
   section{border:0;border-radius:0;padding:0;margin:0 0 8mm;break-inside:avoid-page}
-  svg.chart,table,ol.failures li{break-inside:avoid}h2{break-after:avoid}
+  svg.chart,table,ol.failures li{break-inside:avoid}h2{break-after:avoid}section.verdict{border:2px solid #0b57d0;padding:4mm}
 }
 `;
 

@@ -5,11 +5,82 @@
  */
 import { html, type SafeHtml } from '../html.js';
 
-/** Colour-blind-safe palette (Okabe–Ito, then Tol's muted) for up to 10 providers, in request order. */
+/** Colour-blind-safe palette (Okabe–Ito, then Tol's muted): distinguishable colours for up to 10 providers. */
 export const PROVIDER_COLOURS = ['#0072b2', '#e69f00', '#009e73', '#cc79a7', '#56b4e9', '#d55e00', '#332288', '#999933', '#882255', '#44aa99'];
 
-/** The colour of the `index`-th provider. */
-export const providerColour = (index: number): string => PROVIDER_COLOURS[index % PROVIDER_COLOURS.length]!;
+/** FNV-1a (32 bits) of a token's UTF-16 units: a stable, well-spread hash with no dependency. */
+function tokenHash(token: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < token.length; i++) h = Math.imul(h ^ token.charCodeAt(i), 0x01000193) >>> 0;
+  return h;
+}
+
+/** A provider's own colour: its token hashed into the palette, so it is the same in every report. */
+export const providerColour = (token: string): string => PROVIDER_COLOURS[tokenHash(token) % PROVIDER_COLOURS.length]!;
+
+/**
+ * The colour of each provider of one report (DESIGN §15.7): its own colour (providerColour), whatever its
+ * position. Two tokens of one report that hash to the same colour cannot both have it — they would be
+ * indistinguishable — so, taking the tokens in alphabetical order (never the evaluation's order), a token
+ * whose colour is taken gets the next free one. Up to 10 providers all get distinct colours.
+ */
+export function providerColours(tokens: readonly string[]): Map<string, string> {
+  const taken = new Set<number>();
+  const out = new Map<string, string>();
+  for (const token of [...new Set(tokens)].sort()) {
+    let slot = tokenHash(token) % PROVIDER_COLOURS.length;
+    for (let k = 0; k < PROVIDER_COLOURS.length && taken.has(slot); k++) slot = (slot + 1) % PROVIDER_COLOURS.length;
+    taken.add(slot);
+    out.set(token, PROVIDER_COLOURS[slot]!);
+  }
+  return out;
+}
+
+/**
+ * A generous estimate of the width of `text` in px at `fontSize` px, bold or not. No font metrics exist
+ * on the server, so each character is given the width of its class in a wide sans (DejaVu Sans, the
+ * widest fallback of the page's system-ui stack); narrower fonts only leave more room.
+ */
+export function textWidth(text: string, fontSize: number, bold = false): number {
+  let em = 0;
+  for (const ch of text) {
+    if (/[ijl.,:;'|!·\s]/.test(ch)) em += 0.36;
+    else if (/[frt()[\]\-/]/.test(ch)) em += 0.46;
+    else if (/[mwMW%@—…−]/.test(ch)) em += 1.0;
+    else if (/[A-Z]/.test(ch)) em += 0.78;
+    else em += 0.66;
+  }
+  return Math.ceil(em * fontSize * (bold ? 1.1 : 1));
+}
+
+/** `text` as it fits in `maxWidth` px: whole, or cut with an ellipsis (the full text goes in a tooltip). */
+export function fitText(text: string, maxWidth: number, fontSize: number): { shown: string; full?: string } {
+  if (textWidth(text, fontSize) <= maxWidth) return { shown: text };
+  const chars = [...text];
+  let n = chars.length;
+  while (n > 1 && textWidth(`${chars.slice(0, n).join('').trimEnd()}…`, fontSize) > maxWidth) n--;
+  return { shown: `${chars.slice(0, n).join('').trimEnd()}…`, full: text };
+}
+
+/** A `<text>` holding `text` fitted to `maxWidth` px; a cut text carries its full text as a `<title>`. */
+export function fittedText(attrs: SafeHtml, text: string, maxWidth: number, fontSize: number): SafeHtml {
+  const f = fitText(text, maxWidth, fontSize);
+  return html`<text ${attrs}>${f.full ? html`<title>${f.full}</title>` : ''}${f.shown}</text>`;
+}
+
+/** Font sizes (px) of the chart classes in report-style.ts: the label margins are sized with them. */
+export const FONT = { label: 12, tick: 10, value: 10, cell: 13 } as const;
+/** No label margin grows beyond this: a longer label is cut with an ellipsis. */
+export const MAX_LABEL_W = 260;
+
+/**
+ * The left margin that holds the widest of `labels` (at the label font) and 14 px of gap: at least 170 px,
+ * so charts of short labels keep the page's common scale (a chart is drawn at the page's width: a
+ * narrower viewBox would enlarge its text), at most MAX_LABEL_W + 14.
+ */
+export function labelMargin(labels: readonly string[]): number {
+  return Math.min(MAX_LABEL_W, Math.max(156, ...labels.map((l) => textWidth(l, FONT.label)))) + 14;
+}
 
 /** A WER (fraction) as a percentage with one decimal, e.g. `34.5%`. */
 export const percent = (x: number): string => `${(x * 100).toFixed(1)}%`;
@@ -54,7 +125,6 @@ export interface WerBar {
   detail: string;
 }
 
-const LABEL_W = 170;
 const PLOT_W = 480;
 const BAR_H = 12;
 
@@ -66,11 +136,15 @@ const BAR_H = 12;
  */
 export function werBarChart(opts: { title: string; groups: readonly string[]; bars: readonly WerBar[]; max: number; marked?: ReadonlySet<string> }): SafeHtml {
   const providers = [...new Set(opts.bars.map((b) => b.provider))];
+  const labels = opts.groups.map((group) => (opts.marked?.has(group) ? `${group} †` : group));
+  const labelW = labelMargin(labels);
+  // Room right of the plot for the widest value written after a bar or whisker.
+  const valueW = Math.max(24, ...opts.bars.map((b) => textWidth(percent(b.wer), FONT.value))) + 10;
   const rowH = providers.length * (BAR_H + 2) + 10;
   const top = 8;
   const bottom = top + opts.groups.length * rowH;
   const axis = ticks(Math.max(opts.max, ...opts.bars.map((b) => Math.max(b.wer, b.ci95[1]))));
-  const scale = (v: number) => LABEL_W + (v / axis[axis.length - 1]!) * PLOT_W;
+  const scale = (v: number) => labelW + (v / axis[axis.length - 1]!) * PLOT_W;
   const byKey = new Map(opts.bars.map((b) => [`${b.group}\u0000${b.provider}`, b]));
   const rows = opts.groups.map((group, g) => {
     const y0 = top + g * rowH + 5;
@@ -80,17 +154,16 @@ export function werBarChart(opts: { title: string; groups: readonly string[]; ba
       const y = y0 + p * (BAR_H + 2);
       const mid = y + BAR_H / 2;
       const [lo, hi] = [scale(bar.ci95[0]), scale(bar.ci95[1])];
-      return html`<g><title>${bar.provider} · ${group}: WER ${percent(bar.wer)} (95% CI ${percent(bar.ci95[0])}–${percent(bar.ci95[1])}), ${bar.detail}</title>
-<rect x="${LABEL_W}" y="${y}" width="${f1(Math.max(0.5, scale(bar.wer) - LABEL_W))}" height="${BAR_H}" fill="${bar.colour}"/>
+      return html`<g data-provider="${bar.provider}"><title>${bar.provider} · ${group}: WER ${percent(bar.wer)} (95% CI ${percent(bar.ci95[0])}–${percent(bar.ci95[1])}), ${bar.detail}</title>
+<rect x="${labelW}" y="${y}" width="${f1(Math.max(0.5, scale(bar.wer) - labelW))}" height="${BAR_H}" fill="${bar.colour}"/>
 <line class="whisker" x1="${f1(lo)}" x2="${f1(hi)}" y1="${mid}" y2="${mid}"/><line class="whisker" x1="${f1(lo)}" x2="${f1(lo)}" y1="${y + 2}" y2="${y + BAR_H - 2}"/><line class="whisker" x1="${f1(hi)}" x2="${f1(hi)}" y1="${y + 2}" y2="${y + BAR_H - 2}"/>
 <text class="value" x="${f1(Math.max(hi, scale(bar.wer)) + 4)}" y="${mid + 4}">${percent(bar.wer)}</text></g>`;
     });
-    const label = opts.marked?.has(group) ? `${group} †` : group;
-    return html`<text class="label" x="${LABEL_W - 8}" y="${y0 + (rowH - 10) / 2 + 4}" text-anchor="end">${label}</text>${bars}`;
+    return html`${fittedText(html`class="label" x="${labelW - 8}" y="${y0 + (rowH - 10) / 2 + 4}" text-anchor="end"`, labels[g]!, labelW - 14, FONT.label)}${bars}`;
   });
   const height = bottom + 22;
-  return html`<svg class="chart" viewBox="0 0 ${LABEL_W + PLOT_W + 60} ${height}" width="100%" role="img" aria-label="${opts.title}"><title>${opts.title}</title>
-${xAxis({ ticks: axis, x0: LABEL_W, width: PLOT_W, top, bottom, label: (t) => `${Math.round(t * 100)}%` })}${rows}</svg>`;
+  return html`<svg class="chart" viewBox="0 0 ${labelW + PLOT_W + valueW} ${height}" width="100%" role="img" aria-label="${opts.title}"><title>${opts.title}</title>
+${xAxis({ ticks: axis, x0: labelW, width: PLOT_W, top, bottom, label: (t) => `${Math.round(t * 100)}%` })}${rows}</svg>`;
 }
 
 /** Heat-map colour of a WER: green at 0, amber near 25%, red from 60% up (also distinct in greyscale print). */
@@ -129,13 +202,14 @@ export function heatMap(opts: {
   label?: (provider: string) => string;
 }): SafeHtml {
   const label = opts.label ?? ((p: string) => p);
-  const labelW = 170;
-  const cellW = 110;
+  const labelW = labelMargin(opts.providers.map(label));
+  // A cell holds its condition's name above it: wide enough for the widest, within reason.
+  const cellW = Math.min(180, Math.max(110, ...opts.conditions.map((c) => textWidth(c, FONT.label) + 12)));
   const cellH = 40;
   const headH = 26;
   const width = labelW + opts.conditions.length * cellW + 4;
   const height = headH + opts.providers.length * cellH + 4;
-  const head = opts.conditions.map((c, j) => html`<text class="label" x="${labelW + j * cellW + cellW / 2}" y="${headH - 9}" text-anchor="middle">${c}</text>`);
+  const head = opts.conditions.map((c, j) => fittedText(html`class="label" x="${labelW + j * cellW + cellW / 2}" y="${headH - 9}" text-anchor="middle"`, c, cellW - 12, FONT.label));
   const byKey = new Map(opts.cells.map((c) => [`${c.provider}\u0000${c.condition}`, c]));
   const rows = opts.providers.map((provider, i) => {
     const y = headH + i * cellH;
@@ -144,25 +218,33 @@ export function heatMap(opts: {
       const cell = byKey.get(`${provider}\u0000${condition}`);
       if (!cell) return html`<rect x="${x + 1}" y="${y + 1}" width="${cellW - 2}" height="${cellH - 2}" class="empty"/><text class="cell" x="${x + cellW / 2}" y="${y + cellH / 2 + 5}" text-anchor="middle">n/a</text>`;
       const { fill, ink } = heatColour(cell.wer);
-      return html`<g><title>${provider} · ${condition}: WER ${percent(cell.wer)} (95% CI ${percent(cell.ci95[0])}–${percent(cell.ci95[1])})</title>
+      return html`<g data-provider="${provider}"><title>${provider} · ${condition}: WER ${percent(cell.wer)} (95% CI ${percent(cell.ci95[0])}–${percent(cell.ci95[1])})</title>
 <rect x="${x + 1}" y="${y + 1}" width="${cellW - 2}" height="${cellH - 2}" rx="3" fill="${fill}"/>
 <text class="cell" x="${x + cellW / 2}" y="${y + cellH / 2 + 5}" text-anchor="middle" fill="${ink}">${percent(cell.wer)}</text></g>`;
     });
-    return html`<text class="label" x="${labelW - 8}" y="${y + cellH / 2 + 4}" text-anchor="end">${label(provider)}</text>${cells}`;
+    return html`<g data-provider="${provider}">${fittedText(html`class="label" x="${labelW - 8}" y="${y + cellH / 2 + 4}" text-anchor="end"`, label(provider), labelW - 14, FONT.label)}${cells}</g>`;
   });
   return html`<svg class="chart heat" viewBox="0 0 ${width} ${height}" width="${Math.min(100, Math.round((width / 710) * 100))}%" role="img" aria-label="${opts.title}"><title>${opts.title}</title>${head}${rows}</svg>`;
 }
 
 /** The latencies of one provider, with the percentiles computed from all of them. */
 export interface LatencyRow {
+  /** The provider's token (`data-provider`). */
   provider: string;
+  /** How the row is labelled (`stt-b · deepgram nova-3`). */
+  label: string;
   colour: string;
   /** The points drawn (possibly a deterministic sample of all latencies). */
   points: readonly number[];
   count: number;
-  p50: number;
-  p95: number;
+  /** Null where the percentile reaches a failed stream (DESIGN §15.3): written `timeout`, no mark. */
+  p50: number | null;
+  p95: number | null;
+  /** Streams that failed beside the `count` that finished. */
+  failed?: number;
 }
+
+const msOrTimeout = (x: number | null) => (x === null ? 'timeout' : `${Math.round(x)}`);
 
 /**
  * A strip plot per provider: each utterance's latency as a translucent dot (spread vertically by a fixed
@@ -172,19 +254,23 @@ export function latencyStrips(opts: { title: string; rows: readonly LatencyRow[]
   const rowH = 34;
   const top = 8;
   const bottom = top + opts.rows.length * rowH;
-  const max = Math.max(1, ...opts.rows.flatMap((r) => [...r.points, r.p95]));
+  const labelW = labelMargin(opts.rows.map((r) => r.label));
+  const values = opts.rows.map((r) => `p50 ${msOrTimeout(r.p50)} · p95 ${msOrTimeout(r.p95)}`);
+  const valueW = Math.max(...values.map((v) => textWidth(v, FONT.value)), 40) + 16;
+  const max = Math.max(1, ...opts.rows.flatMap((r) => [...r.points, r.p95 ?? 0]));
   const axis = ticks(max);
-  const scale = (v: number) => LABEL_W + (v / axis[axis.length - 1]!) * PLOT_W;
+  const scale = (v: number) => labelW + (v / axis[axis.length - 1]!) * PLOT_W;
   const rows = opts.rows.map((row, i) => {
     const y0 = top + i * rowH;
     const mid = y0 + rowH / 2;
     const dots = row.points.map((v, k) => html`<circle cx="${f1(scale(v))}" cy="${f1(mid - 8 + ((k * 7) % 17))}" r="2.4" fill="${row.colour}" fill-opacity="0.45"/>`);
-    const [x50, x95] = [scale(row.p50), scale(row.p95)];
-    return html`<g><title>${row.provider}: p50 ${Math.round(row.p50)} ms, p95 ${Math.round(row.p95)} ms over ${row.count} transcriptions</title>
-<text class="label" x="${LABEL_W - 8}" y="${mid + 4}" text-anchor="end">${row.provider}</text>${dots}
-<line class="p50" x1="${f1(x50)}" x2="${f1(x50)}" y1="${mid - 12}" y2="${mid + 12}"/><line class="p95" x1="${f1(x95)}" x2="${f1(x95)}" y1="${mid - 12}" y2="${mid + 12}"/>
-<text class="value" x="${LABEL_W + PLOT_W + 8}" y="${mid + 4}">p50 ${Math.round(row.p50)} · p95 ${Math.round(row.p95)}</text></g>`;
+    const mark = (cls: string, v: number | null) => (v === null ? '' : html`<line class="${cls}" x1="${f1(scale(v))}" x2="${f1(scale(v))}" y1="${mid - 12}" y2="${mid + 12}"/>`);
+    const failed = row.failed ? `, ${row.failed} more never finished (timeout)` : '';
+    return html`<g data-provider="${row.provider}"><title>${row.label}: p50 ${msOrTimeout(row.p50)} ms, p95 ${msOrTimeout(row.p95)} ms over ${row.count} transcriptions${failed}</title>
+${fittedText(html`class="label" x="${labelW - 8}" y="${mid + 4}" text-anchor="end"`, row.label, labelW - 14, FONT.label)}${dots}
+${mark('p50', row.p50)}${mark('p95', row.p95)}
+<text class="value" x="${labelW + PLOT_W + 8}" y="${mid + 4}">${values[i]!}</text></g>`;
   });
-  return html`<svg class="chart" viewBox="0 0 ${LABEL_W + PLOT_W + 150} ${bottom + 22}" width="100%" role="img" aria-label="${opts.title}"><title>${opts.title}</title>
-${xAxis({ ticks: axis, x0: LABEL_W, width: PLOT_W, top, bottom, label: (t) => `${t} ms` })}${rows}</svg>`;
+  return html`<svg class="chart" viewBox="0 0 ${labelW + PLOT_W + valueW} ${bottom + 22}" width="100%" role="img" aria-label="${opts.title}"><title>${opts.title}</title>
+${xAxis({ ticks: axis, x0: labelW, width: PLOT_W, top, bottom, label: (t) => `${t} ms` })}${rows}</svg>`;
 }

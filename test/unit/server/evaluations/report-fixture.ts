@@ -1,4 +1,5 @@
 import { calculateAccuracy } from '../../../../src/shared/accuracy.js';
+import { comparisonVerdict } from '../../../../src/shared/comparison-verdict.js';
 import type { EvaluationComparison, EvaluationDetail, EvaluationSummaryRow, EvaluationUtterance } from '../../../../src/shared/schemas/evaluations.js';
 import { corpusWer, createPrng, latencyPercentiles, pairedSpeakerBootstrap, speakerBootstrapCi, type UtteranceScore } from '../../../../src/shared/stats.js';
 
@@ -11,12 +12,9 @@ export const TEXTS = [
 ];
 export const HOSTILE_TRANSCRIPT = '"><img src=x onerror=alert(1)> <script>alert(2)</script>';
 
-const SPEAKERS = [
-  { id: 'spk_flite_a', group: 'flite' },
-  { id: 'spk_flite_b', group: 'flite' },
-  { id: 'spk_espeak_a', group: 'espeak' },
-  { id: 'spk_espeak_b', group: 'espeak' },
-];
+/** `perGroup` speakers of each engine: 2 by default (4 in all, too few for a conclusive comparison). */
+const speakersOf = (perGroup: number) =>
+  ['flite', 'espeak'].flatMap((group) => Array.from({ length: perGroup }, (_, i) => ({ id: `spk_${group}_${String.fromCharCode(97 + i)}`, group })));
 
 /** What a provider "hears": words dropped or swapped at a rate that depends on the voice and condition. */
 function transcribe(text: string, rate: number, rand: () => number): string {
@@ -32,24 +30,42 @@ function transcribe(text: string, rate: number, rand: () => number): string {
     .join(' ');
 }
 
+/** Options of the fixture. */
+export interface FixtureOptions {
+  hostile?: boolean;
+  status?: EvaluationDetail['status'];
+  /** The hosted provider's token (default `stt-b`); its label is `{token} · deepgram nova-3`. */
+  hosted?: string;
+  /** The evaluation lists its providers hosted first (the data stays the same). */
+  reversed?: boolean;
+  /** Speakers per engine group (default 2). */
+  perGroup?: number;
+  /** The evaluation ran on a recorded corpus. */
+  corpus?: boolean;
+  /** The view's `event_loop_lag_ms`. */
+  lag?: { p50: number; p99: number };
+}
+
 /**
  * A realistic evaluation computed from synthetic utterances with the real statistics: two providers
- * (one perfect on Flite, both poor on eSpeak), three conditions, two groups. `hostile` puts markup in
- * the name and in one transcript.
+ * (`local-sphinx`, and a hosted one perfect on Flite; both poor on eSpeak), three conditions, two groups.
+ * `hostile` puts markup in the name and in one transcript.
  */
-export function fixtureReport(options: { hostile?: boolean; status?: EvaluationDetail['status'] } = {}): { evaluation: EvaluationDetail; utterances: EvaluationUtterance[] } {
-  const providers = ['local-sphinx', 'stt-b'];
+export function fixtureReport(options: FixtureOptions = {}): { evaluation: EvaluationDetail; utterances: EvaluationUtterance[] } {
+  const hosted = options.hosted ?? 'stt-b';
+  const providers = ['local-sphinx', hosted];
   const conditions = ['clean', 'telephone', 'noise:5'];
+  const SPEAKERS = speakersOf(options.perGroup ?? 2);
   const rand = createPrng(7);
   const utterances: EvaluationUtterance[] = [];
   TEXTS.forEach((reference, text_index) => {
     for (const s of SPEAKERS) {
       conditions.forEach((condition, c) => {
         for (const provider of providers) {
-          const base = s.group === 'espeak' ? 0.5 : provider === 'stt-b' ? 0 : 0.1;
+          const base = s.group === 'espeak' ? 0.5 : provider === hosted ? 0 : 0.1;
           let transcript: string | null = transcribe(reference, Math.min(0.9, base + c * 0.08), rand);
           if (options.hostile && text_index === 3 && provider === 'local-sphinx' && c === 0) transcript = HOSTILE_TRANSCRIPT;
-          const failed = provider === 'stt-b' && text_index === 1 && s.id === 'spk_espeak_b' && c === 2;
+          const failed = provider === hosted && text_index === 1 && s.id === 'spk_espeak_b' && c === 2;
           if (failed) transcript = null;
           const acc = transcript === null ? null : calculateAccuracy(reference, transcript);
           utterances.push({
@@ -64,7 +80,7 @@ export function fixtureReport(options: { hostile?: boolean; status?: EvaluationD
             substitutions: acc?.substitutions ?? null,
             deletions: acc?.deletions ?? null,
             insertions: acc?.insertions ?? null,
-            latency_ms: Math.round((provider === 'stt-b' ? 300 : 900) + rand() * 400),
+            latency_ms: Math.round((provider === hosted ? 300 : 900) + rand() * 400),
             confidence: null,
             error: failed ? { code: 'timeout', message: 'stt-b did not answer within 60 s' } : null,
             determinable: false,
@@ -75,7 +91,8 @@ export function fixtureReport(options: { hostile?: boolean; status?: EvaluationD
     }
   });
   markDeterminable(utterances);
-  const summary = summarise(utterances, providers, conditions);
+  const summary = summarise(utterances, providers, conditions, hosted);
+  const listed = options.reversed ? [...providers].reverse() : providers;
   const evaluation: EvaluationDetail = {
     evaluation_id: 'ev_fixture',
     name: options.hostile ? '</title><script>alert("name")</script>' : 'Flite vs eSpeak',
@@ -86,8 +103,8 @@ export function fixtureReport(options: { hostile?: boolean; status?: EvaluationD
     created_at: '2026-11-22T17:00:00.000Z',
     started_at: '2026-11-22T17:00:01.000Z',
     completed_at: '2026-11-22T17:03:30.000Z',
-    providers,
-    provider_labels: { 'local-sphinx': 'local-sphinx · en-us', 'stt-b': 'stt-b · deepgram nova-3' },
+    providers: listed,
+    provider_labels: { 'local-sphinx': 'local-sphinx · en-us', [hosted]: `${hosted} · deepgram nova-3` },
     conditions,
     group_by: 'engine',
     seed: 3,
@@ -101,8 +118,11 @@ export function fixtureReport(options: { hostile?: boolean; status?: EvaluationD
       seed: 3,
     },
     baseline_id: null,
-    summary,
-    comparisons: compare(utterances, conditions),
+    summary: options.reversed ? [...summary].reverse() : summary,
+    comparisons: compare(utterances, conditions, hosted),
+    ...(options.corpus ? { corpus_id: 'cor_fixture', corpus_name: 'support calls' } : {}),
+    // The view's extension fields of DESIGN §15 (spread: read by the report whatever the schema says yet).
+    ...(options.lag ? { event_loop_lag_ms: options.lag } : {}),
   };
   return { evaluation, utterances };
 }
@@ -119,7 +139,7 @@ const score = (u: EvaluationUtterance): UtteranceScore => ({
   referenceWords: u.reference.split(' ').length,
 });
 
-function summarise(utterances: EvaluationUtterance[], providers: string[], conditions: string[]): EvaluationSummaryRow[] {
+function summarise(utterances: EvaluationUtterance[], providers: string[], conditions: string[], hosted: string): EvaluationSummaryRow[] {
   const rows: EvaluationSummaryRow[] = [];
   for (const provider of providers) {
     for (const condition of conditions) {
@@ -144,10 +164,11 @@ function summarise(utterances: EvaluationUtterance[], providers: string[], condi
           wer_ci95: speakerBootstrapCi(scores, { seed: 0 }),
           cer: null,
           latency_ms: lat,
+          attempted: inGroup.length,
           failed_requests: inGroup.length - scored.length,
           // 2.5 s per utterance; the fixture's second provider is priced at $0.0043 a minute.
           audio_seconds: scored.length * 2.5,
-          cost_usd: provider === 'local-sphinx' ? null : Math.round(((scored.length * 2.5) / 60) * 0.0043 * 1e6) / 1e6,
+          cost_usd: provider === hosted ? Math.round(((scored.length * 2.5) / 60) * 0.0043 * 1e6) / 1e6 : null,
           rtfx: lat.p50 > 0 ? Math.round((2500 / lat.p50) * 1e4) / 1e4 : null,
         });
       }
@@ -156,17 +177,18 @@ function summarise(utterances: EvaluationUtterance[], providers: string[], condi
   return rows;
 }
 
-function compare(utterances: EvaluationUtterance[], conditions: string[]): EvaluationComparison[] {
+function compare(utterances: EvaluationUtterance[], conditions: string[], hosted: string): EvaluationComparison[] {
   return conditions.flatMap((condition) =>
     ['all', 'espeak', 'flite'].map((group) => {
       // Paired rows: the utterances both providers transcribed.
       const pairs = utterances.filter((u) => u.condition === condition && u.provider === 'local-sphinx' && u.transcript !== null && (group === 'all' || u.group === group));
-      const other = (u: EvaluationUtterance) => utterances.find((v) => v.provider === 'stt-b' && v.condition === condition && v.text_index === u.text_index && v.speaker_id === u.speaker_id)!;
+      const other = (u: EvaluationUtterance) => utterances.find((v) => v.provider === hosted && v.condition === condition && v.text_index === u.text_index && v.speaker_id === u.speaker_id)!;
       const both = pairs.filter((u) => other(u).transcript !== null);
       const a = both.map(score);
       const b = both.map((u) => score(other(u)));
       const r = pairedSpeakerBootstrap(a, b, { seed: 0 });
-      return { condition, group, a: 'local-sphinx', b: 'stt-b', wer_a: corpusWer(a), wer_b: corpusWer(b), difference: r.difference, ci95: r.ci95, p_a_better: r.pABetter, p_equal: r.pEqual };
+      const speakers = new Set(a.map((x) => x.speaker)).size;
+      return { speakers, verdict: comparisonVerdict(r.ci95, speakers), condition, group, a: 'local-sphinx', b: hosted, wer_a: corpusWer(a), wer_b: corpusWer(b), difference: r.difference, ci95: r.ci95, p_a_better: r.pABetter, p_equal: r.pEqual };
     }),
   );
 }

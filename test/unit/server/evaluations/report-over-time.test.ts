@@ -12,9 +12,9 @@ const baseline = (evaluationId: string): EvaluationCompare => ({
   matched_utterances: 16,
   changed_setup: ['stt-b model nova-2 → nova-3', 'voxctl <0.1.0> → "0.2.0" & more'],
   rows: [
-    { provider: 'stt-b', condition: 'clean', group: 'all', utterances: 8, wer_baseline: 0.05, wer: 0.15, difference: 0.1, ci95: [0.05, 0.15], p_worse: 1, verdict: 'regressed' },
-    { provider: 'stt-b', condition: 'clean', group: 'flite', utterances: 4, wer_baseline: 0.05, wer: 0.15, difference: 0.1, ci95: [0.05, 0.15], p_worse: 1, verdict: 'regressed' },
-    { provider: 'local-sphinx', condition: 'clean', group: 'all', utterances: 8, wer_baseline: 0.4, wer: 0.3, difference: -0.1, ci95: [-0.2, -0.02], p_worse: 0, verdict: 'improved' },
+    { provider: 'stt-b', condition: 'clean', group: 'all', utterances: 8, speakers: 6, attempted: 8, failed_requests: 0, wer_baseline: 0.05, wer: 0.15, difference: 0.1, ci95: [0.05, 0.15], p_worse: 1, verdict: 'regressed' },
+    { provider: 'stt-b', condition: 'clean', group: 'flite', utterances: 4, speakers: 3, attempted: 4, failed_requests: 0, wer_baseline: 0.05, wer: 0.15, difference: 0.1, ci95: [0.05, 0.15], p_worse: 1, verdict: 'regressed' },
+    { provider: 'local-sphinx', condition: 'clean', group: 'all', utterances: 8, speakers: 6, attempted: 8, failed_requests: 0, wer_baseline: 0.4, wer: 0.3, difference: -0.1, ci95: [-0.2, -0.02], p_worse: 0, verdict: 'improved' },
   ],
 });
 
@@ -25,8 +25,8 @@ describe('report sections over time and cost', () => {
     expect(page).toContain('id="cost"');
     expect(page).toContain('aria-label="WER against list price per audio hour"');
     expect(page).toContain('Not priced: local-sphinx.');
-    // $0.0043 a minute is $0.258 an hour.
-    expect(page).toMatch(/stt-b · clean: WER [\d.]+% at \$0\.258 per audio hour/);
+    // $0.0043 a minute is $0.258 an audio hour, written per hour like every cost of the page.
+    expect(page).toMatch(/stt-b · clean: WER [\d.]+% at \$0\.26\/h</);
     expect(page).not.toMatch(/\sstyle=/i);
     const points = costPoints(input.evaluation.summary!, { 'stt-b': 0.0043 }, new Map());
     expect(points.every((p) => p.provider === 'stt-b' && p.usdPerHour === 0.0043 * 60)).toBe(true);
