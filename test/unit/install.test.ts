@@ -47,4 +47,26 @@ describe('a clean install', () => {
   it('prepare is an incremental build: it finds the build of `npm ci` up to date (what `npx voxctl` reruns)', () => {
     expect(pkg.scripts.prepare).toBe('tsc -b tsconfig.build.json && node scripts/build-info.mjs');
   });
+
+  // npm 11.16 added allowScripts: `npm link` warned "1 package has install scripts not yet covered by
+  // allowScripts: voxctl@0.1.0" (issue 30). The README's way, run in a temporary global prefix.
+  const npmVersion = execa('npm', ['--version'], { reject: false }).then((r) => r.stdout.trim().split('.').map(Number));
+  it("the README's way to a plain `voxctl` installs without an npm warning", async () => {
+    const [major = 0, minor = 0] = await npmVersion;
+    const readme = readFileSync('README.md', 'utf8');
+    const allowScripts = major > 11 || (major === 11 && minor >= 16);
+    const args = allowScripts ? ['i', '-g', '.', '--allow-scripts=.'] : ['i', '-g', '.'];
+    expect(readme).toContain('`npm i -g . --allow-scripts=.`');
+    const prefix = mkdtempSync(join(tmpdir(), 'voxctl-prefix-'));
+    try {
+      const env = { ...newcomerEnv(), npm_config_prefix: prefix };
+      const r = await execa('npm', [...args, '--offline', '--no-audit', '--no-fund'], { env, extendEnv: false, reject: false });
+      expect(r.exitCode, r.stderr).toBe(0);
+      expect(r.stderr).not.toMatch(/npm warn/i);
+      const version = await execa(join(prefix, 'bin', 'voxctl'), ['--version'], { reject: false });
+      expect(version.stdout).toMatch(/^\d+\.\d+\.\d+ /);
+    } finally {
+      rmSync(prefix, { recursive: true, force: true });
+    }
+  }, 120_000);
 });
