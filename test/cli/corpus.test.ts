@@ -41,7 +41,14 @@ describe('voxctl corpus upload: refused on this machine before anything is sent 
     r = await run(['--json', 'corpus', 'upload', bad]);
     expect(r.exitCode).toBe(2);
     const err = JSON.parse(r.stderr.trim().split('\n').pop()!).error;
-    expect(err).toMatchObject({ code: 'validation_failed', message: 'metadata.csv:4: audio file not found in the archive: audio/gone.flac' });
+    // A folder is no archive: the file is said to be missing from the folder (issue 30).
+    expect(err).toMatchObject({ code: 'validation_failed', message: 'metadata.csv:4: audio file not found in the folder: audio/gone.flac' });
+    // A typo in the manifest's header names the manifest and what it lacks, not the generic layout error.
+    const typo = buildCorpus(join(root, 'typo'), 'audiofolder', recs.slice(0, 2));
+    writeFileSync(join(typo, 'metadata.csv'), readFileSync(join(typo, 'metadata.csv'), 'utf8').replace(/^file_name,transcription/, 'file_name,transcripton'));
+    r = await run(['corpus', 'upload', typo]);
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr).toMatch(/^Error: Unrecognised corpus layout: metadata\.csv lacks a transcript column \(transcription, text, sentence or transcript\); its header has file_name, transcripton/);
     r = await run(['corpus', 'upload', join(root, 'missing-folder')]);
     expect([r.exitCode, r.stderr]).toEqual([2, `Error: No such file or directory: ${join(root, 'missing-folder')}\n`]);
     r = await run(['corpus', 'upload', join(bad, 'metadata.csv')]);
