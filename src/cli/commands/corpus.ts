@@ -11,6 +11,7 @@ import { connect } from '../session.js';
 import { examples, flagsOf, pagingOptions } from '../util.js';
 import { listDirectory, tarOf, uploadSource, type DirectoryListing, type UploadSource } from '../corpus-local.js';
 import { UploadProgress } from '../upload-progress.js';
+import { retryAfter429 } from '../retry.js';
 import { printPages } from './eval-views.js';
 import { describeCommand } from '../command-groups.js';
 
@@ -61,6 +62,9 @@ export function printCorpus(out: Output, c: Corpus): void {
 export const defaultCorpusName = (path: string): string =>
   basename(path.replace(/[\\/]+$/, '')).replace(/\.(zip|tar\.gz|tgz|tar)$/i, '') || 'corpus';
 
+/** How long `corpus upload` waits in all for a free upload slot (another upload may take minutes). */
+const UPLOAD_RETRY_WAIT_MS = 30 * 60_000;
+
 /**
  * Streams a prepared PATH (see `prepareUpload`) to the service with byte progress: a directory as a tar
  * made while it is read (no temporary copy), an archive as it is. Resolves to the corpus view.
@@ -77,22 +81,33 @@ export async function uploadCorpusFrom(
   const progress = new UploadProgress(out, `Uploading ${input.name}`, total, () => ctx.clock.now().getTime());
   let sent = 0;
   let told = false;
-  const corpus = await client.uploadCorpus({
-    name: input.name,
-    // A directory: a tar produced while it is sent; an archive: streamed from disk as it is.
-    file: directory ? await tarOf(source.path, listing!.files) : source.path,
-    filename: directory ? `${defaultCorpusName(source.path)}.tar` : source.filename,
-    onProgress: (bytes) => {
-      sent = bytes;
-      progress.update(bytes);
-      // The last byte is sent: the service now extracts and decodes every file (minutes for a big corpus).
-      if (bytes >= total && !told && out.stderrTTY) {
-        told = true;
-        progress.update(bytes, true);
-        out.info('Sent; the service is checking and decoding every file…');
-      }
+  // At most two uploads of a user run at once (DESIGN §17.3): a 429 is waited out (its Retry-After) and the
+  // upload starts again from its first byte, a directory's tar made anew.
+  const corpus = await retryAfter429(
+    ctx,
+    out,
+    async () => {
+      sent = 0;
+      told = false;
+      return client.uploadCorpus({
+        name: input.name,
+        // A directory: a tar produced while it is sent; an archive: streamed from disk as it is.
+        file: directory ? await tarOf(source.path, listing!.files) : source.path,
+        filename: directory ? `${defaultCorpusName(source.path)}.tar` : source.filename,
+        onProgress: (bytes) => {
+          sent = bytes;
+          progress.update(bytes);
+          // The last byte is sent: the service now extracts and decodes every file (minutes for a big corpus).
+          if (bytes >= total && !told && out.stderrTTY) {
+            told = true;
+            progress.update(bytes, true);
+            out.info('Sent; the service is checking and decoding every file…');
+          }
+        },
+      });
     },
-  });
+    UPLOAD_RETRY_WAIT_MS,
+  );
   if (!told) progress.update(sent, true);
   return corpus;
 }

@@ -87,14 +87,14 @@ class MonoSink {
     return new MonoSink(rate, maxSeconds, rate > MAX_KEPT_RATE ? await StreamResampler.create(rate, MAX_KEPT_RATE) : undefined);
   }
 
-  /** Takes the next samples (copied or resampled: `samples` may be reused by the caller). */
+  /** Takes the next samples (kept as they are, or resampled: the caller hands them over). */
   push(samples: Int16Array): void {
     this.frames += samples.length;
     if (this.frames > this.maxSeconds * this.rate) {
       this.close();
       throw tooLong();
     }
-    this.parts.push(this.resampler ? this.resampler.push(samples) : samples.slice());
+    this.parts.push(this.resampler ? this.resampler.push(samples) : samples);
   }
 
   /** The decoded file, or `corrupt` when no sample came. */
@@ -115,10 +115,13 @@ class MonoSink {
   }
 }
 
-/** Int16 samples of little-endian bytes (an even count). */
+const littleEndian = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
+
+/** Int16 samples of little-endian bytes (an even count), in a new array. */
 const int16Of = (bytes: Buffer): Int16Array => {
   const out = new Int16Array(bytes.length >> 1);
-  for (let i = 0; i < out.length; i++) out[i] = bytes.readInt16LE(i * 2);
+  if (littleEndian) new Uint8Array(out.buffer).set(bytes.subarray(0, out.length * 2));
+  else for (let i = 0; i < out.length; i++) out[i] = bytes.readInt16LE(i * 2);
   return out;
 };
 
