@@ -131,6 +131,7 @@ describe('evaluation report in Chromium', () => {
       '/reversed': renderEvaluationReport({ ...fixtureReport({ reversed: true }), generatedAt: at, prices: { 'stt-b': 0.0043 } }),
       '/ordered': renderEvaluationReport({ ...fixtureReport(), generatedAt: at, prices: { 'stt-b': 0.0043 } }),
       '/corpus': renderEvaluationReport({ ...fixtureReport({ corpus: true }), generatedAt: at }),
+      '/streaming': renderEvaluationReport({ ...fixtureReport({ streaming: true, hosted: LONG }), generatedAt: at }),
     };
 
     beforeAll(async () => {
@@ -260,6 +261,16 @@ describe('evaluation report in Chromium', () => {
       expect(await tab.locator('#verdict-source').textContent()).toContain('Measured on recordings of the corpus support calls');
       expect(await tab.locator('#verdict-caveats li[data-caveat="few-speakers"]').textContent()).toContain('the recordings come from only 4 speakers');
       expect(await tab.locator('#failures .lead').textContent()).toContain('so the recordings cannot explain them');
+      await close();
+    });
+
+    it('tells a failed stream: its percentiles print timeout, the panel names it', async () => {
+      const { tab, close } = await open(`${origin}/streaming`);
+      const row = tab.locator('#streaming-table tr', { hasText: 'noise:5' }).filter({ hasText: LONG });
+      // 1 of 4 streams of this provider under noise:5 in the 4-text fixture: its p99 reaches the +∞.
+      expect(await row.locator('td').allTextContents()).toEqual(expect.arrayContaining(['1 of 16']));
+      expect((await row.textContent())!).toContain('timeout');
+      expect(await tab.locator('#verdict-caveats li[data-caveat="failed-streams"]').textContent()).toMatch(new RegExp(`^Failed streams: 1 of 16 streams under noise:5 to ${LONG} · deepgram nova-3 never finished`));
       await close();
     });
   });

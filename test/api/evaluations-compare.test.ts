@@ -93,7 +93,8 @@ describe('evaluations over time: setup, rerun, compare, cost', () => {
     const listed = (await get('/v1/evaluations?limit=5')).body.items.find((e: Row) => e.evaluation_id === base.evaluation_id);
     expect(listed.setup).toEqual(base.setup);
     const html = await (await fetch(base.report_url)).text();
-    expect(html).toContain('stt-b · openai whisper-1 · $0.006/min');
+    // $0.006 a minute, written per audio hour like every cost of the report (DESIGN §15.7).
+    expect(html).toContain('stt-b · openai whisper-1 · $0.36/h');
     expect(html).toContain('stt-c · deepgram nova-2 (en)');
     expect(html).toContain(`<dd id="setup-version">${VERSION}</dd>`);
   });

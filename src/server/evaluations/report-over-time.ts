@@ -88,7 +88,7 @@ export function placeLabels(points: readonly { x: number; y: number; text: strin
 /** WER (y) against list price per audio hour (x): lower left is cheap and accurate. */
 export function costScatter(opts: { title: string; points: readonly CostPoint[] }): SafeHtml {
   const x0 = 50;
-  const w = 520;
+  const w = 620;
   const top = 10;
   const h = 240;
   const xAxis = ticks(Math.max(0.01, ...opts.points.map((p) => p.usdPerHour)));

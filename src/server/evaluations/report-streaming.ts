@@ -72,7 +72,7 @@ export function streamingSection(
     const inCondition = rows.filter((r) => r.condition === c && r.finals.length > 0);
     if (!inCondition.length) return '';
     const sorted = (xs: number[]) => [...xs].sort((a, b) => a - b);
-    return latencyStrips({
+    return html`<h3>${c}</h3>${latencyStrips({
       title: `Final latency after the end of speech under ${c}`,
       rows: inCondition.map((r) => ({
         provider: r.provider,
@@ -84,7 +84,7 @@ export function streamingSection(
         p95: r.row.final_latency_ms?.p95 ?? null,
         failed: r.row.streams_failed ?? 0,
       })),
-    });
+    })}`;
   });
   return html`<section id="streaming-latency" aria-labelledby="stream-h"><h2 id="stream-h">Latency after the caller stops</h2>${intro}
 <ul id="fastest">${verdicts}</ul>${strips}

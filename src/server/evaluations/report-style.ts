@@ -30,7 +30,7 @@ ol.failures{margin:0;padding-left:22px}ol.failures li{margin:0 0 14px}.meta{font
 .align .sub s{color:var(--bad)}.align .sub b{color:var(--ok);font-weight:600}.align-key{font-size:12px;color:var(--muted)}
 tr.caveat td{background:#fff6e0}sup.caveat,.caveat-note sup{color:var(--warn);font-weight:600}.caveat-note{font-size:12px;margin:6px 0 0}
 section.verdict{border:2px solid #0b57d0;box-shadow:0 1px 6px rgba(11,87,208,.12)}.verdict .headline{font-size:17px;font-weight:500;margin:0 0 12px}
-#verdict-table th[scope=row]{color:var(--ink);font-size:13px}#verdict-table .who{font-weight:600}#verdict-table .best .who{font-size:14px}.verdict .fig{color:var(--muted);font-size:12px;white-space:nowrap}
+#verdict-table th[scope=row]{color:var(--ink);font-size:13px}#verdict-table .who{font-weight:600;white-space:nowrap}#verdict-table .binding{white-space:nowrap}#verdict-table .best .who{font-size:14px}.verdict .fig{color:var(--muted);font-size:12px;white-space:nowrap}
 .verdict svg.swatch{vertical-align:-1px}.outcome.significant{color:var(--ok);font-weight:600}.outcome.inconclusive{color:var(--warn);font-weight:600}.outcome.same{color:var(--muted)}
 #verdict-caveats li{margin:0 0 4px;font-size:13px}ul#verdict-caveats{margin:0;padding-left:20px}
 details.group-comparisons{margin:8px 0 0}details.group-comparisons summary{cursor:pointer;font-weight:600;font-size:14px;margin:4px 0}

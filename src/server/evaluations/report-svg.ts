@@ -256,7 +256,8 @@ export function latencyStrips(opts: { title: string; rows: readonly LatencyRow[]
   const bottom = top + opts.rows.length * rowH;
   const labelW = labelMargin(opts.rows.map((r) => r.label));
   const values = opts.rows.map((r) => `p50 ${msOrTimeout(r.p50)} · p95 ${msOrTimeout(r.p95)}`);
-  const valueW = Math.max(...values.map((v) => textWidth(v, FONT.value)), 40) + 16;
+  // At least the room `p50 1234 · p95 timeout` takes, so strips of one page share their scale.
+  const valueW = Math.max(...values.map((v) => textWidth(v, FONT.value)), textWidth('p50 1234 · p95 timeout', FONT.value)) + 16;
   const max = Math.max(1, ...opts.rows.flatMap((r) => [...r.points, r.p95 ?? 0]));
   const axis = ticks(max);
   const scale = (v: number) => labelW + (v / axis[axis.length - 1]!) * PLOT_W;

@@ -239,7 +239,13 @@ export function verdictSection(ev: EvaluationDetail, ctx: VerdictContext & { col
     ? `Measured on ${words.plural} of the corpus ${ev.corpus_name ?? ev.corpus_id}`
     : `Measured on ${words.plural} reading the texts`;
   const swatch = (p: string) => html`<svg class="swatch" width="10" height="10" aria-hidden="true" data-provider="${p}"><rect width="10" height="10" rx="2" fill="${ctx.colour(p)}"/></svg>`;
-  const who = (s: Standing) => html`${swatch(s.provider)} <span class="who">${ctx.label(s.provider)}</span><br><span class="fig">WER ${percent(s.wer)} · ${cost(s.usdPerHour)}</span>`;
+  // `stt-b · deepgram nova-3` breaks between the token and its binding, never inside either (`nova-` / `3`).
+  const name = (p: string) => {
+    const label = ctx.label(p);
+    const cut = label.indexOf(' · ');
+    return cut < 0 ? html`<span class="who">${label}</span>` : html`<span class="who">${label.slice(0, cut)}</span> <span class="binding">· ${label.slice(cut + 3)}</span>`;
+  };
+  const who = (s: Standing) => html`${swatch(s.provider)} ${name(s.provider)}<br><span class="fig">WER ${percent(s.wer)} · ${cost(s.usdPerHour)}</span>`;
   const rows = verdicts.map((v) => {
     const o = outcomeWords(v, ctx.label);
     const diff = v.difference === null ? '—' : `${points(v.difference)} points`;
@@ -250,7 +256,7 @@ export function verdictSection(ev: EvaluationDetail, ctx: VerdictContext & { col
   });
   const body = verdicts.length
     ? html`${headline(verdicts, ctx.label)}
-<table id="verdict-table"><thead><tr><th>Condition</th><th>Lowest WER (group all)</th><th>Runner-up</th><th>Difference, best − runner-up</th><th>Verdict</th></tr></thead><tbody>${rows}</tbody></table>`
+<table id="verdict-table"><thead><tr><th>Condition</th><th>Lowest WER (group all)</th><th>Runner-up</th><th>Best − runner-up</th><th>Verdict</th></tr></thead><tbody>${rows}</tbody></table>`
     : html`<p class="muted">No provider transcribed anything: there is nothing to conclude.</p>`;
   const notes = caveats.length
     ? html`<h3>Caveats</h3><ul id="verdict-caveats">${caveats.map((c) => html`<li data-caveat="${c.kind}">${c.text}</li>`)}</ul>`

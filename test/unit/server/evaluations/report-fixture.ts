@@ -44,6 +44,8 @@ export interface FixtureOptions {
   corpus?: boolean;
   /** The view's `event_loop_lag_ms`. */
   lag?: { p50: number; p99: number };
+  /** A streaming evaluation: the hosted provider's failed request is a failed stream (DESIGN §15.3). */
+  streaming?: boolean;
 }
 
 /**
@@ -90,8 +92,17 @@ export function fixtureReport(options: FixtureOptions = {}): { evaluation: Evalu
       });
     }
   });
+  if (options.streaming) {
+    for (const u of utterances) {
+      u.first_partial_ms = u.transcript === null ? null : Math.round((u.latency_ms ?? 0) / 3);
+      u.final_latency_ms = u.transcript === null ? null : Math.round((u.latency_ms ?? 0) / 2);
+      u.revisions = 0;
+      u.early_words = 0;
+    }
+  }
   markDeterminable(utterances);
   const summary = summarise(utterances, providers, conditions, hosted);
+  if (options.streaming) for (const r of summary) streamingFigures(r, utterances);
   const listed = options.reversed ? [...providers].reverse() : providers;
   const evaluation: EvaluationDetail = {
     evaluation_id: 'ev_fixture',
@@ -121,10 +132,26 @@ export function fixtureReport(options: FixtureOptions = {}): { evaluation: Evalu
     summary: options.reversed ? [...summary].reverse() : summary,
     comparisons: compare(utterances, conditions, hosted),
     ...(options.corpus ? { corpus_id: 'cor_fixture', corpus_name: 'support calls' } : {}),
+    ...(options.streaming ? { mode: 'streaming' as const, pace: 1 } : {}),
     // The view's extension fields of DESIGN §15 (spread: read by the report whatever the schema says yet).
     ...(options.lag ? { event_loop_lag_ms: options.lag } : {}),
   };
   return { evaluation, utterances };
+}
+
+/** A streaming row's figures: a failed stream counts as +∞, so a percentile it reaches is null (DESIGN §15.3). */
+function streamingFigures(r: EvaluationSummaryRow, utterances: EvaluationUtterance[]): void {
+  const mine = utterances.filter((u) => u.provider === r.provider && u.condition === r.condition && (r.group === 'all' || u.group === r.group));
+  const pctl = (key: 'first_partial_ms' | 'final_latency_ms', p: number) => {
+    const values = mine.map((u) => u[key] ?? Infinity).sort((a, b) => a - b);
+    const v = values[Math.min(values.length - 1, Math.ceil((p / 100) * values.length) - 1)]!;
+    return Number.isFinite(v) ? v : null;
+  };
+  r.first_partial_ms = { p50: pctl('first_partial_ms', 50), p95: pctl('first_partial_ms', 95) };
+  r.final_latency_ms = { p50: pctl('final_latency_ms', 50), p95: pctl('final_latency_ms', 95), p99: pctl('final_latency_ms', 99) };
+  r.streams_failed = r.failed_requests;
+  r.revisions_per_utterance = 0;
+  r.early_words = 0;
 }
 
 function markDeterminable(utterances: EvaluationUtterance[]): void {
