@@ -75,7 +75,7 @@ export function createOpenAiAdapter(s: AdapterSettings): SttAdapter {
     async transcribe(audio: SttAudio, opts: TranscribeOptions) {
       const key = s.apiKeyEnv ? requireKey(s, VENDOR) : undefined;
       checkLimits(audio, VENDOR_TABLE.openai.limits, VENDOR);
-      const ctx = contextOf(s, VENDOR);
+      const ctx = contextOf(s, VENDOR, opts.timing);
       const form = await wavForm(audio, 'file');
       form.append('model', model);
       const language = opts.language ?? s.language;

@@ -1,7 +1,8 @@
+import { performance } from 'node:perf_hooks';
 import type { fetch as undiciFetch } from 'undici';
 import { encodeWav } from '../../audio/wav.js';
 import { resamplePcm16 } from '../../audio/resample.js';
-import { SttError, type SttAudio } from './types.js';
+import { SttError, type RequestTiming, type SttAudio } from './types.js';
 import type { VendorContext } from './http.js';
 import { TIMEOUTS, type AudioLimits } from './vendor-table.js';
 
@@ -45,10 +46,23 @@ export function keyCheck(s: AdapterSettings, vendor: string): () => { ok: true }
   };
 }
 
-/** The vendor context of one call: name, secrets to scrub, fetch. */
-export function contextOf(s: AdapterSettings, vendor: string): VendorContext {
+/** The vendor context of one call: name, secrets to scrub, fetch (which marks `timing` when given). */
+export function contextOf(s: AdapterSettings, vendor: string, timing?: RequestTiming): VendorContext {
   const key = s.apiKey();
-  return { vendor, secrets: key ? [key] : [], fetch: s.fetch };
+  return { vendor, secrets: key ? [key] : [], fetch: timing ? timedFetch(s.fetch, timing) : s.fetch };
+}
+
+/**
+ * A fetch that records in `timing` when the call's first request was handed to undici (loaded here, on
+ * the first call, as vendorText would): the request's own synchronous start runs before the mark.
+ */
+function timedFetch(fetch: typeof undiciFetch | undefined, timing: RequestTiming): typeof undiciFetch {
+  return async (input, init) => {
+    const send = fetch ?? (await import('undici')).fetch;
+    const response = send(input, init);
+    timing.sent ??= performance.now();
+    return response;
+  };
 }
 
 /** The audio as 16-bit mono WAV at `rate` (resampled when needed), plus its samples. */

@@ -19,6 +19,17 @@ export interface TranscribeOptions {
    * boosting parameter. An adapter whose `supportsKeyterms` is false ignores them.
    */
   keyterms?: readonly string[];
+  /** Filled by a hosted adapter's HTTP client: when its first request left (DESIGN §15.4). */
+  timing?: RequestTiming;
+}
+
+/**
+ * When a recognition's first request to the vendor was handed to the HTTP client (`performance.now()`):
+ * its latency runs from there, so the adapter's own work before it (loading the client, resampling,
+ * encoding) is not counted as the vendor's. Unset for a local recogniser.
+ */
+export interface RequestTiming {
+  sent?: number;
 }
 
 /** What a recognizer returns; latency is measured by the caller (DESIGN §6). */

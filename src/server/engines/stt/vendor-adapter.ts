@@ -52,7 +52,7 @@ export function defineVendorAdapter(s: AdapterSettings, id: VendorIdentity, run:
       checkLimits(audio, VENDOR_TABLE[id.adapter].limits, id.vendor);
       const keyterms = supportsKeyterms && spec && opts.keyterms?.length ? checkKeyterms(opts.keyterms, spec, id.vendor) : undefined;
       const language = opts.language ?? s.language;
-      return withinBudget(s, audio, id.vendor, opts.signal, (signal) => run(audio, { key, ctx: contextOf(s, id.vendor), signal, language, keyterms }));
+      return withinBudget(s, audio, id.vendor, opts.signal, (signal) => run(audio, { key, ctx: contextOf(s, id.vendor, opts.timing), signal, language, keyterms }));
     },
   };
 }

@@ -10,7 +10,7 @@ import { encodeWav } from '../../audio/wav.js';
 import { DomainError, validationFailed } from '../../../shared/errors.js';
 import { KeytermsError, normalizeKeyterms } from '../../../shared/keyterms.js';
 import type { SttRegistry } from '../../engines/stt/registry.js';
-import { SttError, type SttAudio, type SttErrorCode } from '../../engines/stt/types.js';
+import { SttError, type RequestTiming, type SttAudio, type SttErrorCode } from '../../engines/stt/types.js';
 
 /** Collaborators of a transcription: the provider registry and the audio source (storage or fetch). */
 export interface TranscriptionDeps {
@@ -72,7 +72,9 @@ const failed = (latencyMs: number, code: SttErrorCode, message: string): SttResu
 });
 
 /**
- * Runs one provider under its timeout; never throws. `latency_ms` spans the adapter call only. With
+ * Runs one provider under its timeout; never throws. `latency_ms` spans the adapter call only, and for a
+ * hosted vendor only from its first request leaving (DESIGN §15.4: the adapter's own work before it is
+ * the service's, not the vendor's) to the answer. With
  * `keyterms` the result says whether the provider's adapter passed them on (`applied`) or has no
  * boosting parameter (`unsupported`, transcribed without them).
  */
@@ -109,13 +111,15 @@ async function runBound(
     }, bound.timeoutMs);
   });
   const started = performance.now();
+  const timing: RequestTiming = {};
+  const elapsed = () => Math.round(performance.now() - (timing.sent ?? started));
   try {
     const { language, keyterms } = request;
-    const out = await Promise.race([bound.adapter.transcribe(audio, { signal: controller.signal, language, ...(keyterms ? { keyterms } : {}) }), timeout]);
-    const latency = Math.round(performance.now() - started);
+    const out = await Promise.race([bound.adapter.transcribe(audio, { signal: controller.signal, language, timing, ...(keyterms ? { keyterms } : {}) }), timeout]);
+    const latency = elapsed();
     return { transcript: out.transcript, latency_ms: latency, confidence: out.confidence === null ? null : Math.round(out.confidence * 10_000) / 10_000 };
   } catch (err) {
-    const latency = Math.round(performance.now() - started);
+    const latency = elapsed();
     if (err instanceof SttError) return failed(latency, err.code, err.message);
     deps.logError?.(err, id);
     return failed(latency, 'upstream_error', `${id} failed unexpectedly`);
