@@ -7,6 +7,7 @@
 import { appendFileSync, writeFileSync } from 'node:fs';
 import { create } from 'xmlbuilder2';
 import type { EvaluationCompare, EvaluationDetail } from '../shared/schemas/evaluations.js';
+import { markdownText, xmlText } from './safe-text.js';
 import { anyGate, compareGateFailures, summaryGateFailures, type EvaluationGates, type GateFailure, type GateFailureType } from '../shared/evaluation-gates.js';
 
 /** One `<testcase>`: a provider × condition × group and the gate failures it met. */
@@ -57,6 +58,8 @@ export function ciCases(input: {
 }
 
 const seconds = (x: number) => x.toFixed(3);
+/** Attributes with the characters XML 1.0 forbids dropped (DESIGN §17.6): every value of the document goes through here or `xmlText`. */
+const xmlAttrs = (attrs: Record<string, string>) => Object.fromEntries(Object.entries(attrs).map(([k, v]) => [k, xmlText(v)]));
 
 /** The JUnit XML of one evaluation: `<testsuites>` holding one `<testsuite name="voxctl eval {id}">`. */
 export function junitXml(input: { evaluationId: string; cases: readonly CiCase[]; timestamp: Date }): string {
@@ -64,24 +67,27 @@ export function junitXml(input: { evaluationId: string; cases: readonly CiCase[]
   const total = input.cases.reduce((t, c) => t + (c.timeSeconds ?? 0), 0);
   const counts = { tests: String(input.cases.length), failures: String(failures), errors: '0', skipped: '0', time: seconds(total) };
   const doc = create({ version: '1.0', encoding: 'UTF-8' });
-  const suites = doc.ele('testsuites', { name: 'voxctl', ...counts });
-  const suite = suites.ele('testsuite', {
-    name: `voxctl eval ${input.evaluationId}`,
-    ...counts,
-    timestamp: input.timestamp.toISOString().replace(/\.\d+Z$/, ''),
-  });
+  const suites = doc.ele('testsuites', xmlAttrs({ name: 'voxctl', ...counts }));
+  const suite = suites.ele(
+    'testsuite',
+    xmlAttrs({
+      name: `voxctl eval ${input.evaluationId}`,
+      ...counts,
+      timestamp: input.timestamp.toISOString().replace(/\.\d+Z$/, ''),
+    }),
+  );
   for (const c of input.cases) {
-    const test = suite.ele('testcase', { classname: c.provider, name: `${c.condition} / ${c.group}`, time: seconds(c.timeSeconds ?? 0) });
+    const test = suite.ele('testcase', xmlAttrs({ classname: c.provider, name: `${c.condition} / ${c.group}`, time: seconds(c.timeSeconds ?? 0) }));
     if (c.failures.length === 0) continue;
     // One <failure> per case (what every reader expects); both gates' messages when both fail.
     const message = c.failures.map((x) => x.message).join('; ');
-    test.ele('failure', { message, type: c.failures.map((x) => x.type).join(',') }).txt(message);
+    test.ele('failure', xmlAttrs({ message, type: c.failures.map((x) => x.type).join(',') })).txt(xmlText(message));
   }
   return doc.end({ prettyPrint: true }) + '\n';
 }
 
-/** A Markdown table cell: pipes escaped, line breaks flattened. */
-const cell = (v: string | number | null | undefined) => (v === null || v === undefined ? '—' : String(v).replace(/\\/g, '\\\\').replace(/\|/g, '\\|').replace(/\r?\n/g, ' '));
+/** A Markdown table cell or heading text: `<`, `>`, pipes and backticks escaped, line breaks flattened (DESIGN §17.6). */
+const cell = (v: string | number | null | undefined) => (v === null || v === undefined ? '—' : markdownText(String(v)));
 const table = (head: string[], rows: (string | number | null)[][]) =>
   [`| ${head.join(' | ')} |`, `|${head.map(() => ' --- |').join('')}`, ...rows.map((r) => `| ${r.map(cell).join(' | ')} |`)].join('\n');
 const mark = (failed: boolean) => (failed ? '❌' : '✅');
@@ -93,7 +99,7 @@ export function markdownSummary(input: { evaluation?: EvaluationDetail; compare?
   const parts: string[] = [];
   const ev = input.evaluation;
   if (ev) {
-    parts.push(`### voxctl eval ${cell(ev.evaluation_id)}${ev.name ? ` — ${cell(ev.name)}` : ''}`, '', `Status **${ev.status}**, ${ev.completed_utterances}/${ev.total_utterances} utterances, normaliser ${ev.normalizer.name} v${ev.normalizer.version}.`, '');
+    parts.push(`### voxctl eval ${cell(ev.evaluation_id)}${ev.name ? ` — ${cell(ev.name)}` : ''}`, '', `Status **${ev.status}**, ${ev.completed_utterances}/${ev.total_utterances} utterances, normaliser ${cell(ev.normalizer.name)} v${ev.normalizer.version}.`, '');
     const rows = (ev.summary ?? []).filter((r) => r.group === 'all');
     const streamed = ev.mode === 'streaming';
     const gated = anyGate(input.gates);

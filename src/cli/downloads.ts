@@ -5,6 +5,7 @@ import type { HandlerContext } from './context.js';
 import { CliError, usageError } from './errors.js';
 import type { Output } from './output.js';
 import { retryAfter429 } from './retry.js';
+import { csvRecord } from '../shared/csv-cells.js';
 
 /** One entry of a download: a batch result or a dataset row, with its global index. */
 export interface DownloadItem {
@@ -106,7 +107,8 @@ export async function downloadAll(
   }
   if (out.stderrTTY && !out.quiet && !out.json && saved > 0) out.stderr.write('\r\x1b[2K');
   const { stringify } = await import('csv-stringify/sync');
-  const rows = planned.map(({ item, file }) => [item.index, item.speaker_id, item.text, file, item.duration_seconds ?? '', item.status]);
+  // A text a spreadsheet would run as a formula is written behind a `'` (DESIGN §17.6).
+  const rows = planned.map(({ item, file }) => csvRecord([item.index, item.speaker_id, item.text, file, item.duration_seconds ?? '', item.status]));
   writeFileSync(`${manifestPath}.part`, stringify(rows, { header: true, columns: [...MANIFEST_COLUMNS] }));
   renameSync(`${manifestPath}.part`, manifestPath);
   return { directory: dir, saved, skipped, manifest: manifestPath };

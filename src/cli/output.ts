@@ -1,8 +1,22 @@
 import { Chalk, type ChalkInstance } from 'chalk';
 import type { Writable } from 'node:stream';
+import { csvCell } from '../shared/csv-cells.js';
+import { terminalText } from './safe-text.js';
 
 /** A stream that may be a terminal (process.stdout, or a test's fake). */
 export type OutStream = Writable & { isTTY?: boolean; columns?: number };
+
+/**
+ * Text the CLI styled itself (a coloured `ok`, an error code in red): tables and field lists print it as
+ * it is, colour codes included, where any other text has its control characters shown as `�`. Whoever
+ * builds one passes the data parts inside it through `terminalText` first.
+ */
+export class Styled {
+  constructor(readonly text: string) {}
+}
+
+/** Marks the CLI's own styled text (`styled(out.color.green('ok'))`) for a table cell or field value. */
+export const styled = (text: string): Styled => new Styled(text);
 
 /** One column of a table/CSV: header and how to read the cell from a row. */
 export interface Column<T> {
@@ -98,13 +112,15 @@ export class Output {
 
   /**
    * Renders rows as a cli-table3 table on a terminal — fitted to its width, long cells (a transcript)
-   * cut with an ellipsis (DESIGN §7) — or aligned plain columns when piped (never truncated).
+   * cut with an ellipsis (DESIGN §7) — or aligned plain columns when piped (never truncated). Either way
+   * the data's control characters show as `�` (DESIGN §17.6): a table is read on a terminal, piped or not.
    */
   async table<T>(rows: readonly T[], columns: readonly Column<T>[]): Promise<void> {
-    const cells = rows.map((r) => columns.map((c) => cellText(c.get(r))));
+    const values = rows.map((r) => columns.map((c) => c.get(r)));
     if (this.isTTY) {
       const { default: Table } = await import('cli-table3');
-      const oneLine = cells.map((row) => row.map((c) => c.replace(/\s*[\r\n]+\s*/g, ' ')));
+      // Line breaks flattened first, so a CRLF reads as one space rather than a shown control character.
+      const oneLine = values.map((row) => row.map((v) => shownText(v, (t) => t.replace(/\s*[\r\n]+\s*/g, ' '))));
       const natural = columns.map((c, i) => Math.max(visibleWidth(c.header), ...oneLine.map((r) => visibleWidth(r[i]!))) + 2);
       const colWidths = fitWidths(natural, (this.stdout.columns ?? 80) - (columns.length + 1));
       const table = new Table({ head: columns.map((c) => this.color.bold(c.header)), style: { head: [], border: [] }, colWidths, wordWrap: false });
@@ -112,18 +128,19 @@ export class Output {
       this.stdout.write(table.toString() + '\n');
       return;
     }
+    const cells = values.map((row) => row.map((v) => shownText(v)));
     const headers = columns.map((c) => c.header.toUpperCase());
     const widths = headers.map((h, i) => Math.max(h.length, ...cells.map((r) => [...r[i]!].length)));
     const line = (r: string[]) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]!))).join('  ').trimEnd();
     this.stdout.write([line(headers), ...cells.map(line)].join('\n') + '\n');
   }
 
-  /** Renders rows as RFC 4180 CSV with a header line. */
+  /** Renders rows as RFC 4180 CSV with a header line: the data as it is, but no text cell a spreadsheet would run as a formula. */
   async csv<T>(rows: readonly T[], columns: readonly Column<T>[]): Promise<void> {
     const { stringify } = await import('csv-stringify/sync');
     this.stdout.write(
       stringify(
-        rows.map((r) => columns.map((c) => cellText(c.get(r), ''))),
+        rows.map((r) => columns.map((c) => csvCell(cellText(c.get(r), '')))),
         { header: true, columns: columns.map((c) => c.header) },
       ),
     );
@@ -136,10 +153,10 @@ export class Output {
     return this.table(rows, columns);
   }
 
-  /** Prints `key: value` lines for one object (human view). */
+  /** Prints `key: value` lines for one object (human view), control characters of the values shown as `�`. */
   fields(entries: readonly [string, unknown][]): void {
     const width = Math.max(...entries.map(([k]) => k.length));
-    for (const [k, v] of entries) this.stdout.write(`${this.color.bold(k.padEnd(width))}  ${cellText(v)}\n`);
+    for (const [k, v] of entries) this.stdout.write(`${this.color.bold(k.padEnd(width))}  ${shownText(v)}\n`);
   }
 }
 
@@ -166,9 +183,15 @@ export function fitWidths(natural: readonly number[], available: number): number
 }
 
 function cellText(v: unknown, empty = '-'): string {
+  if (v instanceof Styled) return v.text;
   if (v === undefined || v === null || v === '') return empty;
   if (typeof v === 'object') return JSON.stringify(v);
   return String(v);
+}
+
+/** A table cell or field value as a terminal shows it: the CLI's styled text as it is, data with its control characters as `�`. */
+function shownText(v: unknown, layout: (text: string) => string = (t) => t): string {
+  return v instanceof Styled ? layout(v.text) : terminalText(layout(cellText(v)));
 }
 
 /** A bar of `width` cells filled in proportion to used/limit, e.g. `████░░░░`. */

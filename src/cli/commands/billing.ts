@@ -1,5 +1,7 @@
 import type { Command } from '../commander.js';
 import type { HandlerContext } from '../context.js';
+import { styled } from '../output.js';
+import { terminalText } from '../safe-text.js';
 import { connect } from '../session.js';
 import { examples, flagsOf } from '../util.js';
 import { describeCommand } from '../command-groups.js';
@@ -27,7 +29,7 @@ export function registerBilling(program: Command, ctx: HandlerContext): void {
       if (out.json) return out.printJson(s);
       out.fields([
         ['tier', s.tier],
-        ['status', s.status === 'active' ? out.color.green(s.status) : out.color.red(s.status)],
+        ['status', styled(s.status === 'active' ? out.color.green(s.status) : out.color.red(terminalText(s.status)))],
         ['period', `${s.current_period_start} → ${s.current_period_end}`],
         ['cancel_at_period_end', s.cancel_at_period_end ? 'yes' : 'no'],
       ]);

@@ -6,6 +6,7 @@ import { VERSION } from '../../shared/version.js';
 import type { HandlerContext } from '../context.js';
 import { CliError } from '../errors.js';
 import { isAlive, probeHealth, probeService, readServerRecord } from '../local-server.js';
+import { styled } from '../output.js';
 import { outputFor, resolveTarget } from '../session.js';
 import { examples, flagsOf } from '../util.js';
 import { describeCommand } from '../command-groups.js';
@@ -108,7 +109,7 @@ export function registerDoctor(program: Command, ctx: HandlerContext): void {
     checks.push({ check: 'config', status: 'ok', detail: (await ctx.config()).path });
     if (out.json) out.printJson({ version: VERSION, checks });
     else {
-      const mark = { ok: out.color.green('ok'), warn: out.color.yellow('warn'), fail: out.color.red('FAIL') };
+      const mark = { ok: styled(out.color.green('ok')), warn: styled(out.color.yellow('warn')), fail: styled(out.color.red('FAIL')) };
       await out.table(checks, [
         { header: 'check', get: (c) => c.check },
         { header: 'status', get: (c) => mark[c.status] },

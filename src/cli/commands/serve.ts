@@ -11,6 +11,8 @@ import { s3UrlProblem } from '../../shared/s3-url.js';
 import { parseTrustedProxies } from '../../shared/proxy-addresses.js';
 import type { HandlerContext } from '../context.js';
 import { isAlive, localFiles, logTail, probeHealth, readServerRecord, startDetached, stopLocal, wasAutostarted } from '../local-server.js';
+import { styled } from '../output.js';
+import { terminalText } from '../safe-text.js';
 import { outputFor } from '../session.js';
 import { examples, flagsOf, intOption, readStdin } from '../util.js';
 import { describeCommand } from '../command-groups.js';
@@ -227,7 +229,7 @@ export function registerServe(program: Command, ctx: HandlerContext): void {
       if (out.json) out.printJson(status);
       else if (status.running) {
         out.fields([
-          ['status', out.color.green(`running (${status.status})`)],
+          ['status', styled(out.color.green(`running (${terminalText(String(status.status))})`))],
           ['url', status.url],
           ['pid', status.pid],
           ['version', status.version],

@@ -9,7 +9,8 @@ import { ALL_PROVIDERS, ProviderCatalog, parseProviders, type ProviderView } fro
 import { providerLabel } from '../../shared/providers.js';
 import type { HandlerContext } from '../context.js';
 import { CliError, usageError } from '../errors.js';
-import type { Output } from '../output.js';
+import { styled, type Output } from '../output.js';
+import { terminalText } from '../safe-text.js';
 import { connect, outputFor, withSpinner, type Target } from '../session.js';
 import { resolveDataDir } from '../../shared/paths.js';
 import { examples, flagsOf, readInputFile } from '../util.js';
@@ -141,7 +142,7 @@ export function registerStt(program: Command, ctx: HandlerContext): void {
     // No rows left (every provider unconfigured): no empty table, the lines below say what to do.
     if (rows.length > 0 || out.json || flags.csv) await out.list(res, rows, [
       { header: 'provider', get: (r) => label(r.provider) },
-      { header: 'transcript', get: (r) => r.transcript ?? (r.error ? `${out.color.red(r.error.code)}: ${r.error.message}` : null) },
+      { header: 'transcript', get: (r) => r.transcript ?? (r.error ? styled(`${out.color.red(terminalText(r.error.code))}: ${terminalText(r.error.message)}`) : null) },
       { header: 'latency_ms', get: (r) => r.latency_ms },
       { header: 'confidence', get: (r) => fmt(r.confidence, 3) },
       ...keytermColumn<(typeof rows)[number]>(keyterms),
@@ -253,7 +254,7 @@ export function registerStt(program: Command, ctx: HandlerContext): void {
       ['reference_words', result.reference_words],
       ['hypothesis_words', result.hypothesis_words],
       ...(result.normalizer ? [['normalizer', `${result.normalizer.name} (version ${result.normalizer.version})`] as [string, string]] : []),
-      ...(result.entities ?? []).map((e) => [`${e.type} ${e.value}`, e.found ? out.color.green('found') : out.color.red('missed')] as [string, string]),
+      ...(result.entities ?? []).map((e) => [`${e.type} ${e.value}`, styled(e.found ? out.color.green('found') : out.color.red('missed'))] as [string, unknown]),
     ]);
     if (result.alignment) out.write('\n' + renderAlignment(out, result.alignment) + '\n');
   });

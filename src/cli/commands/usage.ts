@@ -1,7 +1,8 @@
 import type { Command } from '../commander.js';
 import type { HandlerContext } from '../context.js';
 import { CliError } from '../errors.js';
-import { bar } from '../output.js';
+import { bar, styled } from '../output.js';
+import { terminalText } from '../safe-text.js';
 import type { RateLimitHeaders } from '../../client/index.js';
 import type { Usage } from '../../shared/schemas/users.js';
 import { TIER_LIMITS } from '../../shared/tier-limits.js';
@@ -79,14 +80,14 @@ export function registerUsage(program: Command, ctx: HandlerContext): void {
       });
       if (out.json) out.printJson(h);
       else {
-        const state = (v: string) => (v === 'ok' ? out.color.green(v) : out.color.yellow(v));
+        const state = (v: string) => styled(v === 'ok' ? out.color.green(v) : out.color.yellow(terminalText(v)));
         out.fields([
           ['status', state(h.status)],
           ['version', h.version],
           ['uptime', `${Math.round(h.uptime_seconds)} s`],
           ['database', state(h.checks.database)],
           ['tts', state(h.checks.tts)],
-          ...Object.entries(h.checks.stt).map(([k, v]) => [`stt ${k}`, state(v)] as [string, string]),
+          ...Object.entries(h.checks.stt).map(([k, v]) => [`stt ${k}`, state(v)] as [string, unknown]),
         ]);
       }
       if (h.status !== 'ok') throw new CliError(`${target.baseUrl} is ${h.status}`);

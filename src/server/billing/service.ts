@@ -1,4 +1,5 @@
 import { stringify } from 'csv-stringify/sync';
+import { csvRecord } from '../../shared/csv-cells.js';
 import type { Db } from '../storage/db.js';
 import type { Subscription } from '../../shared/schemas/system.js';
 import type { Tier } from '../../shared/schemas/users.js';
@@ -133,7 +134,7 @@ export function invoiceCsv(invoice: Invoice): string {
     ],
     [invoice.id, invoice.period_start, invoice.period_end, 'Total', '', '', money(invoice.amount_cents), invoice.currency],
   ];
-  return stringify(rows, { record_delimiter: '\r\n' });
+  return stringify(rows.map(csvRecord), { record_delimiter: '\r\n' });
 }
 
 /** The user's card summary (brand, last 4, expiry), if one was recorded. */
