@@ -6,7 +6,7 @@ import type { Command } from '../commander.js';
 import type { VoxClient } from '../../client/index.js';
 import type { EvaluationCompare, EvaluationCompareRow, EvaluationDetail } from '../../shared/schemas/evaluations.js';
 import type { HandlerContext } from '../context.js';
-import { CliError, ExitCode, usageError } from '../errors.js';
+import { ExitCode, usageError } from '../errors.js';
 import type { Column, Output } from '../output.js';
 import { connect } from '../session.js';
 import { assertWritable, examples, flagsOf } from '../util.js';
