@@ -319,6 +319,13 @@ describe('evaluation report in Chromium', () => {
       expect(cells.filter((c) => /%$/.test(c))).toHaveLength(2);
       expect(cells.filter((c) => c === 'n/a')).toHaveLength(2);
       expect(await tab.locator('#latency svg circle').count()).toBeGreaterThanOrEqual(4);
+      // The verdict: stt-b answered nothing, so local-sphinx stands alone, and the panel says why.
+      expect(await tab.locator('#verdict-table td.best').evaluateAll((els) => els.map((e) => e.getAttribute('data-provider')))).toEqual(['local-sphinx', 'local-sphinx']);
+      const caveats = await tab.locator('#verdict-caveats li').evaluateAll((els) => els.map((e) => e.getAttribute('data-caveat')));
+      // (`event-loop-lag` too when this busy machine delayed the service by more than 50 ms at p99.)
+      expect(caveats.filter((c) => c !== 'event-loop-lag')).toEqual(['few-speakers', 'failed-requests', 'narrowband']);
+      expect(await tab.locator('#verdict-caveats li[data-caveat="failed-requests"]').textContent()).toMatch(/^Failed requests: stt-b( · [^;]*)? failed 2 of 2 under clean and 2 of 2 under telephone — /);
+      expect(await cutLabels(tab)).toEqual([]);
       await screenshots(tab, 'evaluation-report-live');
       await close();
 
