@@ -35,8 +35,11 @@ export interface AccuracyReport {
 export interface AccuracyOptions {
   /** Apply NFKC / lower case / punctuation normalisation (default true); false compares raw tokens. */
   normalize?: boolean;
-  /** Which normaliser (default `basic`, rule 12); an unknown name throws `UnknownNormalizerError`. */
-  normalizer?: NormalizerName;
+  /**
+   * Which normaliser (default `basic`, rule 12); an unknown name throws `UnknownNormalizerError`. A
+   * `Normalizer` (an evaluation's recorded version, `normalizerAt`) is used as given.
+   */
+  normalizer?: NormalizerName | Normalizer;
   /** Include the word alignment (default false). */
   alignment?: boolean;
   /** Entities to look for in the hypothesis with the entity-aware matcher (at most 100). */
@@ -74,7 +77,8 @@ export const round4 = (x: number): number => Math.round(x * 10_000) / 10_000;
 
 /** Computes WER, CER and the edit counts of `hypothesis` against `reference`. */
 export function calculateAccuracy(reference: string, hypothesis: string, options: AccuracyOptions = {}): AccuracyReport {
-  const chosen = getNormalizer(options.normalizer ?? 'basic'); // validated even when unused, as the API does
+  // validated even when unused, as the API does
+  const chosen = typeof options.normalizer === 'object' ? options.normalizer : getNormalizer(options.normalizer ?? 'basic');
   const entities = options.entities ? validEntities(options.entities) : undefined;
   const normalizer = options.normalize === false ? null : chosen;
   const ref = wordsWith(reference, normalizer);
@@ -115,8 +119,8 @@ export function calculateAccuracy(reference: string, hypothesis: string, options
 
 /** The words compared: raw whitespace tokens without a normaliser, else the normalised text's tokens. */
 function wordsWith(text: string, normalizer: Normalizer | null): string[] {
-  // rule 12 has a fast path that splits without joining first
-  if (normalizer === null || normalizer.name === 'basic') return wordsOf(text, normalizer !== null);
+  // today's rule 12 has a fast path that splits without joining first
+  if (normalizer === null || normalizer === getNormalizer('basic')) return wordsOf(text, normalizer !== null);
   return whitespaceTokens(normalizer.normalize(text));
 }
 

@@ -50,13 +50,21 @@ export function whitespaceTokens(text: string): string[] {
  */
 const JOINER = /(?<=[\p{L}\p{M}])[-\u2010\u2011\u2013\u2014/]+(?=\p{L})/gu;
 
-/** NFKC, lower case, joiners between letters as spaces, other punctuation removed (apostrophes between word characters kept as `'`). */
-function stripText(text: string): string {
-  return text
-    .normalize('NFKC')
-    .toLowerCase()
-    .replace(JOINER, ' ')
-    .replace(PUNCTUATION, (_match, inner: string | undefined) => (inner ? "'" : ''));
+/**
+ * NFKC, lower case, joiners between letters as spaces (unless `joiners` is false: `basic` version 1),
+ * other punctuation removed (apostrophes between word characters kept as `'`).
+ */
+function stripText(text: string, joiners = true): string {
+  const folded = text.normalize('NFKC').toLowerCase();
+  return (joiners ? folded.replace(JOINER, ' ') : folded).replace(PUNCTUATION, (_match, inner: string | undefined) => (inner ? "'" : ''));
+}
+
+/**
+ * `basic` version 1, before DESIGN §15.6: every punctuation mark removed, so `ill-disposed` is one word.
+ * Kept only to finish scoring an evaluation recorded with it (its numbers must not mix two versions).
+ */
+export function normalizeTextV1(text: string): string {
+  return whitespaceTokens(stripText(text, false)).join(' ');
 }
 
 /**

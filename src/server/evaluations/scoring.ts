@@ -1,5 +1,5 @@
 import { calculateAccuracy } from '../../shared/accuracy.js';
-import { getNormalizer, type NormalizerName } from '../../shared/normalizers/index.js';
+import { getNormalizer, type Normalizer, type NormalizerName } from '../../shared/normalizers/index.js';
 import { whitespaceTokens } from '../../shared/normalize.js';
 import type { SttResult } from '../../shared/schemas/stt.js';
 import type { UtteranceRecord } from '../storage/repositories/evaluations.js';
@@ -30,16 +30,17 @@ export function failedResult(error: { code: string; message: string }, latencyMs
 }
 
 /**
- * Scores a provider's answer against the reference with the evaluation's normaliser. The character edit
+ * Scores a provider's answer against the reference with the evaluation's normaliser (at its recorded version). The character edit
  * count is kept (CER × reference code points, exact: CER has 4 decimals and a reference at most 2,000
  * code points) so the summary can give a corpus CER rather than a mean of rates.
  */
-export function scoreResult(reference: string, result: SttResult, normalizer: NormalizerName): UtteranceResult {
+export function scoreResult(reference: string, result: SttResult, normalizer: NormalizerName | Normalizer): UtteranceResult {
   if (result.transcript === null) {
     return failedResult(result.error ?? { code: 'upstream_error', message: 'No transcript' }, result.latency_ms);
   }
-  const acc = calculateAccuracy(reference, result.transcript, { normalizer });
-  const referenceChars = codePoints(whitespaceTokens(getNormalizer(normalizer).normalize(reference)).join(' '));
+  const chosen = typeof normalizer === 'string' ? getNormalizer(normalizer) : normalizer;
+  const acc = calculateAccuracy(reference, result.transcript, { normalizer: chosen });
+  const referenceChars = codePoints(whitespaceTokens(chosen.normalize(reference)).join(' '));
   return {
     transcript: result.transcript,
     error_code: null,

@@ -13,7 +13,7 @@ import { formatCondition, parseCondition, type AudioCondition } from '../../shar
 import { NON_SPEECH_LIMITS, type NonSpeechKind } from '../../shared/non-speech.js';
 import { nonSpeechClip } from '../audio/non-speech.js';
 import type { CheckedProbes } from '../evaluations/probes.js';
-import type { NormalizerName } from '../../shared/normalizers/index.js';
+import { normalizerAt, type Normalizer } from '../../shared/normalizers/index.js';
 import type { SttResult } from '../../shared/schemas/stt.js';
 import type { StreamedResult } from '../services/stt/stt-streaming.js';
 import { applyCondition } from '../audio/conditions.js';
@@ -88,7 +88,8 @@ interface EvaluationContext {
   speakers: EvaluationSpeakerRow[];
   providers: string[];
   conditions: AudioCondition[];
-  normalizer: NormalizerName;
+  /** At the version the evaluation recorded (DESIGN §15.6): one started before an upgrade keeps it. */
+  normalizer: Normalizer;
   seed: number;
   /** A corpus evaluation (DESIGN §10.5): the recording of each item, by index; nothing is synthesised. */
   recordings?: Map<number, string>;
@@ -139,7 +140,7 @@ export function evaluationSynthesesKind(deps: EvaluationSynthesesDeps): WorkKind
       speakers: await listEvaluationSpeakers(db, id),
       providers: lists.providers,
       conditions: lists.conditions.map(parseCondition),
-      normalizer: row.normalizer as NormalizerName,
+      normalizer: normalizerAt(row.normalizer, row.normalizer_version),
       seed: row.seed,
       ...(row.corpus_id !== null ? { recordings: await listCorpusItemAudio(db, id) } : {}),
       ...(row.mode === 'streaming' ? { pace: row.pace === null ? 1 : Number(row.pace) } : {}),

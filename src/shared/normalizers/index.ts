@@ -2,7 +2,7 @@
  * The text normalisers of the accuracy metrics, by name and version (DESIGN §4.12 rule 12, §8.6). A
  * result that used one reports `{name, version}`: a changed normaliser moves scores, so it gets a new version.
  */
-import { normalizeText } from '../normalize.js';
+import { normalizeText, normalizeTextV1 } from '../normalize.js';
 import { normalizeWhisperEn } from './whisper-en.js';
 import { DomainError } from '../errors.js';
 
@@ -25,6 +25,22 @@ const NORMALIZERS: Record<NormalizerName, Normalizer> = {
   // whisper-en already read every hyphen, dash and slash as a space: its output did not change.
   'whisper-en': { name: 'whisper-en', version: 1, normalize: normalizeWhisperEn },
 };
+
+/** Earlier versions still known: an evaluation recorded with one is scored with it to its end. */
+const EARLIER: readonly Normalizer[] = [{ name: 'basic', version: 1, normalize: normalizeTextV1 }];
+
+/**
+ * The normaliser `name` at `version`, as an evaluation recorded it: today's when the versions agree, else
+ * a kept earlier version — so an evaluation started before an upgrade is not scored half by each.
+ * Throws for a version this build does not know (a row written by a newer one).
+ */
+export function normalizerAt(name: NormalizerName | (string & {}), version: number): Normalizer {
+  const current = getNormalizer(name);
+  if (current.version === version) return current;
+  const earlier = EARLIER.find((n) => n.name === current.name && n.version === version);
+  if (!earlier) throw new Error(`This build has no ${current.name} normaliser of version ${version}`);
+  return earlier;
+}
 
 /** A normaliser name that is not one of `NORMALIZER_NAMES`; the message is the API's 400 detail. */
 export class UnknownNormalizerError extends DomainError {

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { normalizeText } from '../../../src/shared/normalize.js';
-import { getNormalizer, isNormalizerName, NORMALIZER_NAMES, UnknownNormalizerError } from '../../../src/shared/normalizers/index.js';
+import { getNormalizer, isNormalizerName, normalizerAt, NORMALIZER_NAMES, UnknownNormalizerError } from '../../../src/shared/normalizers/index.js';
+import { scoreResult } from '../../../src/server/evaluations/scoring.js';
 import { britishToAmerican } from '../../../src/shared/normalizers/english-words.js';
 import { calculateAccuracy } from '../../../src/shared/accuracy.js';
 
@@ -301,5 +302,20 @@ describe('normaliser registry', () => {
     // calculateAccuracy checks the name even when raw tokens are compared, as the API does
     expect(() => calculateAccuracy('a', 'a', { normalize: false, normalizer: 'x' as 'basic' })).toThrow(UnknownNormalizerError);
     expect(calculateAccuracy('a', 'a', { normalize: false, normalizer: 'whisper-en' })).not.toHaveProperty('normalizer');
+  });
+
+  it('keeps basic v1 for an evaluation recorded with it: one started before the upgrade is not scored half by each version', () => {
+    expect(normalizerAt('basic', 2)).toBe(getNormalizer('basic'));
+    expect(normalizerAt('whisper-en', 1)).toBe(getNormalizer('whisper-en'));
+    const v1 = normalizerAt('basic', 1);
+    expect(v1).toMatchObject({ name: 'basic', version: 1 });
+    expect(v1.normalize('He was ill-disposed, and/or Tired!')).toBe('he was illdisposed andor tired');
+    expect(calculateAccuracy('he was ill-disposed', 'he was ill disposed', { normalizer: v1 })).toMatchObject({ wer: 0.6667, normalizer: { name: 'basic', version: 1 } });
+    expect(calculateAccuracy('he was ill-disposed', 'he was ill disposed')).toMatchObject({ wer: 0, normalizer: { name: 'basic', version: 2 } });
+    const answer = { transcript: 'he was ill disposed', latency_ms: 5, confidence: null };
+    expect(scoreResult('He was ill-disposed.', answer, v1)).toMatchObject({ wer: 0.6667, substitutions: 1, insertions: 1, reference_words: 3 });
+    expect(scoreResult('He was ill-disposed.', answer, 'basic')).toMatchObject({ wer: 0, reference_words: 4 });
+    expect(() => normalizerAt('basic', 3)).toThrow('This build has no basic normaliser of version 3');
+    expect(() => normalizerAt('whisper-en', 2)).toThrow('This build has no whisper-en normaliser of version 2');
   });
 });
