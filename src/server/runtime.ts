@@ -22,6 +22,7 @@ import type { SpeakerFacets } from '../shared/schemas/speakers.js';
 import { loadServerConfig, type ServerConfig } from './config.js';
 import { createSttRegistry, sttHealthOf, type SttRegistry } from './engines/stt/registry.js';
 import { FrameScheduler } from './engines/stt/streaming/scheduler.js';
+import { STREAM_LIMITS, type StreamLimits } from './engines/stt/streaming/bounds.js';
 import type { AudioFetchHooks } from './services/audio/audio-fetch.js';
 import { createUrlSigner, type UrlSigner } from './services/audio/audio-urls.js';
 import { createMetrics, type Metrics } from './services/ops/metrics.js';
@@ -80,6 +81,8 @@ export interface Runtime {
   database: DatabaseAvailability;
   /** The one pacer of every streamed audio of this process (DESIGN §13.2). */
   streamScheduler: FrameScheduler;
+  /** The bounds of streams (DESIGN §17.5's; tests lower the deadline): routes and runners read them per stream. */
+  streamLimits: StreamLimits;
   /** Test seams of the audio_url fetcher (fake DNS, connect redirection); empty in production. */
   audioFetch: AudioFetchHooks;
   /** Corpus uploads: their temp folder (`{dataDir}/tmp/corpora`) and limits (DESIGN's; tests lower them). */
@@ -101,26 +104,16 @@ export function checkStartOptions(options: ServerOptions): void {
 /** How long a claimed batch item or synthesis stays an instance's without renewal (DESIGN §9.3). */
 export const DEFAULT_LEASE_MS = 60_000;
 
-/** The lease length: `VOXCTL_LEASE_SECONDS` (tests and operators who want faster takeover), else 60 s. */
-function leaseMsFrom(env: NodeJS.ProcessEnv): number {
-  const seconds = Number(env.VOXCTL_LEASE_SECONDS);
-  return Number.isFinite(seconds) && seconds >= 1 ? Math.round(seconds * 1000) : DEFAULT_LEASE_MS;
+/** The lease length: `--lease-seconds` (checked by the CLI, DESIGN §14.15), else 60 s. */
+function leaseMsOf(options: ServerOptions): number {
+  return options.leaseSeconds !== undefined ? options.leaseSeconds * 1000 : DEFAULT_LEASE_MS;
 }
 
 /** Where corpus uploads keep their archive and extracted files while they are checked. */
 const corpusTmpRoot = (dataDir: string): string => join(dataDir, 'tmp', 'corpora');
 
-/**
- * `VOXCTL_TEST_REPLAY_TRANSACTIONS=1` (the PostgreSQL test pass): every transaction body runs twice, the
- * first time rolled back, to prove no body has an effect outside the database (storage/sql/postgres.ts).
- */
-function replayTransactionsFrom(env: NodeJS.ProcessEnv): boolean {
-  return env.VOXCTL_TEST_REPLAY_TRANSACTIONS === '1';
-}
-
-
 /** Builds the runtime for `options` (creates the data dir and migrates the database). */
-export async function createRuntime(options: ServerOptions, deps: { clock?: Clock; env?: NodeJS.ProcessEnv } = {}): Promise<Runtime> {
+export async function createRuntime(options: ServerOptions, deps: { clock?: Clock } = {}): Promise<Runtime> {
   const logger = createLogger(options.logLevel);
   mkdirSync(options.dataDir, { recursive: true, mode: 0o700 });
   // Validated before anything else starts: a bad config file stops the server with the offending key.
@@ -137,7 +130,7 @@ export async function createRuntime(options: ServerOptions, deps: { clock?: Cloc
           onIdleError: (err) => {
             if (!outages.tracker?.report(err)) logger.warn({ err: { message: err.message } }, 'a PostgreSQL connection failed; the pool replaces it');
           },
-          replayTransactions: replayTransactionsFrom(deps.env ?? process.env),
+          replayTransactions: options.replayTransactions === true,
         }
       : { file: join(options.dataDir, 'voxctl.db') },
   );
@@ -199,11 +192,12 @@ export async function createRuntime(options: ServerOptions, deps: { clock?: Cloc
   closers.push(() => tts.close());
   // The runners read the pool through the runtime, so a test that swaps `runtime.tts` reaches them too.
   const pool = (): TtsPool => runtime.tts;
-  const work: WorkSharing = { owner: instanceId, leaseMs: leaseMsFrom(deps.env ?? process.env), shared, claims: options.ttsWorkers !== 0, pollMs: 1_000, ...(presence ? { mayJudge: presence.mayJudge } : {}) };
+  const work: WorkSharing = { owner: instanceId, leaseMs: leaseMsOf(options), shared, claims: options.ttsWorkers !== 0, pollMs: 1_000, ...(presence ? { mayJudge: presence.mayJudge } : {}) };
   const metrics = createMetrics({ db, busyWorkers: () => (runtime.tts as Partial<TtsWorkerPool>).stats?.().busy ?? 0 });
   const wiring = { db, blobs: blobs.store, clock, ttsWorkers: options.ttsWorkers || undefined, tts: pool, logger, work, database, metrics };
   // One pacer for every stream of the process: `stt stream` requests and streaming evaluations alike.
   const streamScheduler = new FrameScheduler();
+  const streamLimits: StreamLimits = { ...STREAM_LIMITS, deadline: { ...STREAM_LIMITS.deadline } };
   const runtime: Runtime = {
     options,
     db,
@@ -215,7 +209,7 @@ export async function createRuntime(options: ServerOptions, deps: { clock?: Cloc
     samples: createSampleProvider(wiring),
     speakerFacets: createFacetsCache(db),
     jobs: createBatchRunner(wiring),
-    evaluations: createEvaluationRunner({ ...wiring, stt, sphinxMax: config.stt.localSphinx.max_concurrent, streamScheduler }),
+    evaluations: createEvaluationRunner({ ...wiring, stt, sphinxMax: config.stt.localSphinx.max_concurrent, streamScheduler, streamLimits }),
     secret,
     urls: createUrlSigner(secret),
     startedAt: clock.now(),
@@ -224,6 +218,7 @@ export async function createRuntime(options: ServerOptions, deps: { clock?: Cloc
     config,
     stt,
     streamScheduler,
+    streamLimits,
     sttHealth: () => sttHealthOf(stt),
     audioFetch: {},
     metrics,

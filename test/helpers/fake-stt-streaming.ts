@@ -27,8 +27,12 @@ export interface ScriptedResult {
   words?: { word: string; start: number; end: number }[];
 }
 
-/** Failure modes. */
-export type StreamFakeMode = 'ok' | 'stall' | 'drop' | 'malformed' | 'error-message';
+/**
+ * Failure modes. Hostile ones (DESIGN §17.5; Deepgram's fake only): `partials-forever` sends a partial every
+ * 100 ms from the first frame on and never ends the stream; `flood` does so with a 32 KB partial every 1 ms;
+ * `huge-message` sends one 5 MB `Results` message at the fifth frame, then answers its script.
+ */
+export type StreamFakeMode = 'ok' | 'stall' | 'drop' | 'malformed' | 'error-message' | 'partials-forever' | 'flood' | 'huge-message';
 
 /** What the fake saw of one stream. */
 export interface FakeStreamRecord {
@@ -883,8 +887,12 @@ export async function startFakeDeepgramLive(opts: { key?: string; mode?: StreamF
     let pending = 0;
     const fired = new Set<number>();
     const timers = new Set<NodeJS.Timeout>();
+    const endless = fake.mode === 'partials-forever' || fake.mode === 'flood';
+    let chatter: NodeJS.Timeout | undefined;
+    const results = (kind: 'partial' | 'final', transcript: string) =>
+      JSON.stringify({ type: 'Results', channel_index: [0, 1], duration: 0, start: 0, is_final: kind === 'final', speech_final: kind === 'final', channel: { alternatives: [{ transcript, confidence: 0.9, words: [] }] } });
     const finishIfDone = () => {
-      if (!ended || pending > 0 || fake.mode === 'stall' || ws.readyState !== ws.OPEN) return;
+      if (!ended || pending > 0 || fake.mode === 'stall' || endless || ws.readyState !== ws.OPEN) return;
       ws.send(JSON.stringify({ type: 'Metadata', transaction_key: 'deprecated', request_id: 'fake', sha256: '', created: new Date().toISOString(), duration: bytes / bytesPerMs / 1000, channels: 1 }));
       ws.close(1000);
     };
@@ -938,6 +946,18 @@ export async function startFakeDeepgramLive(opts: { key?: string; mode?: StreamF
         }
         bytes += buf.length;
         rec.frames.push({ at, audioMs: bytes / bytesPerMs });
+        if (endless && !chatter) {
+          const text = fake.mode === 'flood' ? 'la '.repeat((32 * 1024) / 3) : 'please';
+          let n = 0;
+          chatter = setInterval(
+            () => {
+              // Sends as fast as loopback takes it, never piling up more than 8 MB on its own side.
+              if (ws.readyState === ws.OPEN && ws.bufferedAmount < 8 * 1024 * 1024) ws.send(results('partial', `${text} ${n++}`));
+            },
+            fake.mode === 'flood' ? 1 : 100,
+          );
+        }
+        if (fake.mode === 'huge-message' && rec.frames.length === 5) ws.send(results('partial', 'la '.repeat((5 * 1024 * 1024) / 3)));
         if (fake.mode === 'drop' && bytes / bytesPerMs >= (opts.dropAfterAudioMs ?? 200)) {
           ws.close(1011, 'NET-0000');
           return;
@@ -976,6 +996,7 @@ export async function startFakeDeepgramLive(opts: { key?: string; mode?: StreamF
     });
     ws.on('close', (code) => {
       rec.closedWith = code;
+      clearInterval(chatter);
       for (const t of timers) clearTimeout(t);
     });
   };

@@ -16,6 +16,7 @@ import { renderSpeech, speakerVoice } from '../services/synthesis/synthesis.js';
 import { runProvider } from '../services/stt/transcription.js';
 import { streamProvider } from '../services/stt/stt-streaming.js';
 import type { FrameScheduler } from '../engines/stt/streaming/scheduler.js';
+import type { StreamLimits } from '../engines/stt/streaming/bounds.js';
 import { batchItemsKind, renderItemWith } from './batch-items.js';
 import { evaluationSynthesesKind } from './evaluation-syntheses.js';
 import type { WorkSharing } from './leases.js';
@@ -116,6 +117,8 @@ export interface EvaluationWorkWiring extends WorkWiring {
   sphinxMax: number | undefined;
   /** The process's one frame pacer (streaming evaluations, DESIGN §13.2). */
   streamScheduler: FrameScheduler;
+  /** The bounds of streams (DESIGN §17.5), read at each utterance: its deadline applies to evaluations too. */
+  streamLimits: StreamLimits;
 }
 
 /** Builds the evaluation loop over its queue of syntheses; the composition root starts it and stops it on close. */
@@ -131,7 +134,7 @@ export function createEvaluationRunner(w: EvaluationWorkWiring): WorkLoop {
     transcribe: (provider, audio, signal, keyterms) =>
       runProvider({ registry: w.stt, signal, logError: (err) => w.logger.error({ err, provider }, 'voxctl evaluation') }, provider, audio, undefined, { keyterms }),
     keytermsSupported: (provider) => Boolean(w.stt.get(provider)?.adapter.supportsKeyterms),
-    stream: (provider, audio, pace, signal) => streamProvider({ registry: w.stt, scheduler: w.streamScheduler, signal }, provider, audio, pace),
+    stream: (provider, audio, pace, signal) => streamProvider({ registry: w.stt, scheduler: w.streamScheduler, signal, deadline: w.streamLimits.deadline }, provider, audio, pace),
     limitFor: (provider) => limitOf(w.stt.get(provider)?.adapter),
     refund: refundCharacters,
   });

@@ -86,21 +86,35 @@ export function isRevision(prev: readonly string[], next: readonly string[]): bo
   return false;
 }
 
-/** The running hypothesis after each result: settled finals, then the open partial. */
-function hypotheses(results: readonly ReceivedResult[]): { settled: string[]; after: string[][] } {
+/**
+ * One pass over the results: the running hypothesis after each (settled finals' words, then the open
+ * partial's), of which only its length is kept, and the partials that revised the one before. Only two
+ * hypotheses are held at a time: a stream of many long partials costs the words of one transcript, not of
+ * every result (DESIGN §17.1).
+ */
+function hypotheses(results: readonly ReceivedResult[]): { settled: string[]; lengths: number[]; revisions: number } {
   const settled: string[] = [];
-  const after: string[][] = [];
-  let open = '';
+  const settledWords: string[] = [];
+  const lengths: number[] = [];
+  let prev: string[] = [];
+  let revisions = 0;
   for (const r of results) {
+    let cur: string[];
     if (r.kind === 'final') {
-      if (r.text.trim()) settled.push(r.text.trim());
-      open = '';
+      const text = r.text.trim();
+      if (text) {
+        settled.push(text);
+        for (const w of words(text)) settledWords.push(w);
+      }
+      cur = settledWords.slice();
     } else {
-      open = r.text;
+      cur = settledWords.concat(words(r.text));
+      if (isRevision(prev, cur)) revisions++;
     }
-    after.push(words([...settled, open].join(' ')));
+    lengths.push(cur.length);
+    prev = cur;
   }
-  return { settled, after };
+  return { settled, lengths, revisions };
 }
 
 /**
@@ -109,7 +123,7 @@ function hypotheses(results: readonly ReceivedResult[]): { settled: string[]; af
  * evenly over the speech, and a word is early when it arrived more than one mean word length before
  * its estimated midpoint was sent — lenient, since speech is not spread evenly.
  */
-function earlyWords(t: StreamTimeline, after: string[][], finalWords: number): number {
+function earlyWords(t: StreamTimeline, lengths: readonly number[], finalWords: number): number {
   const early = new Set<string>();
   const { startMs, endMs } = t.speech;
   t.results.forEach((r, i) => {
@@ -120,7 +134,7 @@ function earlyWords(t: StreamTimeline, after: string[][], finalWords: number): n
     }
     if (r.words || startMs === null || endMs === null || finalWords === 0) return;
     const per = (endMs - startMs) / finalWords;
-    const count = Math.min(finalWords, (after[i] as string[]).length);
+    const count = Math.min(finalWords, lengths[i] as number);
     for (let k = 0; k < count; k++) {
       if (startMs + (k + 0.5) * per > sent + per) early.add(`#${k}`);
     }
@@ -131,7 +145,7 @@ function earlyWords(t: StreamTimeline, after: string[][], finalWords: number): n
 /** Computes the per-utterance figures of one stream. */
 export function streamMetrics(t: StreamTimeline): StreamMetrics {
   const first = t.sentAt[0];
-  const { settled, after } = hypotheses(t.results);
+  const { settled, lengths, revisions } = hypotheses(t.results);
   const transcript = settled.join(' ');
   const firstResult = t.results.find((r) => r.text.trim());
   const lastFinal = [...t.results].reverse().find((r) => r.kind === 'final' && r.text.trim());
@@ -140,19 +154,12 @@ export function streamMetrics(t: StreamTimeline): StreamMetrics {
   if (lastFinal && eos !== null && t.sentAt.length) {
     finalLatency = lastFinal.at - (t.sentAt[frameHolding(eos, t.frameMs, t.sentAt.length)] as number);
   }
-  let revisions = 0;
-  let prev: string[] = [];
-  t.results.forEach((r, i) => {
-    const cur = after[i] as string[];
-    if (r.kind === 'partial' && isRevision(prev, cur)) revisions++;
-    prev = cur;
-  });
   return {
     transcript,
     first_partial_ms: firstResult && first !== undefined ? Math.round(firstResult.at - first) : null,
     final_latency_ms: finalLatency === null ? null : Math.round(finalLatency),
     revisions,
-    early_words: earlyWords(t, after, words(transcript).length),
+    early_words: earlyWords(t, lengths, words(transcript).length),
     end_of_speech_ms: eos,
   };
 }

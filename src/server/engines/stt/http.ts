@@ -73,14 +73,42 @@ export function transportFailure(ctx: VendorContext, err: unknown, signal: Abort
   return new SttError('upstream_error', `Could not reach ${ctx.vendor}: ${scrub(ctx, reason)}`, { cause: err });
 }
 
+/** A request to a vendor; `maxBytes` bounds the body read back (none: the body is read whole). */
+export type VendorRequest = RequestInit & { signal: AbortSignal; maxBytes?: number };
+
+/** The body of `res` as text, read chunk by chunk: one over `maxBytes` is refused (`upstream_error`) without being held. */
+async function boundedText(ctx: VendorContext, res: Response, maxBytes: number): Promise<string> {
+  const tooLarge = () => new SttError('upstream_error', `${ctx.vendor} sent a response over ${Math.round(maxBytes / (1024 * 1024))} MB`);
+  if (Number(res.headers.get('content-length')) > maxBytes) {
+    await res.body?.cancel().catch(() => undefined);
+    throw tooLarge();
+  }
+  if (!res.body) return '';
+  const reader = res.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.byteLength;
+    if (total > maxBytes) {
+      await reader.cancel().catch(() => undefined);
+      throw tooLarge();
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
 /** Sends one request; resolves to the response body text of a 2xx, throws `SttError` otherwise. */
-export async function vendorText(ctx: VendorContext, url: string, init: RequestInit & { signal: AbortSignal }): Promise<string> {
+export async function vendorText(ctx: VendorContext, url: string, request: VendorRequest): Promise<string> {
+  const { maxBytes, ...init } = request;
   let res: Response;
   let text: string;
   try {
     // undici loads with the first vendor call (Node's global fetch is a different undici: no FormData of ours).
     res = await (ctx.fetch ?? (await import('undici')).fetch)(url, init);
-    text = await res.text();
+    text = maxBytes === undefined ? await res.text() : await boundedText(ctx, res, maxBytes);
   } catch (err) {
     throw transportFailure(ctx, err, init.signal);
   }
@@ -89,7 +117,7 @@ export async function vendorText(ctx: VendorContext, url: string, init: RequestI
 }
 
 /** Like `vendorText`, parsing the body as JSON; a body that is not JSON is the vendor's fault (`upstream_error`). */
-export async function vendorJson<T = unknown>(ctx: VendorContext, url: string, init: RequestInit & { signal: AbortSignal }): Promise<T> {
+export async function vendorJson<T = unknown>(ctx: VendorContext, url: string, init: VendorRequest): Promise<T> {
   const text = await vendorText(ctx, url, init);
   try {
     return JSON.parse(text) as T;

@@ -6,10 +6,16 @@ import { StreamRequest, type StreamEventLine } from '../../../shared/schemas/stt
 import { requireAuth } from '../../plugins/auth.js';
 import { loadAudio } from '../../services/audio/audio-fetch.js';
 import { prepareStreams } from '../../services/stt/stt-streaming.js';
+import { StreamSlots } from '../../services/stt/stream-slots.js';
 
-/** POST /v1/stt/stream (DESIGN §13.3): NDJSON events as the providers answer, then every result. */
+/**
+ * POST /v1/stt/stream (DESIGN §13.3): NDJSON events as the providers answer, then every result. Bounded as
+ * §17.5 says: 4 open streams per user, each ended by its deadline, and a client that stops reading is let
+ * hold 1 MB of unread answer before its stream is closed — vendors' sockets and recognisers with it.
+ */
 const routes: FastifyPluginAsyncTypebox = async (app) => {
   const { runtime } = app;
+  const slots = new StreamSlots();
 
   app.post(
     '/v1/stt/stream',
@@ -24,34 +30,56 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) => {
-      requireAuth(request);
+      const auth = requireAuth(request);
+      const limits = runtime.streamLimits;
+      // Held from here until every provider's stream is over (its socket or process ended).
+      const release = slots.take(auth.userId, limits.perUser, limits.retryAfterSeconds);
       const gone = new AbortController();
-      const run = await prepareStreams(
-        {
-          registry: runtime.stt,
-          scheduler: runtime.streamScheduler,
-          signal: gone.signal,
-          loadAudio: (url) =>
-            loadAudio(
-              { db: runtime.db, blobs: runtime.blobs, urls: runtime.urls, clock: runtime.clock, allowPrivate: runtime.options.allowPrivateAudioUrls, hooks: runtime.audioFetch },
-              url,
-            ),
-        },
-        request.body,
-      );
-      const body = new PassThrough();
-      const line = (e: StreamEventLine) => {
-        if (!body.writableEnded) body.write(`${JSON.stringify(e)}\n`);
-      };
       // A client that hangs up stops the streams still running.
       const onClose = () => gone.abort();
-      request.socket.once('close', onClose);
+      const { socket } = request;
+      socket.once('close', onClose);
+      let run: Awaited<ReturnType<typeof prepareStreams>>;
+      try {
+        run = await prepareStreams(
+          {
+            registry: runtime.stt,
+            scheduler: runtime.streamScheduler,
+            signal: gone.signal,
+            deadline: limits.deadline,
+            loadAudio: (url) =>
+              loadAudio(
+                { db: runtime.db, blobs: runtime.blobs, urls: runtime.urls, clock: runtime.clock, allowPrivate: runtime.options.allowPrivateAudioUrls, hooks: runtime.audioFetch },
+                url,
+              ),
+          },
+          request.body,
+        );
+      } catch (err) {
+        socket.off('close', onClose);
+        release();
+        throw err;
+      }
+      const body = new PassThrough();
+      // What the client has not read yet: in this stream, and in the socket's buffer behind it.
+      const unread = () => body.writableLength + body.readableLength + socket.writableLength;
+      const line = (e: StreamEventLine) => {
+        if (body.writableEnded || body.destroyed) return;
+        body.write(`${JSON.stringify(e)}\n`);
+        if (unread() > limits.maxUnreadBytes) {
+          request.log.warn({ unread_bytes: unread() }, 'stt stream closed: the client stopped reading its answer');
+          gone.abort();
+          body.destroy();
+          socket.destroy();
+        }
+      };
       run(line)
         .then((results) => line({ event: 'done', results }))
         .catch((err: unknown) => request.log.error({ err }, 'streaming failed unexpectedly'))
         .finally(() => {
-          request.socket.off('close', onClose);
-          body.end();
+          socket.off('close', onClose);
+          release();
+          if (!body.destroyed) body.end();
         });
       return reply.header('content-type', 'application/x-ndjson; charset=utf-8').header('cache-control', 'no-store').send(body);
     },

@@ -3,6 +3,7 @@
  * through the process's shared frame scheduler; every provider's partial and final results are passed
  * on as they arrive, then its §13.2 figures. The checks come first and answer 400 before anything is
  * streamed; a provider that fails mid-stream fails alone (its `error`), like `/v1/stt/transcribe`.
+ * Every stream, here and in streaming evaluations, ends by its deadline (DESIGN §17.5).
  */
 import { performance } from 'node:perf_hooks';
 import { validationFailed } from '../../../shared/errors.js';
@@ -10,6 +11,7 @@ import { speechBounds } from '../../../shared/streaming/speech-bounds.js';
 import type { StreamEventLine, StreamRequest, StreamResult } from '../../../shared/schemas/stt-stream.js';
 import type { SttResult } from '../../../shared/schemas/stt.js';
 import type { SttRegistry } from '../../engines/stt/registry.js';
+import { streamDeadlineMs, type StreamDeadline } from '../../engines/stt/streaming/bounds.js';
 import { runStream, startBarrier, type StreamRun } from '../../engines/stt/streaming/run.js';
 import type { FrameScheduler } from '../../engines/stt/streaming/scheduler.js';
 import type { SttAudio } from '../../engines/stt/types.js';
@@ -22,6 +24,8 @@ export interface SttStreamingDeps {
   loadAudio: (url: string) => Promise<Uint8Array>;
   /** Aborts every stream still running (the client went away). */
   signal?: AbortSignal;
+  /** The constants of the streams' deadline (default DESIGN §17.5's). */
+  deadline?: StreamDeadline;
 }
 
 /**
@@ -69,7 +73,7 @@ export interface StreamedResult extends SttResult {
  * to its end — what the provider took to hear and answer the whole utterance.
  */
 export async function streamProvider(
-  deps: { registry: SttRegistry; scheduler: FrameScheduler; signal?: AbortSignal },
+  deps: { registry: SttRegistry; scheduler: FrameScheduler; signal?: AbortSignal; deadline?: StreamDeadline },
   provider: string,
   audio: SttAudio,
   pace: number,
@@ -86,7 +90,11 @@ export async function streamProvider(
     const error = { code: 'provider_not_configured' as const, message: `Provider does not stream: ${provider}` };
     return { transcript: null, latency_ms: 0, confidence: null, error, ...measured({ first_partial_ms: null, final_latency_ms: null, revisions: 0, early_words: 0 }) };
   }
-  const run = await runStream({ scheduler: deps.scheduler, now: () => performance.now() }, streaming, audio, { pace, signal: deps.signal });
+  const run = await runStream({ scheduler: deps.scheduler, now: () => performance.now() }, streaming, audio, {
+    pace,
+    signal: deps.signal,
+    deadlineMs: streamDeadlineMs(audio.durationSeconds, pace, deps.deadline),
+  });
   const latency = Math.round(performance.now() - started);
   if (run.error) return { transcript: null, latency_ms: latency, confidence: null, error: run.error, ...measured(run) };
   return { transcript: run.transcript, latency_ms: latency, confidence: null, ...measured(run) };
@@ -101,6 +109,8 @@ export async function prepareStreams(deps: SttStreamingDeps, input: StreamReques
     const speech = speechBounds(audio.pcm, audio.sampleRate);
     emit({ event: 'start', providers: input.providers, audio_ms: Math.round(audio.durationSeconds * 1000), end_of_speech_ms: speech.endMs, pace });
     const barrier = startBarrier(input.providers.length);
+    // One deadline for the request, counted from here (the audio is loaded; its length is known).
+    const deadlineMs = streamDeadlineMs(audio.durationSeconds, pace, deps.deadline);
     const results: Record<string, StreamResult> = {};
     await Promise.all(
       input.providers.map(async (provider) => {
@@ -112,6 +122,7 @@ export async function prepareStreams(deps: SttStreamingDeps, input: StreamReques
           language: input.language,
           keyterms: input.keyterms,
           signal: deps.signal,
+          deadlineMs,
           barrier,
           onStarted: (at) => {
             t0 = at;

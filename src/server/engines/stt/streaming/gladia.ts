@@ -12,6 +12,7 @@
 import { vendorJson } from '../http.js';
 import { contextOf, joinUrl, requireKey, type AdapterSettings } from '../settings.js';
 import { SttError, type StreamEvent, type StreamingCapability, type StreamWord } from '../types.js';
+import { MAX_VENDOR_MESSAGE_BYTES } from './bounds.js';
 import { HANDSHAKE_TIMEOUT_MS, openVendorSocket } from './ws.js';
 
 const VENDOR = 'Gladia';
@@ -76,7 +77,9 @@ export function createGladiaStreaming(s: AdapterSettings): StreamingCapability {
         method: 'POST',
         headers: { 'x-gladia-key': key, 'content-type': 'application/json' },
         body: JSON.stringify(gladiaInitBody({ sampleRate: options.sampleRate, model, language: options.language ?? s.language, keyterms: options.keyterms })),
-        signal: options.signal ?? AbortSignal.timeout(HANDSHAKE_TIMEOUT_MS),
+        // The handshake's own time limit, and the stream's end (its deadline, a client gone) before it.
+        signal: options.signal ? AbortSignal.any([options.signal, AbortSignal.timeout(HANDSHAKE_TIMEOUT_MS)]) : AbortSignal.timeout(HANDSHAKE_TIMEOUT_MS),
+        maxBytes: MAX_VENDOR_MESSAGE_BYTES,
       });
       if (typeof init.url !== 'string' || !/^wss?:\/\//.test(init.url)) throw new SttError('upstream_error', `${VENDOR} returned a malformed response (no WebSocket url)`);
       return openVendorSocket(

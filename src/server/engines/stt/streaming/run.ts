@@ -4,7 +4,9 @@
  * closed as the vendor documents once the last frame is out. Every result is stamped on receipt; the
  * figures come from `streamMetrics`. A vendor failure — refused handshake, early close, malformed
  * message, or silence for `stallTimeoutMs` after the audio — becomes this utterance's `error`, never a
- * thrown exception, so a caller running many streams loses only the one.
+ * thrown exception, so a caller running many streams loses only the one. The stall timer re-arms on every
+ * message, so a vendor that never stops talking is ended by `deadlineMs` instead (DESIGN §17.5); however a
+ * stream ends, the vendor's socket or process goes with it.
  */
 import { performance } from 'node:perf_hooks';
 import { resamplePcm16 } from '../../../audio/resample.js';
@@ -28,6 +30,8 @@ export interface StreamRunOptions {
   stallTimeoutMs?: number;
   /** Cancels the stream (recorded as `timeout`). */
   signal?: AbortSignal;
+  /** The stream ends with `timeout` this long (ms) after `runStream` was called, whatever the vendor does. */
+  deadlineMs?: number;
   /**
    * Streams opened as one group (one file to several providers, a batch of utterances): each waits here
    * after its handshake so that all start pacing together, rather than each first frame competing
@@ -86,6 +90,7 @@ export interface StreamRun extends StreamMetrics {
 /** Streams `audio` through `streaming` and measures it; resolves (never rejects) when the stream is over. */
 export async function runStream(deps: StreamRunDeps, streaming: StreamingCapability, audio: { pcm: Int16Array; sampleRate: number }, opts: StreamRunOptions): Promise<StreamRun> {
   const now = deps.now ?? (() => performance.now());
+  const begun = now();
   const speech = speechBounds(audio.pcm, audio.sampleRate);
   const rate = streaming.sampleRate;
   const pcm = audio.sampleRate === rate ? audio.pcm : await resamplePcm16(audio.pcm, audio.sampleRate, rate);
@@ -101,17 +106,22 @@ export async function runStream(deps: StreamRunDeps, streaming: StreamingCapabil
   await new Promise<void>((settle) => {
     let session: SttStream | undefined;
     let stallTimer: NodeJS.Timeout | undefined;
+    let deadlineTimer: NodeJS.Timeout | undefined;
     let audioDone = false;
     let over = false;
     let cancel = () => {};
+    // Given to the adapter: a handshake still under way when the stream ends (deadline, client gone) stops.
+    const ended = new AbortController();
     const finish = (err?: SttError) => {
       if (over) return;
       over = true;
       if (err && !error) error = err;
       clearTimeout(stallTimer);
+      clearTimeout(deadlineTimer);
       cancel();
       opts.signal?.removeEventListener('abort', onAbort);
       if (err) session?.abort();
+      ended.abort();
       settle();
     };
     const armStall = () => {
@@ -122,6 +132,14 @@ export async function runStream(deps: StreamRunDeps, streaming: StreamingCapabil
     };
     const onAbort = () => finish(new SttError('timeout', 'The stream was cancelled before it finished'));
     opts.signal?.addEventListener('abort', onAbort, { once: true });
+    if (opts.signal?.aborted) onAbort();
+    if (opts.deadlineMs !== undefined && !over) {
+      const ms = opts.deadlineMs;
+      deadlineTimer = setTimeout(
+        () => finish(new SttError('timeout', `The stream did not end within its deadline of ${(ms / 1000).toFixed(0)} s`)),
+        Math.max(0, ms - (now() - begun)),
+      );
+    }
     const onEvent = (e: StreamEvent) => {
       if (over) return;
       opts.onEvent?.(e);
@@ -132,7 +150,7 @@ export async function runStream(deps: StreamRunDeps, streaming: StreamingCapabil
     };
     // An adapter may throw before its promise exists (a missing key): one path for both.
     Promise.resolve()
-      .then(() => streaming.open({ sampleRate: rate, language: opts.language, keyterms: opts.keyterms, now, signal: opts.signal }, onEvent))
+      .then(() => (over ? Promise.reject(error ?? new SttError('timeout', 'The stream was cancelled before it started')) : streaming.open({ sampleRate: rate, language: opts.language, keyterms: opts.keyterms, now, signal: ended.signal }, onEvent)))
       .then(async (s) => {
         session = s;
         await opts.barrier?.arrive();

@@ -1,13 +1,15 @@
 /**
  * The WebSocket plumbing every live vendor shares (on `ws`): handshake failures mapped like HTTP errors,
  * receipt times read before any parsing, a vendor message that cannot be parsed or a close the vendor
- * did not announce turned into one `error` event, then `close`. A vendor module only says what its URL,
- * frames and messages look like.
+ * did not announce turned into one `error` event, then `close`. A message over 4 MB ends the stream
+ * (`upstream_error`, DESIGN §17.5): `ws` stops reading it at that size, so it is never held whole. A vendor
+ * module only says what its URL, frames and messages look like.
  */
 import { performance } from 'node:perf_hooks';
 import type { RawData } from 'ws';
 import { failure, scrub, type VendorContext } from '../http.js';
 import { SttError, type StreamEvent, type SttStream } from '../types.js';
+import { MAX_VENDOR_MESSAGE_BYTES } from './bounds.js';
 
 /** How long a handshake may take before it counts as a failure to reach the vendor. */
 export const HANDSHAKE_TIMEOUT_MS = 10_000;
@@ -49,7 +51,7 @@ export async function openVendorSocket(spec: VendorSocketSpec, onEvent: (e: Stre
   const now = spec.now ?? (() => performance.now());
   const { ctx } = spec;
   return new Promise<SttStream>((resolve, reject) => {
-    const ws = new WebSocket(spec.url, { headers: spec.headers, handshakeTimeout: HANDSHAKE_TIMEOUT_MS, perMessageDeflate: false });
+    const ws = new WebSocket(spec.url, { headers: spec.headers, handshakeTimeout: HANDSHAKE_TIMEOUT_MS, perMessageDeflate: false, maxPayload: MAX_VENDOR_MESSAGE_BYTES });
     let started = false;
     let ended = false;
     let finished = false;
@@ -95,7 +97,13 @@ export async function openVendorSocket(spec: VendorSocketSpec, onEvent: (e: Stre
     };
     ws.on('unexpected-response', (_req, res) => {
       const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
+      let kept = 0;
+      res.on('data', (c: Buffer) => {
+        // A refusal's text is for the error message: its first 64 KB are plenty.
+        if (kept >= 65_536) return void res.destroy(new Error('refusal body too long'));
+        kept += c.length;
+        chunks.push(c);
+      });
       res.on('end', () => fail(failure(ctx, res.statusCode ?? 0, Buffer.concat(chunks).toString('utf8')), now()));
       res.on('error', () => fail(failure(ctx, res.statusCode ?? 0, ''), now()));
     });
@@ -133,7 +141,11 @@ export async function openVendorSocket(spec: VendorSocketSpec, onEvent: (e: Stre
       for (const e of events) onEvent(e);
       if (ended && spec.lastMessage?.(message) && ws.readyState === WebSocket.OPEN) ws.close(1000);
     });
-    ws.on('error', (err) => {
+    ws.on('error', (err: Error & { code?: string }) => {
+      if (err.code === 'WS_ERR_UNSUPPORTED_MESSAGE_LENGTH') {
+        fail(new SttError('upstream_error', `${ctx.vendor} sent a message over ${MAX_VENDOR_MESSAGE_BYTES / (1024 * 1024)} MB`), now());
+        return;
+      }
       if (!started) fail(new SttError('upstream_error', `Could not reach ${ctx.vendor}: ${scrub(ctx, err.message)}`), now());
       // After the handshake ws follows an error with 'close', which reports it.
     });
