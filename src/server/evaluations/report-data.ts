@@ -4,7 +4,7 @@
  */
 import { calculateAccuracy, round4, type AlignmentStep } from '../../shared/accuracy.js';
 import type { EvaluationDetail, EvaluationSummaryRow, EvaluationUtterance } from '../../shared/schemas/evaluations.js';
-import { getNormalizer } from '../../shared/normalizers/index.js';
+import { normalizerAt } from '../../shared/normalizers/index.js';
 import { whitespaceTokens } from '../../shared/normalize.js';
 import { corpusWer, latencyPercentiles } from '../../shared/stats.js';
 
@@ -137,7 +137,8 @@ export interface SpeakerRow {
  * normaliser as the scores were).
  */
 export function speakerRows(ev: Pick<EvaluationDetail, 'providers' | 'conditions' | 'normalizer'>, utterances: readonly EvaluationUtterance[]): SpeakerRow[] {
-  const normalizer = getNormalizer(ev.normalizer.name);
+  // The recorded version: a basic v1 evaluation counted `ill-disposed` as one word (DESIGN §15.6).
+  const normalizer = normalizerAt(ev.normalizer.name, ev.normalizer.version);
   const words = new Map<string, number>();
   const wordsOf = (reference: string) => {
     let n = words.get(reference);

@@ -195,6 +195,17 @@ describe('evaluation report page', () => {
     expect(page.match(/<tr><td>spk_/g)).toHaveLength(12);
   });
 
+  it('counts reference words with the normaliser version the evaluation recorded (basic v1 joined hyphenated words)', () => {
+    const { evaluation, utterances } = fixtureReport();
+    const hyphenated = utterances.map((u) => (u.speaker_id === 'spk_flite_a' ? { ...u, reference: 'ill-disposed men' } : u));
+    const mine = hyphenated.filter((u) => u.speaker_id === 'spk_flite_a' && u.condition === 'telephone' && u.provider === 'local-sphinx');
+    const errors = mine.reduce((n, u) => n + u.substitutions! + u.deletions! + u.insertions!, 0);
+    const wer = (version: number) =>
+      speakerRows({ ...evaluation, normalizer: { name: 'basic', version } }, hyphenated).find((r) => r.speaker === 'spk_flite_a' && r.condition === 'telephone')!.wer[0];
+    expect(wer(1)).toBeCloseTo(errors / (2 * mine.length), 4);
+    expect(wer(2)).toBeCloseTo(errors / (3 * mine.length), 4);
+  });
+
   it('links each listed failure to its clip, and marks local-sphinx under telephone with the narrowband caveat', () => {
     const { evaluation, utterances } = fixtureReport();
     const page = renderEvaluationReport({ evaluation, utterances, generatedAt, adapters: { 'local-sphinx': 'local-sphinx', 'stt-b': 'deepgram' } });
