@@ -6,7 +6,7 @@ import { parse } from 'csv-parse/sync';
 import { stringify } from 'csv-stringify/sync';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { closeTestDispatcher, testContext } from '../helpers/cli-context.js';
-import { promoteToEnterprise } from '../helpers/audio-jobs.js';
+import { fliteSpeaker, promoteToEnterprise } from '../helpers/audio-jobs.js';
 import { fakeProvidersConfig } from '../helpers/evaluations.js';
 import { startFakeVendor, type FakeVendor } from '../helpers/fake-stt-vendors.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
@@ -95,6 +95,22 @@ describe('outputs carry data, not commands (DESIGN §17.6)', () => {
       expect(r.stdout).not.toContain(CLEAR);
     }
   });
+
+  it('batch submit --download: manifest.csv writes formula texts behind a quote', async () => {
+    const speaker = await fliteSpeaker(s.runtime.db);
+    const items = join(dir, 'items.jsonl');
+    const texts = ['=HYPERLINK("http://x") hello', '-1+1 is two', 'plain words'];
+    writeFileSync(items, texts.map((text) => JSON.stringify({ text, speaker_id: speaker })).join('\n') + '\n');
+    const out = join(dir, 'batch-out');
+    const r = await voxctl(['batch', 'submit', items, '--download', out]);
+    expect(r.code, r.stderr).toBe(0);
+    const manifest = parse(readFileSync(join(out, 'manifest.csv')), { columns: true }) as Record<string, string>[];
+    expect(manifest.map((m) => [m.index, m.text])).toEqual([
+      ['0', `'=HYPERLINK("http://x") hello`],
+      ['1', `'-1+1 is two`],
+      ['2', 'plain words'],
+    ]);
+  }, 120_000);
 
   it('eval utterances, --junit and --markdown of a run and of its rerun with groups from the metadata', async () => {
     vendor.transcript = `${CLEAR}queen of spades ${ch(0x9b)}31m`;
