@@ -19,6 +19,8 @@ export interface ServerOptions {
    * queued work, and starts one engine thread on demand for synchronous requests.
    */
   ttsWorkers?: number;
+  /** How long a claimed work item stays this instance's, in seconds (`--lease-seconds`, 10..3600; default 60). */
+  leaseSeconds?: number;
   /** PostgreSQL URL (`--database-url` / VOXCTL_DATABASE_URL, DESIGN §9); none: SQLite in the data dir. */
   databaseUrl?: string;
   /** Where audio bytes live on PostgreSQL: `s3://bucket/prefix` (`--audio-store`); none: in the database. */
@@ -35,6 +37,11 @@ export interface ServerOptions {
    * none: only loopback callers get the metrics, everyone else a 404.
    */
   metricsToken?: string;
+  /**
+   * Test-only (VOXCTL_TEST_REPLAY_TRANSACTIONS=1, the PostgreSQL test pass): every transaction body runs twice,
+   * the first time rolled back, to prove no body has an effect outside the database (storage/sql/postgres.ts).
+   */
+  replayTransactions?: boolean;
   /** The file a detached instance's output goes to (recorded in server.json for `serve status`); none in the foreground. */
   logFile?: string;
   /** Pino log level (default info); `silent` in tests. */

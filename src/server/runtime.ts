@@ -44,6 +44,8 @@ export interface Runtime {
   logger: Logger;
   /** This process among the instances of one database (`/health`, the owner of its leases). */
   instanceId: string;
+  /** How long a claimed work item stays this instance's without renewal (`--lease-seconds`, DESIGN §14.15). */
+  leaseMs: number;
   /** Where audio bytes live: `{dataDir}/audio`, the shared database, or an S3 bucket. */
   blobs: AudioBlobStore;
   /**
@@ -205,6 +207,7 @@ export async function createRuntime(options: ServerOptions, deps: { clock?: Cloc
     logger,
     tts,
     instanceId,
+    leaseMs: work.leaseMs,
     blobs: blobs.store,
     samples: createSampleProvider(wiring),
     speakerFacets: createFacetsCache(db),

@@ -20,7 +20,7 @@ describe('crash safety (a real server process, SIGKILL mid-batch)', () => {
   it('finishes the job after a restart: completed, 100 distinct files, charged exactly once', async () => {
     // Short leases: on PostgreSQL the restarted instance takes over the killed one's claimed items only once
     // their leases expire (DESIGN §9.3), 60 s by default; on SQLite the restart requeues them at once.
-    const serve = () => startServe(dataDir, { env: { VOXCTL_LEASE_SECONDS: '5' } });
+    const serve = () => startServe(dataDir, { env: { VOXCTL_LEASE_SECONDS: '10' } });
     let server = await serve();
     procs.push(server.proc);
     const flite = await withBackendDb(dataDir, (db) => db.column<string>(`SELECT id FROM speakers WHERE engine = 'flite' ORDER BY id LIMIT 4`));

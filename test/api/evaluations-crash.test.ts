@@ -17,7 +17,7 @@ type Row = Record<string, any>; // eslint-disable-line @typescript-eslint/no-exp
 
 // Short leases: on PostgreSQL the restarted instance takes over the killed one's claimed syntheses only
 // once their leases expire (DESIGN §9.3), 60 s by default; on SQLite the restart requeues them at once.
-const sandbox = createSandbox({ VOXCTL_LEASE_SECONDS: '5' });
+const sandbox = createSandbox({ VOXCTL_LEASE_SECONDS: '10' });
 let server: ServedCli | undefined;
 
 const serverPid = (): number => (JSON.parse(readFileSync(join(sandbox.dataDir, 'server.json'), 'utf8')) as { pid: number }).pid;

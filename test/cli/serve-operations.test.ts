@@ -139,6 +139,31 @@ describe('voxctl serve as an operator runs it (DESIGN §14.5, §14.6)', () => {
     expect(r.exitCode).toBe(2);
     expect(r.stderr).toContain("VOXCTL_WORKERS must be an integer in 0..256, got 'many'");
   });
+
+  // DESIGN §14.15: settings are checked before anything starts, naming the flag or the variable the value came from.
+  const badSettings: [string, string[], Record<string, string>, string][] = [
+    ['a relative --public-url', ['--public-url', 'not-a-url'], {}, 'Invalid --public-url: not-a-url'],
+    ['a VOXCTL_PUBLIC_URL that is not one', [], { VOXCTL_PUBLIC_URL: 'not-a-url' }, 'Invalid VOXCTL_PUBLIC_URL: not-a-url'],
+    ['a --public-url of another scheme', ['--public-url', 'ftp://audio.example.com/'], {}, 'Invalid --public-url: ftp://audio.example.com/'],
+    ['a --public-url with a query', ['--public-url', 'https://audio.example.com/v?x=1'], {}, 'Invalid --public-url: https://audio.example.com/v?x=1'],
+    ['a VOXCTL_PUBLIC_URL with a fragment', [], { VOXCTL_PUBLIC_URL: 'https://audio.example.com/#top' }, 'Invalid VOXCTL_PUBLIC_URL: https://audio.example.com/#top'],
+    ['a --lease-seconds below 10', ['--lease-seconds', '5'], {}, "--lease-seconds must be an integer in 10..3600, got '5'"],
+    ['a VOXCTL_LEASE_SECONDS above 3600', [], { VOXCTL_LEASE_SECONDS: '3601' }, "VOXCTL_LEASE_SECONDS must be an integer in 10..3600, got '3601'"],
+    ['a VOXCTL_LEASE_SECONDS that is no number', [], { VOXCTL_LEASE_SECONDS: 'soon' }, "VOXCTL_LEASE_SECONDS must be an integer in 10..3600, got 'soon'"],
+  ];
+  it.each(badSettings)('%s is a usage error (exit 2) naming its source', async (_, args, env, message) => {
+    const r = await execa('node', [BIN, 'serve', '--port', '0', '--data-dir', tempDir(), ...args], { env: { FORCE_COLOR: '0', ...env }, reject: false, stdin: 'ignore' });
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr).toContain(message);
+  });
+
+  it('uses the lease length it is given, from the flag or its variable (default 60 s)', async () => {
+    const leaseOf = (stderr: string) => (JSON.parse(stderr.split('\n').find((l) => l.includes('"event":"listening"'))!) as { lease_seconds: number }).lease_seconds;
+    const health = async (url: string) => expect((await fetch(`${url}/health/live`)).status).toBe(200);
+    expect(leaseOf((await withServe(['--lease-seconds', '15'], {}, health)).stderr)).toBe(15);
+    expect(leaseOf((await withServe([], { VOXCTL_LEASE_SECONDS: '20' }, health)).stderr)).toBe(20);
+    expect(leaseOf((await withServe([], {}, health)).stderr)).toBe(60);
+  }, 90_000);
 });
 
 describe('resolveServeOptions', () => {

@@ -46,14 +46,15 @@ const byDataDir = new Map<string, Promise<string>>();
  * database of its own — the same one each time the same data dir starts again (restart and crash tests
  * find their state), copied from the migrated template on first use.
  */
-export async function backendFor(dataDir: string): Promise<{ databaseUrl?: string }> {
+export async function backendFor(dataDir: string): Promise<{ databaseUrl?: string; replayTransactions?: boolean }> {
   if (testBackend() !== 'postgres') return {};
   let url = byDataDir.get(dataDir);
   if (!url) {
     url = createTestDatabase().then((d) => d.url);
     byDataDir.set(dataDir, url);
   }
-  return { databaseUrl: await url };
+  // The PostgreSQL pass rehearses every transaction (vitest.config.ts sets the variable; the server reads no environment).
+  return { databaseUrl: await url, ...(process.env.VOXCTL_TEST_REPLAY_TRANSACTIONS === '1' ? { replayTransactions: true } : {}) };
 }
 
 declare module 'vitest' {

@@ -13,7 +13,7 @@ import { startFakeS3 } from '../helpers/fake-s3.js';
 
 // Several `voxctl serve` processes, each with a data dir of its own, on one PostgreSQL (DESIGN §9).
 // Short leases (VOXCTL_LEASE_SECONDS) so a dead instance's items come back within the test.
-const LEASE_SECONDS = '4';
+const LEASE_SECONDS = '10';
 
 const running: ServeProcess[] = [];
 const cleanups: (() => Promise<void> | void)[] = [];

@@ -26,6 +26,7 @@ interface ServeFlags {
   allowPrivateAudioUrls?: boolean;
   databaseUrl?: string;
   workers?: number;
+  leaseSeconds?: number;
   audioStore?: string;
   s3Endpoint?: string;
   trustProxy?: string;
@@ -46,12 +47,27 @@ export const SERVE_ENV = {
   publicUrl: 'VOXCTL_PUBLIC_URL',
   allowPrivateAudioUrls: 'VOXCTL_ALLOW_PRIVATE_AUDIO_URLS',
   workers: 'VOXCTL_WORKERS',
+  leaseSeconds: 'VOXCTL_LEASE_SECONDS',
   audioStore: 'VOXCTL_AUDIO_STORE',
   s3Endpoint: 'VOXCTL_S3_ENDPOINT',
   trustProxy: 'VOXCTL_TRUST_PROXY',
   metricsToken: 'VOXCTL_METRICS_TOKEN',
   logLevel: 'VOXCTL_LOG_LEVEL',
 } as const satisfies Partial<Record<keyof ServeFlags, string>>;
+
+/** The lease length's bounds in seconds (DESIGN §14.15): long enough to outlive a slow item, short enough to take over. */
+const LEASE_SECONDS = { min: 10, max: 3600 } as const;
+
+/** An absolute http(s) URL without query or fragment (DESIGN §14.15): the base of every audio URL handed out. */
+function isPublicUrl(value: string): boolean {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return false;
+  }
+  return (url.protocol === 'http:' || url.protocol === 'https:') && url.search === '' && url.hash === '' && !/[?#]/.test(value);
+}
 
 /** A boolean variable: 1/true/yes or 0/false/no (anything else is a usage error naming the variable). */
 function envBoolean(name: string, value: string): boolean {
@@ -68,6 +84,9 @@ export function serveFlagsWithEnv(flags: ServeFlags, env: NodeJS.ProcessEnv): Se
     out[key] ??= value(SERVE_ENV[key]);
   }
   if (out.workers === undefined && value(SERVE_ENV.workers) !== undefined) out.workers = intOption(SERVE_ENV.workers, 0, 256)(value(SERVE_ENV.workers)!);
+  if (out.leaseSeconds === undefined && value(SERVE_ENV.leaseSeconds) !== undefined) {
+    out.leaseSeconds = intOption(SERVE_ENV.leaseSeconds, LEASE_SECONDS.min, LEASE_SECONDS.max)(value(SERVE_ENV.leaseSeconds)!);
+  }
   if (out.allowPrivateAudioUrls === undefined && value(SERVE_ENV.allowPrivateAudioUrls) !== undefined) {
     out.allowPrivateAudioUrls = envBoolean(SERVE_ENV.allowPrivateAudioUrls, value(SERVE_ENV.allowPrivateAudioUrls)!);
   }
@@ -111,6 +130,9 @@ export function resolveServeOptions(given: ServeFlags, env: NodeJS.ProcessEnv = 
     if (problem) throw usageError(problem);
   }
   if (flags.s3Endpoint !== undefined && flags.audioStore === undefined) throw usageError('--s3-endpoint needs --audio-store s3://bucket/prefix');
+  if (flags.publicUrl !== undefined && !isPublicUrl(flags.publicUrl)) {
+    throw usageError(`Invalid ${given.publicUrl === undefined ? SERVE_ENV.publicUrl : '--public-url'}: ${flags.publicUrl}`);
+  }
   let trustProxy: string[] | undefined;
   if (flags.trustProxy !== undefined) {
     const parsed = parseTrustedProxies(flags.trustProxy);
@@ -121,6 +143,7 @@ export function resolveServeOptions(given: ServeFlags, env: NodeJS.ProcessEnv = 
     dataDir: resolveDataDir(flags.dataDir, env),
     ...(databaseUrl ? { databaseUrl } : {}),
     ...(flags.workers !== undefined ? { ttsWorkers: flags.workers } : {}),
+    ...(flags.leaseSeconds !== undefined ? { leaseSeconds: flags.leaseSeconds } : {}),
     ...(flags.audioStore ? { audioStore: flags.audioStore } : {}),
     ...(flags.s3Endpoint ? { s3Endpoint: flags.s3Endpoint } : {}),
     ...(trustProxy ? { trustProxy } : {}),
@@ -131,6 +154,7 @@ export function resolveServeOptions(given: ServeFlags, env: NodeJS.ProcessEnv = 
     configPath: flags.config,
     allowPrivateAudioUrls: flags.allowPrivateAudioUrls ?? false,
     bootstrapKey: env.VOXCTL_BOOTSTRAP_KEY,
+    ...(env.VOXCTL_TEST_REPLAY_TRANSACTIONS === '1' ? { replayTransactions: true } : {}),
     logLevel: flags.logLevel ?? 'info',
   };
 }
@@ -148,6 +172,7 @@ export function registerServe(program: Command, ctx: HandlerContext): void {
     .option('--allow-private-audio-urls', 'let transcription fetch loopback/private URLs')
     .option('--database-url <url>', 'PostgreSQL shared by several instances (default VOXCTL_DATABASE_URL; none: SQLite in the data dir)')
     .option('--workers <n>', 'engine worker threads (default: CPU count; 0 = API-only, claims no queued work)', intOption('--workers', 0, 256))
+    .option('--lease-seconds <n>', `how long a claimed work item stays this instance's (${LEASE_SECONDS.min}..${LEASE_SECONDS.max}, default 60)`, intOption('--lease-seconds', LEASE_SECONDS.min, LEASE_SECONDS.max))
     .option('--audio-store <url>', 'with --database-url: keep audio in s3://bucket/prefix (AWS_* variables) instead of the database')
     .option('--s3-endpoint <url>', 'endpoint of an S3-compatible store for --audio-store')
     .option('--trust-proxy <addresses>', 'reverse proxies (IPs or CIDRs, comma-separated) whose X-Forwarded-For/-Proto/-Host to believe')
@@ -178,7 +203,7 @@ export function registerServe(program: Command, ctx: HandlerContext): void {
         throw new CliError(`The service did not start: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
       });
       const store = options.databaseUrl ? redactDatabaseUrl(options.databaseUrl) : options.dataDir;
-      lifecycle('listening', `voxctl service listening on ${server.url} (data: ${store})`, { url: server.url, data: store, instance_id: server.runtime.instanceId });
+      lifecycle('listening', `voxctl service listening on ${server.url} (data: ${store})`, { url: server.url, data: store, instance_id: server.runtime.instanceId, lease_seconds: server.runtime.leaseMs / 1000 });
       if (server.runtime.bootstrap) {
         const { key, warning } = server.runtime.bootstrap;
         if (warning) lifecycle(undefined, `Warning: ${warning}`, {}, 40);
@@ -338,6 +363,7 @@ function serveArgs(flags: ServeFlags): string[] {
     ...(flags.publicUrl ? ['--public-url', flags.publicUrl] : []),
     ...(flags.allowPrivateAudioUrls ? ['--allow-private-audio-urls'] : []),
     ...(flags.workers !== undefined ? ['--workers', String(flags.workers)] : []),
+    ...(flags.leaseSeconds !== undefined ? ['--lease-seconds', String(flags.leaseSeconds)] : []),
     ...(flags.audioStore ? ['--audio-store', flags.audioStore] : []),
     ...(flags.s3Endpoint ? ['--s3-endpoint', flags.s3Endpoint] : []),
     ...(flags.trustProxy ? ['--trust-proxy', flags.trustProxy] : []),
