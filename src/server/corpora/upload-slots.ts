@@ -1,17 +1,18 @@
 /**
  * At most two uploads of one user receive, extract and decode at once (DESIGN §17.3): each holds a core, a
  * temporary folder and up to a few hundred MB while it runs, so one key cannot queue the service's work
- * behind its own. Counted per process: each instance of a scale-out bounds its own share.
+ * behind its own. Counted per process (UserSlots).
  */
 import { ApiError } from '../errors.js';
 import { CORPUS_MESSAGES } from '../../shared/corpus/index.js';
+import { UserSlots } from '../services/limits/user-slots.js';
 
 /** DESIGN §17.3: uploads one user may have in progress at once, and the `Retry-After` of the 429 past it. */
 export const UPLOAD_SLOTS = Object.freeze({ perUser: 2, retryAfterSeconds: 5 });
 
 /** The running uploads of each user. */
 export class UploadSlots {
-  private readonly running = new Map<string, number>();
+  private readonly slots = new UserSlots();
 
   constructor(private readonly perUser = UPLOAD_SLOTS.perUser) {}
 
@@ -20,20 +21,10 @@ export class UploadSlots {
    * progress` with `Retry-After: 5`; the connection closes after it, so the unread body is never waited for.
    */
   take(userId: string): () => void {
-    const n = this.running.get(userId) ?? 0;
-    if (n >= this.perUser) {
-      throw new ApiError('rate_limited', CORPUS_MESSAGES.tooManyUploads, {
-        headers: { 'Retry-After': String(UPLOAD_SLOTS.retryAfterSeconds), connection: 'close' },
-      });
-    }
-    this.running.set(userId, n + 1);
-    let released = false;
-    return () => {
-      if (released) return;
-      released = true;
-      const left = (this.running.get(userId) ?? 1) - 1;
-      if (left > 0) this.running.set(userId, left);
-      else this.running.delete(userId);
-    };
+    const release = this.slots.tryTake(userId, this.perUser);
+    if (release) return release;
+    throw new ApiError('rate_limited', CORPUS_MESSAGES.tooManyUploads, {
+      headers: { 'Retry-After': String(UPLOAD_SLOTS.retryAfterSeconds), connection: 'close' },
+    });
   }
 }
