@@ -1,4 +1,4 @@
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import swagger from '@fastify/swagger';
 import { VERSION } from '../shared/version.js';
@@ -6,6 +6,7 @@ import { ErrorBody } from '../shared/schemas/common.js';
 import type { Runtime } from './runtime.js';
 import { requestLoggerFactory } from './logger.js';
 import { genRequestId, registerRequestId } from './plugins/request-id.js';
+import { registerRequestLog } from './plugins/request-log.js';
 import { registerErrorHandling, sendFrameworkError } from './plugins/errors.js';
 import { createClientErrorHandler, registerHostCheck } from './plugins/http-errors.js';
 import { registerValidation } from './plugins/validation.js';
@@ -52,6 +53,8 @@ export async function buildApp(runtime: Runtime, options: AppOptions = {}): Prom
     // Request loggers carry their id for the server logger's mixin (logger.ts requestLoggerFactory).
     ...(options.logger ? { logger: options.logger } : { loggerInstance: runtime.logger, childLoggerFactory: requestLoggerFactory }),
     genReqId: genRequestId,
+    // Fastify's incoming/completed pair gives way to one line per request (plugins/request-log.ts, DESIGN §14.16).
+    logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: JSON_BODY_LIMIT,
     // Client address, scheme and host come from X-Forwarded-* only when the connection is from a proxy the
     // operator named (--trust-proxy); anyone else could claim any address and dodge the per-IP limit.
@@ -74,6 +77,7 @@ export async function buildApp(runtime: Runtime, options: AppOptions = {}): Prom
   registerValidation(app);
   registerErrorHandling(app);
   registerRequestId(app);
+  registerRequestLog(app);
   registerHostCheck(app);
   // Order matters: identify the key, count the request under it (or the IP), then answer 401/403.
   registerAuthentication(app);

@@ -103,8 +103,7 @@ describe('logs', () => {
       await call({ url }, 'GET', '/v1/users/me', { key: `vox_${'Z'.repeat(40)}` });
       await call({ url }, 'GET', '/health', { headers: { 'x-api-key': TEST_KEY } });
       await app.close();
-      expect(out).toContain('incoming request');
-      expect(out).toContain('[redacted]');
+      expect(out).toContain('"route":"/v1/users/me"');
       for (const secret of [TEST_KEY, created.body.key as string, `vox_${'Z'.repeat(40)}`]) {
         expect(out).not.toContain(secret);
         expect(out).not.toContain(secret.slice(8));

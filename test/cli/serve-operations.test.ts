@@ -99,11 +99,11 @@ describe('voxctl serve as an operator runs it (DESIGN §14.5, §14.6)', () => {
     expect(lifecycle.map((l) => l.event)).toEqual(expect.arrayContaining(['listening', 'draining', 'stopped']));
     const me = logs.find((l) => l.msg === 'request completed' && l.user_id !== undefined);
     expect(me).toMatchObject({ user_id: expect.stringMatching(/^usr_/), key_id: expect.any(String) });
-    // Both request lines name the request by the id its response carried.
-    expect(me!.reqId).toBe(meRequestId);
-    expect(logs.filter((l) => l.reqId === meRequestId).map((l) => l.msg)).toEqual(['incoming request', 'request completed']);
-    const audioLine = logs.find((l) => (l.req as { url?: string } | undefined)?.url?.startsWith('/v1/audio/'));
-    expect((audioLine!.req as { url: string }).url).toContain('sig=[redacted]');
+    // One line per request (DESIGN §14.16), naming it by the id its response carried.
+    expect(me).toMatchObject({ request_id: meRequestId, method: 'GET', route: '/v1/users/me', status: 200 });
+    expect(logs.filter((l) => l.reqId === meRequestId).map((l) => l.msg)).toEqual(['request completed']);
+    const audioLine = logs.find((l) => typeof l.url === 'string' && l.url.startsWith('/v1/audio/'));
+    expect(audioLine!.url).toContain('sig=[redacted]');
     expect(stdout + stderr).not.toContain(signed);
     expect(stdout + stderr).not.toContain(TEST_KEY);
   });

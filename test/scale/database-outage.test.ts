@@ -55,8 +55,10 @@ describe('the database away', () => {
   it('answers 503 Service temporarily unavailable with Retry-After: 5, logs the outage once and the recovery once', async () => {
     expect((await me()).status).toBe(200);
     await cluster.pause();
+    const outageRequests: string[] = [];
     for (let i = 0; i < 8; i++) {
       const res = await me();
+      outageRequests.push(res.headers.get('x-request-id')!);
       expect(res.status).toBe(503);
       expect(res.headers.get('retry-after')).toBe('5');
       expect(await res.json()).toMatchObject({ detail: 'Service temporarily unavailable', status_code: 503, code: 'service_unavailable' });
@@ -83,5 +85,12 @@ describe('the database away', () => {
     // No per-request or per-poll error lines: the outage is said once.
     const errors = logged.filter((l) => Number(l.level) >= 50 && l.event !== 'database_unavailable');
     expect(errors.map((l) => l.msg)).toEqual([]);
+    // DESIGN §14.16: a request during the outage is still one line, with no stack trace.
+    for (const id of outageRequests) {
+      const mine = logged.filter((l) => l.reqId === id || l.request_id === id);
+      expect(mine).toHaveLength(1);
+      expect(mine[0]).toMatchObject({ route: '/v1/users/me', status: 503 });
+      expect(JSON.stringify(mine[0])).not.toContain('stack');
+    }
   }, 120_000);
 });
