@@ -28,6 +28,8 @@ const REQUIRED = [
   { pkg: 'nginx', file: '/usr/sbin/nginx' },
   { pkg: 'systemd', file: '/usr/bin/systemd-analyze' },
   { pkg: 'openssl', file: '/usr/bin/openssl' },
+  // A real scrape must pass `promtool check metrics` (DESIGN §14.17).
+  { pkg: 'prometheus', file: '/usr/bin/promtool' },
   // The API suite runs a second time on a real PostgreSQL started from these binaries (DESIGN §9.7),
   // unless VOXCTL_TEST_DATABASE_URL names a server to use instead.
   { pkg: 'postgresql', present: () => Boolean(process.env.VOXCTL_TEST_DATABASE_URL) || hasPostgresServer() },

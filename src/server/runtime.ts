@@ -195,7 +195,7 @@ export async function createRuntime(options: ServerOptions, deps: { clock?: Cloc
   // The runners read the pool through the runtime, so a test that swaps `runtime.tts` reaches them too.
   const pool = (): TtsPool => runtime.tts;
   const work: WorkSharing = { owner: instanceId, leaseMs: leaseMsOf(options), shared, claims: options.ttsWorkers !== 0, pollMs: 1_000, ...(presence ? { mayJudge: presence.mayJudge } : {}) };
-  const metrics = createMetrics({ db, busyWorkers: () => (runtime.tts as Partial<TtsWorkerPool>).stats?.().busy ?? 0 });
+  const metrics = createMetrics({ db, busyWorkers: () => (runtime.tts as Partial<TtsWorkerPool>).stats?.().busy ?? 0, databaseUp: () => !database.isDown() });
   const wiring = { db, blobs: blobs.store, clock, ttsWorkers: options.ttsWorkers || undefined, tts: pool, logger, work, database, metrics };
   // One pacer for every stream of the process: `stt stream` requests and streaming evaluations alike.
   const streamScheduler = new FrameScheduler();

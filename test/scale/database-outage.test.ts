@@ -69,6 +69,8 @@ describe('the database away', () => {
     expect((await fetch(`${url}/health/live`)).status).toBe(200);
     const ready = await fetch(`${url}/health/ready`);
     expect(ready.status).toBe(503);
+    // DESIGN §14.17: the last probe did not reach the database.
+    expect(await (await fetch(`${url}/metrics`)).text()).toMatch(/^voxctl_db_up 0$/m);
     expect(await ready.json()).toMatchObject({ status: 'not_ready' });
     await new Promise((r) => setTimeout(r, 2_500)); // background pollers run meanwhile: they must stay quiet too
     await cluster.resume();

@@ -1,6 +1,7 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Db } from '../../storage/db.js';
 import { queueDepth } from '../../storage/repositories/leases.js';
+import { COMMIT, VERSION } from '../../../shared/version.js';
 
 /** The connection counts of a pg pool (the PostgreSQL seam exposes its pool; SQLite has none). */
 interface PoolCounts {
@@ -26,6 +27,12 @@ export interface Metrics {
   readonly contentType: string;
 }
 
+/**
+ * Node.js defaults that `promtool check metrics` rejects (gauges named `_total`): left out, since
+ * `nodejs_active_handles` and `nodejs_active_requests` say the same without the suffix (DESIGN §14.17).
+ */
+const REJECTED_DEFAULTS = ['nodejs_active_handles_total', 'nodejs_active_requests_total', 'nodejs_active_resources_total'];
+
 /** The queues whose depth is a gauge, by the kind label they carry. */
 const QUEUES = { batch_item: 'job_items', evaluation_synthesis: 'evaluation_syntheses' } as const;
 
@@ -33,9 +40,25 @@ const QUEUES = { batch_item: 'job_items', evaluation_synthesis: 'evaluation_synt
  * Builds the metrics of one runtime: HTTP counts and latency, queue depth and TTS workers read when
  * scraped (so an idle service does no work for them), the PostgreSQL pool, and Node's process defaults.
  */
-export function createMetrics(deps: { db: Db; busyWorkers?: () => number }): Metrics {
+export function createMetrics(deps: { db: Db; busyWorkers?: () => number; databaseUp?: () => boolean }): Metrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
+  for (const name of REJECTED_DEFAULTS) registry.removeSingleMetric(name);
+  // Which build answers, as a label set on a constant 1 (the usual `_build_info` idiom): joinable onto any series.
+  new Gauge({
+    name: 'voxctl_build_info',
+    help: 'The version and commit of this build (value 1)',
+    labelNames: ['version', 'commit'] as const,
+    registers: [registry],
+  }).set({ version: VERSION, commit: COMMIT ?? 'unknown' }, 1);
+  new Gauge({
+    name: 'voxctl_db_up',
+    help: 'Whether the last probe reached the database (1) or not (0)',
+    registers: [registry],
+    collect() {
+      this.set(deps.databaseUp?.() === false ? 0 : 1);
+    },
+  });
   const requests = new Counter({
     name: 'voxctl_http_requests_total',
     help: 'HTTP requests answered, by method, route pattern and status',
