@@ -100,12 +100,12 @@ describe('voxctl eval on a real service', () => {
     expect(csv.exitCode, csv.stderr).toBe(0);
     const lines = csv.stdout.trim().split('\n');
     expect(lines[0]).toBe(
-      'provider,condition,group,utterances,speakers,reference_words,substitutions,deletions,insertions,wer,wer_ci95_low,wer_ci95_high,cer,latency_p50_ms,latency_p95_ms,failed_requests',
+      'provider,condition,group,utterances,speakers,reference_words,substitutions,deletions,insertions,wer,wer_ci95_low,wer_ci95_high,cer,latency_p50_ms,latency_p95_ms,attempted,failed_requests',
     );
     expect(lines).toHaveLength(10);
     const all = api.summary.find((x: { group: string; condition: string }) => x.group === 'all' && x.condition === 'clean');
     expect(lines).toContain(
-      `local-sphinx,clean,all,2,2,${all.reference_words},${all.substitutions},${all.deletions},${all.insertions},${all.wer},${all.wer_ci95[0]},${all.wer_ci95[1]},${all.cer},${all.latency_ms.p50},${all.latency_ms.p95},0`,
+      `local-sphinx,clean,all,2,2,${all.reference_words},${all.substitutions},${all.deletions},${all.insertions},${all.wer},${all.wer_ci95[0]},${all.wer_ci95[1]},${all.cer},${all.latency_ms.p50},${all.latency_ms.p95},${all.attempted},0`,
     );
 
     const list = await run(['eval', 'list']);
