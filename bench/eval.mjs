@@ -12,6 +12,7 @@ import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { api, cpuSeconds, memory, serve, sqliteDriver, stop } from './lib/service.mjs';
+import { SENTENCES } from './lib/sentences.mjs';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
 const TEXTS = Number(process.env.BENCH_TEXTS ?? 20);
@@ -22,18 +23,6 @@ const Database = await sqliteDriver();
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const seconds = (ms) => `${(ms / 1000).toFixed(1)} s`;
 
-const SENTENCES = [
-  'The quick brown fox jumps over the lazy dog.',
-  'Please call me back after the meeting tomorrow morning.',
-  'It is raining in the city today.',
-  'She sells sea shells by the sea shore.',
-  'The train to the airport leaves at seven.',
-  'We need more paper for the printer upstairs.',
-  'My brother bought a new car last week.',
-  'Turn left at the second traffic light.',
-  'The children played in the park all afternoon.',
-  'Could you send me the report by Friday?',
-];
 const texts = Array.from({ length: TEXTS }, (_, i) => (i < SENTENCES.length ? SENTENCES[i] : `${SENTENCES[i % SENTENCES.length]} Number ${i}.`));
 
 async function runOnce(run) {

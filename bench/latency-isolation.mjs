@@ -18,6 +18,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { performance } from 'node:perf_hooks';
 import { api, cpuSeconds, serve, settle, sqliteDriver, stop } from './lib/service.mjs';
+import { SENTENCES } from './lib/sentences.mjs';
 
 const run = promisify(execFile);
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
@@ -28,20 +29,7 @@ const BIN = new URL('../bin/voxctl.js', import.meta.url).pathname;
 const { decodeWavToPcm16, encodeWav } = await import(new URL('../dist/server/audio/wav.js', import.meta.url).href);
 const Database = await sqliteDriver();
 
-const TEXTS = [
-  'The quick brown fox jumps over the lazy dog.',
-  'Please call me back after the meeting tomorrow morning.',
-  'It is raining in the city today.',
-  'She sells sea shells by the sea shore.',
-  'The train to the airport leaves at seven.',
-  'We need more paper for the printer upstairs.',
-  'My brother bought a new car last week.',
-  'Turn left at the second traffic light.',
-  'The children played in the park all afternoon.',
-  'Could you send me the report by Friday?',
-  'The library closes early on public holidays.',
-  'Our flight was delayed by almost two hours.',
-];
+const TEXTS = [...SENTENCES, 'The library closes early on public holidays.', 'Our flight was delayed by almost two hours.'];
 
 /** The loopback vendor: answers every request 150 ms after reading its body; counts what it answered. */
 async function startVendor() {
