@@ -12,7 +12,7 @@ import { connect } from '../session.js';
 import { assertWritable, examples, flagsOf } from '../util.js';
 import { printEvaluation } from './eval-views.js';
 import { EvaluationProgress, finishRun, gateError, watchEvaluation } from './eval-watch.js';
-import { anyGate, compareGateFailures, type EvaluationGates } from '../../shared/evaluation-gates.js';
+import { anyGate, compareGateFailures, summaryGateFailures, type EvaluationGates } from '../../shared/evaluation-gates.js';
 
 /** The flags of the CI outputs and gates, as commander hands them over. */
 export interface CiFlags extends EvaluationGates {
@@ -93,8 +93,13 @@ export async function emitCiOutputs(
  * than `--max-regression`, left inconclusive by too few speakers with a difference above it, or whose
  * new run failed more requests than `--max-failure-rate` allows.
  */
-export function compareGate(compare: EvaluationCompare, gates: EvaluationGates): void {
-  const error = gateError(compareGateFailures(compare.rows, gates), gates, { id: compare.evaluation_id, baselineId: compare.baseline_id });
+export function compareGate(compare: EvaluationCompare, gates: EvaluationGates, summary?: EvaluationDetail['summary']): void {
+  // A provider whose requests all failed matched nothing and has no compare row: the new run's own summary
+  // rows still carry its failed requests, so it cannot pass unseen.
+  const failures = [...compareGateFailures(compare.rows, gates), ...(summary ? summaryGateFailures(summary, { maxFailureRate: gates.maxFailureRate ?? 0 }) : [])];
+  const seen = new Set<string>();
+  const once = failures.filter((f) => !seen.has(f.line) && seen.add(f.line));
+  const error = gateError(once, gates, { id: compare.evaluation_id, baselineId: compare.baseline_id });
   if (error) throw error;
 }
 
@@ -189,10 +194,11 @@ export function registerEvalCompare(evaluation: Command, ctx: HandlerContext): v
     if (out.json) out.printJson(cmp);
     else if (flags.csv) await out.csv(cmp.rows, compareCsvColumns);
     else await printCompare(out, cmp);
-    // The latencies of the JUnit cases are the new run's; fetched only when an output needs them.
-    const latencyFrom = wantsCi(flags, ctx.env) ? (await client.getEvaluation(id)).summary : undefined;
+    // The new run's summary: the latencies of the JUnit cases, and the failed requests the gates count.
+    const gated = anyGate(gatesOf(flags));
+    const latencyFrom = wantsCi(flags, ctx.env) || gated ? (await client.getEvaluation(id)).summary : undefined;
     await emitCiOutputs(ctx, flags, { compare: cmp, latencyFrom });
-    compareGate(cmp, gatesOf(flags));
+    if (gated) compareGate(cmp, gatesOf(flags), latencyFrom);
   });
 
   examples(
