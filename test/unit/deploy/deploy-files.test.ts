@@ -23,6 +23,19 @@ describe('deploy/systemd', () => {
     expect(r.stderr.trim()).toBe('');
   });
 
+  it('the instance template is hardened: systemd-analyze security rates it 4.0 or less, the data dir still writable', async () => {
+    const unit = join(tmp, 'voxctl@a.service');
+    copyFileSync(join(DEPLOY, 'systemd', 'voxctl@.service'), unit);
+    const r = await execa('systemd-analyze', ['security', '--offline=true', '--no-pager', unit], { reject: false });
+    const exposure = /Overall exposure level for voxctl@a\.service: (\d+\.\d)/.exec(r.stdout + r.stderr);
+    expect(exposure, r.stdout + r.stderr).not.toBeNull();
+    expect(Number(exposure![1])).toBeLessThanOrEqual(4.0);
+    // ProtectSystem=strict leaves only the StateDirectory (the data dir of VOXCTL_DATA_DIR) writable.
+    const text = readFileSync(unit, 'utf8');
+    expect(text).toMatch(/^StateDirectory=voxctl\/%i$/m);
+    expect(text).toMatch(/^Environment=VOXCTL_DATA_DIR=\/var\/lib\/voxctl\/%i$/m);
+  });
+
   it('the example environment files set only variables `voxctl serve` reads', async () => {
     const { SERVE_ENV } = await import('../../../src/cli/commands/serve.js');
     const known = new Set<string>([...Object.values(SERVE_ENV), 'VOXCTL_DATABASE_URL', 'VOXCTL_DATA_DIR']);
