@@ -2,6 +2,7 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import globals from 'globals';
+import { readdirSync } from 'node:fs';
 
 // Layers (issue 10): each block says what a folder may not import, so a wrong arrow fails `npm run lint`.
 // test/unit/eslint-layers.test.ts proves each zone catches its wrong arrow. ESLint replaces (does not merge)
@@ -42,37 +43,37 @@ const lazyServerImport = (allowed = []) => ({
 // The server's layers, as one table of allowed arrows: each folder of src/server (and each file at its top)
 // may import the folders listed here, src/shared, and the leaf files at the top of src/server (clock,
 // logger, errors, html: they import only src/shared). Every other arrow inside src/server fails lint.
-//   routes → services, plugins and the features (evaluations, billing) → services → storage/engines → audio,
-//   and work/ (the background runner) → the features whose items it runs (evaluations) → services → …
-// Routes read plain data through services too (named reads such as `jobPage`), never a repository:
-// a service is where a read becomes a rule (ownership, not-found), and the rule is then written once.
-// `work/` is the one home of background work (claim loop, leases, recovery, the work kinds of batch items
-// and evaluation utterances): nothing but the composition root imports it; it uses the features' rules.
+//   the wiring at the top (start, app, runtime, work-kinds) → features/<feature>/ → infrastructure
+//   (work → storage; engines → audio; storage, audio, plugins: nothing of the server).
+// A feature folder holds everything of one feature: its routes, rules, repository, views and work kind.
+// It reaches another feature only through that feature's index.ts (what the feature offers the others),
+// never a file inside it; and nothing below the features imports one (the work loop runs the work kinds
+// the composition root hands it).
 const SERVER_FOLDERS = {
   storage: [],
   audio: [],
+  plugins: [],
   engines: ['audio'],
-  services: ['storage', 'engines', 'audio'],
-  work: ['evaluations', 'storage', 'engines', 'audio', 'services'],
-  evaluations: ['storage', 'engines', 'audio', 'services'],
-  billing: ['storage', 'services'],
-  // A feature like evaluations: archive upload, extraction and decoding of recorded corpora (DESIGN §10).
-  corpora: ['storage', 'engines', 'audio', 'services'],
-  plugins: ['services'],
-  routes: ['services', 'plugins', 'evaluations', 'billing', 'corpora'],
+  work: ['storage'],
+  features: ['storage', 'engines', 'audio', 'work', 'plugins'],
 };
 const SERVER_LEAVES = ['clock', 'logger', 'errors', 'html'];
 // The wiring at the top of src/server: which folders and which top-level files each may import. A top-level
 // file not named here is a leaf (src/shared only). Nothing in a folder imports these files.
 const SERVER_TOP = {
   start: { folders: [], files: ['app', 'runtime', 'options'] },
-  app: { folders: ['plugins', 'routes'], files: ['runtime'] },
-  runtime: { folders: ['storage', 'audio', 'engines', 'services', 'work', 'evaluations', 'billing', 'corpora'], files: ['config', 'options', 'secret'] },
-  admin: { folders: ['storage', 'services'], files: [] },
+  app: { folders: ['plugins', 'features'], files: ['runtime'] },
+  runtime: { folders: ['storage', 'audio', 'engines', 'work', 'features'], files: ['config', 'options', 'secret', 'work-kinds'] },
+  'work-kinds': { folders: ['storage', 'engines', 'work', 'features'], files: [] },
+  admin: { folders: ['storage', 'features'], files: [] },
   config: { folders: ['engines'], files: [] },
   secret: { folders: ['storage'], files: [] },
   options: { folders: [], files: [] },
 };
+// The features, read from the folder so that a new one is held to the same rule the day it appears.
+const FEATURES = readdirSync(new URL('./src/server/features/', import.meta.url), { withFileTypes: true })
+  .filter((d) => d.isDirectory())
+  .map((d) => d.name);
 const MAX_SERVER_DEPTH = 5;
 const TOP_FILES = Object.keys(SERVER_TOP);
 const alternation = (names) => names.map(escape).join('|');
@@ -81,7 +82,7 @@ const alternation = (names) => names.map(escape).join('|');
 // taken for `jobs/`.
 const upTo = (depth) => `^(?:(?:\\.\\./){${depth}}|(?:\\.\\./){${depth + 1}}server/)`;
 const serverRegex = (depth, what) => (depth === 0 ? `^\\./${what}` : `${upTo(depth)}${what}`);
-const serverZone = (files, depth, from, mayFolders, mayFiles, extra = {}) => {
+const serverZone = (files, depth, from, mayFolders, mayFiles, { patterns: more = [], ...extra } = {}) => {
   const allowed = [...mayFolders.map((f) => `${f}/`), ...mayFiles.map((f) => `${f}.ts`)];
   const says = `${from} may import ${allowed.length ? allowed.join(', ') + ', ' : ''}src/shared and ${SERVER_LEAVES.map((f) => `${f}.ts`).join('/')} (the server's layer table in eslint.config.js)`;
   const folders = Object.keys(SERVER_FOLDERS).filter((f) => f !== from.replace(/\/$/, '') && !mayFolders.includes(f));
@@ -92,6 +93,7 @@ const serverZone = (files, depth, from, mayFolders, mayFiles, extra = {}) => {
       { regex: `^(?:\\.\\./){${depth + 1}}(?:cli|client)(?:/|$)`, message: `The server does not import the CLI or the client (${from}).` },
       ...folders.map((f) => ({ regex: serverRegex(depth, `${escape(f)}(?:/|$)`), message: `${from} → ${f}/ is not an arrow of the server's layers: ${says}.` })),
       ...(topFiles.length ? [{ regex: serverRegex(depth, `(?:${alternation(topFiles)})\\.js$`), message: `${from} → the server's wiring (${topFiles.join(', ')}) is not an arrow of its layers: ${says}.` }] : []),
+      ...more,
     ],
   });
 };
@@ -102,6 +104,19 @@ const serverZones = () => [
     Array.from({ length: MAX_SERVER_DEPTH }, (_, i) =>
       serverZone([`src/server/${folder}/${'*/'.repeat(i)}*.ts`], i + 1, `${folder}/`, may, [], {
         ignores: folder === 'storage' ? ['src/server/storage/sqlite-driver.ts'] : [],
+      }),
+    ),
+  ),
+  // A feature's files: the features/ row of the table, and no file inside another feature (its index.ts only).
+  ...FEATURES.flatMap((feature) =>
+    Array.from({ length: MAX_SERVER_DEPTH - 1 }, (_, i) =>
+      serverZone([`src/server/features/${feature}/${'*/'.repeat(i)}*.ts`], i + 2, 'features/', SERVER_FOLDERS.features, [], {
+        patterns: [
+          {
+            regex: `^(?:\\.\\./){${i + 1}}(?:\\.\\./features/)?(?!${escape(feature)}/)[^./][^/]*/(?!index\\.js$)`,
+            message: `features/${feature}/ reaches another feature only through its index.ts (what that feature offers the others), never a file inside it.`,
+          },
+        ],
       }),
     ),
   ),

@@ -15,13 +15,13 @@ import { performance } from 'node:perf_hooks';
 
 const dist = (p) => new URL(`../dist/server/${p}`, import.meta.url).href;
 const { openSqliteDatabase } = await import(dist('storage/db.js'));
-const { insertEvaluation, insertUtterance, allUtterances, listEvaluationSpeakers, finishEvaluation, getEvaluation } = await import(dist('storage/repositories/evaluations.js'));
-const { insertAudio } = await import(dist('storage/repositories/audio.js'));
-const { utteranceAudioSeconds } = await import(dist('storage/repositories/evaluation-compare.js'));
-const { summarise } = await import(dist('evaluations/summary.js'));
-const { compareEvaluations } = await import(dist('evaluations/compare.js'));
-const { evaluationLists, evaluationPrices } = await import(dist('evaluations/views.js'));
-const { conditionedAudioId } = await import(dist('evaluations/views.js'));
+const { insertEvaluation, insertUtterance, allUtterances, listEvaluationSpeakers, finishEvaluation, getEvaluation } = await import(dist('features/evaluations/repository.js'));
+const { insertAudio } = await import(dist('features/audio/repository.js'));
+const { utteranceAudioSeconds } = await import(dist('features/evaluations/compare-repository.js'));
+const { summarise } = await import(dist('features/evaluations/summary.js'));
+const { compareEvaluations } = await import(dist('features/evaluations/compare.js'));
+const { evaluationLists, evaluationPrices } = await import(dist('features/evaluations/views.js'));
+const { conditionedAudioId } = await import(dist('features/evaluations/views.js'));
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
 const TEXTS = 100;

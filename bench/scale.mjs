@@ -39,9 +39,9 @@ const LIMITER_CALLS = 5000;
 const PARTS = new Set((process.env.BENCH_PARTS ?? '1,2,3').split(',').map((p) => p.trim()));
 
 const { openDatabase } = await import('../dist/server/storage/db.js');
-const { createUserWithKey } = await import('../dist/server/services/accounts/users.js');
-const { createSharedRateLimiter } = await import('../dist/server/services/limits/shared-rate-limiter.js');
-const { createRateLimiter } = await import('../dist/server/services/limits/rate-limiter.js');
+const { createUserWithKey } = await import('../dist/server/features/accounts/users.js');
+const { createSharedRateLimiter } = await import('../dist/server/features/limits/shared-rate-limiter.js');
+const { createRateLimiter } = await import('../dist/server/features/limits/rate-limiter.js');
 
 // ---------------------------------------------------------------- cleanup registry
 const children = new Set();

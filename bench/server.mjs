@@ -137,7 +137,7 @@ try {
   const accounts = Math.ceil((3 * Math.min(seconds, 60) * 100_000) / 1000);
   {
     const { openSqliteDatabase } = await import('../dist/server/storage/db.js');
-    const { createUserWithKey } = await import('../dist/server/services/accounts/users.js');
+    const { createUserWithKey } = await import('../dist/server/features/accounts/users.js');
     const db = await openSqliteDatabase(join(dataDir, 'voxctl.db'));
     // `accounts` × 1,000 requests a minute: more than this machine can send, so no request meets a 429.
     await db.transaction(async () => {

@@ -14,7 +14,7 @@ import { performance } from 'node:perf_hooks';
 import { decodeWavToPcm16, encodeWav } from '../dist/server/audio/wav.js';
 import { createLocalSphinxAdapter, resolveSphinx, sphinxArgs } from '../dist/server/engines/stt/local-sphinx.js';
 import { createSttRegistry } from '../dist/server/engines/stt/registry.js';
-import { transcribe } from '../dist/server/services/stt/transcription.js';
+import { transcribe } from '../dist/server/features/stt/transcription.js';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];

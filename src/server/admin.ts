@@ -4,6 +4,6 @@
  * loads this module lazily (client commands never pay for SQLite); with `start.ts` it is the CLI's only
  * way into src/server (eslint.config.js).
  */
-export { createUserWithKey, listUsersForAdmin, setAccountDisabled, validateNewUser } from './services/accounts/users.js';
-export { revokeKeyAsOperator } from './services/accounts/keys.js';
+export { createUserWithKey, listUsersForAdmin, setAccountDisabled, validateNewUser } from './features/accounts/users.js';
+export { revokeKeyAsOperator } from './features/accounts/keys.js';
 export { openDatabase, openSqliteDatabase, inspectDatabaseSchema, migrateDatabase } from './storage/db.js';

@@ -11,23 +11,23 @@ import { registerErrorHandling, sendFrameworkError } from './plugins/errors.js';
 import { createClientErrorHandler, registerHostCheck } from './plugins/http-errors.js';
 import { registerValidation } from './plugins/validation.js';
 import { serializeOnFirstCall } from './plugins/lazy-compile.js';
-import { registerAuthentication, registerAuthorization } from './plugins/auth.js';
-import { rateLimitHeaders, registerRateLimit } from './plugins/rate-limit.js';
+import { registerAuthentication, registerAuthorization } from './features/accounts/auth-plugin.js';
+import { rateLimitHeaders, registerRateLimit } from './features/limits/rate-limit-plugin.js';
 import { registerJsonBody } from './plugins/json-body.js';
-import { registerMetrics } from './plugins/metrics.js';
+import { registerMetrics } from './features/ops/metrics-plugin.js';
 import { acceptMultipartBodies, withUploads } from './plugins/uploads.js';
-import healthRoutes from './routes/health/index.js';
-import speakersRoutes from './routes/speakers/index.js';
-import ttsRoutes from './routes/tts/index.js';
-import jobsRoutes from './routes/jobs/index.js';
-import sttRoutes from './routes/stt/index.js';
-import datasetsRoutes from './routes/datasets/index.js';
-import usersRoutes from './routes/users/index.js';
-import keysRoutes from './routes/keys/index.js';
-import billingRoutes from './routes/billing/index.js';
-import audioRoutes from './routes/audio/index.js';
-import evaluationsRoutes from './routes/evaluations/index.js';
-import corporaRoutes from './routes/corpora/index.js';
+import healthRoutes from './features/ops/routes.js';
+import speakersRoutes from './features/synthesis/speakers-routes.js';
+import ttsRoutes from './features/synthesis/tts-routes.js';
+import jobsRoutes from './features/jobs/routes.js';
+import sttRoutes from './features/stt/routes.js';
+import datasetsRoutes from './features/datasets/routes.js';
+import usersRoutes from './features/accounts/users-routes.js';
+import keysRoutes from './features/accounts/keys-routes.js';
+import billingRoutes from './features/billing/routes.js';
+import audioRoutes from './features/audio/routes.js';
+import evaluationsRoutes from './features/evaluations/routes.js';
+import corporaRoutes from './features/corpora/routes.js';
 
 declare module 'fastify' {
   interface FastifyInstance {

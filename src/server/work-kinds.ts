@@ -3,29 +3,29 @@
  * batch items and evaluation syntheses today. A new kind is a `WorkKind` (kind.ts) and a line here.
  */
 import { availableParallelism } from 'node:os';
-import type { Clock } from '../clock.js';
-import { ConcurrencyLimit } from '../engines/stt/limit.js';
-import type { SttAdapter } from '../engines/stt/types.js';
-import type { SttRegistry } from '../engines/stt/registry.js';
-import type { TtsPool } from '../engines/tts/types.js';
-import type { Logger } from '../logger.js';
-import type { Db } from '../storage/db.js';
-import type { AudioBlobStore } from '../storage/blobs/index.js';
-import { refundCharacters } from '../services/limits/quota.js';
-import { renderSpeech, speakerVoice } from '../services/synthesis/synthesis.js';
-import { runProvider } from '../services/stt/transcription.js';
-import { streamProvider } from '../services/stt/stt-streaming.js';
-import type { FrameScheduler } from '../engines/stt/streaming/scheduler.js';
-import type { StreamLimits } from '../engines/stt/streaming/bounds.js';
-import { batchItemsKind, renderItemWith } from './batch-items.js';
-import { evaluationSynthesesKind } from './evaluation-syntheses.js';
-import type { WorkSharing } from './leases.js';
-import { createWorkLoop, type WorkLoop, type WorkLoopDeps } from './loop.js';
-import type { DatabaseAvailability } from '../services/ops/database-availability.js';
-import type { Metrics } from '../services/ops/metrics.js';
+import type { Clock } from './clock.js';
+import { ConcurrencyLimit } from './engines/stt/limit.js';
+import type { SttAdapter } from './engines/stt/types.js';
+import type { SttRegistry } from './engines/stt/registry.js';
+import type { TtsPool } from './engines/tts/types.js';
+import type { Logger } from './logger.js';
+import type { Db } from './storage/db.js';
+import type { AudioBlobStore } from './storage/blobs/index.js';
+import { refundCharacters } from './features/limits/quota.js';
+import { renderSpeech, speakerVoice } from './features/synthesis/synthesis.js';
+import { runProvider } from './features/stt/transcription.js';
+import { streamProvider } from './features/stt/stt-streaming.js';
+import type { FrameScheduler } from './engines/stt/streaming/scheduler.js';
+import type { StreamLimits } from './engines/stt/streaming/bounds.js';
+import { batchItemsKind, renderItemWith } from './features/jobs/batch-items-work.js';
+import { evaluationSynthesesKind } from './features/evaluations/utterance-work.js';
+import type { WorkSharing } from './work/leases.js';
+import { createWorkLoop, type WorkLoop, type WorkLoopDeps } from './work/loop.js';
+import type { DatabaseAvailability } from './storage/database-availability.js';
+import type { Metrics } from './features/ops/metrics.js';
 
-export type { WorkLoop } from './loop.js';
-export type { WorkSharing } from './leases.js';
+export type { WorkLoop } from './work/loop.js';
+export type { WorkSharing } from './work/leases.js';
 
 /** What background work uses of the runtime, and nothing more. */
 export interface WorkWiring {

@@ -4,7 +4,7 @@ import { startTestServer, type TestServer } from '../helpers/server.js';
 import { call } from '../helpers/core-http.js';
 import { fetchAudio, fliteSpeaker, postMultipart, rms, promoteToEnterprise } from '../helpers/audio-jobs.js';
 import { decodeWavToPcm16, parseWav } from '../../src/server/audio/wav.js';
-import { createUrlSigner } from '../../src/server/services/audio/audio-urls.js';
+import { createUrlSigner } from '../../src/server/features/audio/audio-urls.js';
 import { noiseAfter } from '../helpers/noise.js';
 
 const fixture = (name: string) => readFileSync(new URL(`../../fixtures/${name}`, import.meta.url));

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { call } from '../helpers/core-http.js';
-import { createUserWithKey } from '../../src/server/services/accounts/users.js';
-import { createApiKey } from '../../src/server/services/accounts/keys.js';
-import { updateUserTier } from '../../src/server/storage/repositories/users.js';
+import { createUserWithKey } from '../../src/server/features/accounts/users.js';
+import { createApiKey } from '../../src/server/features/accounts/keys.js';
+import { updateUserTier } from '../../src/server/features/accounts/users-repository.js';
 import { storedBytes } from '../helpers/backend-db.js';
 
 const UNAUTHORIZED = 'Invalid or expired API key';

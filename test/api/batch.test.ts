@@ -3,8 +3,8 @@ import { startTestServer, type TestServer } from '../helpers/server.js';
 import { call } from '../helpers/core-http.js';
 import { charactersUsed, fetchAudio, fliteSpeaker, pollJob, rms, promoteToEnterprise } from '../helpers/audio-jobs.js';
 import { decodeWavToPcm16, parseWav } from '../../src/server/audio/wav.js';
-import { createUserWithKey } from '../../src/server/services/accounts/users.js';
-import { updateUserSubscription } from '../../src/server/storage/repositories/users.js';
+import { createUserWithKey } from '../../src/server/features/accounts/users.js';
+import { updateUserSubscription } from '../../src/server/features/accounts/users-repository.js';
 import type { TtsPool } from '../../src/server/engines/tts/types.js';
 
 describe('POST /v1/tts/batch', () => {

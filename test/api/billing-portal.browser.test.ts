@@ -2,8 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { chromium, type Browser } from 'playwright-core';
 import { startTestServer, type TestServer } from '../helpers/server.js';
-import { addCharactersUsed } from '../../src/server/storage/repositories/usage.js';
-import { billingPeriod } from '../../src/server/services/limits/quota.js';
+import { addCharactersUsed } from '../../src/server/features/limits/usage-repository.js';
+import { billingPeriod } from '../../src/server/features/limits/quota.js';
 
 /** The billing portal driven by a real headless Chromium (Debian's /usr/bin/chromium). */
 describe('billing portal in Chromium', () => {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';
-import { createUserWithKey } from '../../src/server/services/accounts/users.js';
-import { addCharactersUsed } from '../../src/server/storage/repositories/usage.js';
+import { createUserWithKey } from '../../src/server/features/accounts/users.js';
+import { addCharactersUsed } from '../../src/server/features/limits/usage-repository.js';
 import { storedBytes } from '../helpers/backend-db.js';
 
 /** A clock tests can move (link expiry, billing periods). */

@@ -11,8 +11,8 @@ import { startFakeS3, type FakeS3 } from '../helpers/fake-s3.js';
 import { buildCorpus, convert, patchZipName, rawTar, recordings, tarOf, zipDir, zipOf, type BuiltCorpus } from '../helpers/corpora.js';
 import { createClient } from '../../src/client/client.js';
 import { parseWav } from '../../src/server/audio/wav.js';
-import { createUserWithKey } from '../../src/server/services/accounts/users.js';
-import { DEFAULT_CORPUS_LIMITS } from '../../src/server/corpora/upload.js';
+import { createUserWithKey } from '../../src/server/features/accounts/users.js';
+import { DEFAULT_CORPUS_LIMITS } from '../../src/server/features/corpora/upload.js';
 
 const UNRECOGNISED =
   'Unrecognised corpus layout: expected metadata.csv, a Common Voice .tsv, LibriSpeech *.trans.txt or a Kaldi wav.scp with text';

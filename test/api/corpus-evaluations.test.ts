@@ -7,10 +7,10 @@ import { call, type Reply } from '../helpers/core-http.js';
 import { charactersUsed, fliteSpeaker, postMultipart, promoteToEnterprise } from '../helpers/audio-jobs.js';
 import { pollEvaluation } from '../helpers/evaluations.js';
 import { buildCorpus, packCorpus, recordings, type Layout, type Recording } from '../helpers/corpus-fixtures.js';
-import { createUserWithKey } from '../../src/server/services/accounts/users.js';
+import { createUserWithKey } from '../../src/server/features/accounts/users.js';
 import { parseWav } from '../../src/server/audio/wav.js';
 import { speakerBootstrapCi } from '../../src/shared/stats.js';
-import { scoredUtterancesForCompare } from '../../src/server/storage/repositories/evaluation-compare.js';
+import { scoredUtterancesForCompare } from '../../src/server/features/evaluations/compare-repository.js';
 
 // Evaluations on a recorded corpus (DESIGN §10.5), on real human speech: the pocketsphinx-testdata
 // recordings (five LibriVox sentences of one reader, five card names of another) uploaded as corpora.

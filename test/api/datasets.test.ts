@@ -4,8 +4,8 @@ import { startTestServer, type TestServer } from '../helpers/server.js';
 import { call } from '../helpers/core-http.js';
 import { charactersUsed, fetchAudio, fliteSpeaker, pollJob, postMultipart, promoteToEnterprise } from '../helpers/audio-jobs.js';
 import { parseWav } from '../../src/server/audio/wav.js';
-import { createUserWithKey } from '../../src/server/services/accounts/users.js';
-import { updateUserSubscription } from '../../src/server/storage/repositories/users.js';
+import { createUserWithKey } from '../../src/server/features/accounts/users.js';
+import { updateUserSubscription } from '../../src/server/features/accounts/users-repository.js';
 
 describe('/v1/datasets', () => {
   let server: TestServer;

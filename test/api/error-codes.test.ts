@@ -3,8 +3,8 @@ import { startTestServer, type TestServer } from '../helpers/server.js';
 import { createClient } from '../../src/client/client.js';
 import { ApiRequestError, isErrorCode } from '../../src/client/index.js';
 import { exitCodeFor } from '../../src/cli/program.js';
-import { createUserWithKey } from '../../src/server/services/accounts/users.js';
-import { reserveCharacters } from '../../src/server/services/limits/quota.js';
+import { createUserWithKey } from '../../src/server/features/accounts/users.js';
+import { reserveCharacters } from '../../src/server/features/limits/quota.js';
 
 // The whole path scripts rely on (issue 10 item 1): service body → client `code` → CLI exit code and JSON.
 describe('error codes from the service to the CLI', () => {

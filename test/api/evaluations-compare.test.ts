@@ -12,8 +12,8 @@ import { charactersUsed, fliteSpeakers, promoteToEnterprise } from '../helpers/a
 import { pollEvaluation } from '../helpers/evaluations.js';
 import { FAKE_TRANSCRIPT, startFakeVendor, type FakeVendor } from '../helpers/fake-stt-vendors.js';
 import { decodeWavToPcm16 } from '../../src/server/audio/wav.js';
-import { createUserWithKey } from '../../src/server/services/accounts/users.js';
-import { reserveCharacters } from '../../src/server/services/limits/quota.js';
+import { createUserWithKey } from '../../src/server/features/accounts/users.js';
+import { reserveCharacters } from '../../src/server/features/limits/quota.js';
 import { VERSION } from '../../src/shared/version.js';
 
 type Row = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any

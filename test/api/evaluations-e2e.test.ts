@@ -14,9 +14,9 @@ import { charactersUsed, espeakSpeaker, fliteSpeaker, promoteToEnterprise } from
 import { pollEvaluation } from '../helpers/evaluations.js';
 import { FAKE_TRANSCRIPT, startFakeVendor, type FakeVendor } from '../helpers/fake-stt-vendors.js';
 import { decodeWavToPcm16 } from '../../src/server/audio/wav.js';
-import { allUtterances, listEvaluationSpeakers } from '../../src/server/storage/repositories/evaluations.js';
-import { utteranceAudioSeconds } from '../../src/server/storage/repositories/evaluation-compare.js';
-import { summarise } from '../../src/server/evaluations/summary.js';
+import { allUtterances, listEvaluationSpeakers } from '../../src/server/features/evaluations/repository.js';
+import { utteranceAudioSeconds } from '../../src/server/features/evaluations/compare-repository.js';
+import { summarise } from '../../src/server/features/evaluations/summary.js';
 
 type Row = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { call } from '../helpers/core-http.js';
 import { charactersUsed, espeakSpeaker, fliteSpeaker, postMultipart, promoteToEnterprise } from '../helpers/audio-jobs.js';
-import { createUserWithKey } from '../../src/server/services/accounts/users.js';
+import { createUserWithKey } from '../../src/server/features/accounts/users.js';
 import { failingVendorConfig, pollEvaluation } from '../helpers/evaluations.js';
 
 // `stt-b` is bound to a fake vendor that answers 500 at once (helpers/evaluations.ts): a configured

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { call } from '../helpers/core-http.js';
 import { fliteSpeaker, pollJob, promoteToEnterprise } from '../helpers/audio-jobs.js';
-import { createUserWithKey } from '../../src/server/services/accounts/users.js';
+import { createUserWithKey } from '../../src/server/features/accounts/users.js';
 
 describe('GET /v1/jobs and /v1/jobs/{id}', () => {
   let server: TestServer;

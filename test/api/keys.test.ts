@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { call } from '../helpers/core-http.js';
-import { createUserWithKey } from '../../src/server/services/accounts/users.js';
+import { createUserWithKey } from '../../src/server/features/accounts/users.js';
 
 describe('/v1/keys', () => {
   let server: TestServer;

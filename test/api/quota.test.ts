@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { call } from '../helpers/core-http.js';
-import { createUserWithKey } from '../../src/server/services/accounts/users.js';
-import { reserveCharacters } from '../../src/server/services/limits/quota.js';
-import { updateUserSubscription, updateUserTier } from '../../src/server/storage/repositories/users.js';
+import { createUserWithKey } from '../../src/server/features/accounts/users.js';
+import { reserveCharacters } from '../../src/server/features/limits/quota.js';
+import { updateUserSubscription, updateUserTier } from '../../src/server/features/accounts/users-repository.js';
 
 const QUOTA = 'Character quota exceeded for this billing period';
 

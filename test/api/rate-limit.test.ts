@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { call, manualClock } from '../helpers/core-http.js';
-import { createUserWithKey } from '../../src/server/services/accounts/users.js';
+import { createUserWithKey } from '../../src/server/features/accounts/users.js';
 
 const epoch = (iso: string) => String(Date.parse(iso) / 1000);
 
@@ -59,7 +59,7 @@ describe('rate limits', () => {
     expect(denied.headers.get('x-ratelimit-reset')).toBe(epoch('2025-03-11T00:00:00Z'));
     expect(Number(denied.headers.get('retry-after'))).toBe((Date.parse('2025-03-11T00:00:00Z') - clock.now().getTime()) / 1000);
     // A fresh key of the same user starts no fresh day: the windows belong to the account (DESIGN §4.14).
-    const { createApiKey } = await import('../../src/server/services/accounts/keys.js');
+    const { createApiKey } = await import('../../src/server/features/accounts/keys.js');
     const other = await createApiKey(s.runtime.db, { userId: user.id, now: clock.now() });
     expect((await call(s, 'GET', '/v1/users/me', { key: other.key })).status).toBe(429);
     clock.set('2025-03-11T00:00:00Z');

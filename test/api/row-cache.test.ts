@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { call } from '../helpers/core-http.js';
-import { createUserWithKey } from '../../src/server/services/accounts/users.js';
-import { changeTier, setCancelled } from '../../src/server/billing/service.js';
+import { createUserWithKey } from '../../src/server/features/accounts/users.js';
+import { changeTier, setCancelled } from '../../src/server/features/billing/service.js';
 import { withBackendDb } from '../helpers/backend-db.js';
 
 // Key and user lookups are cached on the hot path: every change must still apply to the very next

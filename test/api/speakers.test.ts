@@ -2,7 +2,7 @@ import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { manualClock } from '../helpers/core-http.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
-import { createUrlSigner } from '../../src/server/services/audio/audio-urls.js';
+import { createUrlSigner } from '../../src/server/features/audio/audio-urls.js';
 import type { SpeakerFacets, SpeakerPage, Speaker } from '../../src/shared/schemas/speakers.js';
 
 describe('/v1/speakers', () => {

@@ -7,7 +7,7 @@ import { call } from '../helpers/core-http.js';
 import { TEST_KEY } from '../helpers/server.js';
 import { startServe } from '../helpers/serve-process.js';
 import { TEST_HANG, TEST_HOOKS_ENV } from '../../src/server/engines/tts/protocol.js';
-import { DEAD_AFTER_MS } from '../../src/server/services/ops/instances.js';
+import { DEAD_AFTER_MS } from '../../src/server/features/ops/instances.js';
 import { withBackendDb } from '../helpers/backend-db.js';
 import { testBackend } from '../helpers/postgres.js';
 

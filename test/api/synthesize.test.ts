@@ -3,10 +3,10 @@ import { startTestServer, type TestServer } from '../helpers/server.js';
 import { call } from '../helpers/core-http.js';
 import { charactersUsed, espeakSpeaker, fetchAudio, fliteSpeaker, rms, sphinxWer, promoteToEnterprise } from '../helpers/audio-jobs.js';
 import { decodeWavToPcm16, parseWav } from '../../src/server/audio/wav.js';
-import { createUserWithKey } from '../../src/server/services/accounts/users.js';
-import { updateUserSubscription } from '../../src/server/storage/repositories/users.js';
-import { addCharactersUsed } from '../../src/server/storage/repositories/usage.js';
-import { billingPeriod } from '../../src/server/services/limits/quota.js';
+import { createUserWithKey } from '../../src/server/features/accounts/users.js';
+import { updateUserSubscription } from '../../src/server/features/accounts/users-repository.js';
+import { addCharactersUsed } from '../../src/server/features/limits/usage-repository.js';
+import { billingPeriod } from '../../src/server/features/limits/quota.js';
 import type { TtsPool } from '../../src/server/engines/tts/types.js';
 
 describe('POST /v1/tts/synthesize', () => {

@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startTestServer, TEST_KEY, type TestServer } from '../helpers/server.js';
 import { call, manualClock } from '../helpers/core-http.js';
-import { createUserWithKey } from '../../src/server/services/accounts/users.js';
-import { reserveCharacters } from '../../src/server/services/limits/quota.js';
+import { createUserWithKey } from '../../src/server/features/accounts/users.js';
+import { reserveCharacters } from '../../src/server/features/limits/quota.js';
 
 describe('/v1/users', () => {
   let server: TestServer;

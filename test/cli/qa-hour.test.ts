@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addCharactersUsed, subtractCharactersUsed } from '../../src/server/storage/repositories/usage.js';
+import { addCharactersUsed, subtractCharactersUsed } from '../../src/server/features/limits/usage-repository.js';
 import { cli, createSandbox, isWav, type Sandbox } from '../helpers/cli.js';
 import { call } from '../helpers/core-http.js';
 import { charactersUsed, espeakSpeaker, fliteSpeaker, promoteToEnterprise } from '../helpers/audio-jobs.js';

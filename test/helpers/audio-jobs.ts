@@ -7,7 +7,7 @@ import { parseWav, decodeWavToPcm16, encodeWav } from '../../src/server/audio/wa
 import { resamplePcm16 } from '../../src/server/audio/resample.js';
 import { calculateAccuracy } from '../../src/shared/accuracy.js';
 import { call, type Reply } from './core-http.js';
-import { updateUserTier } from '../../src/server/storage/repositories/users.js';
+import { updateUserTier } from '../../src/server/features/accounts/users-repository.js';
 import type { TestServer } from './server.js';
 
 /** A catalogue speaker bound to a given Flite voice, with neutral-ish prosody first (clearest speech). */

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPostgresDb } from '../../src/server/storage/sql/postgres.js';
 import type { Db } from '../../src/server/storage/sql/types.js';
-import { createSharedRateLimiter } from '../../src/server/services/limits/shared-rate-limiter.js';
+import { createSharedRateLimiter } from '../../src/server/features/limits/shared-rate-limiter.js';
 import { manualClock } from '../helpers/core-http.js';
 import { createTestDatabase } from '../helpers/postgres.js';
 

@@ -27,6 +27,15 @@ describe('PostgreSQL storage seam', () => {
     expect(await db.value("SELECT 'a ? b' || ?", ['!'])).toBe('a ? b!');
   });
 
+  it('leaves comments, dollar quotes and the jsonb ?| / ?& operators to PostgreSQL (issue 32 item 6)', async () => {
+    const row = await db.get(
+      `SELECT /* a comment? */ '{"a": 1, "b": 2}'::jsonb ?| ARRAY['a', 'z'] AS any_key,
+              '{"a": 1}'::jsonb ?& ARRAY['a', 'z'] AS all_keys, $$it's ? here$$ AS quoted, ? AS bound`,
+      ['value'],
+    );
+    expect(row).toEqual({ any_key: true, all_keys: false, quoted: "it's ? here", bound: 'value' });
+  });
+
   it('read-then-write transactions from 20 concurrent callers lose no update (SERIALIZABLE, retried)', async () => {
     await Promise.all(
       Array.from({ length: 20 }, () =>

@@ -216,7 +216,7 @@ describe('two instances on one PostgreSQL (DESIGN §9)', () => {
 
 /** A new starter user's full key, made through the admin API of the bootstrap user. */
 async function starterKey(s: ServeProcess, db: Db): Promise<string> {
-  const { createUserWithKey } = await import('../../src/server/services/accounts/users.js');
+  const { createUserWithKey } = await import('../../src/server/features/accounts/users.js');
   const made = await createUserWithKey(db, { email: `starter-${randomBytes(4).toString('hex')}@example.com`, tier: 'starter', now: new Date() });
   void s;
   return made.key.key;

@@ -12,18 +12,6 @@ async function layerErrors(filePath: string, code: string): Promise<string[]> {
 }
 
 const wrong: [string, string, string][] = [
-  ['storage → engines', 'src/server/storage/repositories/speakers.ts', "import { x } from '../../engines/tts/catalogue.js';"],
-  ['storage → services', 'src/server/storage/db.ts', "import { x } from '../services/users.js';"],
-  ['routes → storage', 'src/server/routes/jobs/index.ts', "import { x } from '../../storage/repositories/jobs.js';"],
-  ['engines → storage', 'src/server/engines/tts/catalogue.ts', "import { x } from '../../storage/db.js';"],
-  ['audio → services', 'src/server/audio/decode.ts', "import { x } from '../services/uploads.js';"],
-  ['evaluations → billing', 'src/server/evaluations/report-html.ts', "import { x } from '../billing/page.js';"],
-  ['billing → evaluations', 'src/server/billing/page.ts', "import { x } from '../evaluations/views.js';"],
-  ['services → routes', 'src/server/services/jobs.ts', "import { x } from '../routes/jobs/index.js';"],
-  ['services → plugins', 'src/server/services/jobs.ts', "import { x } from '../plugins/auth.js';"],
-  ['services → routes, from a concern folder', 'src/server/services/jobs/jobs.ts', "import { x } from '../../routes/jobs/index.js';"],
-  ['services → evaluations, from a concern folder', 'src/server/services/stt/transcription.ts', "import { x } from '../../evaluations/create.js';"],
-  ['services → billing (no services ↔ billing cycle)', 'src/server/services/quota.ts', "import { x } from '../billing/service.js';"],
   ['shared → server', 'src/shared/normalize.ts', "import { x } from '../server/errors.js';"],
   ['shared → cli', 'src/shared/schemas/common.ts', "import { x } from '../../cli/errors.js';"],
   ['client → cli', 'src/client/client.ts', "import { x } from '../cli/errors.js';"],
@@ -32,57 +20,57 @@ const wrong: [string, string, string][] = [
   ['serve → a server module other than start', 'src/cli/commands/serve.ts', "const { x } = await import('../../server/app.js');"],
   ['admin → a server module other than its entry', 'src/cli/commands/admin.ts', "const { x } = await import('../../server/storage/db.js');"],
   ['better-sqlite3 value import outside the driver seam', 'src/server/storage/db.ts', "import x from 'better-sqlite3';"],
-  // Background work: work/ runs the features' items; only the composition root reaches it.
-  ['work → plugins', 'src/server/work/index.ts', "import { x } from '../plugins/auth.js';"],
-  ['work → billing', 'src/server/work/index.ts', "import { x } from '../billing/service.js';"],
-  ['evaluations → work (work runs evaluations, not the reverse)', 'src/server/evaluations/finish.ts', "import { x } from '../work/loop.js';"],
-  ['work → routes', 'src/server/work/loop.ts', "import { x } from '../routes/jobs/index.js';"],
-  ['services → work', 'src/server/services/jobs.ts', "import { x } from '../work/loop.js';"],
-  ['routes → work', 'src/server/routes/jobs/index.ts', "import { x } from '../../work/loop.js';"],
-  ['routes → engines', 'src/server/routes/stt/index.ts', "import { x } from '../../engines/stt/registry.js';"],
-  ['routes → storage by way of ../server/', 'src/server/routes/jobs/index.ts', "import { x } from '../../../server/storage/db.js';"],
+  // Infrastructure below the features: it imports no feature.
+  ['storage → engines', 'src/server/storage/db.ts', "import { x } from '../engines/tts/catalogue.js';"],
+  ['storage → a feature', 'src/server/storage/db.ts', "import { x } from '../features/accounts/index.js';"],
   ['storage → work, three folders down', 'src/server/storage/migrations/postgres/001-initial.ts', "import { x } from '../../../work/loop.js';"],
-  // Plugins: HTTP glue over services.
-  ['plugins → storage', 'src/server/plugins/auth.ts', "import { x } from '../storage/repositories/keys.js';"],
-  ['plugins → routes', 'src/server/plugins/auth.ts', "import { x } from '../routes/keys/index.js';"],
+  ['engines → storage', 'src/server/engines/tts/catalogue.ts', "import { x } from '../../storage/db.js';"],
+  ['audio → a feature', 'src/server/audio/decode.ts', "import { x } from '../features/audio/uploads.js';"],
+  ['work → a feature (the composition root hands the loop its work kinds)', 'src/server/work/loop.ts', "import { x } from '../features/jobs/index.js';"],
+  ['work → plugins', 'src/server/work/loop.ts', "import { x } from '../plugins/errors.js';"],
+  ['plugins → storage', 'src/server/plugins/errors.ts', "import { x } from '../storage/db.js';"],
+  ['plugins → a feature', 'src/server/plugins/errors.ts', "import { x } from '../features/accounts/index.js';"],
+  // A feature reaches another only through its index.ts.
+  ['a feature → a file inside another feature', 'src/server/features/jobs/jobs.ts', "import { x } from '../audio/repository.js';"],
+  ['a feature → a file inside another, from a subfolder', 'src/server/features/evaluations/report/html.ts', "import { x } from '../../billing/page.js';"],
+  ['a feature → a file inside another by way of ../features/', 'src/server/features/jobs/jobs.ts', "import { x } from '../../features/audio/repository.js';"],
+  ['a feature → a folder inside another feature', 'src/server/features/billing/page.ts', "import { x } from '../evaluations/report/html.js';"],
   // The top of src/server: wiring files import down; nothing imports them back.
+  ['a feature → runtime', 'src/server/features/jobs/jobs.ts', "import type { x } from '../../runtime.js';"],
+  ['a feature → the work kinds\' wiring', 'src/server/features/jobs/jobs.ts', "import { x } from '../../work-kinds.js';"],
+  ['a feature → start', 'src/server/features/evaluations/service.ts', "import { x } from '../../start.js';"],
   ['engines → config (the adapter list lives in engines/stt)', 'src/server/engines/stt/registry.ts', "import type { x } from '../../config.js';"],
-  ['services → runtime', 'src/server/services/jobs.ts', "import type { x } from '../runtime.js';"],
-  ['evaluations → start', 'src/server/evaluations/runner.ts', "import { x } from '../start.js';"],
   ['a leaf (clock) → runtime', 'src/server/clock.ts', "import { x } from './runtime.js';"],
   ['a leaf (errors) → storage', 'src/server/errors.ts', "import { x } from './storage/db.js';"],
   ['config → storage', 'src/server/config.ts', "import { x } from './storage/db.js';"],
   ['app → storage', 'src/server/app.ts', "import { x } from './storage/db.js';"],
-  ['app → services', 'src/server/app.ts', "import { x } from './services/jobs.js';"],
-  ['runtime → routes', 'src/server/runtime.ts', "import { x } from './routes/jobs/index.js';"],
-  ['runtime → plugins', 'src/server/runtime.ts', "import { x } from './plugins/auth.js';"],
+  ['runtime → plugins', 'src/server/runtime.ts', "import { x } from './plugins/errors.js';"],
   ['runtime → app', 'src/server/runtime.ts', "import { x } from './app.js';"],
+  ['work-kinds → plugins', 'src/server/work-kinds.ts', "import { x } from './plugins/errors.js';"],
   ['start → storage', 'src/server/start.ts', "import { x } from './storage/db.js';"],
   ['server → cli', 'src/server/start.ts', "import { x } from '../cli/main.js';"],
-  ['server → client', 'src/server/services/jobs.ts', "import { x } from '../../client/index.js';"],
+  ['server → client', 'src/server/features/jobs/jobs.ts', "import { x } from '../../../client/index.js';"],
 ];
 
 const allowed: [string, string, string][] = [
-  ['storage → shared', 'src/server/storage/repositories/users.ts', "import { x } from '../../../shared/schemas/users.js';"],
-  ['routes → services', 'src/server/routes/jobs/index.ts', "import { x } from '../../services/jobs.js';"],
   ['cli → client', 'src/cli/commands/tts.ts', "import { x } from '../../client/index.js';"],
   ['cli → server types', 'src/cli/commands/serve.ts', "import type { x } from '../../server/options.js';"],
   ['serve starts the server lazily', 'src/cli/commands/serve.ts', "const { x } = await import('../../server/start.js');"],
   ['admin loads its server entry lazily', 'src/cli/commands/admin.ts', "const { x } = await import('../../server/admin.js');"],
   ['the driver seam loads better-sqlite3', 'src/server/storage/sqlite-driver.ts', "import x from 'better-sqlite3';"],
   ['a type import of better-sqlite3', 'src/server/storage/db.ts', "import type x from 'better-sqlite3';"],
-  ['work → evaluations (a work kind runs a feature\'s items by its rules)', 'src/server/work/evaluation-syntheses.ts', "import { x } from '../evaluations/finish.js';"],
-  ['work → services', 'src/server/work/batch-items.ts', "import { x } from '../services/synthesis.js';"],
-  ['work → services, storage, engines', 'src/server/work/loop.ts', "import { x } from '../services/audio-store.js';\nimport { y } from '../storage/db.js';\nimport { z } from '../engines/tts/types.js';\nexport const w = y + z;"],
-  ['plugins → services', 'src/server/plugins/auth.ts', "import { x } from '../services/keys.js';"],
-  ['routes → the evaluations feature', 'src/server/routes/evaluations/index.ts', "import { x } from '../../evaluations/service.js';"],
-  ['a route module beside another (routes/jobs is not jobs/)', 'src/server/routes/evaluations/index.ts', "import { x } from '../jobs/index.js';"],
-  ['any layer → a leaf at the top (clock, errors)', 'src/server/services/jobs.ts', "import type { x } from '../clock.js';\nimport { y } from '../errors.js';\nexport const w = y;"],
+  ['storage → shared', 'src/server/storage/repositories/leases.ts', "import { x } from '../../../shared/schemas/users.js';"],
+  ['a feature → its own files, infrastructure and src/shared', 'src/server/features/jobs/routes.ts', "import { x } from './jobs.js';\nimport { y } from '../../storage/db.js';\nimport { z } from '../../engines/tts/types.js';\nimport { v } from '../../../shared/errors.js';\nexport const w = [y, z, v];"],
+  ['a feature → the work loop and plugins', 'src/server/features/jobs/batch-items-work.ts', "import type { x } from '../../work/kind.js';\nimport { y } from '../../plugins/uploads.js';\nexport const w = y;"],
+  ['a feature → another feature\'s index.ts', 'src/server/features/jobs/jobs.ts', "import { x } from '../audio/index.js';"],
+  ['a feature subfolder → its own feature and another\'s index.ts', 'src/server/features/evaluations/report/html.ts', "import { x } from '../views.js';\nimport { y } from '../../audio/index.js';\nexport const w = y;"],
+  ['work → storage', 'src/server/work/loop.ts', "import { x } from '../storage/db.js';"],
+  ['any layer → a leaf at the top (clock, errors)', 'src/server/features/jobs/jobs.ts', "import type { x } from '../../clock.js';\nimport { y } from '../../errors.js';\nexport const w = y;"],
   ['config → engines/stt', 'src/server/config.ts', "import { x } from './engines/stt/bindings.js';"],
-  ['app → routes/jobs (a route folder, not jobs/)', 'src/server/app.ts', "import { x } from './routes/jobs/index.js';"],
-  ['app → plugins and the runtime type', 'src/server/app.ts', "import { x } from './plugins/auth.js';\nimport type { y } from './runtime.js';\nexport type W = y;"],
-  ['runtime → work and evaluations', 'src/server/runtime.ts', "import { x } from './work/loop.js';\nimport { z } from './evaluations/service.js';\nexport const w = [x, z];"],
-  ['start → app and runtime', 'src/server/start.ts', "import { x } from './app.js';\nimport { y } from './runtime.js';\nexport const w = y;"],
+  ['app → a feature\'s routes', 'src/server/app.ts', "import { x } from './features/jobs/routes.js';"],
+  ['app → plugins and the runtime type', 'src/server/app.ts', "import { x } from './plugins/errors.js';\nimport type { y } from './runtime.js';\nexport type W = y;"],
+  ['runtime → features, work and the work kinds', 'src/server/runtime.ts', "import { x } from './features/jobs/jobs.js';\nimport { y } from './work/loop.js';\nimport { z } from './work-kinds.js';\nexport const w = [y, z];"],
+  ['work-kinds → a feature\'s work kind and the loop', 'src/server/work-kinds.ts', "import { x } from './features/jobs/batch-items-work.js';\nimport { y } from './work/loop.js';\nexport const w = y;"],
 ];
 
 describe('layer rules (eslint.config.js)', () => {
@@ -103,10 +91,22 @@ describe('layer rules (eslint.config.js)', () => {
     }
   });
 
+  it('every feature folder has its zone: no runtime, and no file inside another feature', async () => {
+    const features = readdirSync('src/server/features', { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name);
+    expect(features.length).toBeGreaterThanOrEqual(10);
+    for (const feature of features) {
+      const other = features.find((f) => f !== feature)!;
+      expect(await layerErrors(`src/server/features/${feature}/probe.ts`, "import { x } from '../../runtime.js';"), feature).toHaveLength(1);
+      expect(await layerErrors(`src/server/features/${feature}/probe.ts`, `import { x } from '../${other}/probe.js';`), feature).toHaveLength(1);
+      expect(await layerErrors(`src/server/features/${feature}/probe.ts`, `import { x } from '../${other}/index.js';`), feature).toEqual([]);
+    }
+  });
+
   it('the server never writes to the console (it logs through runtime.logger)', async () => {
     const lint = async (filePath: string) =>
       (await eslint.lintText("export const f = (): void => console.error('x');\n", { filePath }))[0]!.messages.filter((m) => m.ruleId === 'no-restricted-properties');
-    expect(await lint('src/server/work/index.ts')).toHaveLength(1);
+    expect(await lint('src/server/work/loop.ts')).toHaveLength(1);
+    expect(await lint('src/server/features/jobs/jobs.ts')).toHaveLength(1);
     expect(await lint('src/cli/main.ts')).toEqual([]);
   });
 });

@@ -10,7 +10,7 @@ import { createEnv, type CliEnv } from '../env.js';
 import { databaseUrlProblem } from '../../shared/database-url.js';
 import { registerSchemaCommands } from './admin-schema.js';
 import type { Db } from '../../server/storage/db.js';
-import type { AdminUser } from '../../server/services/accounts/users.js';
+import type { AdminUser } from '../../server/features/accounts/users.js';
 import type * as AdminApi from '../../server/admin.js';
 import { describeCommand } from '../command-groups.js';
 

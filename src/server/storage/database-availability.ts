@@ -1,5 +1,5 @@
-import type { Db } from '../../storage/db.js';
-import type { Logger } from '../../logger.js';
+import type { Db } from './db.js';
+import type { Logger } from '../logger.js';
 
 // Node's socket errors and PostgreSQL's connection-exception (08…) and operator-intervention (57P0x) codes:
 // the database is away, not the request wrong.

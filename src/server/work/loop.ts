@@ -9,7 +9,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Clock } from '../clock.js';
 import type { Db } from '../storage/db.js';
 import { isDatabaseError } from '../storage/sql/errors.js';
-import { isConnectionFailure } from '../services/ops/database-availability.js';
+import { isConnectionFailure } from '../storage/database-availability.js';
 import { describeFailure } from './failure.js';
 import type { WorkContext, WorkKind } from './kind.js';
 import { createLeaseKeeper, type WorkSharing } from './leases.js';

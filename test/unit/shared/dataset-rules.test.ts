@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { validateDatasetCsv } from '../../../src/cli/dataset-csv.js';
-import { parseDatasetCsv } from '../../../src/server/services/datasets/csv-dataset.js';
+import { parseDatasetCsv } from '../../../src/server/features/datasets/csv-dataset.js';
 import { datasetRowReader } from '../../../src/shared/dataset-rules.js';
 
 async function* once(bytes: Uint8Array): AsyncGenerator<Uint8Array> {

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { normalizeText } from '../../../src/shared/normalize.js';
 import { getNormalizer, isNormalizerName, normalizerAt, NORMALIZER_NAMES, UnknownNormalizerError } from '../../../src/shared/normalizers/index.js';
-import { scoreResult } from '../../../src/server/evaluations/scoring.js';
+import { scoreResult } from '../../../src/server/features/evaluations/scoring.js';
 import { britishToAmerican } from '../../../src/shared/normalizers/english-words.js';
 import { calculateAccuracy } from '../../../src/shared/accuracy.js';
 

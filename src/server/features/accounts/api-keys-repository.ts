@@ -1,6 +1,6 @@
-import type { Db } from '../db.js';
+import type { Db } from '../../storage/db.js';
 import type { KeyScope, Tier } from '../../../shared/schemas/users.js';
-import { ROW_CACHES, cachedRow, cachedRowNow, updateCachedRows } from './row-cache.js';
+import { ROW_CACHES, cachedRow, cachedRowNow, updateCachedRows } from '../../storage/repositories/row-cache.js';
 
 const KEY_OWNERS = ROW_CACHES.keyOwners;
 

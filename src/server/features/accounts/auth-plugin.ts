@@ -1,9 +1,9 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { bindCaller } from '../logger.js';
-import type { Tier } from '../../shared/schemas/users.js';
-import { forbidden, unauthorized } from '../errors.js';
-import { authenticateApiKey } from '../services/accounts/keys.js';
-import { whenSettled } from '../../shared/maybe-promise.js';
+import { bindCaller } from '../../logger.js';
+import type { Tier } from '../../../shared/schemas/users.js';
+import { forbidden, unauthorized } from '../../errors.js';
+import { authenticateApiKey } from './keys.js';
+import { whenSettled } from '../../../shared/maybe-promise.js';
 
 /** The caller behind a valid Bearer key; the tier is read from the database on every request. */
 export interface AuthContext {

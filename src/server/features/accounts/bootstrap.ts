@@ -1,7 +1,7 @@
 import { chmodSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Db } from '../../storage/db.js';
-import { countUsers } from '../../storage/repositories/users.js';
+import { countUsers } from './users-repository.js';
 import { API_KEY_PATTERN } from './keys.js';
 import { createUserWithKey } from './users.js';
 

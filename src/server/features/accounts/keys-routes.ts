@@ -2,8 +2,8 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { ApiKeyPage, CreateKeyRequest, CreatedKey } from '../../../shared/schemas/users.js';
 import { PagingQuery, errorResponses } from '../../../shared/schemas/common.js';
-import { requireAuth } from '../../plugins/auth.js';
-import { createApiKey, deleteApiKey, listApiKeys } from '../../services/accounts/keys.js';
+import { requireAuth } from './auth-plugin.js';
+import { createApiKey, deleteApiKey, listApiKeys } from './keys.js';
 
 const bearer = [{ bearer: [] }];
 

@@ -12,7 +12,7 @@ import {
   touchApiKey,
   type ApiKeyRow,
   type KeyOwnerRow,
-} from '../../storage/repositories/api-keys.js';
+} from './api-keys-repository.js';
 import type { ApiKeyInfo, ApiKeyPage, CreatedKey, KeyScope, Tier } from '../../../shared/schemas/users.js';
 import { DomainError, validationFailed } from '../../../shared/errors.js';
 

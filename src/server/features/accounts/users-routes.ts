@@ -1,9 +1,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Usage, User } from '../../../shared/schemas/users.js';
 import { errorResponses } from '../../../shared/schemas/common.js';
-import { requireAuth } from '../../plugins/auth.js';
-import { getUser, toUser } from '../../services/accounts/users.js';
-import { getUsage } from '../../services/limits/quota.js';
+import { requireAuth } from './auth-plugin.js';
+import { getUser, toUser } from './users.js';
+import { getUsage } from '../limits/index.js';
 import { mapSettled } from '../../../shared/maybe-promise.js';
 
 const bearer = [{ bearer: [] }];

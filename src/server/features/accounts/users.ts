@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Db } from '../../storage/db.js';
-import { findUserByEmail, findUserById, findUserByIdNow, insertUser, listUsers, setUserDisabled, type UserRow } from '../../storage/repositories/users.js';
+import { findUserByEmail, findUserById, findUserByIdNow, insertUser, listUsers, setUserDisabled, type UserRow } from './users-repository.js';
 import type { CreatedKey, Tier, User } from '../../../shared/schemas/users.js';
 import { DomainError, validationFailed } from '../../../shared/errors.js';
 import { isTier } from './tiers.js';

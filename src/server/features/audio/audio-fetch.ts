@@ -11,7 +11,7 @@ import type * as Undici from 'undici';
 import type { Clock } from '../../clock.js';
 import type { Db } from '../../storage/db.js';
 import { DomainError, validationFailed } from '../../../shared/errors.js';
-import { getAudio } from '../../storage/repositories/audio.js';
+import { getAudio } from './repository.js';
 import { readAudioBytes, type AudioBlobStore } from './audio-store.js';
 import { AUDIO_ID_PATTERN, type UrlSigner } from './audio-urls.js';
 import { blockedReason } from './address-policy.js';

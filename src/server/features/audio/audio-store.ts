@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import type { Db } from '../../storage/db.js';
-import { getAudio, insertAudio, listAudioPaths, type AudioFormat, type AudioKind, type AudioRow } from '../../storage/repositories/audio.js';
-import { listCorpusUploadPrefixes } from '../../storage/repositories/corpora.js';
+import { getAudio, insertAudio, listAudioPaths, type AudioFormat, type AudioKind, type AudioRow } from './repository.js';
+import { listCorpusUploadPrefixes } from '../corpora/index.js';
 import { BlobNotFoundError, type AudioBlobStore, type ByteRange } from '../../storage/blobs/index.js';
 import { encodeWav, roundedDuration } from '../../audio/wav.js';
 import { AUDIO_ID_PATTERN } from './audio-urls.js';

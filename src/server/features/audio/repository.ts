@@ -1,4 +1,4 @@
-import type { Db } from '../db.js';
+import type { Db } from '../../storage/db.js';
 
 /** Where an audio file came from. */
 export type AudioKind = 'tts' | 'upload' | 'sample';

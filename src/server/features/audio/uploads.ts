@@ -1,6 +1,6 @@
 import type { Clock } from '../../clock.js';
 import type { Db } from '../../storage/db.js';
-import type { AudioRow } from '../../storage/repositories/audio.js';
+import type { AudioRow } from './repository.js';
 import { AudioDecodeError, decodeAudio, sniffAudioFormat } from '../../audio/decode.js';
 import { roundedDuration } from '../../audio/wav.js';
 import { DomainError } from '../../../shared/errors.js';

@@ -1,7 +1,7 @@
-import type { Subscription } from '../../shared/schemas/system.js';
-import type { Tier } from '../../shared/schemas/users.js';
+import type { Subscription } from '../../../shared/schemas/system.js';
+import type { Tier } from '../../../shared/schemas/users.js';
 import type { CardSummary } from './card.js';
-import { html, SafeHtml } from '../html.js';
+import { html, SafeHtml } from '../../html.js';
 
 /** One plan offered on the page. */
 export interface PlanOption {

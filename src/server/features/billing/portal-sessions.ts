@@ -1,13 +1,13 @@
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import type { Db } from '../storage/db.js';
-import type { BillingPortal } from '../../shared/schemas/system.js';
+import type { Db } from '../../storage/db.js';
+import type { BillingPortal } from '../../../shared/schemas/system.js';
 import {
   deleteExpiredPortalSessions,
   findPortalSession,
   findPortalToken,
   insertPortalBrowserSession,
   insertPortalToken,
-} from '../storage/repositories/billing.js';
+} from './repository.js';
 
 /**
  * Portal links and sessions (DESIGN §4.16).

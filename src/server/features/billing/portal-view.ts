@@ -1,8 +1,8 @@
-import type { Db } from '../storage/db.js';
-import { TIERS } from '../../shared/schemas/users.js';
-import { getUser } from '../services/accounts/users.js';
+import type { Db } from '../../storage/db.js';
+import { TIERS } from '../../../shared/schemas/users.js';
+import { getUser } from '../accounts/index.js';
 import { currentUsage, getSubscription, listInvoices, paymentMethod, TIER_PRICES_CENTS } from './service.js';
-import { TIER_LIMITS } from '../services/accounts/tiers.js';
+import { TIER_LIMITS } from '../accounts/index.js';
 import type { PortalView } from './page.js';
 
 /** Fixed notices after a successful form (`?done=`); the page never echoes query text. */

@@ -1,4 +1,4 @@
-import type { Db } from '../db.js';
+import type { Db } from '../../storage/db.js';
 import type { Tier } from '../../../shared/schemas/users.js';
 
 /** A row of `billing_portal_sessions`: a portal link (its sessions are `billing_portal_browser_sessions`). */

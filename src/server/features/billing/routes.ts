@@ -3,15 +3,15 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import { BillingPortal, Subscription } from '../../../shared/schemas/system.js';
 import { errorResponses } from '../../../shared/schemas/common.js';
-import { isTier } from '../../services/accounts/tiers.js';
-import { requireAuth } from '../../plugins/auth.js';
-import { requestBase } from '../../services/audio/audio-urls.js';
-import { changeTier, getInvoice, getSubscription, invoiceCsv, savePaymentMethod, setCancelled } from '../../billing/service.js';
-import { createPortalLink, csrfToken, csrfValid, openPortalLink, portalSession } from '../../billing/portal-sessions.js';
-import { CardError } from '../../billing/card.js';
-import { readCookie, SESSION_COOKIE, sessionCookie } from '../../billing/cookies.js';
-import { renderMessagePage, renderPortalPage } from '../../billing/page.js';
-import { buildPortalView, NOTICES } from '../../billing/portal-view.js';
+import { isTier } from '../accounts/index.js';
+import { requireAuth } from '../accounts/index.js';
+import { requestBase } from '../audio/index.js';
+import { changeTier, getInvoice, getSubscription, invoiceCsv, savePaymentMethod, setCancelled } from './service.js';
+import { createPortalLink, csrfToken, csrfValid, openPortalLink, portalSession } from './portal-sessions.js';
+import { CardError } from './card.js';
+import { readCookie, SESSION_COOKIE, sessionCookie } from './cookies.js';
+import { renderMessagePage, renderPortalPage } from './page.js';
+import { buildPortalView, NOTICES } from './portal-view.js';
 import { DomainError } from '../../errors.js';
 
 // The portal's pages are HTML for a browser, not API: kept out of the OpenAPI document.

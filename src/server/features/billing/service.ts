@@ -1,22 +1,22 @@
 import { stringify } from 'csv-stringify/sync';
-import { csvRecord } from '../../shared/csv-cells.js';
-import type { Db } from '../storage/db.js';
-import type { Subscription } from '../../shared/schemas/system.js';
-import type { Tier } from '../../shared/schemas/users.js';
-import { updateUserSubscription, updateUserTier } from '../storage/repositories/users.js';
-import { listUsagePeriods, getCharactersUsed } from '../storage/repositories/usage.js';
+import { csvRecord } from '../../../shared/csv-cells.js';
+import type { Db } from '../../storage/db.js';
+import type { Subscription } from '../../../shared/schemas/system.js';
+import type { Tier } from '../../../shared/schemas/users.js';
+import { updateUserSubscription, updateUserTier } from '../accounts/index.js';
+import { listUsagePeriods, getCharactersUsed } from '../limits/index.js';
 import {
   getPaymentMethod,
   insertSubscriptionChange,
   listSubscriptionChanges,
   upsertPaymentMethod,
   type SubscriptionChangeRow,
-} from '../storage/repositories/billing.js';
+} from './repository.js';
 import { summarizeCard, type CardSummary } from './card.js';
-import { DomainError } from '../../shared/errors.js';
-import { billingPeriod } from '../services/limits/quota.js';
-import { TIER_LIMITS } from '../services/accounts/tiers.js';
-import { getUser } from '../services/accounts/users.js';
+import { DomainError } from '../../../shared/errors.js';
+import { billingPeriod } from '../limits/index.js';
+import { TIER_LIMITS } from '../accounts/index.js';
+import { getUser } from '../accounts/index.js';
 
 /** Monthly price of each tier, in US cents (the invoices' price table). */
 export const TIER_PRICES_CENTS: Readonly<Record<Tier, number>> = {

@@ -13,9 +13,9 @@ import { pipeline } from 'node:stream/promises';
 import { createGunzip } from 'node:zlib';
 import type yauzl from 'yauzl';
 import type { ReadEntry } from 'tar';
-import { CORPUS_LIMITS } from '../../shared/constants.js';
-import { CORPUS_MESSAGES, normalizeArchivePath } from '../../shared/corpus/index.js';
-import { DomainError, validationFailed } from '../../shared/errors.js';
+import { CORPUS_LIMITS } from '../../../shared/constants.js';
+import { CORPUS_MESSAGES, normalizeArchivePath } from '../../../shared/corpus/index.js';
+import { DomainError, validationFailed } from '../../../shared/errors.js';
 
 /** How far an archive may go (DESIGN §10.3); tests lower them. */
 export interface ExtractLimits {

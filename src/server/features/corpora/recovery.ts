@@ -7,9 +7,9 @@
 import { readdir, rm } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import type { Db } from '../storage/db.js';
-import type { AudioBlobStore } from '../storage/blobs/index.js';
-import { listCorpusUploads } from '../storage/repositories/corpora.js';
+import type { Db } from '../../storage/db.js';
+import type { AudioBlobStore } from '../../storage/blobs/index.js';
+import { listCorpusUploads } from './repository.js';
 import { discardUpload } from './upload.js';
 
 /** True when a process with this pid runs on this machine. */

@@ -1,5 +1,5 @@
-import type { Db } from '../db.js';
-import type { AudioRow } from './audio.js';
+import type { Db } from '../../storage/db.js';
+import type { AudioRow } from '../audio/index.js';
 import type { CorpusLayoutName } from '../../../shared/constants.js';
 
 /** A row of `corpora`; `metadata_fields` is a JSON array of names. */

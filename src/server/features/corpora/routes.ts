@@ -7,12 +7,12 @@ import { Corpus, CorpusIdParams, CorpusPage, CorpusUtterancePage } from '../../.
 import { CORPUS_LIMITS } from '../../../shared/constants.js';
 import { CORPUS_MESSAGES } from '../../../shared/corpus/index.js';
 import { codePoints } from '../../../shared/text-rules.js';
-import { requireAuth } from '../../plugins/auth.js';
+import { requireAuth } from '../accounts/index.js';
 import { ApiError, DomainError, validationFailed } from '../../errors.js';
-import { requestBase } from '../../services/audio/audio-urls.js';
-import { createCorpusFromArchive, openUploadDir, type UploadDir } from '../../corpora/upload.js';
-import { UploadSlots } from '../../corpora/upload-slots.js';
-import { corpusPage, corpusUtterancePage, deleteCorpus, getCorpus } from '../../corpora/service.js';
+import { requestBase } from '../audio/index.js';
+import { createCorpusFromArchive, openUploadDir, type UploadDir } from './upload.js';
+import { UploadSlots } from './upload-slots.js';
+import { corpusPage, corpusUtterancePage, deleteCorpus, getCorpus } from './service.js';
 
 /** @fastify/multipart's signal that the file part passed `fileSize`. */
 const isFileTooLarge = (err: unknown): boolean => (err as { code?: string } | undefined)?.code === 'FST_REQ_FILE_TOO_LARGE';

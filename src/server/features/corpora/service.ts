@@ -1,6 +1,6 @@
 /** Reading and deleting corpora (DESIGN §10.4); uploads are `upload.ts`. */
-import type { Db } from '../storage/db.js';
-import type { AudioBlobStore } from '../storage/blobs/index.js';
+import type { Db } from '../../storage/db.js';
+import type { AudioBlobStore } from '../../storage/blobs/index.js';
 import {
   deleteCorpusRows,
   getCorpusRow,
@@ -9,11 +9,11 @@ import {
   runningEvaluationsUsingCorpus,
   type CorpusRow,
   type CorpusUtteranceRow,
-} from '../storage/repositories/corpora.js';
-import { DomainError } from '../../shared/errors.js';
-import { CORPUS_MESSAGES } from '../../shared/corpus/index.js';
-import type { PageOf } from '../../shared/schemas/common.js';
-import type { Corpus, CorpusUtterance } from '../../shared/schemas/corpora.js';
+} from './repository.js';
+import { DomainError } from '../../../shared/errors.js';
+import { CORPUS_MESSAGES } from '../../../shared/corpus/index.js';
+import type { PageOf } from '../../../shared/schemas/common.js';
+import type { Corpus, CorpusUtterance } from '../../../shared/schemas/corpora.js';
 import { corpusUtteranceView, corpusView } from './views.js';
 
 const notFound = (): never => {

@@ -3,9 +3,9 @@
  * temporary folder and up to a few hundred MB while it runs, so one key cannot queue the service's work
  * behind its own. Counted per process (UserSlots).
  */
-import { ApiError } from '../errors.js';
-import { CORPUS_MESSAGES } from '../../shared/corpus/index.js';
-import { UserSlots } from '../services/limits/user-slots.js';
+import { ApiError } from '../../errors.js';
+import { CORPUS_MESSAGES } from '../../../shared/corpus/index.js';
+import { UserSlots } from '../limits/index.js';
 
 /** DESIGN §17.3: uploads one user may have in progress at once, and the `Retry-After` of the 429 past it. */
 export const UPLOAD_SLOTS = Object.freeze({ perUser: 2, retryAfterSeconds: 5 });

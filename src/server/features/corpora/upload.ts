@@ -10,19 +10,19 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, rm } from 'node:fs/promises';
 import { availableParallelism, hostname } from 'node:os';
 import { join } from 'node:path';
-import type { Clock } from '../clock.js';
-import type { Db } from '../storage/db.js';
-import type { AudioBlobStore } from '../storage/blobs/index.js';
-import type { AudioRow } from '../storage/repositories/audio.js';
-import { deleteCorpusUpload, insertCorpus, insertCorpusUpload, type CorpusRow, type CorpusUtteranceRow } from '../storage/repositories/corpora.js';
-import { CORPUS_LIMITS } from '../../shared/constants.js';
-import { CORPUS_MESSAGES, folderFiles, parseCorpus, type CorpusUtterance } from '../../shared/corpus/index.js';
-import { validationFailed } from '../../shared/errors.js';
-import { decodeAudioFiles, FileDecodeError, type DecodedFile } from '../audio/file-decode.js';
-import { encodeWav, roundedDuration } from '../audio/wav.js';
+import type { Clock } from '../../clock.js';
+import type { Db } from '../../storage/db.js';
+import type { AudioBlobStore } from '../../storage/blobs/index.js';
+import type { AudioRow } from '../audio/index.js';
+import { deleteCorpusUpload, insertCorpus, insertCorpusUpload, type CorpusRow, type CorpusUtteranceRow } from './repository.js';
+import { CORPUS_LIMITS } from '../../../shared/constants.js';
+import { CORPUS_MESSAGES, folderFiles, parseCorpus, type CorpusUtterance } from '../../../shared/corpus/index.js';
+import { validationFailed } from '../../../shared/errors.js';
+import { decodeAudioFiles, FileDecodeError, type DecodedFile } from '../../audio/file-decode.js';
+import { encodeWav, roundedDuration } from '../../audio/wav.js';
 import { DEFAULT_EXTRACT_LIMITS, extractArchive, type ExtractLimits } from './archive.js';
 import { corpusView } from './views.js';
-import type { Corpus } from '../../shared/schemas/corpora.js';
+import type { Corpus } from '../../../shared/schemas/corpora.js';
 
 /** Every limit of an upload; DESIGN's by default, lowered by tests (`runtime.corpora.limits`). */
 export interface CorpusLimits extends ExtractLimits {

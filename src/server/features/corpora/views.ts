@@ -1,5 +1,5 @@
-import type { Corpus, CorpusUtterance } from '../../shared/schemas/corpora.js';
-import type { CorpusRow, CorpusUtteranceRow } from '../storage/repositories/corpora.js';
+import type { Corpus, CorpusUtterance } from '../../../shared/schemas/corpora.js';
+import type { CorpusRow, CorpusUtteranceRow } from './repository.js';
 
 /** The corpus view of DESIGN §10.4. */
 export function corpusView(row: CorpusRow): Corpus {

@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import type { Db } from '../../storage/db.js';
-import { getDataset, insertDataset, listDatasetRows, listDatasets, type DatasetRecord } from '../../storage/repositories/datasets.js';
+import { getDataset, insertDataset, listDatasetRows, listDatasets, type DatasetRecord } from './repository.js';
 import type { Dataset, DatasetCreated, DatasetPage, DatasetSummary } from '../../../shared/schemas/datasets.js';
 import { DomainError, validationFailed } from '../../../shared/errors.js';
-import { countSpeakers, listSpeakers, speakerValueCounts } from '../../storage/repositories/speakers.js';
-import { assertActiveSubscription } from '../accounts/users.js';
-import { enqueueJob, newJobId } from '../jobs/jobs.js';
+import { countSpeakers, listSpeakers, speakerValueCounts } from '../synthesis/index.js';
+import { assertActiveSubscription } from '../accounts/index.js';
+import { enqueueJob, newJobId } from '../jobs/index.js';
 import type { CsvDatasetRow } from './csv-dataset.js';
 import { codePoints } from '../../../shared/text-rules.js';
 import { DATASET_LIMITS } from '../../../shared/constants.js';

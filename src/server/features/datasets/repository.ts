@@ -1,4 +1,4 @@
-import type { Db } from '../db.js';
+import type { Db } from '../../storage/db.js';
 
 export interface DatasetRowRecord {
   dataset_id: string;

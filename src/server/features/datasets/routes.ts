@@ -2,12 +2,12 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { errorResponses, PagingQuery } from '../../../shared/schemas/common.js';
 import { Dataset, DatasetCreated, DatasetPage } from '../../../shared/schemas/datasets.js';
-import { requireAuth } from '../../plugins/auth.js';
+import { requireAuth } from '../accounts/index.js';
 import { DomainError, validationFailed } from '../../errors.js';
-import { requestBase } from '../../services/audio/audio-urls.js';
-import { parseDatasetCsv, type CsvDatasetRow } from '../../services/datasets/csv-dataset.js';
-import { createDataset, datasetPage, datasetView, parseDatasetLanguage, parseDatasetName, parseGenerateAudio } from '../../services/datasets/datasets.js';
-import { speakerIds } from '../../services/synthesis/speakers.js';
+import { requestBase } from '../audio/index.js';
+import { parseDatasetCsv, type CsvDatasetRow } from './csv-dataset.js';
+import { createDataset, datasetPage, datasetView, parseDatasetLanguage, parseDatasetName, parseGenerateAudio } from './datasets.js';
+import { speakerIds } from '../synthesis/index.js';
 import { DATASET_LIMITS } from '../../../shared/constants.js';
 import { DATASET_MESSAGES } from '../../../shared/dataset-rules.js';
 

@@ -1,5 +1,5 @@
-import type { Db } from '../db.js';
-import { listEvaluationSpeakers, listEvaluationTexts } from './evaluations.js';
+import type { Db } from '../../storage/db.js';
+import { listEvaluationSpeakers, listEvaluationTexts } from './repository.js';
 
 /**
  * One scored utterance as a comparison over time needs it (DESIGN §11.3): what identifies its source

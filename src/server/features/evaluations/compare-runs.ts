@@ -5,11 +5,11 @@
  * one-sided reading of its interval, so noise is `no_change` and an improvement never fails a gate; under
  * 5 speakers the verdict is `inconclusive` (DESIGN §15.1).
  */
-import type { EvaluationCompareRow, EvaluationSetup } from '../../shared/schemas/evaluations.js';
-import { compareVerdict } from '../../shared/comparison-verdict.js';
-import { corpusWer, pairedSpeakerBootstrap, type UtteranceScore } from '../../shared/stats.js';
-import { round4 } from '../../shared/accuracy.js';
-import type { CompareUtteranceRow } from '../storage/repositories/evaluation-compare.js';
+import type { EvaluationCompareRow, EvaluationSetup } from '../../../shared/schemas/evaluations.js';
+import { compareVerdict } from '../../../shared/comparison-verdict.js';
+import { corpusWer, pairedSpeakerBootstrap, type UtteranceScore } from '../../../shared/stats.js';
+import { round4 } from '../../../shared/accuracy.js';
+import type { CompareUtteranceRow } from './compare-repository.js';
 import { ALL_GROUPS } from './summary.js';
 
 /** One run: its scored utterances and the names behind their indexes. */

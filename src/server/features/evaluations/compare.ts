@@ -3,11 +3,11 @@
  * finished (409), the same normaliser (409), something in common (409); then the rows of
  * `compareRuns` and the differences of the recorded setups.
  */
-import type { Db } from '../storage/db.js';
-import type { EvaluationCompare } from '../../shared/schemas/evaluations.js';
-import { DomainError } from '../../shared/errors.js';
-import { scoredUtterancesForCompare } from '../storage/repositories/evaluation-compare.js';
-import type { EvaluationRow } from '../storage/repositories/evaluations.js';
+import type { Db } from '../../storage/db.js';
+import type { EvaluationCompare } from '../../../shared/schemas/evaluations.js';
+import { DomainError } from '../../../shared/errors.js';
+import { scoredUtterancesForCompare } from './compare-repository.js';
+import type { EvaluationRow } from './repository.js';
 import { changedSetup, compareRuns, normalizerMismatch, type CompareRun, type RequestsOf } from './compare-runs.js';
 import { evaluationOf } from './service.js';
 import { evaluationLists, evaluationSetup, toEvaluationSummary } from './views.js';

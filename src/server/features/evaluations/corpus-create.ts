@@ -5,17 +5,17 @@
  * provider. Its bootstrap block is its corpus speaker — or itself when the corpus names none.
  */
 import { createHash } from 'node:crypto';
-import type { Db } from '../storage/db.js';
-import type { CreateEvaluationRequest, EvaluationCreated, EvaluationMode } from '../../shared/schemas/evaluations.js';
-import type { Normalizer } from '../../shared/normalizers/index.js';
-import { whitespaceTokens } from '../../shared/normalize.js';
-import { EMPTY_REFERENCE_MESSAGE } from '../../shared/accuracy.js';
-import { DomainError, validationFailed } from '../../shared/errors.js';
-import { EVALUATION_LIMITS } from '../../shared/constants.js';
-import { insertCorpusEvaluation, type CorpusItemRow } from '../storage/repositories/evaluations.js';
-import { billingPeriod } from '../services/limits/quota.js';
-import { CORPUS_MESSAGES } from '../../shared/corpus/messages.js';
-import { assertActiveSubscription } from '../services/accounts/users.js';
+import type { Db } from '../../storage/db.js';
+import type { CreateEvaluationRequest, EvaluationCreated, EvaluationMode } from '../../../shared/schemas/evaluations.js';
+import type { Normalizer } from '../../../shared/normalizers/index.js';
+import { whitespaceTokens } from '../../../shared/normalize.js';
+import { EMPTY_REFERENCE_MESSAGE } from '../../../shared/accuracy.js';
+import { DomainError, validationFailed } from '../../../shared/errors.js';
+import { EVALUATION_LIMITS } from '../../../shared/constants.js';
+import { insertCorpusEvaluation, type CorpusItemRow } from './repository.js';
+import { billingPeriod } from '../limits/index.js';
+import { CORPUS_MESSAGES } from '../../../shared/corpus/messages.js';
+import { assertActiveSubscription } from '../accounts/index.js';
 import { probeClipKinds, type CheckedProbes } from './probes.js';
 
 /** The 404 of an unknown corpus (also another user's). */

@@ -1,5 +1,5 @@
-import type { Db } from '../storage/db.js';
-import { getCorpusRow, listCorpusUtteranceRows } from '../storage/repositories/corpora.js';
+import type { Db } from '../../storage/db.js';
+import { getCorpusRow, listCorpusUtteranceRows } from '../corpora/index.js';
 import type { CorpusForEvaluation } from './corpus-create.js';
 
 /** Reads `userId`'s corpus with its utterances in manifest order, as an evaluation takes them (DESIGN §10.5). */

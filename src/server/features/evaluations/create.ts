@@ -1,26 +1,26 @@
 import { randomBytes } from 'node:crypto';
-import type { Db } from '../storage/db.js';
-import type { CreateEvaluationRequest, EvaluationCreated, EvaluationMode } from '../../shared/schemas/evaluations.js';
-import { ALL_PROVIDERS } from '../../shared/schemas/stt.js';
-import { formatCondition, parseCondition } from '../../shared/conditions.js';
-import { getNormalizer, type Normalizer } from '../../shared/normalizers/index.js';
-import { whitespaceTokens } from '../../shared/normalize.js';
-import { EMPTY_REFERENCE_MESSAGE } from '../../shared/accuracy.js';
-import { getDataset, listDatasetRows } from '../storage/repositories/datasets.js';
-import { insertEvaluation } from '../storage/repositories/evaluations.js';
-import { DomainError, validationFailed } from '../../shared/errors.js';
-import { reserveCharacters } from '../services/limits/quota.js';
-import { assertValidText, codePoints } from '../../shared/text-rules.js';
-import { assertActiveSubscription } from '../services/accounts/users.js';
+import type { Db } from '../../storage/db.js';
+import type { CreateEvaluationRequest, EvaluationCreated, EvaluationMode } from '../../../shared/schemas/evaluations.js';
+import { ALL_PROVIDERS } from '../../../shared/schemas/stt.js';
+import { formatCondition, parseCondition } from '../../../shared/conditions.js';
+import { getNormalizer, type Normalizer } from '../../../shared/normalizers/index.js';
+import { whitespaceTokens } from '../../../shared/normalize.js';
+import { EMPTY_REFERENCE_MESSAGE } from '../../../shared/accuracy.js';
+import { getDataset, listDatasetRows } from '../datasets/index.js';
+import { insertEvaluation } from './repository.js';
+import { DomainError, validationFailed } from '../../../shared/errors.js';
+import { reserveCharacters } from '../limits/index.js';
+import { assertValidText, codePoints } from '../../../shared/text-rules.js';
+import { assertActiveSubscription } from '../accounts/index.js';
 import { checkSpeakerSpec, selectSpeakers, type SelectedSpeaker } from './speakers.js';
 import { recordSetup, type DescribeProvider } from './setup.js';
 import { evaluationOf } from './service.js';
 import { evaluationSource } from './source.js';
 import { createCorpusEvaluation, type CorpusReader } from './corpus-create.js';
 import { checkProbes, probeClipKinds, probeSentences, type CheckedProbes } from './probes.js';
-import type { ProbeText } from '../storage/repositories/evaluations.js';
+import type { ProbeText } from './repository.js';
 
-import { EVALUATION_LIMITS } from '../../shared/constants.js';
+import { EVALUATION_LIMITS } from '../../../shared/constants.js';
 
 export { EVALUATION_LIMITS };
 

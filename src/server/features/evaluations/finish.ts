@@ -1,10 +1,10 @@
-import type { Db } from '../storage/db.js';
-import type { EvaluationStatus } from '../../shared/schemas/evaluations.js';
-import { allUtterances, countSyntheses, finishEvaluation, getEvaluation, listEvaluationSpeakers } from '../storage/repositories/evaluations.js';
-import { utteranceAudioSeconds } from '../storage/repositories/evaluation-compare.js';
+import type { Db } from '../../storage/db.js';
+import type { EvaluationStatus } from '../../../shared/schemas/evaluations.js';
+import { allUtterances, countSyntheses, finishEvaluation, getEvaluation, listEvaluationSpeakers } from './repository.js';
+import { utteranceAudioSeconds } from './compare-repository.js';
 import { evaluationLists, evaluationPrices } from './views.js';
 import { summarise } from './summary.js';
-import type { NormalizerName } from '../../shared/normalizers/index.js';
+import type { NormalizerName } from '../../../shared/normalizers/index.js';
 import type { CheckedProbes } from './probes.js';
 
 /**

@@ -4,15 +4,15 @@
  * an evaluation with the entity probe, and — on each provider's row for condition `clean`, group `all` —
  * the hallucination of the non-speech clips and the keyterm lift.
  */
-import type { EvaluationSummaryRow } from '../../shared/schemas/evaluations.js';
-import { getNormalizer, type NormalizerName } from '../../shared/normalizers/index.js';
-import { whitespaceTokens } from '../../shared/normalize.js';
-import { cappedErrors, isLoop } from '../../shared/loops.js';
-import { entityFound, isEntityType } from '../../shared/entities/index.js';
-import { keytermCounts } from '../../shared/keyterm-scores.js';
-import { speakerBootstrapCi } from '../../shared/stats.js';
-import { round4 } from '../../shared/accuracy.js';
-import type { UtteranceView } from '../storage/repositories/evaluations.js';
+import type { EvaluationSummaryRow } from '../../../shared/schemas/evaluations.js';
+import { getNormalizer, type NormalizerName } from '../../../shared/normalizers/index.js';
+import { whitespaceTokens } from '../../../shared/normalize.js';
+import { cappedErrors, isLoop } from '../../../shared/loops.js';
+import { entityFound, isEntityType } from '../../../shared/entities/index.js';
+import { keytermCounts } from '../../../shared/keyterm-scores.js';
+import { speakerBootstrapCi } from '../../../shared/stats.js';
+import { round4 } from '../../../shared/accuracy.js';
+import type { UtteranceView } from './repository.js';
 import type { CheckedProbes } from './probes.js';
 
 /** Words of a text after the evaluation's normaliser. */

@@ -3,11 +3,11 @@
  * is stored (and shown, and copied by a rerun) is the complete form, so a resumed run and a rerun hear
  * exactly the same clips, sentences and terms.
  */
-import { validationFailed } from '../../shared/errors.js';
-import { ENTITY_PER_TYPE, ENTITY_TYPES, entitySentences, isEntityType, type EntitySentence, type EntityType } from '../../shared/entities/index.js';
-import { KeytermsError, normalizeKeyterms } from '../../shared/keyterms.js';
-import { NON_SPEECH_KINDS, NON_SPEECH_LIMITS, type NonSpeechKind } from '../../shared/non-speech.js';
-import type { EvaluationProbes } from '../../shared/schemas/evaluations.js';
+import { validationFailed } from '../../../shared/errors.js';
+import { ENTITY_PER_TYPE, ENTITY_TYPES, entitySentences, isEntityType, type EntitySentence, type EntityType } from '../../../shared/entities/index.js';
+import { KeytermsError, normalizeKeyterms } from '../../../shared/keyterms.js';
+import { NON_SPEECH_KINDS, NON_SPEECH_LIMITS, type NonSpeechKind } from '../../../shared/non-speech.js';
+import type { EvaluationProbes } from '../../../shared/schemas/evaluations.js';
 
 
 /** Probes with every default filled in. */

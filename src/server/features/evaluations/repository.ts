@@ -1,7 +1,7 @@
-import type { Db, SqlParam } from '../db.js';
+import type { Db, SqlParam } from '../../storage/db.js';
 import type { EvaluationMode, EvaluationStatus } from '../../../shared/schemas/evaluations.js';
-import { ownedPageQuery } from './owned-page.js';
-import { expiredParams, expiredWhere, skipLocked, type Lease } from './leases.js';
+import { ownedPageQuery } from '../../storage/repositories/owned-page.js';
+import { expiredParams, expiredWhere, skipLocked, type Lease } from '../../storage/repositories/leases.js';
 
 /** A row of `evaluations`; list columns are JSON text. */
 export interface EvaluationRow {

@@ -5,12 +5,12 @@
  * are reserved as at creation. A corpus evaluation hears the same recordings again: the same corpus,
  * sample size and seed choose the same utterances (a corpus never changes once uploaded).
  */
-import type { Db } from '../storage/db.js';
-import type { EvaluationCreated } from '../../shared/schemas/evaluations.js';
-import { listEvaluationSpeakers, listEvaluationTextRows } from '../storage/repositories/evaluations.js';
+import type { Db } from '../../storage/db.js';
+import type { EvaluationCreated } from '../../../shared/schemas/evaluations.js';
+import { listEvaluationSpeakers, listEvaluationTextRows } from './repository.js';
 import type { CheckedProbes } from './probes.js';
-import { assertActiveSubscription } from '../services/accounts/users.js';
-import { getNormalizer } from '../../shared/normalizers/index.js';
+import { assertActiveSubscription } from '../accounts/index.js';
+import { getNormalizer } from '../../../shared/normalizers/index.js';
 import { checkEvaluationName, newEvaluationId, storeEvaluation } from './create.js';
 import { createCorpusEvaluation, type CorpusReader } from './corpus-create.js';
 import { recordSetup } from './setup.js';

@@ -14,17 +14,17 @@ import {
   EvaluationUtteranceQuery,
   RerunEvaluationRequest,
 } from '../../../shared/schemas/evaluations.js';
-import { requireAuth } from '../../plugins/auth.js';
+import { requireAuth } from '../accounts/index.js';
 import { DomainError } from '../../errors.js';
-import { requestBase } from '../../services/audio/audio-urls.js';
-import { refundCharacters } from '../../services/limits/quota.js';
-import { createEvaluation } from '../../evaluations/create.js';
-import { rerunEvaluation } from '../../evaluations/rerun.js';
-import { compareEvaluations } from '../../evaluations/compare.js';
-import { configuredFrom, describeFrom, labelsFrom, streamingFrom } from '../../evaluations/setup.js';
-import { baselineComparison } from '../../evaluations/report-baseline.js';
-import { evaluationSource } from '../../evaluations/source.js';
-import { readCorpusForEvaluation } from '../../evaluations/corpus-reader.js';
+import { requestBase } from '../audio/index.js';
+import { refundCharacters } from '../limits/index.js';
+import { createEvaluation } from './create.js';
+import { rerunEvaluation } from './rerun.js';
+import { compareEvaluations } from './compare.js';
+import { configuredFrom, describeFrom, labelsFrom, streamingFrom } from './setup.js';
+import { baselineComparison } from './report/baseline.js';
+import { evaluationSource } from './source.js';
+import { readCorpusForEvaluation } from './corpus-reader.js';
 import {
   allUtterances,
   cancelEvaluationFor,
@@ -33,10 +33,10 @@ import {
   getEvaluation,
   listEvaluations,
   utterancePage,
-} from '../../evaluations/service.js';
-import { evaluationLists, evaluationPrices, toEvaluationDetail, toEvaluationListItem, toEvaluationUtterance, type ViewContext } from '../../evaluations/views.js';
-import { renderEvaluationReport } from '../../evaluations/report-html.js';
-import { REPORT_CSP } from '../../evaluations/report-style.js';
+} from './service.js';
+import { evaluationLists, evaluationPrices, toEvaluationDetail, toEvaluationListItem, toEvaluationUtterance, type ViewContext } from './views.js';
+import { renderEvaluationReport } from './report/html.js';
+import { REPORT_CSP } from './report/style.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {

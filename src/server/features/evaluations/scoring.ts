@@ -1,9 +1,9 @@
-import { calculateAccuracy } from '../../shared/accuracy.js';
-import { getNormalizer, type Normalizer, type NormalizerName } from '../../shared/normalizers/index.js';
-import { whitespaceTokens } from '../../shared/normalize.js';
-import type { SttResult } from '../../shared/schemas/stt.js';
-import type { UtteranceRecord } from '../storage/repositories/evaluations.js';
-import { codePoints } from '../../shared/text-rules.js';
+import { calculateAccuracy } from '../../../shared/accuracy.js';
+import { getNormalizer, type Normalizer, type NormalizerName } from '../../../shared/normalizers/index.js';
+import { whitespaceTokens } from '../../../shared/normalize.js';
+import type { SttResult } from '../../../shared/schemas/stt.js';
+import type { UtteranceRecord } from './repository.js';
+import { codePoints } from '../../../shared/text-rules.js';
 
 /** The result columns of an utterance row (everything but its key and audio). */
 export type UtteranceResult = Omit<

@@ -1,7 +1,7 @@
-import type { Db } from '../storage/db.js';
-import type { EvaluationUtteranceQuery } from '../../shared/schemas/evaluations.js';
-import { ALL_PROVIDERS } from '../../shared/schemas/stt.js';
-import { formatCondition, parseCondition } from '../../shared/conditions.js';
+import type { Db } from '../../storage/db.js';
+import type { EvaluationUtteranceQuery } from '../../../shared/schemas/evaluations.js';
+import { ALL_PROVIDERS } from '../../../shared/schemas/stt.js';
+import { formatCondition, parseCondition } from '../../../shared/conditions.js';
 import {
   allUtterances,
   cancelEvaluation,
@@ -11,9 +11,9 @@ import {
   type EvaluationRow,
   type UtteranceFilter,
   type UtteranceView,
-} from '../storage/repositories/evaluations.js';
-import { DomainError, validationFailed } from '../../shared/errors.js';
-import type { RefundFn } from '../services/limits/quota.js';
+} from './repository.js';
+import { DomainError, validationFailed } from '../../../shared/errors.js';
+import type { RefundFn } from '../limits/index.js';
 import { evaluationLists } from './views.js';
 
 /** The 404 of an unknown evaluation — also another user's (DESIGN §4.2 style). */

@@ -3,10 +3,10 @@
  * the normaliser, what each provider token was bound to, the conditions and the seed — taken when the
  * evaluation is created, so a later change of the server config shows up in a comparison.
  */
-import type { EvaluationProviderSetup, EvaluationSetup } from '../../shared/schemas/evaluations.js';
-import type { Normalizer } from '../../shared/normalizers/index.js';
-import { VERSION } from '../../shared/version.js';
-import { isProviderConfigured, providerLabelOf, type SttRegistry } from '../engines/stt/registry.js';
+import type { EvaluationProviderSetup, EvaluationSetup } from '../../../shared/schemas/evaluations.js';
+import type { Normalizer } from '../../../shared/normalizers/index.js';
+import { VERSION } from '../../../shared/version.js';
+import { isProviderConfigured, providerLabelOf, type SttRegistry } from '../../engines/stt/registry.js';
 
 /** What a provider token is bound to now, with its list price (null: unpriced). */
 export interface ProviderDescription extends EvaluationProviderSetup {

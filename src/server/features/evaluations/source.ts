@@ -3,7 +3,7 @@
  * recorded corpus. Which one is the first rule of the body, checked before any other — also before the
  * schema's, so a body naming two sources gets this message whatever else is wrong with it.
  */
-import { validationFailed } from '../../shared/errors.js';
+import { validationFailed } from '../../../shared/errors.js';
 
 /** The message of a body with no source or more than one. */
 export const SOURCE_MESSAGE = 'Provide exactly one of texts, dataset_id or corpus_id';

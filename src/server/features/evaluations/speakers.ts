@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
-import type { Db } from '../storage/db.js';
-import type { EvaluationGroupBy, EvaluationSpeakers } from '../../shared/schemas/evaluations.js';
-import { getSpeaker, listSpeakers, type SpeakerRow } from '../storage/repositories/speakers.js';
-import { DomainError, validationFailed } from '../../shared/errors.js';
+import type { Db } from '../../storage/db.js';
+import type { EvaluationGroupBy, EvaluationSpeakers } from '../../../shared/schemas/evaluations.js';
+import { getSpeaker, listSpeakers, type SpeakerRow } from '../synthesis/index.js';
+import { DomainError, validationFailed } from '../../../shared/errors.js';
 
-import { EVALUATION_LIMITS } from '../../shared/constants.js';
+import { EVALUATION_LIMITS } from '../../../shared/constants.js';
 
 /** Most explicit speaker ids of one evaluation (DESIGN §8.1). */
 export const MAX_SPEAKER_IDS = EVALUATION_LIMITS.speakerIds;

@@ -2,13 +2,13 @@
  * The summary and comparisons of a finished evaluation (DESIGN §8.3), computed once from the stored
  * utterance rows — so they are reproducible: the same rows and seed give the same numbers.
  */
-import type { EvaluationComparison, EvaluationSummaryRow } from '../../shared/schemas/evaluations.js';
-import { corpusWer, latencyPercentiles, pairedSpeakerBootstrap, speakerBootstrapCi, type UtteranceScore } from '../../shared/stats.js';
-import { round4 } from '../../shared/accuracy.js';
-import { comparisonVerdict } from '../../shared/comparison-verdict.js';
-import type { UtteranceView } from '../storage/repositories/evaluations.js';
-import { streamingSummary, type StreamingSummary } from '../../shared/streaming/summary.js';
-import type { NormalizerName } from '../../shared/normalizers/index.js';
+import type { EvaluationComparison, EvaluationSummaryRow } from '../../../shared/schemas/evaluations.js';
+import { corpusWer, latencyPercentiles, pairedSpeakerBootstrap, speakerBootstrapCi, type UtteranceScore } from '../../../shared/stats.js';
+import { round4 } from '../../../shared/accuracy.js';
+import { comparisonVerdict } from '../../../shared/comparison-verdict.js';
+import type { UtteranceView } from './repository.js';
+import { streamingSummary, type StreamingSummary } from '../../../shared/streaming/summary.js';
+import type { NormalizerName } from '../../../shared/normalizers/index.js';
 import { keytermColumns, nonSpeechColumns, rowProbeColumns } from './probe-summary.js';
 import type { CheckedProbes } from './probes.js';
 

@@ -8,19 +8,19 @@
  * (DESIGN §10.5) takes each item's recording from the audio store instead of synthesising it.
  */
 import { createHash } from 'node:crypto';
-import type { Db } from '../storage/db.js';
-import { formatCondition, parseCondition, type AudioCondition } from '../../shared/conditions.js';
-import { NON_SPEECH_LIMITS, type NonSpeechKind } from '../../shared/non-speech.js';
-import { nonSpeechClip } from '../audio/non-speech.js';
-import type { CheckedProbes } from '../evaluations/probes.js';
-import { normalizerAt, type Normalizer } from '../../shared/normalizers/index.js';
-import type { SttResult } from '../../shared/schemas/stt.js';
-import type { StreamedResult } from '../services/stt/stt-streaming.js';
-import { applyCondition } from '../audio/conditions.js';
-import { decodeWavToPcm16, type Pcm16Audio } from '../audio/wav.js';
-import type { SttAudio } from '../engines/stt/types.js';
-import type { ConcurrencyLimit } from '../engines/stt/limit.js';
-import { getAudio, insertAudio, type AudioRow } from '../storage/repositories/audio.js';
+import type { Db } from '../../storage/db.js';
+import { formatCondition, parseCondition, type AudioCondition } from '../../../shared/conditions.js';
+import { NON_SPEECH_LIMITS, type NonSpeechKind } from '../../../shared/non-speech.js';
+import { nonSpeechClip } from '../../audio/non-speech.js';
+import type { CheckedProbes } from './probes.js';
+import { normalizerAt, type Normalizer } from '../../../shared/normalizers/index.js';
+import type { SttResult } from '../../../shared/schemas/stt.js';
+import type { StreamedResult } from '../stt/index.js';
+import { applyCondition } from '../../audio/conditions.js';
+import { decodeWavToPcm16, type Pcm16Audio } from '../../audio/wav.js';
+import type { SttAudio } from '../../engines/stt/types.js';
+import type { ConcurrencyLimit } from '../../engines/stt/limit.js';
+import { getAudio, insertAudio, type AudioRow } from '../audio/index.js';
 import {
   claimPendingSyntheses,
   evaluationStatus,
@@ -39,17 +39,17 @@ import {
   type ClaimedSynthesis,
   type EvaluationSpeakerRow,
   type UtteranceRecord,
-} from '../storage/repositories/evaluations.js';
-import { readAudioBytes, wavInput, writeAudioOnly, type AudioBlobStore } from '../services/audio/audio-store.js';
-import type { RefundFn } from '../services/limits/quota.js';
-import { conditionedAudioId, evaluationLists } from '../evaluations/views.js';
-import { failedResult, scoreResult, type UtteranceResult } from '../evaluations/scoring.js';
-import { finishEvaluationNow } from '../evaluations/finish.js';
-import { SYNTHESIS_FAILED } from '../evaluations/summary.js';
-import { DomainError } from '../../shared/errors.js';
-import { isConnectionFailure } from '../services/ops/database-availability.js';
-import type { WorkContext, WorkFailure, WorkKind } from './kind.js';
-import { createEventLoopLagMonitors } from './event-loop-lag.js';
+} from './repository.js';
+import { readAudioBytes, wavInput, writeAudioOnly, type AudioBlobStore } from '../audio/index.js';
+import type { RefundFn } from '../limits/index.js';
+import { conditionedAudioId, evaluationLists } from './views.js';
+import { failedResult, scoreResult, type UtteranceResult } from './scoring.js';
+import { finishEvaluationNow } from './finish.js';
+import { SYNTHESIS_FAILED } from './summary.js';
+import { DomainError } from '../../../shared/errors.js';
+import { isConnectionFailure } from '../../storage/database-availability.js';
+import type { WorkContext, WorkFailure, WorkKind } from '../../work/kind.js';
+import { createEventLoopLagMonitors } from '../../work/event-loop-lag.js';
 
 /**
  * A request that could not be made counts as not heard — unless the database was away while checking the

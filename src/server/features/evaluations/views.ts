@@ -5,12 +5,12 @@ import type {
   EvaluationSetup,
   EvaluationSummaryRow,
   EvaluationUtterance,
-} from '../../shared/schemas/evaluations.js';
-import type { NormalizerName } from '../../shared/normalizers/index.js';
-import type { EvaluationRow, UtteranceView } from '../storage/repositories/evaluations.js';
-import type { EvaluationProbes } from '../../shared/schemas/evaluations.js';
+} from '../../../shared/schemas/evaluations.js';
+import type { NormalizerName } from '../../../shared/normalizers/index.js';
+import type { EvaluationRow, UtteranceView } from './repository.js';
+import type { EvaluationProbes } from '../../../shared/schemas/evaluations.js';
 import { utteranceEntityFound, utteranceLoops } from './probe-summary.js';
-import { comparisonVerdict } from '../../shared/comparison-verdict.js';
+import { comparisonVerdict } from '../../../shared/comparison-verdict.js';
 import { ALL_GROUPS } from './summary.js';
 
 /** Signs URLs of this server for the views (report and conditioned audio). */

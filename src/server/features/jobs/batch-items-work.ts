@@ -3,17 +3,17 @@
  * one file with a fixed id, recorded with the item in one transaction, or failed with its characters
  * refunded in the same transaction.
  */
-import type { Db } from '../storage/db.js';
-import type { TtsPool } from '../engines/tts/types.js';
-import type { Pcm16Audio } from '../audio/wav.js';
-import { insertAudio, type AudioRow } from '../storage/repositories/audio.js';
-import { claimPendingItems, finishItem, requeueProcessingItems, type ClaimedItem } from '../storage/repositories/jobs.js';
-import { recoverAudioStore, wavInput, writeAudioOnly, type AudioBlobStore } from '../services/audio/audio-store.js';
-import { renderSpeech, speakerVoice } from '../services/synthesis/synthesis.js';
-import type { RefundFn } from '../services/limits/quota.js';
-import type { Lease } from '../storage/repositories/leases.js';
-import type { Clock } from '../clock.js';
-import type { WorkKind } from './kind.js';
+import type { Db } from '../../storage/db.js';
+import type { TtsPool } from '../../engines/tts/types.js';
+import type { Pcm16Audio } from '../../audio/wav.js';
+import { insertAudio, type AudioRow } from '../audio/index.js';
+import { claimPendingItems, finishItem, requeueProcessingItems, type ClaimedItem } from './repository.js';
+import { recoverAudioStore, wavInput, writeAudioOnly, type AudioBlobStore } from '../audio/index.js';
+import { renderSpeech, speakerVoice } from '../synthesis/index.js';
+import type { RefundFn } from '../limits/index.js';
+import type { Lease } from '../../storage/repositories/leases.js';
+import type { Clock } from '../../clock.js';
+import type { WorkKind } from '../../work/kind.js';
 
 /**
  * The audio id of a job item, derived from the job and index: a re-run after a crash writes the very

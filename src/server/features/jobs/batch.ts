@@ -1,9 +1,9 @@
 import type { Db } from '../../storage/db.js';
 import type { BatchCreated, BatchItem } from '../../../shared/schemas/tts.js';
 import { validationFailed } from '../../../shared/errors.js';
-import { speakerVoice } from '../synthesis/synthesis.js';
+import { speakerVoice } from '../synthesis/index.js';
 import { assertValidText } from '../../../shared/text-rules.js';
-import { assertActiveSubscription } from '../accounts/users.js';
+import { assertActiveSubscription } from '../accounts/index.js';
 import { enqueueJob, newJobId } from './jobs.js';
 import { rememberIdempotent, replayIdempotent, requestHash } from './idempotency.js';
 

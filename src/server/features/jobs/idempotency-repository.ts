@@ -1,4 +1,4 @@
-import type { Db } from '../db.js';
+import type { Db } from '../../storage/db.js';
 
 /** A stored answer to a request sent with an `Idempotency-Key`. */
 export interface IdempotencyRow {

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Db } from '../../storage/db.js';
-import { findIdempotencyKey, saveIdempotencyKey } from '../../storage/repositories/idempotency.js';
+import { findIdempotencyKey, saveIdempotencyKey } from './idempotency-repository.js';
 import { DomainError, validationFailed } from '../../../shared/errors.js';
 
 /** Replays are honoured for 24 h (DESIGN §4.8). */

@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import type { Db } from '../../storage/db.js';
-import { getJob, insertJob, listJobItems, listJobs, type JobRow } from '../../storage/repositories/jobs.js';
+import { getJob, insertJob, listJobItems, listJobs, type JobRow } from './repository.js';
 import type { Job, JobPage, JobResultItem, JobStatus, JobSummary } from '../../../shared/schemas/tts.js';
 import { DomainError } from '../../../shared/errors.js';
-import { reserveCharacters } from '../limits/quota.js';
+import { reserveCharacters } from '../limits/index.js';
 import { codePoints } from '../../../shared/text-rules.js';
 
 /** A fresh job id (`job_` + 20 url-safe chars). */

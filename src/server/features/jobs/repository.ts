@@ -1,6 +1,6 @@
-import type { Db } from '../db.js';
-import { ownedPageQuery } from './owned-page.js';
-import { expiredParams, expiredWhere, skipLocked, type Lease } from './leases.js';
+import type { Db } from '../../storage/db.js';
+import { ownedPageQuery } from '../../storage/repositories/owned-page.js';
+import { expiredParams, expiredWhere, skipLocked, type Lease } from '../../storage/repositories/leases.js';
 
 /** Job lifecycle states (DESIGN §4.8). */
 export type JobStatus = 'pending' | 'processing' | 'completed' | 'failed' | 'partial';

@@ -2,9 +2,9 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { errorResponses } from '../../../shared/schemas/common.js';
 import { Job, JobPage, JobQuery } from '../../../shared/schemas/tts.js';
-import { requireAuth } from '../../plugins/auth.js';
-import { requestBase } from '../../services/audio/audio-urls.js';
-import { jobPage, ownJob, toJobView } from '../../services/jobs/jobs.js';
+import { requireAuth } from '../accounts/index.js';
+import { requestBase } from '../audio/index.js';
+import { jobPage, ownJob, toJobView } from './jobs.js';
 
 /** GET /v1/jobs (newest first, status filter) and GET /v1/jobs/{job_id} (DESIGN §4.8, §4.9). */
 const routes: FastifyPluginAsyncTypebox = async (app) => {

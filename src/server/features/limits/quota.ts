@@ -1,9 +1,9 @@
 import type { Db } from '../../storage/db.js';
-import { addCharactersUsed, getCharactersUsed, subtractCharactersUsed } from '../../storage/repositories/usage.js';
+import { addCharactersUsed, getCharactersUsed, subtractCharactersUsed } from './usage-repository.js';
 import type { Usage } from '../../../shared/schemas/users.js';
 import { DomainError } from '../../../shared/errors.js';
-import { TIER_LIMITS } from '../accounts/tiers.js';
-import { getUser } from '../accounts/users.js';
+import { TIER_LIMITS } from '../accounts/index.js';
+import { getUser } from '../accounts/index.js';
 
 /** The detail of a 429 for an exhausted quota (spec's exact message). */
 export const QUOTA_EXCEEDED = 'Character quota exceeded for this billing period';

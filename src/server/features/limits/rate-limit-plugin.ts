@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { ApiError } from '../errors.js';
-import type { RateDecision, RateLimiter } from '../services/limits/rate-limiter.js';
-import { whenSettled } from '../../shared/maybe-promise.js';
+import { ApiError } from '../../errors.js';
+import type { RateDecision, RateLimiter } from './rate-limiter.js';
+import { whenSettled } from '../../../shared/maybe-promise.js';
 
 declare module 'fastify' {
   interface FastifyRequest {

@@ -2,7 +2,7 @@ import type { Db } from '../../storage/db.js';
 import { deleteRequestCountsBefore, loadRequestCount, saveRequestCounts } from '../../storage/repositories/request-counters.js';
 import { openRequestJournal } from '../../storage/request-journal.js';
 import type { Clock } from '../../clock.js';
-import { TIER_LIMITS, type Tier } from '../accounts/tiers.js';
+import { TIER_LIMITS, type Tier } from '../accounts/index.js';
 import { ANONYMOUS_PER_MINUTE } from '../../../shared/tier-limits.js';
 import { decisionFor, utcDay, type RateDecision } from './rate-decision.js';
 

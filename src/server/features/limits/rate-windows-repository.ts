@@ -1,4 +1,4 @@
-import type { Db } from '../db.js';
+import type { Db } from '../../storage/db.js';
 
 /** A subject's shared rate-limit windows (PostgreSQL, DESIGN §9.4). */
 export interface RateWindow {

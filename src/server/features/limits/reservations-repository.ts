@@ -1,4 +1,4 @@
-import type { Db } from '../db.js';
+import type { Db } from '../../storage/db.js';
 
 /** A row of `character_reservations`: characters taken for a synthesis whose audio is not stored yet. */
 export interface ReservationRow {

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Db } from '../../storage/db.js';
-import { deleteReservation, insertReservation, listOrphanedReservations, listReservations } from '../../storage/repositories/reservations.js';
+import { deleteReservation, insertReservation, listOrphanedReservations, listReservations } from './reservations-repository.js';
 import { refundCharacters, reserveCharacters } from './quota.js';
 
 /**

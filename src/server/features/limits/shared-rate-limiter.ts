@@ -1,9 +1,9 @@
 import type { Db } from '../../storage/db.js';
 import type { Clock } from '../../clock.js';
-import { TIER_LIMITS } from '../accounts/tiers.js';
+import { TIER_LIMITS } from '../accounts/index.js';
 import { ANONYMOUS_PER_MINUTE } from '../../../shared/tier-limits.js';
 import type { RateLimiter } from './rate-limiter.js';
-import { hitRateWindows, peekRateWindow, type RateWindow } from '../../storage/repositories/rate-windows.js';
+import { hitRateWindows, peekRateWindow, type RateWindow } from './rate-windows-repository.js';
 import { decisionFor, utcDay, type RateDecision } from './rate-decision.js';
 
 /** The limiter of several instances on one PostgreSQL (DESIGN §9.4): counts are committed in the database. */

@@ -1,4 +1,4 @@
-import type { Db } from '../db.js';
+import type { Db } from '../../storage/db.js';
 
 /** A row of `usage_periods`. */
 export interface UsagePeriodRow {

@@ -1,4 +1,4 @@
-import type { Db } from '../db.js';
+import type { Db } from '../../storage/db.js';
 
 /** A running `voxctl serve` as its peers see it. */
 export interface InstanceRow {

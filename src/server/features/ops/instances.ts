@@ -1,15 +1,15 @@
-import type { DatabaseAvailability } from './database-availability.js';
+import type { DatabaseAvailability } from '../../storage/database-availability.js';
 import { hostname } from 'node:os';
 import type { Clock } from '../../clock.js';
 import type { Logger } from '../../logger.js';
 import type { Db } from '../../storage/db.js';
-import { beat, deleteInstances, insertInstance, type InstanceRow } from '../../storage/repositories/instances.js';
+import { beat, deleteInstances, insertInstance, type InstanceRow } from './instances-repository.js';
 import { TAKEOVER_AFTER_MS } from '../../storage/repositories/leases.js';
-import { refundStaleReservations } from '../limits/reservations.js';
+import { refundStaleReservations } from '../limits/index.js';
 import type { AudioBlobStore } from '../../storage/blobs/index.js';
-import { recoverAudioStore } from '../audio/audio-store.js';
-import { pruneRateWindows } from '../../storage/repositories/rate-windows.js';
-import { utcDay } from '../limits/rate-decision.js';
+import { recoverAudioStore } from '../audio/index.js';
+import { pruneRateWindows } from '../limits/index.js';
+import { utcDay } from '../limits/index.js';
 
 /** How often an instance on a shared database says it is alive. */
 export const HEARTBEAT_MS = 10_000;

@@ -1,6 +1,6 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { Metrics } from '../services/ops/metrics.js';
+import type { Metrics } from './metrics.js';
 
 const BEARER = /^Bearer[ \t]+(\S+)[ \t]*$/i;
 

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Health, Liveness, Readiness } from '../../../shared/schemas/system.js';
 import { errorResponses } from '../../../shared/schemas/common.js';
-import { checkHealth, checkReadiness, schemaProblem } from '../../services/ops/health.js';
+import { checkHealth, checkReadiness, schemaProblem } from './health.js';
 
 /** GET /health (public): database, TTS and STT checks; 503 `degraded` when the database fails. Plus the live and ready probes. */
 const routes: FastifyPluginAsyncTypebox = async (app) => {

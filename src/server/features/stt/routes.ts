@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import accuracyRoutes from './accuracy.js';
-import transcribeRoutes from './transcribe.js';
-import streamRoutes from './stream.js';
+import accuracyRoutes from './accuracy-routes.js';
+import transcribeRoutes from './transcribe-routes.js';
+import streamRoutes from './stream-routes.js';
 
 /** /v1/stt: accuracy (public, pure computation), transcription (fan-out to recognizers) and streaming. */
 const routes: FastifyPluginAsyncTypebox = async (app) => {

@@ -3,10 +3,10 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { errorResponses } from '../../../shared/schemas/common.js';
 import { StreamRequest, type StreamEventLine } from '../../../shared/schemas/stt-stream.js';
-import { requireAuth } from '../../plugins/auth.js';
-import { loadAudio } from '../../services/audio/audio-fetch.js';
-import { prepareStreams } from '../../services/stt/stt-streaming.js';
-import { StreamSlots } from '../../services/stt/stream-slots.js';
+import { requireAuth } from '../accounts/index.js';
+import { loadAudio } from '../audio/index.js';
+import { prepareStreams } from './stt-streaming.js';
+import { StreamSlots } from './stream-slots.js';
 
 /**
  * POST /v1/stt/stream (DESIGN §13.3): NDJSON events as the providers answer, then every result. Bounded as

@@ -4,7 +4,7 @@
  * Counted per process (UserSlots).
  */
 import { ApiError } from '../../errors.js';
-import { UserSlots } from '../limits/user-slots.js';
+import { UserSlots } from '../limits/index.js';
 
 /** The detail of the 429 past the limit. */
 export const TOO_MANY_STREAMS = 'Too many open streams';

@@ -1,9 +1,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { errorResponses } from '../../../shared/schemas/common.js';
 import { ProviderList, TranscribeRequest, TranscribeResponse } from '../../../shared/schemas/stt.js';
-import { requireAuth } from '../../plugins/auth.js';
-import { loadAudio } from '../../services/audio/audio-fetch.js';
-import { transcribe } from '../../services/stt/transcription.js';
+import { requireAuth } from '../accounts/index.js';
+import { loadAudio } from '../audio/index.js';
+import { transcribe } from './transcription.js';
 
 /** POST /v1/stt/transcribe (fan-out to recognizers, DESIGN §4.11) and GET /v1/stt/providers (extension). */
 const routes: FastifyPluginAsyncTypebox = async (app) => {

@@ -1,10 +1,10 @@
 import type { Db } from '../../storage/db.js';
 import type { TtsPool } from '../../engines/tts/types.js';
 import type { Clock } from '../../clock.js';
-import { getAudio, insertAudio, type AudioRow } from '../../storage/repositories/audio.js';
+import { getAudio, insertAudio, type AudioRow } from '../audio/index.js';
 import { findSpeaker, speakerBinding } from './speakers.js';
 import { renderSpeech } from './synthesis.js';
-import { wavInput, writeAudioOnly, type AudioBlobStore } from '../audio/audio-store.js';
+import { wavInput, writeAudioOnly, type AudioBlobStore } from '../audio/index.js';
 
 /** Audio ids of speaker samples: `smp_{speaker_id}`. */
 export const SAMPLE_PREFIX = 'smp_';

@@ -1,5 +1,5 @@
-import type { Db } from '../db.js';
-import { filterKey } from '../filter-key.js';
+import type { Db } from '../../storage/db.js';
+import { filterKey } from '../../storage/filter-key.js';
 
 /** A row of `speakers` (without the `*_key` comparison columns). */
 export interface SpeakerRow {

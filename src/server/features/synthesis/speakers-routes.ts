@@ -3,8 +3,8 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { Speaker, SpeakerFacets, SpeakerPage, SpeakerQuery } from '../../../shared/schemas/speakers.js';
 import { errorResponses } from '../../../shared/schemas/common.js';
-import { requestBase } from '../../services/audio/audio-urls.js';
-import { speakerById, speakerPage } from '../../services/synthesis/speakers.js';
+import { requestBase } from '../audio/index.js';
+import { speakerById, speakerPage } from './speakers.js';
 import { createResponseMemo, serializedAnswer } from '../../plugins/response-memo.js';
 
 /**

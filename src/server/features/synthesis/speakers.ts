@@ -10,7 +10,7 @@ import {
   speakerValueCounts,
   type SpeakerFilters,
   type SpeakerRow,
-} from '../../storage/repositories/speakers.js';
+} from './speakers-repository.js';
 import { DomainError, validationFailed } from '../../../shared/errors.js';
 
 export type { SpeakerRow, SpeakerFilters };

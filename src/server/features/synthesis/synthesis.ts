@@ -1,16 +1,16 @@
 import type { Clock } from '../../clock.js';
 import type { Db } from '../../storage/db.js';
 import type { TtsPool, VoiceBinding } from '../../engines/tts/types.js';
-import type { AudioRow } from '../../storage/repositories/audio.js';
+import type { AudioRow } from '../audio/index.js';
 import { resamplePcm16 } from '../../audio/resample.js';
 import type { Pcm16Audio } from '../../audio/wav.js';
 import { DomainError } from '../../../shared/errors.js';
 import { assertValidText, codePoints } from '../../../shared/text-rules.js';
 import { findSpeaker, speakerBinding, SPEAKER_NOT_FOUND } from './speakers.js';
-import { releaseReservation, reserveDurably, settleReservation } from '../limits/reservations.js';
-import { assertActiveSubscription } from '../accounts/users.js';
-import { wavInput, writeAudioOnly, type AudioBlobStore } from '../audio/audio-store.js';
-import { insertAudio } from '../../storage/repositories/audio.js';
+import { releaseReservation, reserveDurably, settleReservation } from '../limits/index.js';
+import { assertActiveSubscription } from '../accounts/index.js';
+import { wavInput, writeAudioOnly, type AudioBlobStore } from '../audio/index.js';
+import { insertAudio } from '../audio/index.js';
 
 /**
  * The voice a catalogue speaker is bound to; an unknown id is the DomainError `speaker_not_found` with

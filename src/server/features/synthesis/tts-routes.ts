@@ -2,11 +2,11 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { errorResponses } from '../../../shared/schemas/common.js';
 import { BatchCreated, BatchRequest, SynthesizeRequest, SynthesizeResponse } from '../../../shared/schemas/tts.js';
-import { requireAuth } from '../../plugins/auth.js';
-import { requestBase } from '../../services/audio/audio-urls.js';
-import { synthesizeForUser } from '../../services/synthesis/synthesis.js';
-import { createBatch } from '../../services/jobs/batch.js';
-import { parseIdempotencyKey } from '../../services/jobs/idempotency.js';
+import { requireAuth } from '../accounts/index.js';
+import { requestBase } from '../audio/index.js';
+import { synthesizeForUser } from './synthesis.js';
+import { createBatch } from '../jobs/index.js';
+import { parseIdempotencyKey } from '../jobs/index.js';
 
 /** POST /v1/tts/synthesize (DESIGN §4.6) and POST /v1/tts/batch (§4.8). */
 const routes: FastifyPluginAsyncTypebox = async (app) => {

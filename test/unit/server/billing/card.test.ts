@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { cardBrand, CardError, luhnValid, summarizeCard } from '../../../../src/server/billing/card.js';
+import { cardBrand, CardError, luhnValid, summarizeCard } from '../../../../src/server/features/billing/card.js';
 import { escapeHtml, html } from '../../../../src/server/html.js';
 
 const now = new Date('2025-03-15T00:00:00Z');

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
-import { extractArchive } from '../../../../src/server/corpora/archive.js';
+import { extractArchive } from '../../../../src/server/features/corpora/archive.js';
 import { folderFiles, parseCorpus } from '../../../../src/shared/corpus/index.js';
 import { DomainError } from '../../../../src/shared/errors.js';
 import { statusOf } from '../../../../src/server/plugins/errors.js';

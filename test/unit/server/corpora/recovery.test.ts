@@ -4,10 +4,10 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openSqliteDatabase } from '../../../../src/server/storage/db.js';
 import { createFilesystemBlobStore } from '../../../../src/server/storage/blobs/filesystem.js';
-import { insertCorpusUpload } from '../../../../src/server/storage/repositories/corpora.js';
-import { insertInstance } from '../../../../src/server/storage/repositories/instances.js';
-import { recoverCorpusUploads } from '../../../../src/server/corpora/recovery.js';
-import { uploadBlobName } from '../../../../src/server/corpora/upload.js';
+import { insertCorpusUpload } from '../../../../src/server/features/corpora/repository.js';
+import { insertInstance } from '../../../../src/server/features/ops/instances-repository.js';
+import { recoverCorpusUploads } from '../../../../src/server/features/corpora/recovery.js';
+import { uploadBlobName } from '../../../../src/server/features/corpora/upload.js';
 
 describe('recoverCorpusUploads: what a killed upload left, and only that', () => {
   const dir = mkdtempSync(join(tmpdir(), 'voxctl-corpus-recovery-'));

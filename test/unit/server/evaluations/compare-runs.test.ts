@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { changedSetup, compareRuns as compareRunsOf, normalizerMismatch, sourceKey, type CompareRun, type RequestsOf } from '../../../../src/server/evaluations/compare-runs.js';
+import { changedSetup, compareRuns as compareRunsOf, normalizerMismatch, sourceKey, type CompareRun, type RequestsOf } from '../../../../src/server/features/evaluations/compare-runs.js';
 import { compareVerdict } from '../../../../src/shared/comparison-verdict.js';
-import type { CompareUtteranceRow } from '../../../../src/server/storage/repositories/evaluation-compare.js';
+import type { CompareUtteranceRow } from '../../../../src/server/features/evaluations/compare-repository.js';
 import type { EvaluationSetup } from '../../../../src/shared/schemas/evaluations.js';
 
 const TEXTS = ['the cat sat on the mat', 'a bird in the hand', 'please call me back'];

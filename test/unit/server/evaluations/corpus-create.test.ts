@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { corpusBlock, corpusGroupBy, corpusGroupValue, sampleUtterances } from '../../../../src/server/evaluations/corpus-create.js';
-import { evaluationSource, SOURCE_MESSAGE } from '../../../../src/server/evaluations/source.js';
+import { corpusBlock, corpusGroupBy, corpusGroupValue, sampleUtterances } from '../../../../src/server/features/evaluations/corpus-create.js';
+import { evaluationSource, SOURCE_MESSAGE } from '../../../../src/server/features/evaluations/source.js';
 
 const utt = (id: string, speaker: string | null, metadata: Record<string, string> = {}) => ({ utteranceId: id, speaker, reference: 'x', metadata, audioId: `aud_${id}` });
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { axisDigits, costScatter, perHour, placeLabels } from '../../../../src/server/evaluations/report-over-time.js';
-import { fitText, heatMap, labelMargin, MAX_LABEL_W, PROVIDER_COLOURS, providerColour, providerColours, textWidth } from '../../../../src/server/evaluations/report-svg.js';
+import { axisDigits, costScatter, perHour, placeLabels } from '../../../../src/server/features/evaluations/report/over-time.js';
+import { fitText, heatMap, labelMargin, MAX_LABEL_W, PROVIDER_COLOURS, providerColour, providerColours, textWidth } from '../../../../src/server/features/evaluations/report/svg.js';
 
 describe('report charts', () => {
   it('colours a provider by its token, the same in any order and any report, distinct within one report', () => {

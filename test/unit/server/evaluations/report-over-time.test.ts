@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { renderEvaluationReport } from '../../../../src/server/evaluations/report-html.js';
-import { costPoints } from '../../../../src/server/evaluations/report-over-time.js';
+import { renderEvaluationReport } from '../../../../src/server/features/evaluations/report/html.js';
+import { costPoints } from '../../../../src/server/features/evaluations/report/over-time.js';
 import type { EvaluationCompare } from '../../../../src/shared/schemas/evaluations.js';
 import { fixtureReport } from './report-fixture.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { conditionVerdicts, costPerHour, sourceWords, verdictCaveats, type VerdictContext } from '../../../../src/server/evaluations/report-verdict.js';
+import { conditionVerdicts, costPerHour, sourceWords, verdictCaveats, type VerdictContext } from '../../../../src/server/features/evaluations/report/verdict.js';
 import type { EvaluationComparison, EvaluationDetail, EvaluationSummaryRow } from '../../../../src/shared/schemas/evaluations.js';
 import { fixtureReport } from './report-fixture.js';
 

@@ -1,12 +1,12 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { alignmentHtml, renderEvaluationReport } from '../../../../src/server/evaluations/report-html.js';
-import { REPORT_CSP } from '../../../../src/server/evaluations/report-style.js';
-import { providerLatencies, reportWerMax, setupFacts, speakerRows, worstFailures } from '../../../../src/server/evaluations/report-data.js';
+import { alignmentHtml, renderEvaluationReport } from '../../../../src/server/features/evaluations/report/html.js';
+import { REPORT_CSP } from '../../../../src/server/features/evaluations/report/style.js';
+import { providerLatencies, reportWerMax, setupFacts, speakerRows, worstFailures } from '../../../../src/server/features/evaluations/report/data.js';
 import { verdict } from '../../../../src/shared/comparison-verdict.js';
 import { calculateAccuracy } from '../../../../src/shared/accuracy.js';
-import { REPORT_STYLE } from '../../../../src/server/evaluations/report-style.js';
-import { heatColour, ticks } from '../../../../src/server/evaluations/report-svg.js';
+import { REPORT_STYLE } from '../../../../src/server/features/evaluations/report/style.js';
+import { heatColour, ticks } from '../../../../src/server/features/evaluations/report/svg.js';
 import type { EvaluationUtterance } from '../../../../src/shared/schemas/evaluations.js';
 import { fixtureReport, HOSTILE_TRANSCRIPT } from './report-fixture.js';
 

@@ -19,7 +19,7 @@ import {
   listEvaluations,
   listUtterances,
   type UtteranceRecord,
-} from '../../../../src/server/storage/repositories/evaluations.js';
+} from '../../../../src/server/features/evaluations/repository.js';
 
 const NOW = '2026-01-02T03:04:05.000Z';
 

@@ -3,10 +3,10 @@ import { describe, expect, it } from 'vitest';
 import { migrate } from '../../../../src/server/storage/migrations/index.js';
 import { NEXT_MIGRATIONS } from '../../../../src/server/storage/migrations/next/index.js';
 import { createSqliteDb } from '../../../../src/server/storage/sql/sqlite.js';
-import { EVALUATION_SQL, utteranceQuery, type UtteranceView } from '../../../../src/server/storage/repositories/evaluations.js';
+import { EVALUATION_SQL, utteranceQuery, type UtteranceView } from '../../../../src/server/features/evaluations/repository.js';
 import { ownedPageQuery } from '../../../../src/server/storage/repositories/owned-page.js';
-import { summarise } from '../../../../src/server/evaluations/summary.js';
-import { selectSpeakers } from '../../../../src/server/evaluations/speakers.js';
+import { summarise } from '../../../../src/server/features/evaluations/summary.js';
+import { selectSpeakers } from '../../../../src/server/features/evaluations/speakers.js';
 import type { DomainError } from '../../../../src/shared/errors.js';
 
 const Database = loadSqliteDriver();

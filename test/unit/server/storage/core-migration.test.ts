@@ -2,9 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { coreDb } from '../../../helpers/core-db.js';
 import { openSqliteDatabase, type SqlParam } from '../../../../src/server/storage/db.js';
 import { knownMigrations } from '../../../../src/server/storage/migrations/known.js';
-import { insertUser, USER_BY_EMAIL_SQL } from '../../../../src/server/storage/repositories/users.js';
-import { API_KEY_SQL } from '../../../../src/server/storage/repositories/api-keys.js';
-import { CHARACTERS_USED_SQL } from '../../../../src/server/storage/repositories/usage.js';
+import { insertUser, USER_BY_EMAIL_SQL } from '../../../../src/server/features/accounts/users-repository.js';
+import { API_KEY_SQL } from '../../../../src/server/features/accounts/api-keys-repository.js';
+import { CHARACTERS_USED_SQL } from '../../../../src/server/features/limits/usage-repository.js';
 import { REQUEST_COUNTER_SQL } from '../../../../src/server/storage/repositories/request-counters.js';
 
 const plan = async (db: ReturnType<typeof coreDb>, sql: string, ...args: SqlParam[]) =>

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import type BetterSqlite3 from 'better-sqlite3';
 import { migrate } from '../../../../src/server/storage/migrations/index.js';
 import { NEXT_MIGRATIONS } from '../../../../src/server/storage/migrations/next/index.js';
-import { CORPUS_PAGE_SQL, CORPUS_UTTERANCE_PAGE_SQL } from '../../../../src/server/storage/repositories/corpora.js';
+import { CORPUS_PAGE_SQL, CORPUS_UTTERANCE_PAGE_SQL } from '../../../../src/server/features/corpora/repository.js';
 
 const Database = loadSqliteDriver();
 

@@ -3,7 +3,7 @@ import { loadSqliteDriver } from '../../../../src/server/storage/sqlite-driver.j
 import { migrate } from '../../../../src/server/storage/migrations/index.js';
 import { NEXT_MIGRATIONS } from '../../../../src/server/storage/migrations/next/index.js';
 import { evaluationSetupMigration } from '../../../../src/server/storage/migrations/next/c-evaluation-setup.js';
-import { COMPARE_SQL } from '../../../../src/server/storage/repositories/evaluation-compare.js';
+import { COMPARE_SQL } from '../../../../src/server/features/evaluations/compare-repository.js';
 
 const Database = loadSqliteDriver();
 

@@ -2,9 +2,9 @@ import { loadSqliteDriver } from '../../../../src/server/storage/sqlite-driver.j
 import { describe, expect, it } from 'vitest';
 import { migrate } from '../../../../src/server/storage/migrations/index.js';
 import type BetterSqlite3 from 'better-sqlite3';
-import { JOB_ITEM_SQL } from '../../../../src/server/storage/repositories/jobs.js';
+import { JOB_ITEM_SQL } from '../../../../src/server/features/jobs/repository.js';
 import { ownedPageQuery } from '../../../../src/server/storage/repositories/owned-page.js';
-import { DATASET_PAGE_SQL } from '../../../../src/server/storage/repositories/datasets.js';
+import { DATASET_PAGE_SQL } from '../../../../src/server/features/datasets/repository.js';
 
 const Database = loadSqliteDriver();
 

@@ -2,7 +2,7 @@ import { loadSqliteDriver } from '../../../../src/server/storage/sqlite-driver.j
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { migrate, migrations } from '../../../../src/server/storage/migrations/index.js';
-import { portalSession } from '../../../../src/server/billing/portal-sessions.js';
+import { portalSession } from '../../../../src/server/features/billing/portal-sessions.js';
 import { createSqliteDb } from '../../../../src/server/storage/sql/sqlite.js';
 
 const Database = loadSqliteDriver();

@@ -12,9 +12,9 @@ import { describe, expect, it } from 'vitest';
 
 const SRC = join(import.meta.dirname, '../../../../src');
 /** The only files allowed to write the cached tables. */
-const CACHED_TABLE_WRITERS = new Set(['server/storage/repositories/users.ts', 'server/storage/repositories/api-keys.ts']);
+const CACHED_TABLE_WRITERS = new Set(['server/features/accounts/users-repository.ts', 'server/features/accounts/api-keys-repository.ts']);
 /** Files whose writes name the table through `${…}`, checked by hand: none of them can name users or api_keys. */
-const DYNAMIC_TABLE_WRITERS = new Set(['server/storage/repositories/leases.ts', 'server/storage/repositories/evaluations.ts', 'server/storage/repositories/corpora.ts']);
+const DYNAMIC_TABLE_WRITERS = new Set(['server/storage/repositories/leases.ts', 'server/features/evaluations/repository.ts', 'server/features/corpora/repository.ts']);
 const WRITE = String.raw`\b(?:INSERT\s+(?:OR\s+\w+\s+)?INTO|REPLACE\s+INTO|UPDATE(?:\s+ONLY)?|DELETE\s+FROM(?:\s+ONLY)?|TRUNCATE(?:\s+TABLE)?(?:\s+ONLY)?|MERGE\s+INTO|ALTER\s+TABLE|DROP\s+TABLE(?:\s+IF\s+EXISTS)?)\s+`;
 const CACHED_WRITE = new RegExp(`${WRITE}(?:public\\.)?"?(?:users|api_keys)"?\\b`, 'gi');
 const DYNAMIC_WRITE = new RegExp(`${WRITE}\\$\\{`, 'gi');
@@ -49,8 +49,8 @@ describe('writers of the cached tables (users, api_keys)', () => {
 
   it('the scan finds what it looks for (the repositories do write both tables)', () => {
     const all = offenders(CACHED_WRITE, new Set());
-    expect(all.some((o) => o.startsWith('server/storage/repositories/users.ts') && /UPDATE users/i.test(o))).toBe(true);
-    expect(all.some((o) => o.startsWith('server/storage/repositories/api-keys.ts') && /INSERT INTO api_keys/i.test(o))).toBe(true);
+    expect(all.some((o) => o.startsWith('server/features/accounts/users-repository.ts') && /UPDATE users/i.test(o))).toBe(true);
+    expect(all.some((o) => o.startsWith('server/features/accounts/api-keys-repository.ts') && /INSERT INTO api_keys/i.test(o))).toBe(true);
     expect('await db.run(`DELETE FROM api_keys WHERE id = ?`)'.match(CACHED_WRITE)).not.toBeNull();
     expect("db.run('UPDATE users_archive SET x = 1')".match(CACHED_WRITE)).toBeNull();
   });

@@ -14,10 +14,10 @@ import { createWorkLoop, type WorkLoop } from '../../../../src/server/work/loop.
 import { describeFailure } from '../../../../src/server/work/failure.js';
 import type { WorkContext, WorkFailure, WorkKind } from '../../../../src/server/work/kind.js';
 import type { WorkSharing } from '../../../../src/server/work/leases.js';
-import { claimItems } from '../../../../src/server/work/batch-items.js';
-import { createUserWithKey } from '../../../../src/server/services/accounts/users.js';
-import { enqueueJob } from '../../../../src/server/services/jobs/jobs.js';
-import { listJobItems } from '../../../../src/server/storage/repositories/jobs.js';
+import { claimItems } from '../../../../src/server/features/jobs/batch-items-work.js';
+import { createUserWithKey } from '../../../../src/server/features/accounts/users.js';
+import { enqueueJob } from '../../../../src/server/features/jobs/jobs.js';
+import { listJobItems } from '../../../../src/server/features/jobs/repository.js';
 import { fliteSpeaker } from '../../../helpers/audio-jobs.js';
 import { soloWork } from '../../../helpers/work.js';
 

@@ -14,18 +14,18 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { openSqliteDatabase, type Db } from '../../../../src/server/storage/db.js';
 import { systemClock } from '../../../../src/server/clock.js';
 import type { Logger } from '../../../../src/server/logger.js';
-import { createUserWithKey } from '../../../../src/server/services/accounts/users.js';
-import { enqueueJob } from '../../../../src/server/services/jobs/jobs.js';
-import { billingPeriod } from '../../../../src/server/services/limits/quota.js';
-import { getCharactersUsed } from '../../../../src/server/storage/repositories/usage.js';
-import { getJob, listJobItems } from '../../../../src/server/storage/repositories/jobs.js';
+import { createUserWithKey } from '../../../../src/server/features/accounts/users.js';
+import { enqueueJob } from '../../../../src/server/features/jobs/jobs.js';
+import { billingPeriod } from '../../../../src/server/features/limits/quota.js';
+import { getCharactersUsed } from '../../../../src/server/features/limits/usage-repository.js';
+import { getJob, listJobItems } from '../../../../src/server/features/jobs/repository.js';
 import { createWorkLoop } from '../../../../src/server/work/loop.js';
-import { createBatchRunner } from '../../../../src/server/work/index.js';
-import { claimItems } from '../../../../src/server/work/batch-items.js';
+import { createBatchRunner } from '../../../../src/server/work-kinds.js';
+import { claimItems } from '../../../../src/server/features/jobs/batch-items-work.js';
 import type { WorkKind } from '../../../../src/server/work/kind.js';
 import { createTtsPool } from '../../../../src/server/engines/tts/pool.js';
 import type { TtsPool } from '../../../../src/server/engines/tts/types.js';
-import { createMetrics } from '../../../../src/server/services/ops/metrics.js';
+import { createMetrics } from '../../../../src/server/features/ops/metrics.js';
 import { fliteSpeaker } from '../../../helpers/audio-jobs.js';
 import { TEST_LEASE, dataDirBlobs, soloWork } from '../../../helpers/work.js';
 

@@ -1,8 +1,8 @@
-import type { Db } from '../storage/db.js';
-import type { EvaluationCompare } from '../../shared/schemas/evaluations.js';
-import { DomainError } from '../../shared/errors.js';
-import type { EvaluationRow } from '../storage/repositories/evaluations.js';
-import { compareEvaluations } from './compare.js';
+import type { Db } from '../../../storage/db.js';
+import type { EvaluationCompare } from '../../../../shared/schemas/evaluations.js';
+import { DomainError } from '../../../../shared/errors.js';
+import type { EvaluationRow } from '../repository.js';
+import { compareEvaluations } from '../compare.js';
 
 /**
  * The comparison the report shows for an evaluation that has a baseline; undefined when it has none or

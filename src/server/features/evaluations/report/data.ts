@@ -2,11 +2,11 @@
  * What the evaluation report shows, derived from the stored evaluation and its utterances: pure
  * functions, so each figure of the page can be tested without parsing HTML.
  */
-import { calculateAccuracy, round4, type AlignmentStep } from '../../shared/accuracy.js';
-import type { EvaluationDetail, EvaluationSummaryRow, EvaluationUtterance } from '../../shared/schemas/evaluations.js';
-import { normalizerAt } from '../../shared/normalizers/index.js';
-import { whitespaceTokens } from '../../shared/normalize.js';
-import { corpusWer, latencyPercentiles } from '../../shared/stats.js';
+import { calculateAccuracy, round4, type AlignmentStep } from '../../../../shared/accuracy.js';
+import type { EvaluationDetail, EvaluationSummaryRow, EvaluationUtterance } from '../../../../shared/schemas/evaluations.js';
+import { normalizerAt } from '../../../../shared/normalizers/index.js';
+import { whitespaceTokens } from '../../../../shared/normalize.js';
+import { corpusWer, latencyPercentiles } from '../../../../shared/stats.js';
 
 /** How many failures the report lists (DESIGN §8.5). */
 export const WORST_FAILURES = 20;

@@ -3,12 +3,12 @@
  * stylesheet, no script, no external asset — served by the signed report route and saved by
  * `voxctl eval report`. Every text of the page is escaped: references and transcripts are user data.
  */
-import { providerLabel } from '../../shared/providers.js';
-import type { AlignmentStep } from '../../shared/accuracy.js';
-import type { EvaluationComparison, EvaluationDetail, EvaluationReportInput, EvaluationSummaryRow } from '../../shared/schemas/evaluations.js';
-import { html, SafeHtml } from '../html.js';
-import { verdict } from '../../shared/comparison-verdict.js';
-import { conditionCaveat } from '../../shared/providers.js';
+import { providerLabel } from '../../../../shared/providers.js';
+import type { AlignmentStep } from '../../../../shared/accuracy.js';
+import type { EvaluationComparison, EvaluationDetail, EvaluationReportInput, EvaluationSummaryRow } from '../../../../shared/schemas/evaluations.js';
+import { html, SafeHtml } from '../../../html.js';
+import { verdict } from '../../../../shared/comparison-verdict.js';
+import { conditionCaveat } from '../../../../shared/providers.js';
 import {
   FEW_SPEAKERS,
   fewSpeakerGroups,
@@ -21,13 +21,13 @@ import {
   worstFailures,
   WORST_FAILURES,
   type ReportedFailure,
-} from './report-data.js';
-import { REPORT_STYLE } from './report-style.js';
-import { heatMap, latencyStrips, percent, providerColour, providerColours, werBarChart } from './report-svg.js';
-import { baselineSection, costSection, perHour } from './report-over-time.js';
-import { costPerHour, sourceWords, verdictSection, type SourceWords } from './report-verdict.js';
-import { streamingSection } from './report-streaming.js';
-import { probeSections } from './report-probes.js';
+} from './data.js';
+import { REPORT_STYLE } from './style.js';
+import { heatMap, latencyStrips, percent, providerColour, providerColours, werBarChart } from './svg.js';
+import { baselineSection, costSection, perHour } from './over-time.js';
+import { costPerHour, sourceWords, verdictSection, type SourceWords } from './verdict.js';
+import { streamingSection } from './streaming.js';
+import { probeSections } from './probes.js';
 
 /** Renders the whole report page of an evaluation at `generatedAt`. */
 export function renderEvaluationReport(all: EvaluationReportInput): string {

@@ -3,9 +3,9 @@
  * has a baseline, the per-provider change with its paired interval and verdict (§11.3). Inline SVG with
  * presentation attributes only, like the other charts (the page's CSP allows no style attribute).
  */
-import type { EvaluationCompare, EvaluationCompareRow, EvaluationSummaryRow } from '../../shared/schemas/evaluations.js';
-import { html, type SafeHtml } from '../html.js';
-import { FONT, fitText, fittedText, labelMargin, percent, textWidth, ticks } from './report-svg.js';
+import type { EvaluationCompare, EvaluationCompareRow, EvaluationSummaryRow } from '../../../../shared/schemas/evaluations.js';
+import { html, type SafeHtml } from '../../../html.js';
+import { FONT, fitText, fittedText, labelMargin, percent, textWidth, ticks } from './svg.js';
 
 const f1 = (n: number) => n.toFixed(1);
 const f4 = (n: number) => n.toFixed(4);

@@ -4,8 +4,8 @@
  * what was heard), and keyterm lift (recall and false positives without and with boosting). Nothing
  * for an evaluation without probes.
  */
-import type { EvaluationDetail, EvaluationSummaryRow, EvaluationUtterance } from '../../shared/schemas/evaluations.js';
-import { html, type SafeHtml } from '../html.js';
+import type { EvaluationDetail, EvaluationSummaryRow, EvaluationUtterance } from '../../../../shared/schemas/evaluations.js';
+import { html, type SafeHtml } from '../../../html.js';
 
 /** Entity misses listed in the report, at most. */
 export const WORST_ENTITY_MISSES = 20;

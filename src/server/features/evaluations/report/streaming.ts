@@ -3,11 +3,11 @@
  * soon the final words arrive after the caller stops — per provider, with a speaker-block interval on
  * the median so "fastest" is not read into noise, beside first partials, revisions and early words.
  */
-import type { EvaluationDetail, EvaluationSummaryRow, EvaluationUtterance } from '../../shared/schemas/evaluations.js';
-import { blockMedianCi } from '../../shared/stats.js';
-import { html, type SafeHtml } from '../html.js';
-import { speakerBlock } from './report-data.js';
-import { latencyStrips } from './report-svg.js';
+import type { EvaluationDetail, EvaluationSummaryRow, EvaluationUtterance } from '../../../../shared/schemas/evaluations.js';
+import { blockMedianCi } from '../../../../shared/stats.js';
+import { html, type SafeHtml } from '../../../html.js';
+import { speakerBlock } from './data.js';
+import { latencyStrips } from './svg.js';
 
 /** One provider × condition of the panel: the summary row's figures and the interval of its median. */
 export interface StreamingPanelRow {

@@ -3,7 +3,7 @@
  * no script and no `style` attribute, so the page keeps a strict CSP (styles allowed by hash only) and
  * prints like it draws. Every label goes through the escaping `html` template.
  */
-import { html, type SafeHtml } from '../html.js';
+import { html, type SafeHtml } from '../../../html.js';
 
 /** Colour-blind-safe palette (Okabe–Ito, then Tol's muted): distinguishable colours for up to 10 providers. */
 export const PROVIDER_COLOURS = ['#0072b2', '#e69f00', '#009e73', '#cc79a7', '#56b4e9', '#d55e00', '#332288', '#999933', '#882255', '#44aa99'];

@@ -5,11 +5,11 @@
  * caveat that applies, one sentence each. The choice of best and runner-up and the caveats are pure
  * functions of the view, tested without HTML.
  */
-import { comparisonVerdict, MIN_VERDICT_SPEAKERS } from '../../shared/comparison-verdict.js';
-import type { EvaluationComparison, EvaluationDetail, EvaluationSummaryRow } from '../../shared/schemas/evaluations.js';
-import { html, type SafeHtml } from '../html.js';
-import { perHour } from './report-over-time.js';
-import { percent } from './report-svg.js';
+import { comparisonVerdict, MIN_VERDICT_SPEAKERS } from '../../../../shared/comparison-verdict.js';
+import type { EvaluationComparison, EvaluationDetail, EvaluationSummaryRow } from '../../../../shared/schemas/evaluations.js';
+import { html, type SafeHtml } from '../../../html.js';
+import { perHour } from './over-time.js';
+import { percent } from './svg.js';
 
 /** Event-loop lag above this at p99 is told as a caveat of every latency (DESIGN §15.4). */
 export const LAG_CAVEAT_MS = 50;

@@ -3,9 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { coreDb } from '../../../../helpers/core-db.js';
-import { bootstrapIfEmpty } from '../../../../../src/server/services/accounts/bootstrap.js';
-import { API_KEY_PATTERN, authenticateApiKey } from '../../../../../src/server/services/accounts/keys.js';
-import { findUserByEmail } from '../../../../../src/server/storage/repositories/users.js';
+import { bootstrapIfEmpty } from '../../../../../src/server/features/accounts/bootstrap.js';
+import { API_KEY_PATTERN, authenticateApiKey } from '../../../../../src/server/features/accounts/keys.js';
+import { findUserByEmail } from '../../../../../src/server/features/accounts/users-repository.js';
 
 const now = new Date('2025-03-10T12:00:00Z');
 const dirs: string[] = [];

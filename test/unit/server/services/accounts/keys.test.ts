@@ -8,8 +8,8 @@ import {
   generateApiKey,
   hashApiKey,
   listApiKeys,
-} from '../../../../../src/server/services/accounts/keys.js';
-import { createUserWithKey } from '../../../../../src/server/services/accounts/users.js';
+} from '../../../../../src/server/features/accounts/keys.js';
+import { createUserWithKey } from '../../../../../src/server/features/accounts/users.js';
 import { DomainError } from '../../../../../src/shared/errors.js';
 import { statusOf } from '../../../../../src/server/plugins/errors.js';
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { coreDb } from '../../../../helpers/core-db.js';
-import { assertActiveSubscription, createUserWithKey, toUser, validateNewUser } from '../../../../../src/server/services/accounts/users.js';
-import { findUserById, updateUserSubscription } from '../../../../../src/server/storage/repositories/users.js';
+import { assertActiveSubscription, createUserWithKey, toUser, validateNewUser } from '../../../../../src/server/features/accounts/users.js';
+import { findUserById, updateUserSubscription } from '../../../../../src/server/features/accounts/users-repository.js';
 import { DomainError } from '../../../../../src/shared/errors.js';
 
 const now = new Date('2025-03-10T12:00:00Z');

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { blockedReason, embeddedIPv4 } from '../../../../../src/server/services/audio/address-policy.js';
+import { blockedReason, embeddedIPv4 } from '../../../../../src/server/features/audio/address-policy.js';
 
 describe('blockedReason', () => {
   test.each([

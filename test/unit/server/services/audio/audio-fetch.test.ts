@@ -6,11 +6,11 @@ import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { openSqliteDatabase, type Db } from '../../../../../src/server/storage/db.js';
-import { loadAudio, type AudioSourceDeps } from '../../../../../src/server/services/audio/audio-fetch.js';
+import { loadAudio, type AudioSourceDeps } from '../../../../../src/server/features/audio/audio-fetch.js';
 import { DomainError } from '../../../../../src/shared/errors.js';
 import { statusOf } from '../../../../../src/server/plugins/errors.js';
-import { createUrlSigner } from '../../../../../src/server/services/audio/audio-urls.js';
-import { storeAudio } from '../../../../../src/server/services/audio/audio-store.js';
+import { createUrlSigner } from '../../../../../src/server/features/audio/audio-urls.js';
+import { storeAudio } from '../../../../../src/server/features/audio/audio-store.js';
 import { dataDirBlobs } from '../../../../helpers/work.js';
 
 let server: Server;

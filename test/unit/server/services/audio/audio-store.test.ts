@@ -6,8 +6,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { migrate } from '../../../../../src/server/storage/migrations/index.js';
 import { NEXT_MIGRATIONS } from '../../../../../src/server/storage/migrations/next/index.js';
 import { createSqliteDb } from '../../../../../src/server/storage/sql/sqlite.js';
-import { audioPathFor, recoverAudioStore, storeAudio, wavInput } from '../../../../../src/server/services/audio/audio-store.js';
-import { getAudio } from '../../../../../src/server/storage/repositories/audio.js';
+import { audioPathFor, recoverAudioStore, storeAudio, wavInput } from '../../../../../src/server/features/audio/audio-store.js';
+import { getAudio } from '../../../../../src/server/features/audio/repository.js';
 import { parseWav } from '../../../../../src/server/audio/wav.js';
 import { dataDirBlobs } from '../../../../helpers/work.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createUrlSigner } from '../../../../../src/server/services/audio/audio-urls.js';
+import { createUrlSigner } from '../../../../../src/server/features/audio/audio-urls.js';
 
 // The one signer of keyless URLs: audio and report URLs share the HMAC scheme but never each other's signatures.
 describe('createUrlSigner', () => {

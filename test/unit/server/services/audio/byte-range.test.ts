@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { resolveRange } from '../../../../../src/server/services/audio/byte-range.js';
+import { resolveRange } from '../../../../../src/server/features/audio/byte-range.js';
 
 describe('resolveRange (RFC 9110 byte ranges)', () => {
   it.each([

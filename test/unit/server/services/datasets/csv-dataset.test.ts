@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { parseDatasetCsv } from '../../../../../src/server/services/datasets/csv-dataset.js';
+import { parseDatasetCsv } from '../../../../../src/server/features/datasets/csv-dataset.js';
 import { DomainError } from '../../../../../src/shared/errors.js';
 import { statusOf } from '../../../../../src/server/plugins/errors.js';
 

@@ -2,7 +2,7 @@ import { loadSqliteDriver } from '../../../../../src/server/storage/sqlite-drive
 import { beforeAll, describe, expect, it } from 'vitest';
 import { migrate } from '../../../../../src/server/storage/migrations/index.js';
 import { createSqliteDb } from '../../../../../src/server/storage/sql/sqlite.js';
-import { parseIdempotencyKey, rememberIdempotent, replayIdempotent, requestHash } from '../../../../../src/server/services/jobs/idempotency.js';
+import { parseIdempotencyKey, rememberIdempotent, replayIdempotent, requestHash } from '../../../../../src/server/features/jobs/idempotency.js';
 import { DomainError } from '../../../../../src/shared/errors.js';
 import { statusOf } from '../../../../../src/server/plugins/errors.js';
 

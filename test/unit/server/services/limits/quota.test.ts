@@ -5,9 +5,9 @@ import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { afterAll, describe, expect, it } from 'vitest';
 import { coreDb } from '../../../../helpers/core-db.js';
-import { billingPeriod, getUsage, refundCharacters, reserveCharacters } from '../../../../../src/server/services/limits/quota.js';
-import { createUserWithKey } from '../../../../../src/server/services/accounts/users.js';
-import { updateUserTier } from '../../../../../src/server/storage/repositories/users.js';
+import { billingPeriod, getUsage, refundCharacters, reserveCharacters } from '../../../../../src/server/features/limits/quota.js';
+import { createUserWithKey } from '../../../../../src/server/features/accounts/users.js';
+import { updateUserTier } from '../../../../../src/server/features/accounts/users-repository.js';
 import { openSqliteDatabase } from '../../../../../src/server/storage/db.js';
 
 const now = new Date('2025-02-14T23:59:00Z');
@@ -84,7 +84,7 @@ describe('quota under 20 concurrent reservations from separate connections', () 
     const { user } = await createUserWithKey(db, { email: 'a@b.c', tier: 'free', now: new Date() });
     await db.close();
     // Each worker thread owns a connection and runs the real service, built to dist/ (workers cannot load .ts).
-    const quotaUrl = new URL('../../../../../dist/server/services/limits/quota.js', import.meta.url);
+    const quotaUrl = new URL('../../../../../dist/server/features/limits/quota.js', import.meta.url);
     const driverUrl = new URL('../../../../../dist/server/storage/sqlite-driver.js', import.meta.url);
     const seamUrl = new URL('../../../../../dist/server/storage/sql/sqlite.js', import.meta.url);
     if (!existsSync(quotaUrl) || !existsSync(seamUrl)) execSync('npm run build --silent', { stdio: 'ignore' });

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { coreDb } from '../../../../helpers/core-db.js';
-import { createRateLimiter } from '../../../../../src/server/services/limits/rate-limiter.js';
+import { createRateLimiter } from '../../../../../src/server/features/limits/rate-limiter.js';
 import { loadRequestCount } from '../../../../../src/server/storage/repositories/request-counters.js';
 
 /** A clock the test moves by hand. */

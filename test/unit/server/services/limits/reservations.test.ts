@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { openSqliteDatabase } from '../../../../../src/server/storage/db.js';
-import { createUserWithKey } from '../../../../../src/server/services/accounts/users.js';
-import { getCharactersUsed } from '../../../../../src/server/storage/repositories/usage.js';
-import { listReservations } from '../../../../../src/server/storage/repositories/reservations.js';
-import { refundStaleReservations, releaseReservation, reserveDurably, settleReservation } from '../../../../../src/server/services/limits/reservations.js';
+import { createUserWithKey } from '../../../../../src/server/features/accounts/users.js';
+import { getCharactersUsed } from '../../../../../src/server/features/limits/usage-repository.js';
+import { listReservations } from '../../../../../src/server/features/limits/reservations-repository.js';
+import { refundStaleReservations, releaseReservation, reserveDurably, settleReservation } from '../../../../../src/server/features/limits/reservations.js';
 
 describe('durable character reservations', () => {
   const now = new Date('2025-03-10T12:00:00Z');

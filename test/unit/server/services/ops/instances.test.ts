@@ -9,8 +9,8 @@ import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openSqliteDatabase, type Db } from '../../../../../src/server/storage/db.js';
 import type { Logger } from '../../../../../src/server/logger.js';
-import { JUDGE_AFTER_MS, startInstancePresence, type InstancePresence } from '../../../../../src/server/services/ops/instances.js';
-import { isConnectionFailure } from '../../../../../src/server/services/ops/database-availability.js';
+import { JUDGE_AFTER_MS, startInstancePresence, type InstancePresence } from '../../../../../src/server/features/ops/instances.js';
+import { isConnectionFailure } from '../../../../../src/server/storage/database-availability.js';
 import { manualClock } from '../../../../helpers/core-http.js';
 import { dataDirBlobs } from '../../../../helpers/work.js';
 

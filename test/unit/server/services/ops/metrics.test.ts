@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { coreDb } from '../../../../helpers/core-db.js';
-import { createMetrics } from '../../../../../src/server/services/ops/metrics.js';
+import { createMetrics } from '../../../../../src/server/features/ops/metrics.js';
 
 /** The value of `name{labels}` in the exposition text, or undefined when the series is absent. */
 function sample(text: string, name: string, labels: string): number | undefined {

@@ -2,7 +2,7 @@
 import { describe, expect, test } from 'vitest';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { readFileSync } from 'node:fs';
-import { runProvider, transcribe, validateProviders } from '../../../../../src/server/services/stt/transcription.js';
+import { runProvider, transcribe, validateProviders } from '../../../../../src/server/features/stt/transcription.js';
 import type { BoundProvider, SttRegistry } from '../../../../../src/server/engines/stt/registry.js';
 import { SttError, type SttAdapter } from '../../../../../src/server/engines/stt/types.js';
 import { DomainError } from '../../../../../src/shared/errors.js';

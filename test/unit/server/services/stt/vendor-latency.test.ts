@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { runProvider } from '../../../../../src/server/services/stt/transcription.js';
+import { runProvider } from '../../../../../src/server/features/stt/transcription.js';
 import { createOpenAiAdapter } from '../../../../../src/server/engines/stt/openai.js';
 import { decodeWavToPcm16 } from '../../../../../src/server/audio/wav.js';
 import type { SttRegistry } from '../../../../../src/server/engines/stt/registry.js';

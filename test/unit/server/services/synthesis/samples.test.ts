@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openSqliteDatabase, type Db } from '../../../../../src/server/storage/db.js';
-import { createSampleProvider } from '../../../../../src/server/services/synthesis/samples.js';
+import { createSampleProvider } from '../../../../../src/server/features/synthesis/samples.js';
 import { createTtsPool } from '../../../../../src/server/engines/tts/pool.js';
 import type { TtsPool } from '../../../../../src/server/engines/tts/types.js';
 import { systemClock } from '../../../../../src/server/clock.js';

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { coreDb } from '../../../../helpers/core-db.js';
 import { deleteRequestCountsBefore, loadRequestCount, saveRequestCounts } from '../../../../../src/server/storage/repositories/request-counters.js';
-import { addCharactersUsed, getCharactersUsed, listUsagePeriods, subtractCharactersUsed } from '../../../../../src/server/storage/repositories/usage.js';
-import { insertUser } from '../../../../../src/server/storage/repositories/users.js';
+import { addCharactersUsed, getCharactersUsed, listUsagePeriods, subtractCharactersUsed } from '../../../../../src/server/features/limits/usage-repository.js';
+import { insertUser } from '../../../../../src/server/features/accounts/users-repository.js';
 
 describe('request counters repository', () => {
   it('upserts counts, never lowering a stored one, and prunes old days', async () => {

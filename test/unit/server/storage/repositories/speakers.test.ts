@@ -3,8 +3,8 @@ import { loadSqliteDriver } from '../../../../../src/server/storage/sqlite-drive
 import { migrate } from '../../../../../src/server/storage/migrations/index.js';
 import { NEXT_MIGRATIONS } from '../../../../../src/server/storage/migrations/next/index.js';
 import { createSqliteDb } from '../../../../../src/server/storage/sql/sqlite.js';
-import { listSpeakers, SPEAKER_FILTERS, speakerPageQuery } from '../../../../../src/server/storage/repositories/speakers.js';
-import { findSpeaker, speakerBinding } from '../../../../../src/server/services/synthesis/speakers.js';
+import { listSpeakers, SPEAKER_FILTERS, speakerPageQuery } from '../../../../../src/server/features/synthesis/speakers-repository.js';
+import { findSpeaker, speakerBinding } from '../../../../../src/server/features/synthesis/speakers.js';
 
 const Database = loadSqliteDriver();
 
