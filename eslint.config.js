@@ -26,9 +26,9 @@ const zone = (files, { patterns = [], sqlite = true, allowTypeImports = false, i
 // The CLI reaches the server only by these lazy imports: `serve` tunes its process and starts it, `admin`
 // writes to a data dir.
 const CLI_SERVER_ENTRIES = {
-  'src/cli/commands/serve.ts': ['../../server/process-tuning.js', '../../server/start.js'],
-  'src/cli/commands/admin.ts': ['../../server/admin.js'],
-  'src/cli/commands/admin-schema.ts': ['../../server/admin.js'],
+  'src/cli/serve/serve.ts': ['../../server/process-tuning.js', '../../server/start.js'],
+  'src/cli/admin/admin.ts': ['../../server/admin.js'],
+  'src/cli/admin/schema.ts': ['../../server/admin.js'],
 };
 const escape = (s) => s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
 const lazyServerImport = (allowed = []) => ({

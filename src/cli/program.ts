@@ -1,9 +1,9 @@
-import { Command, CommanderError, Option } from './commander.js';
+import { Command, CommanderError, Option } from './core/commander.js';
 import { versionLine } from '../shared/version.js';
 import { ApiRequestError, NetworkError } from '../client/errors.js';
-import { CliError, ExitCode, exitCodeOfService, serviceErrorCode } from './errors.js';
-import { QuotaExceededError } from './api-errors.js';
-import { createDefaultContext, type HandlerContext } from './context.js';
+import { CliError, ExitCode, exitCodeOfService, serviceErrorCode } from './core/errors.js';
+import { QuotaExceededError } from './core/api-errors.js';
+import { createDefaultContext, type HandlerContext } from './core/context.js';
 import { COMMAND_MODULES, modulesFor, type CommandModule, type TopCommand } from './command-groups.js';
 
 /** Registers a command module's top-level commands on the program. */
@@ -11,22 +11,22 @@ export type RegisterCommands = (program: Command, ctx: HandlerContext) => void;
 
 /** How each command module is loaded: only when a command line needs it (see `modulesFor`). */
 const LOADERS: Record<CommandModule, () => Promise<RegisterCommands>> = {
-  auth: async () => (await import('./commands/auth.js')).registerAuth,
-  config: async () => (await import('./commands/config.js')).registerConfig,
-  speakers: async () => (await import('./commands/speakers.js')).registerSpeakers,
-  tts: async () => (await import('./commands/tts.js')).registerTts,
-  batch: async () => (await import('./commands/batch.js')).registerBatch,
-  dataset: async () => (await import('./commands/dataset.js')).registerDataset,
-  stt: async () => (await import('./commands/stt.js')).registerStt,
-  eval: async () => (await import('./commands/eval.js')).registerEval,
-  corpus: async () => (await import('./commands/corpus.js')).registerCorpus,
-  usage: async () => (await import('./commands/usage.js')).registerUsage,
-  billing: async () => (await import('./commands/billing.js')).registerBilling,
-  keys: async () => (await import('./commands/keys.js')).registerKeys,
-  serve: async () => (await import('./commands/serve.js')).registerServe,
-  admin: async () => (await import('./commands/admin.js')).registerAdmin,
-  doctor: async () => (await import('./commands/doctor.js')).registerDoctor,
-  completion: async () => (await import('./commands/completion.js')).registerCompletion,
+  auth: async () => (await import('./auth/auth.js')).registerAuth,
+  config: async () => (await import('./config/config.js')).registerConfig,
+  speakers: async () => (await import('./speakers/speakers.js')).registerSpeakers,
+  tts: async () => (await import('./tts/tts.js')).registerTts,
+  batch: async () => (await import('./batch/batch.js')).registerBatch,
+  dataset: async () => (await import('./dataset/dataset.js')).registerDataset,
+  stt: async () => (await import('./stt/stt.js')).registerStt,
+  eval: async () => (await import('./eval/eval.js')).registerEval,
+  corpus: async () => (await import('./corpus/corpus.js')).registerCorpus,
+  usage: async () => (await import('./usage/usage.js')).registerUsage,
+  billing: async () => (await import('./billing/billing.js')).registerBilling,
+  keys: async () => (await import('./keys/keys.js')).registerKeys,
+  serve: async () => (await import('./serve/serve.js')).registerServe,
+  admin: async () => (await import('./admin/admin.js')).registerAdmin,
+  doctor: async () => (await import('./doctor/doctor.js')).registerDoctor,
+  completion: async () => (await import('./completion/completion.js')).registerCompletion,
 };
 
 /** Loads the registration of `modules` (every module with 'all'). */

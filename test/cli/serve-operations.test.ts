@@ -6,8 +6,8 @@ import { execa } from 'execa';
 import { afterAll, describe, expect, it } from 'vitest';
 import { TEST_KEY } from '../helpers/server.js';
 import { backendFor } from '../helpers/postgres.js';
-import { resolveServeOptions } from '../../src/cli/commands/serve.js';
-import { CliError } from '../../src/cli/errors.js';
+import { resolveServeOptions } from '../../src/cli/serve/serve.js';
+import { CliError } from '../../src/cli/core/errors.js';
 
 const BIN = fileURLToPath(new URL('../../bin/voxctl.js', import.meta.url));
 const dirs: string[] = [];

@@ -2,10 +2,10 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough, Writable } from 'node:stream';
-import type { Choice, HandlerContext, Prompter } from '../../src/cli/context.js';
-import { createDefaultContext } from '../../src/cli/context.js';
-import { createEnv } from '../../src/cli/env.js';
-import { createKeyStore, type KeychainBackend } from '../../src/cli/keychain.js';
+import type { Choice, HandlerContext, Prompter } from '../../src/cli/core/context.js';
+import { createDefaultContext } from '../../src/cli/core/context.js';
+import { createEnv } from '../../src/cli/core/env.js';
+import { createKeyStore, type KeychainBackend } from '../../src/cli/core/keychain.js';
 import { run } from '../../src/cli/program.js';
 import { Agent } from 'undici';
 

@@ -15,10 +15,10 @@ const wrong: [string, string, string][] = [
   ['shared → server', 'src/shared/normalize.ts', "import { x } from '../server/errors.js';"],
   ['shared → cli', 'src/shared/schemas/common.ts', "import { x } from '../../cli/errors.js';"],
   ['client → cli', 'src/client/client.ts', "import { x } from '../cli/errors.js';"],
-  ['cli → server (static)', 'src/cli/commands/tts.ts', "import { x } from '../../server/errors.js';"],
-  ['cli → server (lazy, not an entry point)', 'src/cli/commands/tts.ts', "const { x } = await import('../../server/start.js');"],
-  ['serve → a server module other than start', 'src/cli/commands/serve.ts', "const { x } = await import('../../server/app.js');"],
-  ['admin → a server module other than its entry', 'src/cli/commands/admin.ts', "const { x } = await import('../../server/storage/db.js');"],
+  ['cli → server (static)', 'src/cli/tts/tts.ts', "import { x } from '../../server/errors.js';"],
+  ['cli → server (lazy, not an entry point)', 'src/cli/tts/tts.ts', "const { x } = await import('../../server/start.js');"],
+  ['serve → a server module other than start', 'src/cli/serve/serve.ts', "const { x } = await import('../../server/app.js');"],
+  ['admin → a server module other than its entry', 'src/cli/admin/admin.ts', "const { x } = await import('../../server/storage/db.js');"],
   ['better-sqlite3 value import outside the driver seam', 'src/server/storage/db.ts', "import x from 'better-sqlite3';"],
   // Infrastructure below the features: it imports no feature.
   ['storage → engines', 'src/server/storage/db.ts', "import { x } from '../engines/tts/catalogue.js';"],
@@ -53,10 +53,10 @@ const wrong: [string, string, string][] = [
 ];
 
 const allowed: [string, string, string][] = [
-  ['cli → client', 'src/cli/commands/tts.ts', "import { x } from '../../client/index.js';"],
-  ['cli → server types', 'src/cli/commands/serve.ts', "import type { x } from '../../server/options.js';"],
-  ['serve starts the server lazily', 'src/cli/commands/serve.ts', "const { x } = await import('../../server/start.js');"],
-  ['admin loads its server entry lazily', 'src/cli/commands/admin.ts', "const { x } = await import('../../server/admin.js');"],
+  ['cli → client', 'src/cli/tts/tts.ts', "import { x } from '../../client/index.js';"],
+  ['cli → server types', 'src/cli/serve/serve.ts', "import type { x } from '../../server/options.js';"],
+  ['serve starts the server lazily', 'src/cli/serve/serve.ts', "const { x } = await import('../../server/start.js');"],
+  ['admin loads its server entry lazily', 'src/cli/admin/admin.ts', "const { x } = await import('../../server/admin.js');"],
   ['the driver seam loads better-sqlite3', 'src/server/storage/sqlite-driver.ts', "import x from 'better-sqlite3';"],
   ['a type import of better-sqlite3', 'src/server/storage/db.ts', "import type x from 'better-sqlite3';"],
   ['storage → shared', 'src/server/storage/repositories/leases.ts', "import { x } from '../../../shared/schemas/users.js';"],

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
-import { ciCases, junitXml, markdownSummary, writeCiOutputs } from '../../../src/cli/ci-outputs.js';
+import { ciCases, junitXml, markdownSummary, writeCiOutputs } from '../../../src/cli/eval/ci-outputs.js';
 import type { EvaluationCompare, EvaluationCompareRow, EvaluationSummaryRow } from '../../../src/shared/schemas/evaluations.js';
 
 const HOSTILE_PROVIDER = 'stt-<b>&"co"';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { compareGate } from '../../../src/cli/commands/eval-compare.js';
-import type { CliError } from '../../../src/cli/errors.js';
+import { compareGate } from '../../../src/cli/eval/compare.js';
+import type { CliError } from '../../../src/cli/core/errors.js';
 import type { EvaluationCompare, EvaluationSummaryRow } from '../../../src/shared/schemas/evaluations.js';
 
 // `eval compare NEW BASELINE` with a gate (DESIGN §15.2): a provider whose every request failed in the new run

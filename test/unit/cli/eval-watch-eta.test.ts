@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { EvaluationProgress, ETA_AFTER_PER_PROVIDER } from '../../../src/cli/commands/eval-watch.js';
-import { flacSeconds, wavSeconds } from '../../../src/cli/audio-length.js';
-import { Output } from '../../../src/cli/output.js';
+import { EvaluationProgress, ETA_AFTER_PER_PROVIDER } from '../../../src/cli/eval/watch.js';
+import { flacSeconds, wavSeconds } from '../../../src/cli/eval/audio-length.js';
+import { Output } from '../../../src/cli/core/output.js';
 import type { EvaluationDetail } from '../../../src/shared/schemas/evaluations.js';
 import { Capture } from '../../helpers/cli-context.js';
 

@@ -4,15 +4,15 @@ import { join } from 'node:path';
 import { CommanderError } from 'commander';
 import { describe, expect, it } from 'vitest';
 import { ApiRequestError, NetworkError } from '../../../src/client/errors.js';
-import { chunk, failIfUnsuccessful, parseBatchInput } from '../../../src/cli/commands/batch.js';
-import { validateDatasetCsv } from '../../../src/cli/dataset-csv.js';
+import { chunk, failIfUnsuccessful, parseBatchInput } from '../../../src/cli/batch/batch.js';
+import { validateDatasetCsv } from '../../../src/cli/dataset/csv.js';
 import { exitCodeFor, buildProgram, loadCommandModules } from '../../../src/cli/program.js';
 import { COMMAND_MODULES, modulesFor } from '../../../src/cli/command-groups.js';
-import { createKeyStore, type KeychainBackend } from '../../../src/cli/keychain.js';
-import { bashCompletion, commandTree, fishCompletion } from '../../../src/cli/commands/completion.js';
+import { createKeyStore, type KeychainBackend } from '../../../src/cli/core/keychain.js';
+import { bashCompletion, commandTree, fishCompletion } from '../../../src/cli/completion/completion.js';
 import { ALL_PROVIDERS } from '../../../src/shared/schemas/stt.js';
-import { ALL_PROVIDERS as CLI_PROVIDERS } from '../../../src/cli/stt-providers.js';
-import { CliError } from '../../../src/cli/errors.js';
+import { ALL_PROVIDERS as CLI_PROVIDERS } from '../../../src/cli/core/stt-providers.js';
+import { CliError } from '../../../src/cli/core/errors.js';
 import { testContext, unreachableKeychain } from '../../helpers/cli-context.js';
 
 describe('exitCodeFor: the one error handler', () => {

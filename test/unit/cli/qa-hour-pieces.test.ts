@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import type { VoxClient } from '../../../src/client/index.js';
-import { dryRun } from '../../../src/cli/commands/eval-dry-run.js';
-import { Output } from '../../../src/cli/output.js';
-import { JobProgress } from '../../../src/cli/progress.js';
-import { parseProviders } from '../../../src/cli/stt-providers.js';
-import { closestValues } from '../../../src/cli/suggest.js';
+import { dryRun } from '../../../src/cli/eval/dry-run.js';
+import { Output } from '../../../src/cli/core/output.js';
+import { JobProgress } from '../../../src/cli/core/progress.js';
+import { parseProviders } from '../../../src/cli/core/stt-providers.js';
+import { closestValues } from '../../../src/cli/speakers/suggest.js';
 import { providerLabel } from '../../../src/shared/providers.js';
 import type { Job } from '../../../src/shared/schemas/tts.js';
 import { Capture, testContext } from '../../helpers/cli-context.js';

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
-import { markdownText, terminalText, xmlText } from '../../../src/cli/safe-text.js';
-import { ciCases, junitXml, markdownSummary } from '../../../src/cli/ci-outputs.js';
-import { Output, styled } from '../../../src/cli/output.js';
+import { markdownText, terminalText, xmlText } from '../../../src/cli/core/safe-text.js';
+import { ciCases, junitXml, markdownSummary } from '../../../src/cli/eval/ci-outputs.js';
+import { Output, styled } from '../../../src/cli/core/output.js';
 import type { EvaluationCompare, EvaluationCompareRow } from '../../../src/shared/schemas/evaluations.js';
 import { Capture } from '../../helpers/cli-context.js';
 

@@ -4,19 +4,19 @@ import { join } from 'node:path';
 import { CommanderError } from 'commander';
 import { describe, expect, it } from 'vitest';
 import { ApiRequestError, NetworkError } from '../../../src/client/errors.js';
-import { explainApiError } from '../../../src/cli/api-errors.js';
-import { valueKind } from '../../../src/cli/completion-values.js';
-import { requestLimits } from '../../../src/cli/commands/usage.js';
-import { reportFailures } from '../../../src/cli/commands/stt.js';
-import { fileNameFor, isCompleteWav } from '../../../src/cli/downloads.js';
-import { fitWidths, Output } from '../../../src/cli/output.js';
+import { explainApiError } from '../../../src/cli/core/api-errors.js';
+import { valueKind } from '../../../src/cli/completion/values.js';
+import { requestLimits } from '../../../src/cli/usage/usage.js';
+import { reportFailures } from '../../../src/cli/stt/stt.js';
+import { fileNameFor, isCompleteWav } from '../../../src/cli/core/downloads.js';
+import { fitWidths, Output } from '../../../src/cli/core/output.js';
 import { exitCodeFor } from '../../../src/cli/program.js';
-import { retryAfter429 } from '../../../src/cli/retry.js';
-import { CliError } from '../../../src/cli/errors.js';
+import { retryAfter429 } from '../../../src/cli/core/retry.js';
+import { CliError } from '../../../src/cli/core/errors.js';
 import { CONFIG_FILE_NAME } from '../../../src/server/config.js';
 import { Capture, testContext } from '../../helpers/cli-context.js';
-import { probeService } from '../../../src/cli/local-server.js';
-import { SPINNER_DELAY_MS, withSpinner } from '../../../src/cli/session.js';
+import { probeService } from '../../../src/cli/core/local-server.js';
+import { SPINNER_DELAY_MS, withSpinner } from '../../../src/cli/core/session.js';
 
 describe('errors: one shape for scripts, messages that say what to do', () => {
   it('a 400 of the service exits 2 like the CLI’s own validation, with a JSON error carrying status and request id', () => {

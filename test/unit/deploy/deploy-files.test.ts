@@ -37,7 +37,7 @@ describe('deploy/systemd', () => {
   });
 
   it('the example environment files set only variables `voxctl serve` reads', async () => {
-    const { SERVE_ENV } = await import('../../../src/cli/commands/serve.js');
+    const { SERVE_ENV } = await import('../../../src/cli/serve/serve.js');
     const known = new Set<string>([...Object.values(SERVE_ENV), 'VOXCTL_DATABASE_URL', 'VOXCTL_DATA_DIR']);
     for (const file of ['voxctl.env.example', 'a.env.example', 'b.env.example']) {
       const names = readFileSync(join(DEPLOY, 'systemd', file), 'utf8')

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { validateDatasetCsv } from '../../../src/cli/dataset-csv.js';
+import { validateDatasetCsv } from '../../../src/cli/dataset/csv.js';
 import { parseDatasetCsv } from '../../../src/server/features/datasets/csv-dataset.js';
 import { datasetRowReader } from '../../../src/shared/dataset-rules.js';
 

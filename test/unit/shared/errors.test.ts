@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { DomainError, ERROR_CODES } from '../../../src/shared/errors.js';
 import { STATUS_BY_CODE, statusOf, toErrorResponse } from '../../../src/server/plugins/errors.js';
-import { EXIT_BY_ERROR_CODE, ExitCode, exitCodeOfService } from '../../../src/cli/errors.js';
+import { EXIT_BY_ERROR_CODE, ExitCode, exitCodeOfService } from '../../../src/cli/core/errors.js';
 import { assertValidText } from '../../../src/shared/text-rules.js';
 import { parseCondition } from '../../../src/shared/conditions.js';
 import { getNormalizer } from '../../../src/shared/normalizers/index.js';
