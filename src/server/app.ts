@@ -7,6 +7,7 @@ import type { Runtime } from './runtime.js';
 import { requestLoggerFactory } from './logger.js';
 import { genRequestId, registerRequestId } from './plugins/request-id.js';
 import { registerRequestLog } from './plugins/request-log.js';
+import { registerDrain } from './plugins/drain.js';
 import { registerErrorHandling, sendFrameworkError } from './plugins/errors.js';
 import { createClientErrorHandler, registerHostCheck } from './plugins/http-errors.js';
 import { registerValidation } from './plugins/validation.js';
@@ -59,7 +60,8 @@ export async function buildApp(runtime: Runtime, options: AppOptions = {}): Prom
     // Client address, scheme and host come from X-Forwarded-* only when the connection is from a proxy the
     // operator named (--trust-proxy); anyone else could claim any address and dodge the per-IP limit.
     trustProxy: runtime.options.trustProxy && runtime.options.trustProxy.length > 0 ? [...runtime.options.trustProxy] : false,
-    return503OnClosing: true,
+    // A draining instance still answers what reaches it, closing its connections (plugins/drain.ts).
+    return503OnClosing: false,
     // Ids are at most ~80 chars; longer path params answer 414 in the error envelope.
     routerOptions: { maxParamLength: 500 },
     // Router errors (bad URL encoding, over-long params) skip every hook: answer them in the envelope here.
@@ -78,6 +80,7 @@ export async function buildApp(runtime: Runtime, options: AppOptions = {}): Prom
   registerErrorHandling(app);
   registerRequestId(app);
   registerRequestLog(app);
+  registerDrain(app);
   registerHostCheck(app);
   // Order matters: identify the key, count the request under it (or the IP), then answer 401/403.
   registerAuthentication(app);
