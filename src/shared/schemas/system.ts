@@ -14,6 +14,8 @@ export const Health = Type.Object({
   instance_id: Type.String(),
   /** Queued work shared by every instance: batch items and evaluation syntheses. */
   queue: Type.Object({ pending: Type.Integer(), processing: Type.Integer() }),
+  /** `newer_compatible`: a newer release migrated the database, compatibly, and this one serves on it (DESIGN §14.13). */
+  schema: Type.Union([Type.Literal('current'), Type.Literal('newer_compatible')]),
   checks: Type.Object({
     database: Type.Union([Type.Literal('ok'), Type.Literal('unavailable')]),
     tts: Type.Union([Type.Literal('ok'), Type.Literal('unavailable')]),

@@ -2,7 +2,7 @@ import type { Db } from '../../storage/db.js';
 import type { Health } from '../../../shared/schemas/system.js';
 import { COMMIT, VERSION } from '../../../shared/version.js';
 import { queueDepth } from '../../storage/repositories/leases.js';
-import { inspectSchema } from '../../storage/migrations/runner.js';
+import { inspectSchema, schemaState } from '../../storage/migrations/runner.js';
 
 type SttState = 'ok' | 'unavailable' | 'not_configured';
 
@@ -14,13 +14,25 @@ export async function checkHealth(opts: {
   tts?: { status(): 'ok' | 'unavailable' };
   sttHealth?: () => Record<string, SttState>;
   instanceId: string;
+  /**
+   * The queue and schema of the last answer that reached the database: shown while it cannot be reached,
+   * instead of zeros (the items in progress during an outage are still there, DESIGN §14.10).
+   */
+  previous?: Pick<Health, 'queue' | 'schema'>;
 }): Promise<{ statusCode: 200 | 503; body: Health }> {
   let database: 'ok' | 'unavailable' = 'ok';
-  let queue = { pending: 0, processing: 0 };
+  let queue = opts.previous?.queue ?? { pending: 0, processing: 0 };
+  let schema = opts.previous?.schema ?? 'current';
   try {
     // The queue depth doubles as the database check: an answer means the database works.
-    const [items, syntheses] = await Promise.all([queueDepth(opts.db, 'job_items'), queueDepth(opts.db, 'evaluation_syntheses')]);
+    const [items, syntheses, state] = await Promise.all([
+      queueDepth(opts.db, 'job_items'),
+      queueDepth(opts.db, 'evaluation_syntheses'),
+      inspectSchema(opts.db).then(schemaState),
+    ]);
     queue = { pending: items.pending + syntheses.pending, processing: items.processing + syntheses.processing };
+    // An incompatible newer schema makes /health/ready 503; /health says `current` or `newer_compatible` (DESIGN §14.13).
+    schema = state === 'newer_compatible' ? 'newer_compatible' : 'current';
   } catch {
     database = 'unavailable';
   }
@@ -46,6 +58,7 @@ export async function checkHealth(opts: {
       uptime_seconds: Math.max(0, Math.round((opts.now.getTime() - opts.startedAt.getTime()) / 1000)),
       instance_id: opts.instanceId,
       queue,
+      schema,
       checks: { database, tts, stt },
     },
   };
@@ -78,7 +91,8 @@ export async function checkReadiness(opts: { db: Db; tts?: { status(): 'ok' | 'u
 /** Why the database's schema is not the one this voxctl runs on (pending, newer or changed migrations), or undefined. */
 export async function schemaProblem(db: Db): Promise<string | undefined> {
   const status = await inspectSchema(db);
-  const newer = status.applied.find((m) => m.checksum === 'unknown');
+  // Newer migrations all recorded compatible leave this instance ready (DESIGN §14.13).
+  const newer = status.applied.find((m) => m.checksum === 'unknown' && m.compatible !== true);
   if (newer) return `schema is newer than this voxctl (migration ${newer.version} ${newer.name})`;
   const changed = status.applied.find((m) => m.checksum === 'changed');
   if (changed) return `Migration ${changed.version} (${changed.name}) was changed after it was applied`;

@@ -5,6 +5,8 @@ import { checkHealth, checkReadiness, schemaProblem } from './health.js';
 
 /** GET /health (public): database, TTS and STT checks; 503 `degraded` when the database fails. Plus the live and ready probes. */
 const routes: FastifyPluginAsyncTypebox = async (app) => {
+  // What the last /health that reached the database saw, for the answers while it cannot be reached.
+  let previous: Pick<Health, 'queue' | 'schema'> | undefined;
   app.get(
     '/health',
     {
@@ -13,7 +15,16 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (_request, reply) => {
       const rt = app.runtime;
-      const { statusCode, body } = await checkHealth({ db: rt.db, startedAt: rt.startedAt, now: rt.clock.now(), tts: rt.tts, sttHealth: rt.sttHealth, instanceId: rt.instanceId });
+      const { statusCode, body } = await checkHealth({
+        db: rt.db,
+        startedAt: rt.startedAt,
+        now: rt.clock.now(),
+        tts: rt.tts,
+        sttHealth: rt.sttHealth,
+        instanceId: rt.instanceId,
+        ...(previous ? { previous } : {}),
+      });
+      if (body.checks.database === 'ok') previous = { queue: body.queue, schema: body.schema };
       return reply.code(statusCode).send(body);
     },
   );

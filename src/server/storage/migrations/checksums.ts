@@ -21,6 +21,7 @@ export const PUBLISHED_CHECKSUMS: Readonly<Record<Dialect, Readonly<Record<numbe
     13: '80de9ec7bbfe69f2589b6caed176ae135af3f8a4d72d5d3d8f73941b84df7fa1', // streaming-evaluations
     14: 'f3cc864378fd6d4264946948a3f865e76b0a0573a99ef7540c924db7072d8db3', // probes
     15: '96579e004c1baba94d2dc1c3760653c80a2aac2fb2d73842aea4eb417f1924bc', // event-loop-lag
+    16: '6c5557db12f77df5358b602facdac4340319691923704fe1879fe32a1203d472', // migration-compatibility
   },
   postgres: {
     1: '37117d1e912be5b9309072eaa114dfdb292a3a474df4873549b68a5f44686c20', // initial
@@ -34,6 +35,7 @@ export const PUBLISHED_CHECKSUMS: Readonly<Record<Dialect, Readonly<Record<numbe
     9: 'cedbd6726aa146370e8ee2be177dc8e7c39f1d70601733f090a9293e4b7d0b4c', // streaming-evaluations
     10: 'f3cc864378fd6d4264946948a3f865e76b0a0573a99ef7540c924db7072d8db3', // probes
     11: 'de7b971a77589095dc9dad831598fb9fc0275b2c0c40ff74cb26afa24728c1bf', // event-loop-lag
+    12: '41295b860a9303ec263218a8b7cf440bf07b6e6551dc8b4b423b29a07917b4c0', // migration-compatibility
   },
 };
 

@@ -17,6 +17,8 @@ export interface KnownMigration {
   checksum: string;
   /** Checksums of texts this version had before checksums were recorded (still accepted, DESIGN §14.1). */
   accepted: readonly string[];
+  /** Whether the release before it runs on its schema (DESIGN §14.13); recorded from migration-compatibility on. */
+  compatible: boolean;
   /** `legacy`: written as code (SQLite 1-6, PostgreSQL 1-2); `sql`: a NEXT_MIGRATIONS entry. */
   format: 'legacy' | 'sql';
   /** Applies it inside the runner's transaction. */
@@ -28,7 +30,19 @@ export interface KnownMigration {
  * then NEXT_MIGRATIONS, whose position p makes them version legacy count + p — so `Migration 7
  * (schema-repair)` on SQLite is `Migration 3 (schema-repair)` on PostgreSQL.
  */
-export async function knownMigrations(dialect: Dialect): Promise<KnownMigration[]> {
+export function knownMigrations(dialect: Dialect): Promise<KnownMigration[]> {
+  // The list is fixed for a build; /health and /health/ready read it on every call (DESIGN §14.13).
+  let known = KNOWN.get(dialect);
+  if (known === undefined) {
+    known = listMigrations(dialect);
+    KNOWN.set(dialect, known);
+  }
+  return known;
+}
+
+const KNOWN = new Map<Dialect, Promise<KnownMigration[]>>();
+
+async function listMigrations(dialect: Dialect): Promise<KnownMigration[]> {
   const legacy: { version: number; name: string; calls: SqlCall[] }[] =
     dialect === 'sqlite'
       ? legacySqlite.map((m) => ({ version: m.version, name: m.name, calls: recordSqliteMigration(m) }))
@@ -38,12 +52,14 @@ export async function knownMigrations(dialect: Dialect): Promise<KnownMigration[
     name: m.name,
     checksum: sha256(canonicalText(m.calls)),
     accepted: HISTORICAL_CHECKSUMS[dialect][m.version] ?? [],
+    // Recorded by migration-compatibility itself for the migrations before it.
+    compatible: true,
     format: 'legacy',
     apply: (db) => replay(db, m.calls),
   }));
   NEXT_MIGRATIONS.forEach((m, i) => {
     const sql = m[dialect];
-    known.push({ version: legacy.length + i + 1, name: m.name, checksum: sha256(sql), accepted: [], format: 'sql', apply: (db) => db.exec(sql) });
+    known.push({ version: legacy.length + i + 1, name: m.name, checksum: sha256(sql), accepted: [], compatible: m.compatible === true, format: 'sql', apply: (db) => db.exec(sql) });
   });
   return known;
 }

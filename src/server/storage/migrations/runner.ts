@@ -24,6 +24,8 @@ export interface AppliedMigration {
    * yet (the next migrate records it); `changed`: none of those; `unknown`: a version this voxctl does not know.
    */
   checksum: 'ok' | 'changed' | 'unknown';
+  /** As recorded (DESIGN §14.13); null when it was applied before migration-compatibility recorded it. */
+  compatible: boolean | null;
 }
 
 /** What the database holds against what this voxctl knows. */
@@ -38,6 +40,8 @@ interface Row {
   name: string;
   checksum: string | null;
   applied_at: string | Date | null;
+  /** 1/0 on SQLite, boolean on PostgreSQL, null before the column existed. */
+  compatible: number | boolean | null;
 }
 
 // Legacy SQLite migrations 1-3 were placeholders in the scaffold (9331b71): a database of that time
@@ -83,12 +87,14 @@ export async function migrateSchema(db: Db, now: () => Date = () => new Date()):
         if (await db.value('SELECT 1 FROM voxctl_schema_migrations WHERE version = ?', [m.version])) return;
         await m.apply(db);
         if (db.dialect === 'sqlite') await db.exec(`PRAGMA user_version = ${m.version}`);
-        await db.run('INSERT INTO voxctl_schema_migrations (version, name, checksum, applied_at) VALUES (?, ?, ?, ?)', [
-          m.version,
-          m.name,
-          m.checksum,
-          now().toISOString(),
-        ]);
+        const row = [m.version, m.name, m.checksum, now().toISOString()];
+        // From migration-compatibility on (it adds the column), each row says whether it is compatible.
+        if ((await trackingTable(db)).compatible) {
+          // TRUE/FALSE: a boolean on PostgreSQL, 1/0 on SQLite.
+          await db.run(`INSERT INTO voxctl_schema_migrations (version, name, checksum, applied_at, compatible) VALUES (?, ?, ?, ?, ${m.compatible ? 'TRUE' : 'FALSE'})`, row);
+        } else {
+          await db.run('INSERT INTO voxctl_schema_migrations (version, name, checksum, applied_at) VALUES (?, ?, ?, ?)', row);
+        }
       },
       { isolation: 'read committed' },
     );
@@ -113,6 +119,7 @@ async function statusOf(db: Db, known: KnownMigration[]): Promise<SchemaStatus> 
         name: m?.name ?? r.name,
         applied_at: r.applied_at === null ? null : new Date(r.applied_at).toISOString(),
         checksum: m === undefined ? 'unknown' : r.checksum === null || accepts(m, r.checksum) ? 'ok' : 'changed',
+        compatible: r.compatible === null ? null : Boolean(r.compatible),
       };
     });
   return { dialect: db.dialect, applied, pending: known.filter((m) => !state.applied.has(m.version)).map(({ version, name }) => ({ version, name })) };
@@ -136,7 +143,9 @@ async function readState(db: Db, known: KnownMigration[]): Promise<State> {
   const legacyCount = known.filter((m) => m.format === 'legacy').length;
   const table = await trackingTable(db);
   const rows = table.exists
-    ? await db.all<Row>(`SELECT version, name, ${table.checksum ? 'checksum' : 'NULL AS checksum'}, applied_at FROM voxctl_schema_migrations ORDER BY version`)
+    ? await db.all<Row>(
+        `SELECT version, name, ${table.checksum ? 'checksum' : 'NULL AS checksum'}, applied_at, ${table.compatible ? 'compatible' : 'NULL AS compatible'} FROM voxctl_schema_migrations ORDER BY version`,
+      )
     : [];
   const applied = new Map(rows.map((r) => [r.version, r]));
   let highest = rows.reduce((max, r) => Math.max(max, r.version), 0);
@@ -144,7 +153,7 @@ async function readState(db: Db, known: KnownMigration[]): Promise<State> {
     const userVersion = await sqliteLegacyVersion(db);
     highest = Math.max(highest, userVersion);
     for (let v = 1; v <= Math.min(userVersion, legacyCount); v++) {
-      if (!applied.has(v)) applied.set(v, { version: v, name: known[v - 1]!.name, checksum: null, applied_at: null });
+      if (!applied.has(v)) applied.set(v, { version: v, name: known[v - 1]!.name, checksum: null, applied_at: null, compatible: null });
     }
   }
   const legacyApplied = [...applied.values()].filter((r) => r.checksum === null && r.version <= legacyCount).map((r) => r.version);
@@ -152,11 +161,28 @@ async function readState(db: Db, known: KnownMigration[]): Promise<State> {
 }
 
 function check(state: State, known: KnownMigration[]): void {
-  if (state.highest > known.length) throw newerSchemaError(state.highest, known.length);
+  if (state.highest > known.length && !newerAllCompatible(state, known)) throw newerSchemaError(state.highest, known.length);
   for (const m of known) {
     const row = state.applied.get(m.version);
     if (row?.checksum != null && !accepts(m, row.checksum)) throw new MigrationChangedError(m.version, m.name);
   }
+}
+
+/**
+ * Whether every migration newer than this voxctl is recorded compatible (DESIGN §14.13): then it runs on
+ * the schema as it is (a newer release migrated first, or this is a rollback) instead of refusing it.
+ */
+function newerAllCompatible(state: State, known: KnownMigration[]): boolean {
+  const newer = [...state.applied.values()].filter((r) => r.version > known.length);
+  const recorded = newer.reduce((max, r) => Math.max(max, r.version), 0);
+  return newer.length > 0 && recorded === state.highest && newer.every((r) => r.compatible === true || r.compatible === 1);
+}
+
+/** The schema against this voxctl (`/health`'s `schema`): `newer_compatible` when newer migrations are all compatible. */
+export function schemaState(status: SchemaStatus): 'current' | 'newer_compatible' | 'newer' {
+  const newer = status.applied.filter((m) => m.checksum === 'unknown');
+  if (newer.length === 0) return 'current';
+  return newer.every((m) => m.compatible === true) ? 'newer_compatible' : 'newer';
 }
 
 const accepts = (m: KnownMigration, checksum: string): boolean => checksum === m.checksum || m.accepted.includes(checksum);
@@ -182,15 +208,15 @@ async function backfill(db: Db, known: KnownMigration[], versions: number[], at:
   }
 }
 
-/** Whether the tracking table exists, and whether it has the `checksum` column (PostgreSQL tables of earlier releases do not). */
-async function trackingTable(db: Db): Promise<{ exists: boolean; checksum: boolean }> {
+/** Whether the tracking table exists, and whether it has `checksum` (PostgreSQL tables of earlier releases do not) and `compatible`. */
+async function trackingTable(db: Db): Promise<{ exists: boolean; checksum: boolean; compatible: boolean }> {
   const columns =
     db.dialect === 'sqlite'
       ? await db.column<string>("SELECT name FROM pragma_table_info('voxctl_schema_migrations')")
       : await db.column<string>(
           "SELECT column_name FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = 'voxctl_schema_migrations'",
         );
-  return { exists: columns.length > 0, checksum: columns.includes('checksum') };
+  return { exists: columns.length > 0, checksum: columns.includes('checksum'), compatible: columns.includes('compatible') };
 }
 
 async function sqliteLegacyVersion(db: Db): Promise<number> {

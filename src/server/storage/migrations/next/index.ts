@@ -8,6 +8,7 @@ import { corpusEvaluationsMigration } from './f-corpus-evaluations.js';
 import { streamingEvaluationsMigration } from './g-streaming-evaluations.js';
 import { probesMigration } from './h-probes.js';
 import { eventLoopLagMigration } from './i-event-loop-lag.js';
+import { migrationCompatibilityMigration } from './j-migration-compatibility.js';
 
 export type { SqlMigration } from './types.js';
 
@@ -17,4 +18,4 @@ export type { SqlMigration } from './types.js';
  * numbered per dialect). Adding one is one entry at the end (plus its import and its checksum in
  * ../checksums.ts); never reorder, edit or remove a published entry.
  */
-export const NEXT_MIGRATIONS: readonly SqlMigration[] = [schemaRepairMigration, userDisabledMigration, evaluationSetupMigration, speakersEngineIndexMigration, corporaMigration, corpusEvaluationsMigration, streamingEvaluationsMigration, probesMigration, eventLoopLagMigration];
+export const NEXT_MIGRATIONS: readonly SqlMigration[] = [schemaRepairMigration, userDisabledMigration, evaluationSetupMigration, speakersEngineIndexMigration, corporaMigration, corpusEvaluationsMigration, streamingEvaluationsMigration, probesMigration, eventLoopLagMigration, migrationCompatibilityMigration];

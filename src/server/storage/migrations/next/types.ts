@@ -7,4 +7,10 @@ export interface SqlMigration {
   readonly name: string;
   readonly sqlite: string;
   readonly postgres: string;
+  /**
+   * Whether the release before it runs unchanged on the schema it makes (DESIGN §14.13): true for
+   * additions only (new tables, nullable columns, indexes). Recorded in `voxctl_schema_migrations` from
+   * migration-compatibility on; not declared counts as false (an older instance goes unready).
+   */
+  readonly compatible?: boolean;
 }
