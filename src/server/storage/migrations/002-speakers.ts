@@ -1,6 +1,6 @@
 import type { Migration } from './types.js';
 import { filterKey } from '../filter-key.js';
-import { SPEAKERS_002 } from './002-speakers-seed.js';
+import { speakerSeed } from './speaker-seed.js';
 
 /**
  * The speaker catalogue (fixed rows written once from the deterministic generator, DESIGN §4.5: a later
@@ -74,7 +74,7 @@ export const m002Speakers: Migration = {
                             gender_key, region_key, accent_key, age_range_key, native_language_key)
       VALUES (@id, @gender, @region, @accent, @age_range, @native_language, @engine, @voice, @variant, @pitch, @rate,
               @gender_key, @region_key, @accent_key, @age_range_key, @native_language_key)`);
-    for (const [id, gender, region, accent, age_range, native_language, engine, voice, variant, pitch, rate] of SPEAKERS_002) {
+    for (const [id, gender, region, accent, age_range, native_language, engine, voice, variant, pitch, rate] of speakerSeed()) {
       insert.run({
         id, gender, region, accent, age_range, native_language, engine, voice, variant, pitch, rate,
         gender_key: filterKey(gender),

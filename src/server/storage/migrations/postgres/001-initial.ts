@@ -1,6 +1,6 @@
 import type { PostgresMigration } from './types.js';
 import { filterKey } from '../../filter-key.js';
-import { SPEAKERS_002 } from '../002-speakers-seed.js';
+import { speakerSeed } from '../speaker-seed.js';
 
 /**
  * The schema SQLite reaches with its migrations 1-5, written for PostgreSQL. Differences are deliberate:
@@ -281,8 +281,9 @@ const BATCH = 250;
 const COLUMNS = 17;
 
 async function insertSpeakers(client: Parameters<PostgresMigration['up']>[0]): Promise<void> {
-  for (let start = 0; start < SPEAKERS_002.length; start += BATCH) {
-    const rows = SPEAKERS_002.slice(start, start + BATCH);
+  const seed = speakerSeed();
+  for (let start = 0; start < seed.length; start += BATCH) {
+    const rows = seed.slice(start, start + BATCH);
     const values: unknown[] = [];
     const tuples = rows.map((r, i) => {
       const [id, gender, region, accent, age_range, native_language, engine, voice, variant, pitch, rate] = r;
