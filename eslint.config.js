@@ -31,14 +31,42 @@ const CLI_SERVER_ENTRIES = {
   'src/cli/admin/schema.ts': ['../../server/admin.js'],
 };
 const escape = (s) => s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
-const lazyServerImport = (allowed = []) => ({
+// The CLI's own layers (issue 32): the entry (main.ts, program.ts, command-groups.ts) → a command group
+// (src/cli/<group>/) → core/ (what several groups share). A group never imports another group, statically
+// or lazily: what two groups share lives in core/, which imports no group and not the entry.
+const CLI_GROUPS = ['src/cli/*/*.ts'];
+const CLI_CORE = ['src/cli/core/**/*.ts'];
+const CLI_LAYERS = {
+  group: {
+    regex: '^\\.\\./(?:(?!core/)[^./][^/]*/|(?:main|program)\\.js$)',
+    message: 'A command group imports core/ (and command-groups.ts), never another group or the entry: move what two groups share to src/cli/core/ (eslint.config.js).',
+  },
+  core: {
+    regex: '^\\.\\./(?!\\.\\./)',
+    message: 'src/cli/core/ is shared by the command groups: it imports no group and not the entry (eslint.config.js).',
+  },
+};
+const lazyServerImport = (allowed = [], layer = undefined) => ({
   'no-restricted-syntax': [
     'error',
     {
       selector: `ImportExpression[source.value=/(^|\\/)server\\//]${allowed.map((a) => `:not([source.value=/^${escape(a)}$/])`).join('')}`,
       message: 'The CLI reaches src/server only through the lazy entry points of `serve` and `admin` (eslint.config.js).',
     },
+    ...(layer ? [{ selector: `ImportExpression[source.value=/${layer.regex.replace(/\//g, '\\/')}/]`, message: layer.message }] : []),
   ],
+});
+const CLI_SERVER = {
+  ...forbid(['server'], 'The CLI depends on src/client and src/shared; it reaches the server only through `serve`/`admin` lazy imports.'),
+  allowTypeImports: true,
+};
+const cliZone = (files, layer, ignores = []) => ({
+  files,
+  ignores,
+  rules: {
+    '@typescript-eslint/no-restricted-imports': ['error', { paths: [SQLITE_VALUE], patterns: [CLI_SERVER, ...(layer ? [{ regex: layer.regex, message: layer.message }] : [])] }],
+    ...lazyServerImport([], layer),
+  },
 });
 // The server's layers, as one table of allowed arrows: each folder of src/server (and each file at its top)
 // may import the folders listed here, src/shared, and the leaf files at the top of src/server (clock,
@@ -127,12 +155,10 @@ const layers = [
   zone(['src/**/*.ts']),
   zone(['src/shared/**/*.ts'], { patterns: [forbid(['cli', 'client', 'server'], 'src/shared is the bottom layer: it imports nothing from cli, client or server.')] }),
   zone(['src/client/**/*.ts'], { patterns: [forbid(['cli', 'server'], 'The client depends only on src/shared.')] }),
-  zone(['src/cli/**/*.ts'], {
-    patterns: [forbid(['server'], 'The CLI depends on src/client and src/shared; it reaches the server only through `serve`/`admin` lazy imports.')],
-    allowTypeImports: true,
-  }),
-  { files: ['src/cli/**/*.ts'], rules: lazyServerImport() },
-  ...Object.entries(CLI_SERVER_ENTRIES).map(([file, allowed]) => ({ files: [file], rules: lazyServerImport(allowed) })),
+  cliZone(['src/cli/**/*.ts']),
+  cliZone(CLI_GROUPS, CLI_LAYERS.group, CLI_CORE),
+  cliZone(CLI_CORE, CLI_LAYERS.core),
+  ...Object.entries(CLI_SERVER_ENTRIES).map(([file, allowed]) => ({ files: [file], rules: lazyServerImport(allowed, CLI_LAYERS.group) })),
   ...serverZones(),
 ];
 

@@ -6,9 +6,10 @@ import { TIERS } from '../../shared/schemas/users.js';
 import { CliError, EXIT_BY_ERROR_CODE, usageError } from '../core/errors.js';
 import { DomainError } from '../../shared/errors.js';
 import { flagsOf, intOption } from '../core/util.js';
-import { createEnv, type CliEnv } from '../core/env.js';
+import { createEnv } from '../core/env.js';
 import { databaseUrlProblem } from '../../shared/database-url.js';
 import { registerSchemaCommands } from './schema.js';
+import type { AdminContext } from './context.js';
 import type { Db } from '../../server/storage/db.js';
 import type { AdminUser } from '../../server/features/accounts/users.js';
 import type * as AdminApi from '../../server/admin.js';
@@ -16,12 +17,6 @@ import { describeCommand } from '../command-groups.js';
 
 /** The server module the admin commands load lazily. */
 type AdminModule = typeof AdminApi;
-
-/** What the admin commands use of the handler context. */
-export interface AdminContext {
-  env: CliEnv;
-  stdout: { write(chunk: string): unknown };
-}
 
 interface CreateFlags {
   email: string;

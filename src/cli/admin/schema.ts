@@ -5,7 +5,7 @@ import { resolveDataDir } from '../../shared/paths.js';
 import { databaseUrlProblem } from '../../shared/database-url.js';
 import { CliError, usageError } from '../core/errors.js';
 import { flagsOf } from '../core/util.js';
-import type { AdminContext } from './admin.js';
+import type { AdminContext } from './context.js';
 
 interface TargetFlags {
   dataDir?: string;

@@ -12,7 +12,7 @@ import { JobProgress, pollJob, watchJobs } from '../core/progress.js';
 import { connect } from '../core/session.js';
 import { examples, flagsOf, pagingOptions, readInputFile, readStdin } from '../core/util.js';
 import { downloadAll, type DownloadItem, type DownloadSummary } from '../core/downloads.js';
-import { chooseSpeaker } from '../tts/tts.js';
+import { chooseSpeaker } from '../core/speaker-choice.js';
 import { JOB_STATUSES, MAX_BATCH_ITEMS, SAMPLE_RATES, type SampleRateHz } from '../../shared/constants.js';
 import { describeCommand } from '../command-groups.js';
 

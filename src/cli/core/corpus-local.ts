@@ -4,7 +4,7 @@
 import { readdir, stat } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import type { Stats } from 'node:fs';
-import { usageError } from '../core/errors.js';
+import { usageError } from './errors.js';
 
 /** What PATH names: a directory to pack, or an archive to send as is. */
 export type UploadSource =

@@ -1,5 +1,5 @@
-import type { Output } from '../core/output.js';
-import { bar } from '../core/output.js';
+import type { Output } from './output.js';
+import { bar } from './output.js';
 
 /** `1536` → `1.5 KB`; decimal units, as file managers show sizes. */
 export function bytesText(n: number): string {

@@ -12,11 +12,12 @@ import { ProviderCatalog } from '../core/stt-providers.js';
 import { connect } from '../core/session.js';
 import { assertOutput, assertWritable, examples, flagsOf, intOption, latencyMsOption, pagingOptions, parsePace, STDOUT_FILE, writeOutput } from '../core/util.js';
 import { parseConditions, rateOption, runRequest, werOption, type RunFlags } from './request.js';
-import { listColumns, printEvaluation, printPages, streamingSummaryColumns, summaryCsvColumns, utteranceColumns } from './views.js';
+import { printPages } from '../core/pages.js';
+import { listColumns, printEvaluation, streamingSummaryColumns, summaryCsvColumns, utteranceColumns } from './views.js';
 import { checkGate, EvaluationProgress, finishRun, watchEvaluation } from './watch.js';
 import { ciOutputOptions, emitCiOutputs, failureRateOption, finishWatched, gatesOf, registerEvalCompare, regressionGateOption, type CiFlags } from './compare.js';
 import { anyGate } from '../../shared/evaluation-gates.js';
-import { corpusName, prepareUpload, uploadCorpusFrom } from '../corpus/corpus.js';
+import { corpusName, prepareUpload, uploadCorpusFrom } from '../core/corpus-upload.js';
 import { describeCommand } from '../command-groups.js';
 
 /**
@@ -126,7 +127,7 @@ export function registerEval(program: Command, ctx: HandlerContext): void {
       // A filter nothing matches: the closest values the catalogue has, before the service's error.
       const filter = body.speakers?.filter;
       if (e instanceof ApiRequestError && e.status === 400 && filter && e.detail === 'No speakers match the filter') {
-        const { explainNoMatch } = await import('../speakers/speakers.js');
+        const { explainNoMatch } = await import('../core/speaker-hints.js');
         await explainNoMatch(out, filter, () => client.speakerFacets(), (f, v) => `--filter ${f}=${v}`);
       }
       // A quota 429 says how many characters the run needed and how many are left (asked only then).

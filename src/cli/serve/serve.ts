@@ -281,7 +281,7 @@ export function registerServe(program: Command, ctx: HandlerContext): void {
     // Check first, then stop: a config the new service would refuse must not leave nothing running.
     const { checkStartOptions } = await import('../../server/start.js');
     try {
-      checkStartOptions(options);
+      await checkStartOptions(options);
     } catch (e) {
       throw new CliError(`Not restarted: ${e instanceof Error ? e.message : String(e)}`, {
         cause: e,

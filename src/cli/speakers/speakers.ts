@@ -3,15 +3,13 @@ import { paginate } from '../../client/index.js';
 import type { Speaker, SpeakerFacets, SpeakerQuery } from '../../shared/schemas/speakers.js';
 import type { HandlerContext, Prompter } from '../core/context.js';
 import { usageError } from '../core/errors.js';
-import type { Column, Output } from '../core/output.js';
-import { closestValues } from './suggest.js';
+import type { Column } from '../core/output.js';
+import { explainNoMatch, FILTERS } from '../core/speaker-hints.js';
 import { connect, type GlobalFlags } from '../core/session.js';
 import { deliverAudio } from '../core/audio-out.js';
 import { explained } from '../core/api-errors.js';
 import { assertOutput, canPrompt, examples, flagsOf, pagingOptions } from '../core/util.js';
 import { describeCommand } from '../command-groups.js';
-
-const FILTERS = ['gender', 'region', 'accent', 'age_range', 'native_language'] as const;
 
 /** Table/CSV columns of a speaker. */
 export const speakerColumns: Column<Speaker>[] = [
@@ -158,41 +156,6 @@ export function registerSpeakers(program: Command, ctx: HandlerContext): void {
     await deliverAudio(ctx, out, wav, { outFile: flags.out, force: flags.force, play: flags.play, name: `sample-${id}` });
     if (out.json) out.printJson(s);
   });
-}
-
-/** The command-line flag of each filter, as the guidance names it. */
-const FLAG_OF: Record<(typeof FILTERS)[number], string> = {
-  gender: '--gender',
-  region: '--region',
-  accent: '--accent',
-  age_range: '--age-range',
-  native_language: '--native-language',
-};
-
-/**
- * An empty result is not left as a bare table header: stderr says which filter value no speaker has,
- * with the closest values the catalogue does have (its facets), or that the values exist but never
- * together. Still exit 0 — an empty list is an answer.
- */
-export async function explainNoMatch(
-  out: Output,
-  filters: Omit<SpeakerQuery, 'limit' | 'offset'>,
-  facets: () => Promise<SpeakerFacets>,
-  /** How the command line wrote a filter (`--accent 'x'`; `eval run` says `--filter accent=x`). */
-  written: (filter: (typeof FILTERS)[number], value: string) => string = (f, v) => `${FLAG_OF[f]} '${v}'`,
-): Promise<void> {
-  const given = FILTERS.filter((f) => filters[f] !== undefined).map((f) => [f, filters[f]!] as const);
-  if (given.length === 0) return out.warn('The speaker catalogue is empty.');
-  const known = await facets().catch(() => undefined);
-  const unknown = given
-    .filter(([f, v]) => known && !(known[f] ?? []).some((x) => x.value.toLowerCase() === v.toLowerCase()))
-    .map(([f, v]) => {
-      const closest = closestValues(v, (known?.[f] ?? []).map((x) => x.value));
-      return `no speaker has ${written(f, v)}${closest.length ? ` (closest: ${closest.join(', ')})` : ''}`;
-    });
-  const all = 'every value: `voxctl speakers facets`';
-  if (unknown.length) out.warn(`No speakers match: ${unknown.join('; ')}; ${all}.`);
-  else out.warn(`No speakers match ${given.map(([f, v]) => written(f, v)).join(' and ')} together (each value exists on its own); drop a filter, or see ${all}.`);
 }
 
 function describe(s: Speaker): string {

@@ -3,9 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { listDirectory, tarOf, uploadSource } from '../../../src/cli/corpus/local.js';
+import { listDirectory, tarOf, uploadSource } from '../../../src/cli/core/corpus-local.js';
 import { Output } from '../../../src/cli/core/output.js';
-import { UploadProgress } from '../../../src/cli/corpus/upload-progress.js';
+import { UploadProgress } from '../../../src/cli/core/upload-progress.js';
 import { buildCorpus, packCorpus } from '../../helpers/corpus-fixtures.js';
 
 let root: string;

@@ -4,7 +4,7 @@ import { dryRun } from '../../../src/cli/eval/dry-run.js';
 import { Output } from '../../../src/cli/core/output.js';
 import { JobProgress } from '../../../src/cli/core/progress.js';
 import { parseProviders } from '../../../src/cli/core/stt-providers.js';
-import { closestValues } from '../../../src/cli/speakers/suggest.js';
+import { closestValues } from '../../../src/cli/core/suggest.js';
 import { providerLabel } from '../../../src/shared/providers.js';
 import type { Job } from '../../../src/shared/schemas/tts.js';
 import { Capture, testContext } from '../../helpers/cli-context.js';
