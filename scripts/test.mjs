@@ -24,6 +24,8 @@ const REQUIRED = [
   // Corpora (DESIGN §10): real read speech with transcripts, turned into FLAC and OGG by sox in the tests.
   { pkg: 'pocketsphinx-testdata', file: '/usr/share/pocketsphinx/test/data' },
   { pkg: 'libsox-fmt-base', file: '/usr/lib/x86_64-linux-gnu/sox/libsox_fmt_vorbis.so', present: () => soxHasFormats() },
+  // M4A is decoded by the OS's ffmpeg (DESIGN §17.4), and the tests make their MP3, Opus and M4A files with it.
+  { pkg: 'ffmpeg', file: '/usr/bin/ffmpeg' },
   // The deploy files are checked by the tools that read them (DESIGN §14.9).
   { pkg: 'nginx', file: '/usr/sbin/nginx' },
   { pkg: 'systemd', file: '/usr/bin/systemd-analyze' },

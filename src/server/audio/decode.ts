@@ -3,8 +3,6 @@
  * recognizer adapter starts from. The format comes from the bytes (`sniffAudioFormat`).
  */
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { existsSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
@@ -12,6 +10,9 @@ import { MPEGDecoder } from 'mpg123-decoder';
 import { decodeWavToPcm16, float32ToPcm16, WavFormatError, type Pcm16Audio } from './wav.js';
 import { sniffAudioFormat, type AudioFormat } from './sniff.js';
 import { hasMpegFrameChain } from './mpeg-frames.js';
+
+/** DESIGN §17.4: what M4A audio gets where the operating system has no ffmpeg. */
+export const M4A_NEEDS_FFMPEG = 'M4A needs ffmpeg (apt-get install ffmpeg)';
 
 export { sniffAudioFormat, type AudioFormat } from './sniff.js';
 
@@ -74,14 +75,11 @@ function downmix(channels: Float32Array[], length: number): Float32Array {
   return mono;
 }
 
-/** The bundled ffmpeg of @ffmpeg-installer when it installed for this platform, else `ffmpeg` on PATH. */
+/**
+ * The operating system's ffmpeg, looked up on PATH when it runs (DESIGN §17.4: a maintained build with its
+ * distribution's security fixes; no ffmpeg is bundled). Only M4A needs it.
+ */
 export function ffmpegPath(): string {
-  try {
-    const installer = createRequire(import.meta.url)('@ffmpeg-installer/ffmpeg') as { path?: string };
-    if (installer.path && existsSync(installer.path)) return installer.path;
-  } catch {
-    // No build for this platform: fall back to the OS ffmpeg.
-  }
   return 'ffmpeg';
 }
 
@@ -97,7 +95,7 @@ async function decodeM4a(buf: Uint8Array): Promise<Pcm16Audio> {
       { encoding: 'buffer', timeout: FFMPEG_TIMEOUT_MS, reject: false, maxBuffer: 1024 * 1024 * 1024 },
     );
     if (result.failed && (result as { code?: string }).code === 'ENOENT') {
-      throw new AudioDecodeError('M4A decoding needs ffmpeg: reinstall @ffmpeg-installer/ffmpeg or install ffmpeg (e.g. `sudo apt-get install ffmpeg`)');
+      throw new AudioDecodeError(M4A_NEEDS_FFMPEG);
     }
     if (result.failed) {
       const reason = Buffer.from(result.stderr).toString('utf8').trim().split('\n').pop() || result.shortMessage;

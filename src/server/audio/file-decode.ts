@@ -1,21 +1,24 @@
 /**
  * Decodes one recorded audio file of a corpus (WAV, FLAC, MP3, M4A, OGG Vorbis/Opus) to mono PCM16 at its
- * own rate, at most 48 kHz (DESIGN §10.2). PCM WAV is read in-process; everything else goes through ffmpeg
- * with the demuxer forced from the sniffed magic bytes, so ffmpeg never probes a hostile file into a
- * playlist or any format that opens other files. Files are decoded in batches, one ffmpeg run for many
- * inputs: starting ffmpeg (a 70 MB static binary) and forking it from a server of 150 MB RSS cost more
- * than decoding a typical utterance (measured: 16 FLAC files in one run 0.15 s, in sixteen runs 0.7 s;
- * a fork at 95 MB RSS 13 ms, at 395 MB 100 ms). Each output stops at the length limit (`-t`), so a long
- * file is never decoded whole; a batch that fails is decoded again file by file to name the bad one.
- * DESIGN §17.4: a file declaring more than 8 channels or more than 192 kHz is refused from its header
- * before anything decodes it; every path mixes down to mono first (ffmpeg's `-ac 1`), and rates above
- * 48 kHz are resampled as the samples are read, a chunk at a time, so memory holds the 48 kHz result only.
+ * own rate, at most 48 kHz (DESIGN §10.2). DESIGN §17.4: PCM WAV is read in-process; FLAC, Ogg Vorbis,
+ * Ogg Opus and MP3 are decoded by WebAssembly decoders (wasm-decode.ts), a frame or page at a time; only
+ * M4A (and WAV encodings we do not read, such as µ-law or ADPCM) goes to the operating system's ffmpeg —
+ * none is bundled — and without one an M4A file is refused with `M4A needs ffmpeg (apt-get install
+ * ffmpeg)`. ffmpeg runs with the demuxer forced from the sniffed magic bytes, so it never probes a hostile
+ * file into a playlist or any format that opens other files, and decodes many files per run (its start-up
+ * costs more than a short utterance's decoding); each output stops at the length limit (`-t`), and a batch
+ * that fails is decoded again file by file to name the bad one. A file declaring more than 8 channels or
+ * more than 192 kHz is refused from its header before anything decodes it; every path mixes down to mono
+ * first, and rates above 48 kHz are resampled as the samples come, a chunk at a time, so memory holds the
+ * 48 kHz result only.
  */
 import { spawn } from 'node:child_process';
 import { open, readFile, rm, type FileHandle } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { ffmpegPath } from './decode.js';
+import { ffmpegPath, M4A_NEEDS_FFMPEG } from './decode.js';
+import { hasMpegFrameChain, id3v2Length } from './mpeg-frames.js';
 import { sniffAudioFormat } from './sniff.js';
+import { decodeWithWasm, oggCodec, WasmDecodeError, type WasmCodec } from './wasm-decode.js';
 import { decodeWavToPcm16, parseWav } from './wav.js';
 import { resamplePcm16, StreamResampler } from './resample.js';
 
@@ -28,7 +31,7 @@ export const MAX_INPUT = Object.freeze({ channels: 8, sampleRate: 192_000 });
 /** Why a file was refused: not audio we can decode, longer than allowed, or bigger than allowed. */
 export class FileDecodeError extends Error {
   constructor(
-    readonly reason: 'corrupt' | 'too_long' | 'too_big',
+    readonly reason: 'corrupt' | 'too_long' | 'too_big' | 'needs_ffmpeg',
     message: string,
   ) {
     super(message);
@@ -147,7 +150,8 @@ async function ffmpegDecode(path: string, demuxer: Demuxer, maxSeconds: number, 
   const closed = new Promise<number | null>((done) => child.on('close', (code) => done(code)));
   let spawnError: Error | undefined;
   child.on('error', (err) => {
-    spawnError ??= (err as { code?: string }).code === 'ENOENT' ? new Error('Corpus decoding needs ffmpeg (@ffmpeg-installer/ffmpeg or ffmpeg on PATH)') : err;
+    if ((err as { code?: string }).code !== 'ENOENT') spawnError ??= err;
+    else spawnError ??= demuxer === 'mov' ? new FileDecodeError('needs_ffmpeg', M4A_NEEDS_FFMPEG) : corrupt();
   });
   const timer = setTimeout(() => child.kill('SIGKILL'), FFMPEG_TIMEOUT_MS);
   let sink: MonoSink | undefined;
@@ -235,8 +239,17 @@ export function declaredFormat(head: Buffer): { channels: number; rate: number |
 const outOfBounds = (f: { channels: number; rate: number | undefined }): boolean =>
   f.channels < 1 || f.channels > MAX_INPUT.channels || (f.rate !== undefined && (f.rate < 1 || f.rate > MAX_INPUT.sampleRate));
 
+/** How a file is decoded: its ffmpeg demuxer, and the WebAssembly codec that decodes it instead when there is one. */
+interface Route {
+  demuxer: Demuxer;
+  codec?: WasmCodec;
+}
+
+/** Bytes an MP3's first frames must chain within, after its ID3v2 tag (see mpeg-frames.ts). */
+const MP3_SEARCH_BYTES = 64 * 1024 + 8 * 1024;
+
 /** Size check and format of a file, from its first bytes. */
-async function probe(path: string, limits: FileDecodeLimits): Promise<Demuxer> {
+async function probe(path: string, limits: FileDecodeLimits): Promise<Route> {
   const fh = await open(path, 'r');
   try {
     const { size } = await fh.stat();
@@ -247,10 +260,75 @@ async function probe(path: string, limits: FileDecodeLimits): Promise<Demuxer> {
     if (!demuxer) throw corrupt();
     const declared = declaredFormat(head.subarray(0, bytesRead));
     if (declared && outOfBounds(declared)) throw corrupt();
-    return demuxer;
+    if (demuxer === 'flac') return { demuxer, codec: 'flac' };
+    if (demuxer === 'ogg') {
+      const codec = oggCodec(head.subarray(0, bytesRead));
+      if (!codec) throw corrupt();
+      return { demuxer, codec };
+    }
+    if (demuxer === 'mp3') {
+      // mpg123 resynchronises over anything: a real MP3's frames chain from its start (mpeg-frames.ts).
+      const span = Buffer.alloc(Math.min(size, id3v2Length(head) + MP3_SEARCH_BYTES));
+      const { bytesRead: n } = await fh.read(span, 0, span.length, 0);
+      if (!hasMpegFrameChain(span.subarray(0, n))) throw corrupt();
+      return { demuxer, codec: 'mp3' };
+    }
+    return { demuxer };
   } finally {
     await fh.close();
   }
+}
+
+/** Averages planar float channels into mono PCM16 (clipped and rounded as `float32ToPcm16`). */
+function monoPcm16(channels: Float32Array[], length: number): Int16Array {
+  const out = new Int16Array(length);
+  const k = channels.length;
+  for (let i = 0; i < length; i++) {
+    let sum = 0;
+    for (let c = 0; c < k; c++) sum += channels[c]![i]!;
+    const s = sum / k;
+    out[i] = s >= 1 ? 32767 : s <= -1 ? -32768 : Math.round(s * 32768);
+  }
+  return out;
+}
+
+/**
+ * Decodes a FLAC, Ogg or MP3 file with its WebAssembly decoder into a `MonoSink` (mixed down as each
+ * decoder call returns, resampled as it goes when above 48 kHz, stopped past `maxSeconds`). A decoder
+ * error, more than 8 channels, a rate past 192 kHz or a rate that changes mid-file → `corrupt`.
+ */
+async function wasmDecodeFile(path: string, codec: WasmCodec, maxSeconds: number, signal?: AbortSignal): Promise<DecodedFile> {
+  let sink: MonoSink | undefined;
+  let rate = 0;
+  try {
+    await decodeWithWasm(
+      path,
+      codec,
+      async (audio) => {
+        const channels = audio.channelData.length;
+        if (channels < 1 || channels > MAX_INPUT.channels) throw corrupt();
+        if (!sink) {
+          rate = audio.sampleRate;
+          sink = await MonoSink.create(rate, maxSeconds);
+        } else if (audio.sampleRate !== rate) throw corrupt();
+        sink.push(monoPcm16(audio.channelData, audio.samplesDecoded));
+      },
+      signal,
+    );
+    if (!sink) throw corrupt();
+    return sink.finish();
+  } catch (err) {
+    sink?.close();
+    if (err instanceof WasmDecodeError) throw corrupt();
+    throw err;
+  }
+}
+
+/** Decodes one file that needs no ffmpeg, or undefined when it does (M4A, a WAV only ffmpeg reads). */
+async function decodeWithoutFfmpeg(path: string, route: Route, limits: FileDecodeLimits, signal?: AbortSignal): Promise<DecodedFile | undefined> {
+  if (route.codec) return finish(await wasmDecodeFile(path, route.codec, limits.maxSeconds, signal), limits);
+  const wav = route.demuxer === 'wav' ? await decodeWavInProcess(path) : undefined;
+  return wav && finish(wav, limits);
 }
 
 /** PCM and float WAV read in-process, or undefined for a WAV only ffmpeg reads (µ-law, ADPCM, …). */
@@ -321,9 +399,8 @@ async function finish(decoded: DecodedFile, limits: FileDecodeLimits): Promise<D
  * reading), `too_long` past `maxSeconds`, `corrupt` for anything not decodable as one of our formats.
  */
 export async function decodeAudioFile(path: string, limits: FileDecodeLimits, signal?: AbortSignal): Promise<DecodedFile> {
-  const demuxer = await probe(path, limits);
-  const decoded = (demuxer === 'wav' ? await decodeWavInProcess(path) : undefined) ?? (await ffmpegDecode(path, demuxer, limits.maxSeconds, signal));
-  return finish(decoded, limits);
+  const route = await probe(path, limits);
+  return (await decodeWithoutFfmpeg(path, route, limits, signal)) ?? finish(await ffmpegDecode(path, route.demuxer, limits.maxSeconds, signal), limits);
 }
 
 /** One ffmpeg run decoding every input to its own mono PCM16 WAV, each cut at `maxSeconds` (a bit past it). */
@@ -348,7 +425,8 @@ function ffmpegBatch(inputs: { path: string; demuxer: Demuxer }[], outputs: stri
 export type FileResult = DecodedFile | FileDecodeError;
 
 /**
- * Decodes several files (a batch of a corpus) with one ffmpeg run for those that need it, writing its
+ * Decodes several files (a batch of a corpus): WAV and the WebAssembly codecs one after another in this
+ * process, and the files that need ffmpeg (M4A) with one ffmpeg run for them all, writing its
  * outputs under `scratch` (an existing folder, emptied again), and hands each result to `onFile` as soon as
  * it is read — one decoded file in memory at a time. A failed run is retried file by file, so each error
  * names its own file. Errors other than a file's own (disk, spawn) reject.
@@ -369,17 +447,23 @@ export async function decodeAudioFiles(
   const viaFfmpeg: { index: number; path: string; demuxer: Demuxer }[] = [];
   for (const [index, path] of paths.entries()) {
     o.signal?.throwIfAborted();
-    let kind: Demuxer;
+    let route: Route;
     try {
-      kind = await probe(path, o.limits);
+      route = await probe(path, o.limits);
     } catch (err) {
       if (!(err instanceof FileDecodeError)) throw err;
       await onFile(index, err);
       continue;
     }
-    const wav = kind === 'wav' ? await decodeWavInProcess(path) : undefined;
-    if (wav) await onFile(index, await attempt(() => finish(wav, o.limits)));
-    else viaFfmpeg.push({ index, path, demuxer: kind });
+    let decoded: DecodedFile | FileDecodeError | undefined;
+    try {
+      decoded = await decodeWithoutFfmpeg(path, route, o.limits, o.signal);
+    } catch (err) {
+      if (!(err instanceof FileDecodeError)) throw err;
+      decoded = err;
+    }
+    if (decoded) await onFile(index, decoded);
+    else viaFfmpeg.push({ index, path, demuxer: route.demuxer });
   }
   if (viaFfmpeg.length === 0) return;
   const outputs = viaFfmpeg.map((_, k) => join(o.scratch, `${k}.wav`));

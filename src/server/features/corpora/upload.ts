@@ -72,7 +72,7 @@ export async function openUploadDir(settings: CorpusSettings): Promise<UploadDir
   return { path, archive: join(path, 'archive'), remove: () => rm(path, { recursive: true, force: true }) };
 }
 
-/** How many files decode at once: ffmpeg runs single-threaded, and the machine's other work needs a core. */
+/** How many batches decode at once: WebAssembly decoding interleaves with the blob writes, ffmpeg (M4A) runs single-threaded, and the machine's other work needs a core. */
 const DECODE_CONCURRENCY = Math.max(1, Math.min(2, availableParallelism()));
 
 /** What a decoded utterance leaves behind: its blob and the numbers its rows record. */
@@ -88,7 +88,7 @@ export const uploadBlobName = (prefix: string, index: number): string => `${pref
 /** Blob writes one worker keeps in flight (each holds one encoded WAV in memory). */
 const PUTS_IN_FLIGHT = 4;
 
-/** Files per ffmpeg run: its start-up is paid once per batch (see audio/file-decode.ts). */
+/** Files per batch: an ffmpeg run (M4A) pays its start-up once per batch (see audio/file-decode.ts). */
 const DECODE_BATCH = 16;
 
 /**
@@ -154,6 +154,7 @@ async function decodeAll(
 function decodeMessage(err: FileDecodeError, path: string) {
   if (err.reason === 'too_long') return validationFailed(CORPUS_MESSAGES.audioTooLong(path));
   if (err.reason === 'too_big') return validationFailed(CORPUS_MESSAGES.audioTooBig(path));
+  if (err.reason === 'needs_ffmpeg') return validationFailed(CORPUS_MESSAGES.m4aNeedsFfmpeg(path));
   return validationFailed(CORPUS_MESSAGES.corruptAudio(path));
 }
 
