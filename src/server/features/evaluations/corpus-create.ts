@@ -6,7 +6,8 @@
  */
 import { createHash } from 'node:crypto';
 import type { Db } from '../../storage/db.js';
-import type { CreateEvaluationRequest, EvaluationCreated, EvaluationMode } from '../../../shared/schemas/evaluations.js';
+import type { EvaluationCreated, EvaluationMode } from '../../../shared/schemas/evaluations.js';
+import type { CorpusSource } from './request.js';
 import type { Normalizer } from '../../../shared/normalizers/index.js';
 import { whitespaceTokens } from '../../../shared/normalize.js';
 import { EMPTY_REFERENCE_MESSAGE } from '../../../shared/accuracy.js';
@@ -99,7 +100,8 @@ export async function createCorpusEvaluation(
   input: {
     id: string;
     userId: string;
-    body: CreateEvaluationRequest;
+    name: string | null;
+    source: CorpusSource;
     common: CheckedCommon;
     /** The probes (DESIGN §15.5): keyterms heard on the recordings, non-speech clips after them. */
     probes?: CheckedProbes;
@@ -108,11 +110,11 @@ export async function createCorpusEvaluation(
   },
 ): Promise<EvaluationCreated> {
   const { db, now } = deps;
-  const { body, userId, common } = input;
-  const corpus = await deps.corpora(db, body.corpus_id!, userId);
+  const { source, userId, common } = input;
+  const corpus = await deps.corpora(db, source.corpusId, userId);
   if (!corpus) throw new DomainError('corpus_not_found', CORPUS_NOT_FOUND);
-  const groupBy = corpusGroupBy(body.group_by, corpus.metadataFields);
-  const chosen = sampleUtterances(corpus.utterances, body.sample);
+  const groupBy = corpusGroupBy(source.groupBy, corpus.metadataFields);
+  const chosen = sampleUtterances(corpus.utterances, source.sample);
   const perUtterance = common.conditions.length * common.providers.length;
   const clips = probeClipKinds(input.probes);
   const total = chosen.length * perUtterance + clips.length * common.providers.length;
@@ -136,14 +138,14 @@ export async function createCorpusEvaluation(
       {
         id: input.id,
         user_id: userId,
-        name: body.name ?? null,
+        name: input.name,
         total_utterances: total,
         providers: JSON.stringify(common.providers),
         conditions: JSON.stringify(common.conditions),
         group_by: groupBy,
         normalizer: common.normalizer.name,
         normalizer_version: common.normalizer.version,
-        seed: body.sample?.seed ?? 0,
+        seed: source.sample?.seed ?? 0,
         // No character is reserved; the period only dates the evaluation like every other.
         period: billingPeriod(now).start,
         created_at: now.toISOString(),

@@ -45,7 +45,8 @@ export async function rerunEvaluation(
       {
         id: newEvaluationId(),
         userId: input.userId,
-        body: { ...(name === null ? {} : { name }), corpus_id: base.corpus_id, providers, group_by: base.group_by, sample: { size: texts.length, seed } },
+        name,
+        source: { kind: 'corpus', corpusId: base.corpus_id, groupBy: base.group_by, sample: { size: texts.length, seed } },
         common: { providers, conditions, normalizer },
         ...(probes ? { probes } : {}),
         recorded: { setup: JSON.stringify(setup), prices: JSON.stringify(prices), baseline_id: base.id, ...streaming, probes: base.probes ?? null },

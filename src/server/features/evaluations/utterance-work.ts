@@ -7,15 +7,8 @@
  * reads the conditioned audio back and asks only for the utterances not yet stored. A corpus evaluation
  * (DESIGN §10.5) takes each item's recording from the audio store instead of synthesising it.
  */
-import { createHash } from 'node:crypto';
 import type { Db } from '../../storage/db.js';
-import { formatCondition, parseCondition, type AudioCondition } from '../../../shared/conditions.js';
-import { NON_SPEECH_LIMITS, type NonSpeechKind } from '../../../shared/non-speech.js';
-import { nonSpeechClip } from '../../audio/non-speech.js';
-import type { CheckedProbes } from './probes.js';
-import { normalizerAt, type Normalizer } from '../../../shared/normalizers/index.js';
-import type { SttResult } from '../../../shared/schemas/stt.js';
-import type { StreamedResult } from '../stt/index.js';
+import { formatCondition } from '../../../shared/conditions.js';
 import { applyCondition } from '../../audio/conditions.js';
 import { decodeWavToPcm16, type Pcm16Audio } from '../../audio/wav.js';
 import type { SttAudio } from '../../engines/stt/types.js';
@@ -27,29 +20,28 @@ import {
   evaluationsReadyToFinish,
   finishSynthesis,
   hasOpenSyntheses,
-  getEvaluation,
   insertUtterance,
-  listCorpusItemAudio,
-  listEvaluationSpeakers,
-  listEvaluationTextRows,
   markSynthesized,
   recordEventLoopLag,
   requeueProcessingSyntheses,
   storedUtteranceSlots,
   type ClaimedSynthesis,
-  type EvaluationSpeakerRow,
   type UtteranceRecord,
 } from './repository.js';
 import { readAudioBytes, wavInput, writeAudioOnly, type AudioBlobStore } from '../audio/index.js';
 import type { RefundFn } from '../limits/index.js';
-import { conditionedAudioId, evaluationLists } from './views.js';
+import { conditionedAudioId } from './views.js';
 import { failedResult, scoreResult, type UtteranceResult } from './scoring.js';
 import { finishEvaluationNow } from './finish.js';
 import { SYNTHESIS_FAILED } from './summary.js';
-import { DomainError } from '../../../shared/errors.js';
 import { isConnectionFailure } from '../../storage/database-availability.js';
 import type { WorkContext, WorkFailure, WorkKind } from '../../work/kind.js';
 import { createEventLoopLagMonitors } from '../../work/event-loop-lag.js';
+import { loadEvaluationContext, type EvaluationContext } from './utterance-context.js';
+import { speechOf, utteranceSeed } from './speech-sources.js';
+import { EXTRA_PASSES, hearingOf, withStreamingMeasures, type Recognisers } from './hearing.js';
+
+export { utteranceSeed };
 
 /**
  * A request that could not be made counts as not heard — unless the database was away while checking the
@@ -62,17 +54,11 @@ const unlessDatabaseAway = (err: unknown): undefined => {
 };
 
 /** Everything the kind works with, passed in (tests and the benchmark give their own). */
-export interface EvaluationSynthesesDeps {
+export interface EvaluationSynthesesDeps extends Recognisers {
   db: Db;
   blobs: AudioBlobStore;
   /** Synthesises a text with a catalogue speaker's voice (the TTS pool in production). */
   synthesize(speakerId: string, text: string): Promise<Pcm16Audio>;
-  /** Calls one provider under its timeout; never throws (failures are results with an `error`). */
-  transcribe(provider: string, audio: SttAudio, signal: AbortSignal, keyterms?: readonly string[]): Promise<SttResult>;
-  /** Whether a provider's adapter has a boosting parameter (the keyterm probe's second pass, DESIGN §12.4). */
-  keytermsSupported?(provider: string): boolean;
-  /** Streams the audio to one provider at `pace` and measures it (DESIGN §13.2); never throws. Absent: no streaming evaluations. */
-  stream?(provider: string, audio: SttAudio, pace: number, signal: AbortSignal): Promise<StreamedResult>;
   /** The concurrency limit shared by every request to `provider`'s adapter. */
   limitFor(provider: string): ConcurrencyLimit;
   refund: RefundFn;
@@ -80,36 +66,10 @@ export interface EvaluationSynthesesDeps {
   capacity: number;
 }
 
-/** What the runner keeps of an evaluation while its syntheses are in flight. */
-interface EvaluationContext {
-  id: string;
-  userId: string;
-  texts: string[];
-  speakers: EvaluationSpeakerRow[];
-  providers: string[];
-  conditions: AudioCondition[];
-  /** At the version the evaluation recorded (DESIGN §15.6): one started before an upgrade keeps it. */
-  normalizer: Normalizer;
-  seed: number;
-  /** A corpus evaluation (DESIGN §10.5): the recording of each item, by index; nothing is synthesised. */
-  recordings?: Map<number, string>;
-  /** A streaming evaluation (DESIGN §13.2): each provider hears the audio as a stream at this pace. */
-  pace?: number;
-  /** Text index → the non-speech clip it is (DESIGN §12.1); the other texts are speech. */
-  clips: Map<number, NonSpeechKind>;
-  /** The evaluation's probes, as checked at creation. */
-  probes?: CheckedProbes;
-}
-
 /** A context shared by the syntheses of one evaluation in flight; loaded once, dropped with the last user. */
 interface ContextEntry {
   ctx: Promise<EvaluationContext | undefined>;
   users: number;
-}
-
-/** The seed of one conditioned audio, derived from the evaluation's seed and the utterance's place. */
-export function utteranceSeed(seed: number, t: number, s: number, c: number): number {
-  return createHash('sha256').update(`${seed}:${t}:${s}:${c}`).digest().readUInt32LE(0);
 }
 
 /** A claimed synthesis made ready: its evaluation, the utterances still missing and their audio. */
@@ -126,40 +86,10 @@ export function evaluationSynthesesKind(deps: EvaluationSynthesesDeps): WorkKind
   // The event loop's delay while each evaluation's claims run here, recorded when its work ends (§15.4).
   const lag = createEventLoopLagMonitors();
 
-  async function load(id: string): Promise<EvaluationContext | undefined> {
-    const row = await getEvaluation(db, id);
-    if (!row) return undefined;
-    const lists = evaluationLists(row);
-    const textRows = await listEvaluationTextRows(db, id);
-    return {
-      id,
-      userId: row.user_id,
-      texts: textRows.map((t) => t.text),
-      clips: new Map(textRows.flatMap((t, i) => (t.kind ? [[i, t.kind as NonSpeechKind] as const] : []))),
-      ...(row.probes ? { probes: JSON.parse(row.probes) as CheckedProbes } : {}),
-      speakers: await listEvaluationSpeakers(db, id),
-      providers: lists.providers,
-      conditions: lists.conditions.map(parseCondition),
-      normalizer: normalizerAt(row.normalizer, row.normalizer_version),
-      seed: row.seed,
-      ...(row.corpus_id !== null ? { recordings: await listCorpusItemAudio(db, id) } : {}),
-      ...(row.mode === 'streaming' ? { pace: row.pace === null ? 1 : Number(row.pace) } : {}),
-    };
-  }
-
-  /** The decoded recording of a corpus item (16-bit WAV at its own rate, stored at upload). */
-  async function recording(audioId: string | undefined): Promise<Pcm16Audio> {
-    const row = audioId === undefined ? undefined : await getAudio(db, audioId);
-    const bytes = row ? await readAudioBytes(deps.blobs, row) : undefined;
-    // Its own message on the item's utterances (a DomainError keeps it), not "Synthesis failed".
-    if (!bytes) throw new DomainError('audio_not_found', 'Recording could not be read: it is no longer stored');
-    return decodeWavToPcm16(bytes);
-  }
-
   /** The evaluation's context; the entry is taken synchronously, so concurrent syntheses share one load. */
   function acquire(id: string): ContextEntry {
     let entry = contexts.get(id);
-    if (!entry) contexts.set(id, (entry = { ctx: load(id), users: 0 }));
+    if (!entry) contexts.set(id, (entry = { ctx: loadEvaluationContext(db, id), users: 0 }));
     entry.users++;
     return entry;
   }
@@ -189,12 +119,7 @@ export function evaluationSynthesesKind(deps: EvaluationSynthesesDeps): WorkKind
 
   /** Synthesises once, derives and stores every condition's audio, then marks the synthesis synthesised. */
   async function produce(ctx: EvaluationContext, claim: ClaimedSynthesis, work: WorkContext): Promise<Map<number, SttAudio>> {
-    const clip = ctx.clips.get(claim.textIndex);
-    const speech = clip
-      ? nonSpeechClip(clip, ctx.probes?.non_speech?.seconds ?? NON_SPEECH_LIMITS.seconds.default, utteranceSeed(ctx.seed, claim.textIndex, 0, 0))
-      : ctx.recordings
-        ? await recording(ctx.recordings.get(claim.textIndex))
-        : await deps.synthesize(ctx.speakers[claim.speakerIndex]!.speaker_id, ctx.texts[claim.textIndex]!);
+    const speech = await speechOf(deps, ctx, claim);
     if (speech.pcm.length === 0) throw new Error('Synthesis produced no audio');
     const audios = new Map<number, SttAudio>();
     const rows: AudioRow[] = [];
@@ -237,14 +162,10 @@ export function evaluationSynthesesKind(deps: EvaluationSynthesesDeps): WorkKind
   async function recognise(ctx: EvaluationContext, claim: ClaimedSynthesis, c: number, p: number, audio: SttAudio, work: WorkContext): Promise<void> {
     const provider = ctx.providers[p]!;
     if (ctx.clips.has(claim.textIndex)) return recogniseClip(ctx, claim, c, p, audio, work);
-    const hear = (): Promise<SttResult | StreamedResult> => {
-      if (ctx.pace === undefined) return deps.transcribe(provider, audio, work.signal);
-      if (!deps.stream) throw new Error('This runner was built without streaming');
-      return deps.stream(provider, audio, ctx.pace, work.signal);
-    };
+    const hear = hearingOf(deps, ctx);
     const result = await deps
       .limitFor(provider)
-      .run(async () => ((await running(ctx.id, work)) ? hear() : undefined), work.signal)
+      .run(async () => ((await running(ctx.id, work)) ? hear(provider, audio, work.signal) : undefined), work.signal)
       .catch(unlessDatabaseAway);
     if (!result || work.stopping()) return;
     let scored: UtteranceResult;
@@ -253,18 +174,14 @@ export function evaluationSynthesesKind(deps: EvaluationSynthesesDeps): WorkKind
     } catch (err) {
       scored = failedResult({ code: 'upstream_error', message: `Transcript could not be scored: ${(err as Error).message}` }, result.latency_ms);
     }
-    if ('final_latency_ms' in result) {
-      scored = { ...scored, first_partial_ms: result.first_partial_ms, final_latency_ms: result.final_latency_ms, revisions: result.revisions, early_words: result.early_words };
-    }
-    // The keyterm probe (DESIGN §12.4): the same audio again, with the vendor's own boosting.
-    const terms = ctx.probes?.keyterms?.terms;
-    if (terms && deps.keytermsSupported?.(provider)) {
-      const boosted = await deps
+    scored = withStreamingMeasures(scored, result);
+    for (const pass of EXTRA_PASSES.filter((x) => x.applies(deps, ctx, provider))) {
+      const added = await deps
         .limitFor(provider)
-        .run(async () => ((await running(ctx.id, work)) ? deps.transcribe(provider, audio, work.signal, terms) : undefined), work.signal)
+        .run(async () => ((await running(ctx.id, work)) ? pass.run(deps, ctx, provider, audio, work.signal) : undefined), work.signal)
         .catch(unlessDatabaseAway);
-      if (!boosted || work.stopping()) return;
-      scored = { ...scored, boosted_transcript: boosted.transcript, boosted_error: boosted.transcript === null ? (boosted.error?.message ?? 'No transcript') : null };
+      if (!added || work.stopping()) return;
+      scored = { ...scored, ...added };
     }
     const audioId = conditionedAudioId(ctx.id, claim.textIndex, claim.speakerIndex, c);
     await insertUtterance(db, record(claim, c, p, scored, audioId));
@@ -281,7 +198,7 @@ export function evaluationSynthesesKind(deps: EvaluationSynthesesDeps): WorkKind
       .run(async () => {
         if (!(await running(ctx.id, work))) return undefined;
         // A streaming evaluation streams its clips too: silence is where endpointing hallucinates most.
-        return ctx.pace !== undefined && deps.stream ? deps.stream(provider, audio, ctx.pace, work.signal) : deps.transcribe(provider, audio, work.signal);
+        return hearingOf(deps, ctx)(provider, audio, work.signal);
       }, work.signal)
       .catch(unlessDatabaseAway);
     if (!result || work.stopping()) return;
