@@ -34,10 +34,15 @@ describe('local-sphinx streaming (PocketSphinx fed through a FIFO as audio arriv
     expect(run.error?.code).toBe('provider_unavailable');
   });
 
-  it('a recogniser does not outlive a server killed before it opened the FIFO to feed it', async () => {
-    // The window: the server spawned PocketSphinx, but its open() of the FIFO for writing waits behind busy
-    // libuv threads when the server is SIGKILLed. PocketSphinx, its model loaded, then blocked in its own
-    // open() for ever. Reproduced: one libuv thread, held by an open() that never returns, from just after the spawn.
+  // Killed by the kernel with the server (setpriv --pdeathsig), or, where setpriv is missing (a PATH without
+  // it), ended by the end of file the server's death means: it held the FIFO's only writing end.
+  it.each([
+    ['', '{}'],
+    [' (no setpriv on the PATH)', "{ binary: '/usr/bin/pocketsphinx_continuous', path: '' }"],
+  ])('a recogniser does not outlive a server killed just after it was spawned%s', async (_, options) => {
+    // The window: the server spawned PocketSphinx, and its libuv threads are busy when it is SIGKILLed (an
+    // open() of the FIFO for writing queued behind them left PocketSphinx blocked in its own open() for ever).
+    // Reproduced: one libuv thread, held by an open() that never returns, from just after the spawn.
     const dir = mkdtempSync(join(tmpdir(), 'voxctl-orphan-'));
     const live = () =>
       readdirSync('/proc')
@@ -52,19 +57,25 @@ describe('local-sphinx streaming (PocketSphinx fed through a FIFO as audio arriv
     const dist = new URL('../../../../../../dist/server/engines/stt/streaming/local-sphinx.js', import.meta.url).href;
     const script = `
       import childProcess from 'node:child_process';
-      import { open } from 'node:fs';
+      import { open, readFileSync } from 'node:fs';
       import { syncBuiltinESMExports } from 'node:module';
       const spawn = childProcess.spawn;
+      let recogniser;
       childProcess.spawn = (...args) => {
         const child = spawn(...args);
+        recogniser = child.pid;
         childProcess.execFileSync('mkfifo', [process.env.TMPDIR + '/never']);
         open(process.env.TMPDIR + '/never', 'r', () => {}); // no writer ever: the one libuv thread stays in open()
         return child;
       };
       syncBuiltinESMExports();
       const { createSphinxStreaming } = await import(${JSON.stringify(dist)});
-      void createSphinxStreaming().open({}, () => {});
-      setTimeout(() => process.kill(process.pid, 'SIGKILL'), 2500); // PocketSphinx loads its model in ~1 s`;
+      void createSphinxStreaming(${options}).open({}, () => {});
+      // Killed once PocketSphinx has loaded its model and waits on the FIFO (in its open() or its first read),
+      // however long loading takes on a busy machine.
+      const waiting = () => { try { return /partner|pipe/.test(readFileSync('/proc/' + recogniser + '/wchan', 'utf8')); } catch { return false; } };
+      setInterval(() => { if (waiting()) process.kill(process.pid, 'SIGKILL'); }, 50);
+      setTimeout(() => process.kill(process.pid, 'SIGKILL'), 30000);`;
     try {
       const server = await execa(process.execPath, ['--input-type=module', '-e', script], {
         env: { TMPDIR: dir, UV_THREADPOOL_SIZE: '1' },
