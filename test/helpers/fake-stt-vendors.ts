@@ -48,7 +48,20 @@ export interface FakeVendor {
    * boosted terms of the flow, else `without` (default: FAKE_TRANSCRIPT either way).
    */
   script?: KeytermScript;
+  /**
+   * What a fake asked for speaker labels hears (DESIGN §16.3): words with a speaker number and times in
+   * seconds. Default: the heard transcript's words, all speaker 0, 0.3 s apart.
+   */
+  speakerWords?: FakeSpeakerWord[];
   close(): Promise<void>;
+}
+
+/** A word a diarizing fake answers: its text, speaker (0, 1, …) and times in seconds. */
+export interface FakeSpeakerWord {
+  text: string;
+  speaker: number;
+  start: number;
+  end: number;
 }
 
 /** What a fake that honours boosting hears (see `FakeVendor.script`). */
@@ -130,6 +143,19 @@ function heard(fake: FakeVendor): string {
   return boosted.includes(fake.script.term) ? fake.script.with : fake.script.without;
 }
 const wordsOf = (text: string) => text.replace(/\.$/, '').split(' ');
+/** The words a diarizing fake answers (see `FakeVendor.speakerWords`). */
+const speakerWordsOf = (fake: FakeVendor): FakeSpeakerWord[] =>
+  fake.speakerWords ?? wordsOf(heard(fake)).map((text, i) => ({ text, speaker: 0, start: i * 0.3, end: i * 0.3 + 0.25 }));
+/** Consecutive words of one speaker joined into segments, as OpenAI's `diarized_json` answers. */
+function speakerSegments(words: readonly FakeSpeakerWord[]): FakeSpeakerWord[] {
+  const out: FakeSpeakerWord[] = [];
+  for (const w of words) {
+    const last = out.at(-1);
+    if (last && last.speaker === w.speaker) Object.assign(last, { text: `${last.text} ${w.text}`, end: w.end });
+    else out.push({ ...w });
+  }
+  return out;
+}
 
 /** Records the terms a flow's request boosted (an empty entry when it boosted none). */
 function boosted(fake: FakeVendor, terms: readonly string[]): void {
@@ -264,6 +290,17 @@ const HANDLERS: Record<Vendor, Handler> = {
     boosted(fake, prompt === null ? [] : String(prompt).split(',').map((t) => t.trim()));
     const text = heard(fake);
     const words = wordsOf(text);
+    if (format === 'diarized_json') {
+      // TranscriptionDiarized (openai-node): text, segments of {type, id, speaker, start, end, text}; speakers 'A', 'B'…
+      const segs = speakerSegments(speakerWordsOf(fake));
+      return ok({
+        task: 'transcribe',
+        duration: 3.26,
+        text: segs.map((g) => g.text).join(' '),
+        segments: segs.map((g, i) => ({ type: 'transcript.text.segment', id: `seg_${i}`, speaker: String.fromCharCode(65 + g.speaker), start: g.start, end: g.end, text: g.text })),
+        usage: { type: 'duration', seconds: 4 },
+      });
+    }
     if (format === 'json') {
       if (include.includes('logprobs')) {
         return ok({ text, logprobs: words.map((w) => ({ token: w, logprob: -0.1, bytes: [...Buffer.from(w)] })) });
@@ -286,7 +323,7 @@ const HANDLERS: Record<Vendor, Handler> = {
     must(req.headers.authorization === `Token ${fake.key}`, 'Authorization must be Token KEY');
     onlyKnown(req.query.keys(), FIELDS.deepgram, 'query parameter');
     must(req.query.get('model'), 'model query parameter is required');
-    for (const flag of ['detect_language', 'smart_format', 'punctuate']) {
+    for (const flag of ['detect_language', 'smart_format', 'punctuate', 'diarize']) {
       const v = req.query.get(flag);
       must(v === null || v === 'true' || v === 'false', `${flag} must be true or false`);
     }
@@ -307,6 +344,13 @@ const HANDLERS: Record<Vendor, Handler> = {
     const words = wordsOf(text);
     // Without `language` Deepgram assumes English; only `detect_language=true` makes it identify the language.
     const detected = req.query.get('detect_language') === 'true' ? { detected_language: 'en', language_confidence: 0.99 } : {};
+    if (req.query.get('diarize') === 'true') {
+      // With diarize=true every word carries `speaker` (an integer) and `speaker_confidence`.
+      const sw = speakerWordsOf(fake);
+      const transcript = sw.map((w) => w.text).join(' ');
+      const dw = sw.map((w) => ({ word: w.text.toLowerCase(), start: w.start, end: w.end, confidence: 0.98, punctuated_word: w.text, speaker: w.speaker, speaker_confidence: 0.9 }));
+      return ok({ metadata: { request_id: 'dg-1', duration: 3.26, channels: 1, models: ['nova-3'] }, results: { channels: [{ ...detected, alternatives: [{ transcript, confidence: 0.98, words: dw }] }] } });
+    }
     return ok({
       metadata: { request_id: 'dg-1', duration: 3.26, channels: 1, models: ['nova-3'] },
       results: {
@@ -347,12 +391,20 @@ const HANDLERS: Record<Vendor, Handler> = {
         for (const t of terms) must(wordCount(t) <= 6, `keyterms_prompt '${t}' has more than 6 words`);
         must(body.prompt === undefined, "keyterms_prompt can't be used together with prompt");
       }
+      if (body.speaker_labels !== undefined) must(typeof body.speaker_labels === 'boolean', 'speaker_labels must be a boolean');
+      state.set('speaker_labels', body.speaker_labels === true ? 1 : 0);
       boosted(fake, (body.keyterms_prompt as string[] | undefined) ?? []);
       return ok({ id: 'aai-t1', status: 'queued', audio_url: body.audio_url, text: null, confidence: null });
     }
     if (req.method === 'GET' && req.path === '/v2/transcript/aai-t1') {
       if (!pollDone(state, 'aai-t1', fake)) return ok({ id: 'aai-t1', status: 'processing', text: null, confidence: null });
       if (fake.mode === 'job-error') return ok({ id: 'aai-t1', status: 'error', error: 'Transcoding failed. File does not appear to contain audio.' });
+      if (state.get('speaker_labels') === 1) {
+        // speaker_labels: each word's `speaker` is a letter; times are milliseconds.
+        const sw = speakerWordsOf(fake);
+        const words = sw.map((w) => ({ text: w.text, start: Math.round(w.start * 1000), end: Math.round(w.end * 1000), confidence: 0.93, speaker: String.fromCharCode(65 + w.speaker) }));
+        return ok({ id: 'aai-t1', status: 'completed', text: sw.map((w) => w.text).join(' '), confidence: 0.93, words, utterances: [], audio_duration: 3 });
+      }
       return ok({ id: 'aai-t1', status: 'completed', text: heard(fake), confidence: 0.93, words: [], audio_duration: 3 });
     }
     throw new Violation(`unexpected ${req.method} ${req.path}`);

@@ -77,7 +77,11 @@ export function hypothesisSegments(words: readonly HypothesisWord[]): SpeakerSeg
     else runs.push((cur = { speaker: w.speaker, start: w.start, end: Math.max(w.start, w.end) }));
   }
   const bySpeaker = new Map<string, SpeakerSegment[]>();
-  for (const r of runs) bySpeaker.set(r.speaker, [...(bySpeaker.get(r.speaker) ?? []), r]);
+  for (const r of runs) {
+    const list = bySpeaker.get(r.speaker);
+    if (list) list.push(r);
+    else bySpeaker.set(r.speaker, [r]);
+  }
   const out: SpeakerSegment[] = [];
   for (const segs of bySpeaker.values()) {
     segs.sort((a, b) => a.start - b.start);
@@ -141,10 +145,19 @@ export function scoreCall(reference: readonly ReferenceTurn[], hypothesis: CallH
   if (!hypothesis.diarized) return { ...base, speakersFound: null, cpwer: UNSUPPORTED, der: UNSUPPORTED, segments: [] };
 
   const refBySpeaker = new Map<string, string[]>();
-  turns.forEach((t, k) => refBySpeaker.set(t.speaker, [...(refBySpeaker.get(t.speaker) ?? []), ...turnWords[k]!]));
+  turns.forEach((t, k) => {
+    const list = refBySpeaker.get(t.speaker);
+    if (list) list.push(...turnWords[k]!);
+    else refBySpeaker.set(t.speaker, [...turnWords[k]!]);
+  });
   // A hypothesis speaker's words are normalised as one text, as the whole transcript is.
   const hypText = new Map<string, string[]>();
-  for (const w of hypothesis.words) if (w.speaker !== null) hypText.set(w.speaker, [...(hypText.get(w.speaker) ?? []), w.text]);
+  for (const w of hypothesis.words) {
+    if (w.speaker === null) continue;
+    const list = hypText.get(w.speaker);
+    if (list) list.push(w.text);
+    else hypText.set(w.speaker, [w.text]);
+  }
   const hypBySpeaker = new Map([...hypText].map(([s, ws]) => [s, words(ws.join(' '))] as const));
   const cp = cpWer(refBySpeaker, hypBySpeaker);
   const segments = hypothesisSegments(hypothesis.words);

@@ -3,7 +3,7 @@
  * every server speaking the same API: Groq, speaches/faster-whisper-server, LocalAI, vLLM, and
  * whisper.cpp's server (path `/inference`). A self-hosted server may need no key.
  */
-import type { SttAdapter, SttAudio, TranscribeOptions } from './types.js';
+import type { SpeakerWord, SttAdapter, SttAudio, TranscribeOptions } from './types.js';
 import { confidenceOrNull, malformed, vendorJson } from './http.js';
 import { checkLimits, contextOf, joinUrl, requireKey, withinBudget, type AdapterSettings } from './settings.js';
 import { wavForm } from './vendor-adapter.js';
@@ -43,7 +43,8 @@ export function openAiPrompt(terms: readonly string[]): string {
 
 interface OpenAiTranscription {
   text?: unknown;
-  segments?: { avg_logprob?: unknown }[];
+  /** `diarized_json`: `{type, id, speaker, start, end, text}` per segment. */
+  segments?: { avg_logprob?: unknown; speaker?: unknown; start?: unknown; end?: unknown; text?: unknown }[];
   logprobs?: { logprob?: unknown }[];
 }
 
@@ -62,6 +63,12 @@ export function openAiConfidence(body: OpenAiTranscription): number | null {
   return null;
 }
 
+/** The segments of a `diarized_json` answer as speaker words (a segment's text stands for its words). */
+export function openAiSpeakerSegments(body: OpenAiTranscription): SpeakerWord[] {
+  const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
+  return (body.segments ?? []).map((g) => ({ text: String(g.text ?? '').trim(), start: num(g.start), end: num(g.end), speaker: typeof g.speaker === 'string' && g.speaker ? g.speaker : null }));
+}
+
 /** Creates the adapter; `settings.path` defaults to `/v1/audio/transcriptions`. */
 export function createOpenAiAdapter(s: AdapterSettings): SttAdapter {
   const model = s.model ?? 'whisper-1';
@@ -70,6 +77,8 @@ export function createOpenAiAdapter(s: AdapterSettings): SttAdapter {
     adapter: 'openai',
     model,
     supportsKeyterms: rules.prompt,
+    // Only gpt-4o-transcribe-diarize labels speakers, and only in `diarized_json` (DESIGN §16.3).
+    supportsDiarization: rules.chunking,
     // A self-hosted server may need no key: only a configured but unset variable makes it not ready.
     check: () => (s.apiKeyEnv && !s.apiKey() ? { ok: false, detail: `${s.apiKeyEnv} is not set` } : { ok: true }),
     async transcribe(audio: SttAudio, opts: TranscribeOptions) {
@@ -80,7 +89,8 @@ export function createOpenAiAdapter(s: AdapterSettings): SttAdapter {
       form.append('model', model);
       const language = opts.language ?? s.language;
       if (language) form.append('language', primaryLanguage(language));
-      form.append('response_format', rules.responseFormat);
+      const diarize = rules.chunking && opts.diarize === true;
+      form.append('response_format', diarize ? 'diarized_json' : rules.responseFormat);
       if (rules.logprobs) form.append('include[]', 'logprobs');
       if (rules.chunking) form.append('chunking_strategy', 'auto');
       form.append('temperature', '0');
@@ -89,7 +99,8 @@ export function createOpenAiAdapter(s: AdapterSettings): SttAdapter {
       const headers: Record<string, string> = key ? { authorization: `Bearer ${key}` } : {};
       const body = await withinBudget(s, audio, VENDOR, opts.signal, (signal) => vendorJson<OpenAiTranscription>(ctx, url, { method: 'POST', headers, body: form, signal }));
       if (typeof body.text !== 'string') throw malformed(ctx, 'no text');
-      return { transcript: body.text.trim(), confidence: openAiConfidence(body) };
+      const out = { transcript: body.text.trim(), confidence: diarize ? null : openAiConfidence(body) };
+      return diarize ? { ...out, words: openAiSpeakerSegments(body) } : out;
     },
   };
 }

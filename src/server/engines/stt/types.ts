@@ -21,6 +21,20 @@ export interface TranscribeOptions {
   keyterms?: readonly string[];
   /** Filled by a hosted adapter's HTTP client: when its first request left (DESIGN §15.4). */
   timing?: RequestTiming;
+  /**
+   * Ask for speaker labels as the vendor documents it (DESIGN §16.3); an adapter whose
+   * `supportsDiarization` is not true ignores it and answers without `words`.
+   */
+  diarize?: boolean;
+}
+
+/** A recognised word (or a vendor's segment) with its speaker label and times in seconds (DESIGN §16.3). */
+export interface SpeakerWord {
+  text: string;
+  start: number | null;
+  end: number | null;
+  /** The vendor's label as a string (`0`, `A`, `speaker_1`); null when the vendor gave none for this word. */
+  speaker: string | null;
 }
 
 /**
@@ -37,6 +51,8 @@ export interface SttOutput {
   transcript: string;
   /** 0..1 when the recognizer gives or lets us derive one, else null. */
   confidence: number | null;
+  /** With `diarize`, the words (or segments) with their speakers, in transcript order (DESIGN §16.3). */
+  words?: SpeakerWord[];
 }
 
 /** One recognizer behind the common interface (local engine or hosted vendor). */
@@ -47,6 +63,8 @@ export interface SttAdapter {
   readonly model: string | null;
   /** Whether `keyterms` reach the recogniser (its vendor has a boosting parameter for this model). */
   readonly supportsKeyterms: boolean;
+  /** Whether `diarize` is asked of the vendor and speaker labels come back (DESIGN §16.3); absent: no. */
+  readonly supportsDiarization?: boolean;
   transcribe(audio: SttAudio, options: TranscribeOptions): Promise<SttOutput>;
   /** Whether it can run right now (binary/model present, credential set), without calling anyone. */
   check(): { ok: true } | { ok: false; detail: string };

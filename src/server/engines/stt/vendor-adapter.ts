@@ -22,6 +22,8 @@ export interface VendorCall {
   language: string | undefined;
   /** Terms to boost, within the vendor's bounds; undefined when none were asked for (or the adapter cannot boost). */
   keyterms: readonly string[] | undefined;
+  /** Speaker labels asked for (DESIGN §16.3): only when the caller wants them and the adapter reads them. */
+  diarize: boolean;
 }
 
 /** How a vendor adapter presents itself; `model` defaults to the configured one (no vendor default). */
@@ -33,6 +35,8 @@ export interface VendorIdentity {
   model?: string | null;
   /** Whether this binding's model takes the vendor's boosting parameter (default: the vendor has one). */
   supportsKeyterms?: boolean;
+  /** Whether the adapter asks for and reads speaker labels (DESIGN §16.3; default false). */
+  supportsDiarization?: boolean;
 }
 
 /**
@@ -46,13 +50,14 @@ export function defineVendorAdapter(s: AdapterSettings, id: VendorIdentity, run:
     adapter: id.adapter,
     model: id.model === undefined ? s.model : id.model,
     supportsKeyterms,
+    supportsDiarization: id.supportsDiarization === true,
     check: keyCheck(s, id.vendor),
     async transcribe(audio, opts) {
       const key = requireKey(s, id.vendor);
       checkLimits(audio, VENDOR_TABLE[id.adapter].limits, id.vendor);
       const keyterms = supportsKeyterms && spec && opts.keyterms?.length ? checkKeyterms(opts.keyterms, spec, id.vendor) : undefined;
       const language = opts.language ?? s.language;
-      return withinBudget(s, audio, id.vendor, opts.signal, (signal) => run(audio, { key, ctx: contextOf(s, id.vendor, opts.timing), signal, language, keyterms }));
+      return withinBudget(s, audio, id.vendor, opts.signal, (signal) => run(audio, { key, ctx: contextOf(s, id.vendor, opts.timing), signal, language, keyterms, diarize: id.supportsDiarization === true && opts.diarize === true }));
     },
   };
 }
