@@ -121,12 +121,17 @@ if (await portInUse(EMBEDDED_PORT)) {
   }
 }
 
-// A JSON report beside the usual output, so the run ends with one plain `N passed, N failed` line.
-const report = join(mkdtempSync(join(tmpdir(), 'voxctl-vitest-')), 'report.json');
-const vitestArgs = ['vitest', 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${report}`, ...process.argv.slice(2)];
+// A JSON report beside the usual output, so the run ends with one plain `N passed, N failed` line, and
+// each file's time (scripts/file-timings.mjs), so it ends by naming the slowest files.
+const reportDir = mkdtempSync(join(tmpdir(), 'voxctl-vitest-'));
+const report = join(reportDir, 'report.json');
+const timings = join(reportDir, 'timings.json');
+const vitestArgs = ['vitest', 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${report}`, '--reporter=./scripts/file-timings.mjs', ...process.argv.slice(2)];
 // The keychain tests need a Secret Service: run everything in a private D-Bus session whose
 // gnome-keyring is unlocked by scripts/with-keyring.mjs.
-const status = sh('dbus-run-session', ['--', 'node', 'scripts/with-keyring.mjs', 'npx', ...vitestArgs]);
+const started = Date.now();
+const status = sh('dbus-run-session', ['--', 'node', 'scripts/with-keyring.mjs', 'npx', ...vitestArgs], { env: { ...process.env, VOXCTL_TEST_TIMINGS: timings } });
+if (existsSync(timings)) printSlowest(JSON.parse(readFileSync(timings, 'utf8')), Date.now() - started);
 if (existsSync(report)) {
   const r = JSON.parse(readFileSync(report, 'utf8'));
   const skipped = r.numPendingTests + r.numTodoTests;
@@ -137,3 +142,16 @@ if (existsSync(report)) {
   }
 }
 process.exit(status);
+
+/**
+ * The 20 slowest test files (project, seconds) and what all files took together: with two files at a time
+ * the sum is more than the wall time, and the list says where a slower run went.
+ */
+function printSlowest(rows, wallMs) {
+  const s = (ms) => (ms / 1000).toFixed(1);
+  const total = rows.reduce((sum, r) => sum + r.ms, 0);
+  console.log(`\nslowest test files (of ${rows.length}; all files ${s(total)} s, the suite ${s(wallMs)} s wall):`);
+  for (const r of [...rows].sort((a, b) => b.ms - a.ms).slice(0, 20)) {
+    console.log(`${s(r.ms).padStart(7)} s  ${r.project.padEnd(15)} ${r.file}`);
+  }
+}

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
+import { seedSqliteDataDir } from './sqlite-template.js';
 
 /** The built launcher the end-to-end tests spawn (run `npm run build` first; `npm test` does). */
 export const BIN = fileURLToPath(new URL('../../bin/voxctl.js', import.meta.url));
@@ -103,6 +104,8 @@ export interface ServedCli {
 /** Starts the real service through the built CLI (detached) and returns its URL and bootstrap key. */
 export async function serveDetached(sandbox: Sandbox, key = 'vox_' + 'C'.repeat(40)): Promise<ServedCli> {
   const port = await freePort();
+  // A copy of the run's migrated SQLite template, unless the data dir has a database already.
+  seedSqliteDataDir(sandbox.dataDir);
   const r = await cli(sandbox, ['serve', '--detach', '--port', String(port), '--log-level', 'warn'], { env: { VOXCTL_BOOTSTRAP_KEY: key }, timeout: 90_000 });
   if (r.exitCode !== 0) throw new Error(`serve --detach failed (${r.exitCode}): ${r.stderr}`);
   return {

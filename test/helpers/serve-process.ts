@@ -2,6 +2,7 @@ import { fileURLToPath } from 'node:url';
 import { execa, type ResultPromise } from 'execa';
 import { TEST_KEY } from './server.js';
 import { backendFor } from './postgres.js';
+import { seedSqliteDataDir } from './sqlite-template.js';
 
 const BIN = fileURLToPath(new URL('../../bin/voxctl.js', import.meta.url));
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -26,6 +27,8 @@ export interface ServeProcessOptions {
   logLevel?: string;
   /** More `serve` flags (e.g. `--workers 1`). */
   args?: string[];
+  /** Start on an empty data dir that migrates from nothing (default: a copy of the migrated SQLite template). */
+  freshDatabase?: boolean;
 }
 
 /**
@@ -36,6 +39,8 @@ export interface ServeProcessOptions {
 export async function startServe(dataDir: string, opts: ServeProcessOptions = {}): Promise<ServeProcess> {
   // On the PostgreSQL project the data dir's own database (the same one when the dir starts again).
   const { databaseUrl } = await backendFor(dataDir);
+  // On SQLite a copy of the run's migrated template, unless the data dir has a database (or `freshDatabase`).
+  if (!databaseUrl && !opts.freshDatabase) seedSqliteDataDir(dataDir);
   const proc = execa('node', [BIN, 'serve', '--port', '0', '--data-dir', dataDir, '--log-level', opts.logLevel ?? 'silent', ...(opts.args ?? [])], {
     cwd: ROOT,
     env: { FORCE_COLOR: '0', VOXCTL_BOOTSTRAP_KEY: TEST_KEY, ...(databaseUrl ? { VOXCTL_DATABASE_URL: databaseUrl } : {}), ...opts.env },

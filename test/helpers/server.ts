@@ -7,6 +7,7 @@ import type { ServerOptions } from '../../src/server/options.js';
 import { createRuntime, type Runtime } from '../../src/server/runtime.js';
 import type { Clock } from '../../src/server/clock.js';
 import { backendFor } from './postgres.js';
+import { seedSqliteDataDir } from './sqlite-template.js';
 
 /** A key every test server is bootstrapped with (VOXCTL_BOOTSTRAP_KEY semantics). */
 export const TEST_KEY = 'vox_' + 'T'.repeat(40);
@@ -24,11 +25,13 @@ export interface TestServer {
 
 /** Starts the real app on a temp data dir, listening on loopback (port 0), with the bootstrap key set. */
 export async function startTestServer(
-  opts: { options?: Partial<ServerOptions>; clock?: Clock; dataDir?: string } = {},
+  opts: { options?: Partial<ServerOptions>; clock?: Clock; dataDir?: string; freshDatabase?: boolean } = {},
 ): Promise<TestServer> {
   const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), 'voxctl-test-'));
   // The project's backend: on PostgreSQL each data dir has its own database (see helpers/postgres.ts).
   const backend = await backendFor(dataDir);
+  // On SQLite a copy of the run's migrated template (no migration at each start-up); `freshDatabase` migrates from nothing.
+  if (!backend.databaseUrl && !opts.freshDatabase) seedSqliteDataDir(dataDir);
   const runtime = await createRuntime(
     {
       dataDir,
