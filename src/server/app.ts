@@ -1,3 +1,4 @@
+import type { RequestListener, Server } from 'node:http';
 import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import swagger from '@fastify/swagger';
@@ -8,6 +9,7 @@ import { requestLoggerFactory } from './logger.js';
 import { genRequestId, registerRequestId } from './plugins/request-id.js';
 import { registerRequestLog } from './plugins/request-log.js';
 import { registerDrain } from './plugins/drain.js';
+import { HTTP_SERVER_OPTIONS } from './listener.js';
 import { registerErrorHandling, sendFrameworkError } from './plugins/errors.js';
 import { createClientErrorHandler, registerHostCheck } from './plugins/http-errors.js';
 import { registerValidation } from './plugins/validation.js';
@@ -46,6 +48,11 @@ export const JSON_BODY_LIMIT = 1024 * 1024;
 export interface AppOptions {
   /** Pino logger options instead of the runtime's logger (a test that reads the log lines). */
   logger?: Record<string, unknown>;
+  /**
+   * The HTTP server to answer on, already listening (start.ts opens it before the runtime is built,
+   * DESIGN §14.14); it receives Fastify's request handler. Default: Fastify's own, for `listen` or `inject`.
+   */
+  serverFactory?: (handler: RequestListener) => Server;
 }
 
 /** Builds the whole HTTP app over `runtime` without listening (tests call `inject` or `listen(0)`). */
@@ -70,7 +77,7 @@ export async function buildApp(runtime: Runtime, options: AppOptions = {}): Prom
     // Requests Node's parser refuses (bad Content-Length, CR/LF/NUL in headers, 431) get the envelope too,
     // and so does a missing Host, which Node would answer bare (see plugins/http-errors.ts).
     clientErrorHandler: createClientErrorHandler({ requestId: genRequestId, headersFor: (ip) => rateLimitHeaders(runtime.rateLimiter.peekAnonymous(ip)) }),
-    http: { requireHostHeader: false },
+    ...(options.serverFactory ? { serverFactory: options.serverFactory } : { http: HTTP_SERVER_OPTIONS }),
     // Response serializers are built on a route's first answer, not all at start (plugins/lazy-compile.ts).
     schemaController: { compilersFactory: { buildSerializer: serializeOnFirstCall() } },
   }).withTypeProvider<TypeBoxTypeProvider>();

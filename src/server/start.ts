@@ -1,11 +1,12 @@
 import { writeFileSync, rmSync } from 'node:fs';
+import type { RequestListener } from 'node:http';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { VERSION } from '../shared/version.js';
 import { redactDatabaseUrl } from '../shared/database-url.js';
-import { buildApp } from './app.js';
 import type { ServerOptions } from './options.js';
-import { createRuntime, type Runtime } from './runtime.js';
+import type { Runtime } from './runtime.js';
+import { openEarlyListener } from './listener.js';
 
 /** A listening service: its address, and a `close()` that drains requests, then workers, then the db. */
 export interface RunningServer {
@@ -16,25 +17,42 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-export { loggerOptions } from './logger.js';
-
-export { checkStartOptions } from './runtime.js';
+/** See runtime.ts's checkStartOptions (loaded on demand: this module is on the path of the first second). */
+export async function checkStartOptions(options: ServerOptions): Promise<void> {
+  (await import('./runtime.js')).checkStartOptions(options);
+}
 
 /** How long a stopping server lets open responses finish before it closes their connections. */
 export const DRAIN_CONNECTIONS_MS = 10_000;
 
-/** Starts the service on `options.host:options.port` and records pid/port/version in `server.json`. */
+/**
+ * Starts the service on `options.host:options.port` and records pid/port/version in `server.json`. The
+ * listener opens first, before the service's modules load, and answers `starting` (listener.ts, DESIGN
+ * §14.14) until the runtime (database, migrations, engines) and the app are ready; then the app answers.
+ */
 export async function startServer(options: ServerOptions): Promise<RunningServer> {
-  const runtime = await createRuntime(options);
-  const app = await buildApp(runtime);
+  const listener = await openEarlyListener(options);
+  let runtime: Runtime | undefined;
+  let app: FastifyInstance;
   try {
-    await app.listen({ host: options.host, port: options.port });
+    const [{ createRuntime }, { buildApp }] = await Promise.all([import('./runtime.js'), import('./app.js')]);
+    runtime = await createRuntime(options);
+    let handler: RequestListener | undefined;
+    app = await buildApp(runtime, {
+      serverFactory: (h) => {
+        handler = h;
+        return listener.server;
+      },
+    });
+    listener.handOver(handler!);
   } catch (err) {
-    await app.close();
-    await runtime.close();
+    await listener.close();
+    await runtime?.close();
     throw err;
   }
-  const address = app.server.address();
+  const rt = runtime;
+  const server = listener.server;
+  const address = server.address();
   const port = typeof address === 'object' && address ? address.port : options.port;
   const host = options.host.includes(':') ? `[${options.host}]` : options.host;
   const url = `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`;
@@ -45,7 +63,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   let closing: Promise<void> | undefined;
   return {
     app,
-    runtime,
+    runtime: rt,
     url,
     port,
     close() {
@@ -53,11 +71,15 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
         // Requests in flight get DRAIN_CONNECTIONS_MS to finish; then what is left is cut. Without a bound a
         // client that stops reading a large response (a WAV it never consumes) held the stop for over a
         // minute, and with it every claimed job behind it.
-        const cut = setTimeout(() => app.server.closeAllConnections(), DRAIN_CONNECTIONS_MS);
+        const cut = setTimeout(() => server.closeAllConnections(), DRAIN_CONNECTIONS_MS);
         cut.unref();
+        // No new connections; the server closes once the open ones end. The app's close starts the drain
+        // (plugins/drain.ts): answers say Connection: close and idle connections are closed.
+        const closed = new Promise<void>((resolve) => server.close(() => resolve()));
         await app.close();
+        await closed;
         clearTimeout(cut);
-        await runtime.close();
+        await rt.close();
         rmSync(serverFile, { force: true });
       })();
       return closing;

@@ -7,7 +7,7 @@ import { startTestServer, TEST_KEY, type TestServer } from '../helpers/server.js
 import { call } from '../helpers/core-http.js';
 import { buildApp } from '../../src/server/app.js';
 import { createRuntime } from '../../src/server/runtime.js';
-import { loggerOptions } from '../../src/server/start.js';
+import { loggerOptions } from '../../src/server/logger.js';
 
 describe('error envelope', () => {
   let server: TestServer;

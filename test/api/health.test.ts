@@ -20,6 +20,7 @@ describe('GET /health', () => {
       uptime_seconds: expect.any(Number),
       instance_id: expect.stringMatching(/^inst_[0-9a-f]{16}$/),
       queue: { pending: 0, processing: 0 },
+      schema: 'current',
       checks: { database: 'ok', tts: expect.stringMatching(/^(ok|unavailable)$/), stt: expect.any(Object) },
     });
     expect(res.body.uptime_seconds).toBeGreaterThanOrEqual(0);

@@ -1,0 +1,66 @@
+import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http';
+import { randomUUID } from 'node:crypto';
+
+/**
+ * Options of the one HTTP server of the service, used from the first moment: a missing Host is answered
+ * in the error envelope by the app (plugins/http-errors.ts), not refused bare by Node.
+ */
+export const HTTP_SERVER_OPTIONS = { requireHostHeader: false } as const;
+/** How long an idle keep-alive connection stays open (Fastify's default, which the app was built with). */
+const KEEP_ALIVE_TIMEOUT_MS = 72_000;
+
+/** The listener of a starting service and the hand-over of its requests to the app once it is built. */
+export interface EarlyListener {
+  server: Server;
+  /** The app's request handler takes every request from now on. */
+  handOver(handler: RequestListener): void;
+  /** Stops listening and closes its connections (a start that failed). */
+  close(): Promise<void>;
+}
+
+/**
+ * Opens the HTTP listener before anything else of the service loads (DESIGN §14.14): `/health/live` 200
+ * at once, `/health/ready` 503 `starting` and every other route 503 `Service temporarily unavailable`
+ * (Retry-After: 5) while the database is migrated (the migration lock waited for), the engines load and
+ * the app is built — so a liveness probe with a short delay does not restart a starting instance, and a
+ * proxy moves its requests on. This module imports only Node: it is what runs in the first second.
+ */
+export async function openEarlyListener(options: { host: string; port: number }): Promise<EarlyListener> {
+  let handler: RequestListener = answerStarting;
+  const server = createServer(HTTP_SERVER_OPTIONS, (req, res) => handler(req, res));
+  server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen({ host: options.host, port: options.port }, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  return {
+    server,
+    handOver(next) {
+      handler = next;
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}
+
+/** What a starting service answers (the shapes of `/health/live`, `/health/ready` and the error envelope). */
+function answerStarting(req: IncomingMessage, res: ServerResponse): void {
+  const path = (req.url ?? '/').split('?')[0];
+  const requestId = `req_${randomUUID().replaceAll('-', '')}`;
+  const send = (status: number, body: unknown, headers: Record<string, string> = {}) => {
+    const text = JSON.stringify(body);
+    res.writeHead(status, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(text), 'X-Request-Id': requestId, ...headers });
+    res.end(req.method === 'HEAD' ? undefined : text);
+  };
+  // The request body is not read: drain it so the connection stays usable.
+  req.resume();
+  if (path === '/health/live') return send(200, { status: 'ok' });
+  if (path === '/health/ready') return send(503, { status: 'not_ready', reason: 'starting' });
+  send(503, { detail: 'Service temporarily unavailable', status_code: 503, request_id: requestId, code: 'service_unavailable' }, { 'Retry-After': '5' });
+}
