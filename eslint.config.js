@@ -29,6 +29,7 @@ const CLI_SERVER_ENTRIES = {
   'src/cli/serve/serve.ts': ['../../server/process-tuning.js', '../../server/start.js'],
   'src/cli/admin/admin.ts': ['../../server/admin.js'],
   'src/cli/admin/schema.ts': ['../../server/admin.js'],
+  'src/cli/admin/backup.ts': ['../../server/admin.js'],
 };
 const escape = (s) => s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
 // The CLI's own layers (issue 32): the entry (main.ts, program.ts, command-groups.ts) → a command group

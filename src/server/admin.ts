@@ -7,3 +7,4 @@
 export { createUserWithKey, listUsersForAdmin, setAccountDisabled, validateNewUser } from './features/accounts/users.js';
 export { revokeKeyAsOperator } from './features/accounts/keys.js';
 export { openDatabase, openSqliteDatabase, inspectDatabaseSchema, migrateDatabase } from './storage/db.js';
+export { backupDataDir, restoreDataDir } from './storage/backup.js';

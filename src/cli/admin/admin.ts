@@ -9,6 +9,7 @@ import { flagsOf, intOption } from '../core/util.js';
 import { createEnv } from '../core/env.js';
 import { databaseUrlProblem } from '../../shared/database-url.js';
 import { registerSchemaCommands } from './schema.js';
+import { registerBackupCommands } from './backup.js';
 import type { AdminContext } from './context.js';
 import type { Db } from '../../server/storage/db.js';
 import type { AdminUser } from '../../server/features/accounts/users.js';
@@ -166,4 +167,5 @@ export function registerAdmin(program: Command, ctx: AdminContext = { env: creat
     .addHelpText('after', '\nExamples:\n  $ voxctl admin keys revoke key_0123456789abcdef01234567')
     .action(async (keyId: string, _o, cmd: Command) => revokeKeyCommand(keyId, flagsOf(cmd), ctx));
   registerSchemaCommands(admin, ctx);
+  registerBackupCommands(admin, ctx);
 }
