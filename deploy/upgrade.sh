@@ -33,7 +33,6 @@ fail() { say "$*"; exit 1; }
 # One setting of an environment file (the last assignment wins, as with systemd's EnvironmentFile).
 setting() { sed -n "s/^$1=//p" "$2" | tail -n 1; }
 
-# Reads the shared settings in a subshell: the database password never leaves it.
 PROXY_URL=${VOXCTL_PROXY_URL:-$(setting VOXCTL_PUBLIC_URL "$ETC/voxctl.env")}
 [ -n "$PROXY_URL" ] || fail "no proxy URL: set VOXCTL_PUBLIC_URL in $ETC/voxctl.env or VOXCTL_PROXY_URL"
 
@@ -41,6 +40,7 @@ PROXY_URL=${VOXCTL_PROXY_URL:-$(setting VOXCTL_PUBLIC_URL "$ETC/voxctl.env")}
 instance_id() { curl -fsS --max-time 5 "$1/health" 2>/dev/null | sed -n 's/.*"instance_id":"\([^"]*\)".*/\1/p'; }
 
 say "migrating with $RELEASE"
+# The shared settings are read in a subshell: the database password never leaves it.
 (
   set -a
   . "$ETC/voxctl.env"

@@ -75,6 +75,20 @@ describe('deploy/nginx', () => {
   });
 });
 
+describe('docs/deploy.md', () => {
+  const guide = readFileSync(join(DEPLOY, '..', 'docs', 'deploy.md'), 'utf8');
+  it('lists the shipped nginx site as it is, and upgrades with deploy/upgrade.sh', () => {
+    expect(guide).toContain('```nginx\n' + readFileSync(join(DEPLOY, 'nginx', 'voxctl.conf'), 'utf8') + '```');
+    expect(guide).toContain('sudo /opt/voxctl-releases/0.2.0/deploy/upgrade.sh a b');
+    expect(readFileSync(join(DEPLOY, 'upgrade.sh'), 'utf8')).toContain('sudo /opt/voxctl-releases/0.2.0/deploy/upgrade.sh a b');
+  });
+
+  it('keeps the database password in one environment file', () => {
+    const files = [...guide.matchAll(/\/etc\/voxctl\/([\w.-]+\.env)\b/g)].map((m) => m[1]);
+    expect(new Set(files.filter((f) => !/^(?:[ab]|NAME)\.env$/.test(f)))).toEqual(new Set(['voxctl.env']));
+  });
+});
+
 describe('deploy/Dockerfile and compose.yaml', () => {
   it('the Dockerfile lints clean: non-root, a data volume, PocketSphinx from Debian', () => {
     const text = readFileSync(join(DEPLOY, 'Dockerfile'), 'utf8');
