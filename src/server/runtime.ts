@@ -23,7 +23,7 @@ import { loadServerConfig, type ServerConfig } from './config.js';
 import { createSttRegistry, sttHealthOf, type SttRegistry } from './engines/stt/registry.js';
 import { FrameScheduler } from './engines/stt/streaming/scheduler.js';
 import { STREAM_LIMITS, type StreamLimits } from './engines/stt/streaming/bounds.js';
-import type { AudioFetchHooks } from './features/audio/audio-fetch.js';
+import { loadAudio, type AudioFetchHooks } from './features/audio/audio-fetch.js';
 import { createUrlSigner, type UrlSigner } from './features/audio/audio-urls.js';
 import { createMetrics, type Metrics } from './features/ops/metrics.js';
 import { createDatabaseAvailability, type DatabaseAvailability } from './storage/database-availability.js';
@@ -87,6 +87,8 @@ export interface Runtime {
   streamLimits: StreamLimits;
   /** Test seams of the audio_url fetcher (fake DNS, connect redirection); empty in production. */
   audioFetch: AudioFetchHooks;
+  /** The bytes of an `audio_url` (DESIGN §6): ours from storage, others fetched under the SSRF rules and `audioFetch`. */
+  loadAudioUrl(url: string): Promise<Buffer>;
   /** Corpus uploads: their temp folder (`{dataDir}/tmp/corpora`) and limits (DESIGN's; tests lower them). */
   corpora: CorpusSettings;
   /** Registers a cleanup to run on `close()` (in reverse order of registration, before the db closes). */
@@ -224,6 +226,9 @@ export async function createRuntime(options: ServerOptions, deps: { clock?: Cloc
     streamLimits,
     sttHealth: () => sttHealthOf(stt),
     audioFetch: {},
+    // Reads the seams per call: a test sets `runtime.audioFetch` after start-up.
+    loadAudioUrl: (url) =>
+      loadAudio({ db, blobs: blobs.store, urls: runtime.urls, clock, allowPrivate: options.allowPrivateAudioUrls, hooks: runtime.audioFetch }, url),
     metrics,
     database,
     corpora: { tmpRoot: corpusTmpRoot(options.dataDir), limits: { ...DEFAULT_CORPUS_LIMITS } },

@@ -4,7 +4,6 @@ import { Type } from '@sinclair/typebox';
 import { errorResponses } from '../../../shared/schemas/common.js';
 import { StreamRequest, type StreamEventLine } from '../../../shared/schemas/stt-stream.js';
 import { requireAuth } from '../accounts/index.js';
-import { loadAudio } from '../audio/index.js';
 import { prepareStreams } from './stt-streaming.js';
 import { StreamSlots } from './stream-slots.js';
 
@@ -47,11 +46,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
             scheduler: runtime.streamScheduler,
             signal: gone.signal,
             deadline: limits.deadline,
-            loadAudio: (url) =>
-              loadAudio(
-                { db: runtime.db, blobs: runtime.blobs, urls: runtime.urls, clock: runtime.clock, allowPrivate: runtime.options.allowPrivateAudioUrls, hooks: runtime.audioFetch },
-                url,
-              ),
+            loadAudio: runtime.loadAudioUrl,
           },
           request.body,
         );

@@ -2,7 +2,6 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { errorResponses } from '../../../shared/schemas/common.js';
 import { ProviderList, TranscribeRequest, TranscribeResponse } from '../../../shared/schemas/stt.js';
 import { requireAuth } from '../accounts/index.js';
-import { loadAudio } from '../audio/index.js';
 import { transcribe } from './transcription.js';
 
 /** POST /v1/stt/transcribe (fan-out to recognizers, DESIGN §4.11) and GET /v1/stt/providers (extension). */
@@ -31,18 +30,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
           {
             registry: runtime.stt,
             signal: gone.signal,
-            loadAudio: (url) =>
-              loadAudio(
-                {
-                  db: runtime.db,
-                  blobs: runtime.blobs,
-                  urls: runtime.urls,
-                  clock: runtime.clock,
-                  allowPrivate: runtime.options.allowPrivateAudioUrls,
-                  hooks: runtime.audioFetch,
-                },
-                url,
-              ),
+            loadAudio: runtime.loadAudioUrl,
             logError: (err, provider) => request.log.error({ err, provider }, 'STT adapter failed unexpectedly'),
           },
           request.body,
