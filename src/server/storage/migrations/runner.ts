@@ -1,6 +1,7 @@
 import type { Db } from '../sql/types.js';
 import { knownMigrations, type KnownMigration } from './known.js';
 import { newerSchemaError } from './schema-version.js';
+import { applyBaseline, readBaseline, type Baseline } from './baseline.js';
 
 /** The refusal to run on a database whose applied migration no longer matches the code (DESIGN §14.1). */
 export class MigrationChangedError extends Error {
@@ -68,15 +69,28 @@ const TRACKING_DDL = {
 /**
  * Brings the database to the newest schema this voxctl knows, through the storage seam, for both
  * dialects: refuses a newer schema (§9.5) and an applied migration whose checksum differs from the code's
- * (§14.1) before changing anything, back-fills the checksums of migrations applied before they were
+ * (§14.1) before changing anything; makes an empty database from the baseline (baseline.ts), which records
+ * the migrations it stands for; back-fills the checksums of migrations applied before they were
  * recorded, then applies each pending migration in its own transaction with its row in
  * `voxctl_schema_migrations` (and, on SQLite, `user_version`, which older voxctl versions read).
  * On PostgreSQL the caller holds the migration advisory lock.
  */
-export async function migrateSchema(db: Db, now: () => Date = () => new Date()): Promise<SchemaStatus> {
-  const known = await knownMigrations(db.dialect);
-  const state = await readState(db, known);
+export async function migrateSchema(db: Db, now: () => Date = () => new Date(), options: MigrateOptions = {}): Promise<SchemaStatus> {
+  const known = options.known ?? (await knownMigrations(db.dialect));
+  let state = await readState(db, known);
   check(state, known);
+  const baseline = options.baseline === undefined ? readBaseline(db.dialect) : (options.baseline ?? undefined);
+  if (baseline !== undefined && baseline.version <= known.length && state.applied.size === 0 && state.highest === 0) {
+    // An empty database: made in one step from the baseline, its migrations recorded as applied by it.
+    await db.transaction(
+      async () => {
+        // Another process may have made it since we looked (SQLite has no advisory lock).
+        if (!(await trackingTable(db)).exists) await applyBaseline(db, baseline);
+      },
+      { isolation: 'read committed' },
+    );
+    state = await readState(db, known);
+  }
   await db.exec(TRACKING_DDL[db.dialect]);
   await db.transaction(async () => backfill(db, known, state.legacyApplied, now()));
   for (const m of known) {
@@ -100,6 +114,14 @@ export async function migrateSchema(db: Db, now: () => Date = () => new Date()):
     );
   }
   return statusOf(db, known);
+}
+
+/** What `migrateSchema` knows besides the database (both default to this build's; tests give their own). */
+export interface MigrateOptions {
+  /** Every migration, in order. */
+  known?: KnownMigration[];
+  /** The schema an empty database is made from in one step; null: an empty database replays every migration. */
+  baseline?: Baseline | null;
 }
 
 /** Reads what is applied and what is pending, changing nothing (`voxctl admin schema`). */

@@ -13,9 +13,9 @@ import { migrationCompatibilityMigration } from './j-migration-compatibility.js'
 export type { SqlMigration } from './types.js';
 
 /**
- * The migrations of the one-file-per-version format, in order, applied after each dialect's legacy ones:
- * on SQLite the migration at position p (from 1) is version 6 + p, on PostgreSQL 2 + p (DESIGN §9.5:
- * numbered per dialect). Adding one is one entry at the end (plus its import and its checksum in
- * ../checksums.ts); never reorder, edit or remove a published entry.
+ * The migrations written as a text per dialect, in order, applied after each dialect's legacy ones: on
+ * SQLite the migration at position p (from 1) is version 6 + p, on PostgreSQL 2 + p (DESIGN §9.5:
+ * numbered per dialect). Closed: a new migration is one file in ../sql/ (the format of ../sql-file.ts,
+ * both dialects in one text); never reorder, edit or remove a published entry.
  */
 export const NEXT_MIGRATIONS: readonly SqlMigration[] = [schemaRepairMigration, userDisabledMigration, evaluationSetupMigration, speakersEngineIndexMigration, corporaMigration, corpusEvaluationsMigration, streamingEvaluationsMigration, probesMigration, eventLoopLagMigration, migrationCompatibilityMigration];
