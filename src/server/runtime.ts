@@ -30,6 +30,7 @@ import { createDatabaseAvailability, type DatabaseAvailability } from './storage
 import type { TtsWorkerPool } from './engines/tts/pool.js';
 import { DEFAULT_CORPUS_LIMITS, type CorpusSettings } from './features/corpora/upload.js';
 import { recoverCorpusUploads } from './features/corpora/recovery.js';
+import { listCorpusUploadPrefixes } from './features/corpora/repository.js';
 import { DEAD_AFTER_MS } from './features/ops/instances.js';
 
 /**
@@ -154,7 +155,7 @@ export async function createRuntime(options: ServerOptions, deps: { clock?: Cloc
     secret = shared ? await loadOrCreateSharedSecret(db) : loadOrCreateSecret(options.dataDir);
     blobs = await openAudioBlobStore({ dataDir: options.dataDir, db, audioStore: options.audioStore, s3Endpoint: options.s3Endpoint });
     if (shared) {
-      const started = await startInstancePresence({ db, clock, id: instanceId, blobs: blobs.store, logger, database });
+      const started = await startInstancePresence({ db, clock, id: instanceId, blobs: blobs.store, pendingBlobs: listCorpusUploadPrefixes, logger, database });
       presence = started;
       closers.push(() => started.close());
     } else {

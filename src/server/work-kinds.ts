@@ -18,6 +18,7 @@ import { streamProvider } from './features/stt/stt-streaming.js';
 import type { FrameScheduler } from './engines/stt/streaming/scheduler.js';
 import type { StreamLimits } from './engines/stt/streaming/bounds.js';
 import { batchItemsKind, renderItemWith } from './features/jobs/batch-items-work.js';
+import { listCorpusUploadPrefixes } from './features/corpora/repository.js';
 import { evaluationSynthesesKind } from './features/evaluations/utterance-work.js';
 import type { WorkSharing } from './work/leases.js';
 import { createWorkLoop, type WorkLoop, type WorkLoopDeps } from './work/loop.js';
@@ -80,6 +81,8 @@ export function createBatchRunner(w: WorkWiring): WorkLoop {
   const kind = batchItemsKind({
     db: w.db,
     blobs: w.blobs,
+    // A corpus upload's blobs are its own until it commits; the corpus recovery judges them.
+    pendingBlobs: listCorpusUploadPrefixes,
     clock: w.clock,
     capacity: Math.max(2, workers * 2),
     render: renderItemWith(w.db, w.tts),

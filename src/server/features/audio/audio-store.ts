@@ -2,12 +2,17 @@ import { randomBytes } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import type { Db } from '../../storage/db.js';
 import { getAudio, insertAudio, listAudioPaths, type AudioFormat, type AudioKind, type AudioRow } from './repository.js';
-import { listCorpusUploadPrefixes } from '../corpora/index.js';
 import { BlobNotFoundError, type AudioBlobStore, type ByteRange } from '../../storage/blobs/index.js';
 import { encodeWav, roundedDuration } from '../../audio/wav.js';
 import { AUDIO_ID_PATTERN } from './audio-urls.js';
 
 export type { AudioFormat, AudioBlobStore };
+
+/**
+ * The name prefixes of blobs another feature owns before any audio row records them (a corpus upload's,
+ * until it commits): the orphan sweep leaves them alone. The composition root says whose they are.
+ */
+export type PendingBlobs = (db: Db) => Promise<readonly string[]>;
 
 /** A fresh random audio id (`aud_` + 20 url-safe chars). */
 export const newAudioId = (): string => `aud_${randomBytes(15).toString('base64url')}`;
@@ -103,12 +108,12 @@ export async function openAudio(blobs: AudioBlobStore, row: Pick<AudioRow, 'path
  * passes "now": nothing else writes. Instances sharing a store pass an hour ago, so a blob another
  * instance is about to record is never taken for an orphan. Returns what was removed.
  */
-export async function recoverAudioStore(db: Db, blobs: AudioBlobStore, opts: { orphansBefore: Date }): Promise<{ temp: number; orphans: number }> {
+export async function recoverAudioStore(db: Db, blobs: AudioBlobStore, opts: { orphansBefore: Date; pending: PendingBlobs }): Promise<{ temp: number; orphans: number }> {
   const temp = (await blobs.sweepDebris?.()) ?? 0;
   const known = await listAudioPaths(db);
   // A corpus upload records its audio rows only when it commits; until then its blobs belong to its
   // upload row, and the corpus recovery (not this sweep) decides when they are debris.
-  const pending = await listCorpusUploadPrefixes(db);
+  const pending = await opts.pending(db);
   let orphans = 0;
   for await (const name of blobs.listOlderThan(opts.orphansBefore)) {
     if (known.has(name) || pending.some((p) => name.startsWith(p))) continue;

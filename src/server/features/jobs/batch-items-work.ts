@@ -8,7 +8,7 @@ import type { TtsPool } from '../../engines/tts/types.js';
 import type { Pcm16Audio } from '../../audio/wav.js';
 import { insertAudio, type AudioRow } from '../audio/index.js';
 import { claimPendingItems, finishItem, requeueProcessingItems, type ClaimedItem } from './repository.js';
-import { recoverAudioStore, wavInput, writeAudioOnly, type AudioBlobStore } from '../audio/index.js';
+import { recoverAudioStore, wavInput, writeAudioOnly, type AudioBlobStore, type PendingBlobs } from '../audio/index.js';
 import { renderSpeech, speakerVoice } from '../synthesis/index.js';
 import type { RefundFn } from '../limits/index.js';
 import type { Lease } from '../../storage/repositories/leases.js';
@@ -26,10 +26,10 @@ export const itemAudioId = (jobId: string, idx: number): string => `aud_${jobId.
  * queued again, half-written audio and audio no row records are removed. Instances sharing a PostgreSQL
  * never do this — their peers' items are `processing` too; expired leases bring a dead peer's back.
  */
-export async function recoverQueue(db: Db, blobs: AudioBlobStore): Promise<{ requeued: number; temp: number; orphans: number }> {
+export async function recoverQueue(db: Db, blobs: AudioBlobStore, pending: PendingBlobs): Promise<{ requeued: number; temp: number; orphans: number }> {
   const requeued = await db.transaction(() => requeueProcessingItems(db));
   // Far in the future: every unrecorded blob is debris, nothing else writes while the service starts.
-  return { requeued, ...(await recoverAudioStore(db, blobs, { orphansBefore: new Date(8.64e15) })) };
+  return { requeued, ...(await recoverAudioStore(db, blobs, { orphansBefore: new Date(8.64e15), pending })) };
 }
 
 /**
@@ -83,6 +83,8 @@ export function renderItemWith(db: Db, tts: () => TtsPool): RenderItem {
 export interface BatchItemsDeps {
   db: Db;
   blobs: AudioBlobStore;
+  /** Blobs other features own before a row records them: the start-up sweep keeps them. */
+  pendingBlobs: PendingBlobs;
   clock: Clock;
   render: RenderItem;
   refund: RefundFn;
@@ -98,7 +100,7 @@ export function batchItemsKind(deps: BatchItemsDeps): WorkKind<ClaimedItem, Audi
     capacity: deps.capacity,
     failure: { code: 'synthesis_failed', prefix: 'Synthesis failed' },
     async recover() {
-      await recoverQueue(db, deps.blobs);
+      await recoverQueue(db, deps.blobs, deps.pendingBlobs);
     },
     previousOwner: (item) => item.lease_owner,
     claim: (limit, now, lease, opts) => claimItems(db, limit, now, lease, opts),

@@ -7,7 +7,7 @@ import { beat, deleteInstances, insertInstance, type InstanceRow } from './insta
 import { TAKEOVER_AFTER_MS } from '../../storage/repositories/leases.js';
 import { refundStaleReservations } from '../limits/index.js';
 import type { AudioBlobStore } from '../../storage/blobs/index.js';
-import { recoverAudioStore } from '../audio/index.js';
+import { recoverAudioStore, type PendingBlobs } from '../audio/index.js';
 import { pruneRateWindows } from '../limits/index.js';
 import { utcDay } from '../limits/index.js';
 
@@ -54,6 +54,8 @@ export async function startInstancePresence(o: {
   clock: Clock;
   id: string;
   blobs: AudioBlobStore;
+  /** Blobs other features own before a row records them: the hourly sweep keeps them. */
+  pendingBlobs: PendingBlobs;
   logger: Logger;
   database?: Pick<DatabaseAvailability, 'report' | 'isDown'>;
 }): Promise<InstancePresence> {
@@ -85,7 +87,7 @@ export async function startInstancePresence(o: {
     }
     await o.blobs.collectRetired?.(new Date(now().getTime() - RETIRED_GRACE_MS));
     // Listing every blob is the costly step: at start and then hourly.
-    if (round++ % 60 === 0) await recoverAudioStore(o.db, o.blobs, { orphansBefore: new Date(now().getTime() - ORPHAN_AGE_MS) });
+    if (round++ % 60 === 0) await recoverAudioStore(o.db, o.blobs, { orphansBefore: new Date(now().getTime() - ORPHAN_AGE_MS), pending: o.pendingBlobs });
     await pruneRateWindows(o.db, utcDay(now().getTime() - 86_400_000));
   };
   const report = (err: unknown) => {

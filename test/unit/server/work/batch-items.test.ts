@@ -46,6 +46,7 @@ describe('batch items on the claim loop over the SQLite queue (real engines)', (
       batchItemsKind({
         db,
         blobs: dataDirBlobs(dir),
+        pendingBlobs: async () => [],
         clock: systemClock,
         capacity: 4,
         refund: refundCharacters,

@@ -36,7 +36,7 @@ describe('instance presence: when an instance may judge its peers', () => {
     let down = false;
     const database = { report: (err: unknown) => isConnectionFailure(err), isDown: () => down };
     const logger = pino({ level: 'silent' }) as unknown as Logger;
-    presence = await startInstancePresence({ db, clock, id: 'inst_self', blobs: dataDirBlobs(dir), logger, database });
+    presence = await startInstancePresence({ db, clock, id: 'inst_self', blobs: dataDirBlobs(dir), pendingBlobs: async () => [], logger, database });
     const heartbeat = () => db.value<string>("SELECT heartbeat_at FROM instances WHERE id = 'inst_self'");
     // Nothing was seen go wrong before the start: a peer killed earlier is found dead at once.
     expect(presence.mayJudge()).toBe(true);
@@ -65,7 +65,7 @@ describe('instance presence: when an instance may judge its peers', () => {
   it('writes its row again when a peer forgot it during a long outage', async () => {
     const clock = manualClock('2026-11-28T10:00:00.000Z');
     const logger = pino({ level: 'silent' }) as unknown as Logger;
-    presence = await startInstancePresence({ db, clock, id: 'inst_self', blobs: dataDirBlobs(dir), logger });
+    presence = await startInstancePresence({ db, clock, id: 'inst_self', blobs: dataDirBlobs(dir), pendingBlobs: async () => [], logger });
     await db.run("DELETE FROM instances WHERE id = 'inst_self'");
     clock.advance(10_000);
     await tick();
