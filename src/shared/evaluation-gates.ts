@@ -19,10 +19,12 @@ export interface EvaluationGates {
   minEntityAccuracy?: number;
   /** `--max-failure-rate R` (0..1): failed ÷ attempted requests a row may have; 0 when a gate is on and it is not given (§15.2). */
   maxFailureRate?: number;
+  /** `--max-der X` (DESIGN §16.6): on the DER of each conversation summary row of group `all`. */
+  maxDer?: number;
 }
 
 /** The kind of a gate failure, as JUnit's `<failure type>` names it. */
-export type GateFailureType = 'max-wer' | 'max-regression' | 'inconclusive' | 'failed-requests' | 'max-final-latency' | 'probes';
+export type GateFailureType = 'max-wer' | 'max-regression' | 'inconclusive' | 'failed-requests' | 'max-final-latency' | 'probes' | 'max-der';
 
 /** One row failing one gate: its JUnit `message`, and the `line` that names it on stderr. */
 export interface GateFailure {
@@ -41,6 +43,8 @@ export interface GatedSummaryRow extends ProbeGateRow {
   failed_requests: number;
   final_latency_ms?: StreamingSummary['final_latency_ms'];
   streams_failed?: number;
+  /** A conversation row's DER (DESIGN §16.4): `{"unsupported": true}` without diarization, null when nothing was scored. */
+  der?: number | { unsupported: true } | null;
 }
 
 /** What the gates read of a row of a comparison with a baseline. */
@@ -86,6 +90,19 @@ export function failsMaxWer(row: { group: string; wer: number | null }, maxWer: 
   return maxWer !== undefined && row.group === 'all' && (row.wer === null || row.wer > maxWer);
 }
 
+/**
+ * The `--max-der` line of a summary row of group `all`, or undefined when it passes: a DER above X fails,
+ * and so does a DER that was not measured — a provider without diarization, a row with nothing scored,
+ * an evaluation that is not a conversation (DESIGN §16.6 under the §15 rules).
+ */
+export function maxDerLine(row: { provider: string; condition: string; group: string; der?: number | { unsupported: true } | null }, maxDer: number | undefined): string | undefined {
+  if (maxDer === undefined || row.group !== 'all') return undefined;
+  const der = row.der;
+  if (typeof der === 'number') return der > maxDer ? `${row.provider} under ${row.condition}: DER ${f4(der)} exceeds --max-der ${maxDer}` : undefined;
+  const why = der === undefined ? 'not a conversation' : der === null ? 'nothing scored' : 'no diarization';
+  return `${row.provider} under ${row.condition}: DER not measured (${why}) cannot pass --max-der ${maxDer}`;
+}
+
 /** How a regressed row reads on stderr, in JUnit and in Markdown. */
 export function regressionLine(r: GatedCompareRow): string {
   return `${r.provider} under ${r.condition}: WER ${f4(r.wer_baseline)} → ${f4(r.wer)} (${signed(r.difference)}, 95% CI ${f4(r.ci95[0])}–${f4(r.ci95[1])}, P(worse) ${r.p_worse.toFixed(3)})`;
@@ -124,6 +141,8 @@ export function summaryGateFailures(rows: readonly GatedSummaryRow[], gates: Eva
       out.push({ ...key, type: 'max-final-latency', message: line, line });
     }
     for (const line of probeGateLines(r, gates)) out.push({ ...key, type: 'probes', message: line, line });
+    const der = maxDerLine(r, gates.maxDer);
+    if (der) out.push({ ...key, type: 'max-der', message: der, line: der });
     if (failsFailureRate(r, gates)) out.push({ ...key, type: 'failed-requests', message: failedRequestsLine(r), line: failedRequestsLine(r) });
   }
   return out;

@@ -103,6 +103,7 @@ export async function watchEvaluation(
 function firstGateFlag(gates: RunGates): string {
   const flags: [number | undefined, string][] = [
     [gates.maxWer, '--max-wer'],
+    [gates.maxDer, '--max-der'],
     [gates.maxFinalLatency, '--max-final-latency'],
     [gates.maxHallucination, '--max-hallucination'],
     [gates.minEntityAccuracy, '--min-entity-accuracy'],
@@ -129,6 +130,8 @@ function failureHeadline(type: GateFailureType, n: number, gates: RunGates, base
       return `${rows} cannot be ruled out as regressions beyond --max-regression ${gates.maxRegression} (fewer than ${MIN_VERDICT_SPEAKERS} speakers):`;
     case 'failed-requests':
       return `${rows} have failed requests beyond --max-failure-rate ${gates.maxFailureRate ?? 0}:`;
+    case 'max-der':
+      return `${rows} fail --max-der ${gates.maxDer}:`;
   }
 }
 
@@ -138,7 +141,7 @@ function failureHeadline(type: GateFailureType, n: number, gates: RunGates, base
  */
 export function gateError(failures: readonly GateFailure[], gates: RunGates, context: { id: string; baselineId?: string }): CliError | undefined {
   if (failures.length === 0) return undefined;
-  const order: GateFailureType[] = ['max-wer', 'max-final-latency', 'probes', 'max-regression', 'inconclusive', 'failed-requests'];
+  const order: GateFailureType[] = ['max-wer', 'max-der', 'max-final-latency', 'probes', 'max-regression', 'inconclusive', 'failed-requests'];
   const blocks = order.flatMap((type) => {
     const mine = failures.filter((f) => f.type === type);
     return mine.length ? [`${failureHeadline(type, mine.length, gates, context.baselineId)}\n${mine.map((f) => `  ${f.line}`).join('\n')}`] : [];

@@ -6,3 +6,4 @@ export * from './assignment.js';
 export * from './der.js';
 export * from './cpwer.js';
 export * from './score.js';
+export * from './summary.js';
