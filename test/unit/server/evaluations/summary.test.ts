@@ -1,7 +1,6 @@
 import { loadSqliteDriver } from '../../../../src/server/storage/sqlite-driver.js';
 import { describe, expect, it } from 'vitest';
-import { migrate } from '../../../../src/server/storage/migrations/index.js';
-import { NEXT_MIGRATIONS } from '../../../../src/server/storage/migrations/next/index.js';
+import { migrateRaw } from '../../../helpers/migrated-sqlite.js';
 import { createSqliteDb } from '../../../../src/server/storage/sql/sqlite.js';
 import { EVALUATION_SQL, utteranceQuery, type UtteranceView } from '../../../../src/server/features/evaluations/repository.js';
 import { ownedPageQuery } from '../../../../src/server/storage/repositories/owned-page.js';
@@ -109,8 +108,7 @@ describe('summarise (DESIGN §8.3)', () => {
 
 describe('speaker selection and the evaluation tables', () => {
   const raw = new Database(':memory:');
-  migrate(raw);
-  for (const m of NEXT_MIGRATIONS) raw.exec(m.sqlite);
+  migrateRaw(raw);
   // The services run on the seam; EXPLAIN QUERY PLAN needs the raw driver.
   const db = createSqliteDb(raw);
 

@@ -1,8 +1,7 @@
 import { loadSqliteDriver } from '../../../../src/server/storage/sqlite-driver.js';
 import { describe, expect, it } from 'vitest';
 import type BetterSqlite3 from 'better-sqlite3';
-import { migrate } from '../../../../src/server/storage/migrations/index.js';
-import { NEXT_MIGRATIONS } from '../../../../src/server/storage/migrations/next/index.js';
+import { migrateRaw } from '../../../helpers/migrated-sqlite.js';
 import { CORPUS_PAGE_SQL, CORPUS_UTTERANCE_PAGE_SQL } from '../../../../src/server/features/corpora/repository.js';
 
 const Database = loadSqliteDriver();
@@ -12,8 +11,7 @@ const plan = (db: BetterSqlite3.Database, sql: string, ...args: unknown[]) =>
 
 describe('corpora schema (DESIGN §10)', () => {
   const db = new Database(':memory:');
-  migrate(db);
-  for (const m of NEXT_MIGRATIONS) db.exec(m.sqlite);
+  migrateRaw(db);
 
   it('lists corpora and pages utterances through indexes', () => {
     expect(plan(db, CORPUS_PAGE_SQL, 'u', 20, 0)).toMatch(/USING INDEX corpora_user_created/);

@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { loadSqliteDriver } from '../../../../../src/server/storage/sqlite-driver.js';
-import { migrate } from '../../../../../src/server/storage/migrations/index.js';
-import { NEXT_MIGRATIONS } from '../../../../../src/server/storage/migrations/next/index.js';
+import { migrateRaw } from '../../../../helpers/migrated-sqlite.js';
 import { createSqliteDb } from '../../../../../src/server/storage/sql/sqlite.js';
 import { listSpeakers, SPEAKER_FILTERS, speakerPageQuery } from '../../../../../src/server/features/synthesis/speakers-repository.js';
 import { findSpeaker, speakerBinding } from '../../../../../src/server/features/synthesis/speakers.js';
@@ -11,8 +10,7 @@ const Database = loadSqliteDriver();
 function migrated() {
   const db = new Database(':memory:');
   db.pragma('foreign_keys = ON');
-  migrate(db);
-  for (const m of NEXT_MIGRATIONS) db.exec(m.sqlite);
+  migrateRaw(db);
   return db;
 }
 
