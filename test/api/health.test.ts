@@ -67,6 +67,11 @@ describe('GET /health queue depth (DESIGN §9.6)', () => {
       const res = await call(server, 'GET', '/health');
       expect(res.body.queue).toEqual({ pending: 3, processing: 0 });
       expect(res.body.instance_id).toBe(server.runtime.instanceId);
+      // The database away: the last counts read, not zeros (issue 31: 0/0 while 20 items were in progress).
+      await server.runtime.db.close();
+      const away = await call(server, 'GET', '/health');
+      expect(away.status).toBe(503);
+      expect(away.body).toMatchObject({ status: 'degraded', queue: { pending: 3, processing: 0 }, schema: 'current', checks: { database: 'unavailable' } });
     } finally {
       await server.close();
     }
