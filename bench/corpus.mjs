@@ -10,8 +10,10 @@
 //   evaluate — an evaluation of a seeded sample of BENCH_SAMPLE (default 200) utterances on local-sphinx
 //              (clean) vs pocketsphinx_continuous run directly on the same audio (16 kHz raw, prepared
 //              before the clock starts), as many at once as cores — goal ≤ 1.1×.
-// Prints figures and ratios — wall time, and CPU seconds (the server's, or this process's reaped children:
-// ffmpeg, PocketSphinx, the CLI), which other tenants of a shared machine do not move; asserts nothing.
+// FLAC is decoded by the WebAssembly decoders in the server's process (DESIGN §17.4), so the upload's CPU is the
+// server's own and the baseline's is this process's.
+// Prints figures and ratios — wall time, and CPU seconds (the server's, or this process's and its reaped
+// children: PocketSphinx, the CLI), which other tenants of a shared machine do not move; asserts nothing.
 // BENCH_RUNS (default 3) repeats it.
 import { execFile } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -89,8 +91,8 @@ async function generateCorpus(dir) {
 }
 
 /**
- * The baseline of the upload: the same files through the service's own decoder (`decodeAudioFiles`: one
- * ffmpeg run per batch of 16 files, 48 kHz cap) as the service runs it — 2 workers (fewer on one core),
+ * The baseline of the upload: the same files through the service's own decoder (`decodeAudioFiles`: batches
+ * of 16 files, FLAC by the WebAssembly decoder, 48 kHz cap) as the service runs it — 2 workers (fewer on one core),
  * each decoding its next batch into a scratch folder — with nothing extracted, stored or committed.
  */
 async function decodeAlone(files) {

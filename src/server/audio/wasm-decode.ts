@@ -185,16 +185,26 @@ export async function decodeWithWasm(
       await decoder.ready;
       const parser = new CodecParser('audio/flac', { enableFrameCRC32: false, enableLogging: false });
       const sequence = flacSequence();
-      const decode = (frame: CodecFrame) =>
-        call(() => {
+      let declared: number | undefined;
+      let first: Uint8Array | undefined;
+      const decode = async (frame: CodecFrame) => {
+        // Past the declared length come only the sentinel frame below (or stray bytes): not decoded.
+        if (declared && sequence.samples() >= declared) return;
+        first ??= Uint8Array.from(frame.data);
+        await call(() => {
           sequence.next(frame);
           return decoder.decodeFrames([frame.data]);
         });
-      let declared: number | undefined;
+      };
       for await (const chunk of chunks(path, READ_BYTES, signal)) {
         declared ??= flacDeclaredSamples(chunk);
         for (const frame of frames(parser.parseChunk(chunk))) await decode(frame);
       }
+      // codec-parser ends a frame where it finds the next valid frame header, and at the end of the input it
+      // sometimes drops the last frame (seen on sox's FLAC: 3,584 samples short of STREAMINFO's 89,600). A
+      // copy of the first frame after the file gives the last frame its next header; the copy itself lies past
+      // the declared length and is not decoded. Without a declared length there is nothing to stop at.
+      if (declared && first) for (const frame of frames(parser.parseChunk(first))) await decode(frame);
       for (const frame of frames(parser.flush())) await decode(frame);
       // The parser stops at bytes it cannot frame: a file whose frames end before its declared length is
       // damaged or cut short (the last frame may be shorter than its block size, hence "fewer").

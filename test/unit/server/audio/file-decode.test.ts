@@ -53,7 +53,7 @@ describe('decodeAudioFile: the corpus formats (DESIGN §10.2)', () => {
     expect((err as FileDecodeError).reason).toBe('corrupt');
   });
 
-  it('decodes a batch in one ffmpeg run, and names each bad file of a failed run', async () => {
+  it('decodes a batch (its M4A files in one ffmpeg run), and names each bad file', async () => {
     const scratch = join(dir, 'scratch');
     const { mkdirSync, readdirSync } = await import('node:fs');
     mkdirSync(scratch, { recursive: true });

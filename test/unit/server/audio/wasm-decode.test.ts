@@ -66,6 +66,10 @@ describe('WebAssembly decoders for FLAC, Ogg Vorbis, Opus and MP3 (DESIGN §17.4
     ffmpeg(['-i', SPEECH, '-c:a', 'libmp3lame', f('a.mp3')]);
     ffmpeg(['-i', SPEECH, '-c:a', 'aac', f('a.m4a')]);
     copyFileSync(SPEECH, f('a.wav'));
+    // A FLAC whose last frame codec-parser drops at the end of its input (found by bench/corpus.mjs).
+    const other = '/usr/share/pocketsphinx/test/data/librivox/sense_and_sensibility_01_austen_64kb-0890.wav';
+    execFileSync('sox', [other, f('tail.wav'), 'pad', '0.15', '0.15']);
+    execFileSync('sox', [f('tail.wav'), f('tail.flac')]);
 
     // Corrupt files: a FLAC whose frames are overwritten after the first ones (libFLAC's frame CRCs fail);
     // an Ogg Vorbis and an Opus file whose third page lost its capture pattern; an ID3 tag followed by noise
@@ -109,6 +113,14 @@ describe('WebAssembly decoders for FLAC, Ogg Vorbis, Opus and MP3 (DESIGN §17.4
       // ... and the same signal: two decoders of one stream differ by rounding only.
       expect(snrDb(reference, decoded.pcm), name).toBeGreaterThan(30);
     }
+  });
+
+  it('decodes every frame of a FLAC up to its declared length, the last one too', async () => {
+    const decoded = await decodeAudioFile(f('tail.flac'), LIMITS);
+    expect(decoded.pcm.length).toBe(89_600);
+    // As ffmpeg reads it (libFLAC's float output rounds one sample of this file one step apart).
+    const reference = ffmpegReads('tail.flac', 16_000);
+    expect(Math.max(...decoded.pcm.map((v, i) => Math.abs(v - reference[i]!)))).toBeLessThanOrEqual(1);
   });
 
   it.each(['bad.flac', 'bad.ogg', 'bad.opus', 'bad.mp3'])('refuses %s as unsupported or corrupt audio', async (name) => {
