@@ -7,3 +7,4 @@ export * from './der.js';
 export * from './cpwer.js';
 export * from './score.js';
 export * from './summary.js';
+export * from './options.js';
