@@ -1,6 +1,5 @@
+// DomainError, validationFailed and their types have one home, src/shared/errors.ts: import them from there.
 import { DomainError, type ErrorCode } from '../shared/errors.js';
-
-export { DomainError, validationFailed, type ErrorCode, type FieldError } from '../shared/errors.js';
 
 /**
  * An error raised by the HTTP layer itself (plugins), which may need response headers (`Retry-After` of a

@@ -7,10 +7,15 @@
 /** Bounds of a keyterm list. */
 export const KEYTERM_LIMITS = { maxTerms: 100, maxChars: 50 } as const;
 
-/** A keyterm list that breaks the rule; `message` is the API's 400 text. */
-export class KeytermsError extends Error {
+import { DomainError } from './errors.js';
+
+/**
+ * A keyterm list that breaks the rule: a `validation_failed` whose message is the API's 400 text, so the
+ * routes and the work kind let it through as it is (DESIGN §12.4) and nothing translates it by hand.
+ */
+export class KeytermsError extends DomainError {
   constructor(message: string) {
-    super(message);
+    super('validation_failed', message);
     this.name = 'KeytermsError';
   }
 }

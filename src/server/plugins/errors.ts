@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { ApiError, DomainError, type ErrorCode, type FieldError } from '../errors.js';
+import { ApiError } from '../errors.js';
+import { DomainError, type ErrorCode, type FieldError } from '../../shared/errors.js';
 import { multipartFault } from './multipart-errors.js';
 
 interface AjvIssue {

@@ -1,7 +1,7 @@
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyInstance } from 'fastify';
-import { DomainError, type ErrorCode } from '../errors.js';
+import { DomainError, type ErrorCode } from '../../shared/errors.js';
 import { errorBody, statusOf } from './errors.js';
 
 /**

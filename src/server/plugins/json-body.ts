@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { validationFailed } from '../errors.js';
+import { validationFailed } from '../../shared/errors.js';
 import { hasLoneSurrogate } from '../../shared/text-rules.js';
 
 /** A `\uD800`–`\uDFFF` escape in the raw JSON: the only way a surrogate gets into a strictly decoded body. */

@@ -1,4 +1,5 @@
 import { describe, expect, test } from 'vitest';
+import { DomainError } from '../../../src/shared/errors.js';
 import { KeytermsError, KEYTERM_LIMITS, normalizeKeyterms } from '../../../src/shared/keyterms.js';
 
 describe('normalizeKeyterms (DESIGN §12.4: 1..100 strings, each 1..50 characters)', () => {
@@ -21,5 +22,17 @@ describe('normalizeKeyterms (DESIGN §12.4: 1..100 strings, each 1..50 character
     [[7], 'Keyterm 0 must be 1..50 characters'],
   ])('%j → %s', (terms, message) => {
     expect(() => normalizeKeyterms(terms)).toThrow(new KeytermsError(message));
+  });
+
+  test('a broken list is a validation_failed domain error, which the routes answer as a 400 without translating it', () => {
+    const err = (() => {
+      try {
+        normalizeKeyterms([]);
+      } catch (e) {
+        return e;
+      }
+    })();
+    expect(err).toBeInstanceOf(DomainError);
+    expect(err).toMatchObject({ code: 'validation_failed', message: 'Keyterms must hold 1..100 terms' });
   });
 });

@@ -12,7 +12,7 @@ import { CardError } from './card.js';
 import { readCookie, SESSION_COOKIE, sessionCookie } from './cookies.js';
 import { renderMessagePage, renderPortalPage } from './page.js';
 import { buildPortalView, NOTICES } from './portal-view.js';
-import { DomainError } from '../../errors.js';
+import { DomainError } from '../../../shared/errors.js';
 
 // The portal's pages are HTML for a browser, not API: kept out of the OpenAPI document.
 const PAGE = { hide: true } as const;

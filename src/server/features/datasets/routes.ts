@@ -3,7 +3,7 @@ import { Type } from '@sinclair/typebox';
 import { errorResponses, PagingQuery } from '../../../shared/schemas/common.js';
 import { Dataset, DatasetCreated, DatasetPage } from '../../../shared/schemas/datasets.js';
 import { requireAuth } from '../accounts/index.js';
-import { DomainError, validationFailed } from '../../errors.js';
+import { DomainError, validationFailed } from '../../../shared/errors.js';
 import { requestBase } from '../audio/index.js';
 import { parseDatasetCsv, type CsvDatasetRow } from './csv-dataset.js';
 import { createDataset, datasetPage, datasetView, parseDatasetLanguage, parseDatasetName, parseGenerateAudio } from './datasets.js';

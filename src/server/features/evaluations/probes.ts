@@ -5,7 +5,7 @@
  */
 import { validationFailed } from '../../../shared/errors.js';
 import { ENTITY_PER_TYPE, ENTITY_TYPES, entitySentences, isEntityType, type EntitySentence, type EntityType } from '../../../shared/entities/index.js';
-import { KeytermsError, normalizeKeyterms } from '../../../shared/keyterms.js';
+import { normalizeKeyterms } from '../../../shared/keyterms.js';
 import { NON_SPEECH_KINDS, NON_SPEECH_LIMITS, type NonSpeechKind } from '../../../shared/non-speech.js';
 import type { EvaluationProbes } from '../../../shared/schemas/evaluations.js';
 
@@ -48,14 +48,7 @@ export function checkProbes(probes: EvaluationProbes | undefined, conditions: re
     if (!Number.isInteger(perType) || !within(perType, ENTITY_PER_TYPE)) throw validationFailed(`probes.entities.per_type must be ${ENTITY_PER_TYPE.min}..${ENTITY_PER_TYPE.max}`);
     out.entities = { types: [...new Set(types)] as EntityType[], per_type: perType };
   }
-  if (probes.keyterms) {
-    try {
-      out.keyterms = { terms: normalizeKeyterms(probes.keyterms.terms) };
-    } catch (e) {
-      if (e instanceof KeytermsError) throw validationFailed(e.message);
-      throw e;
-    }
-  }
+  if (probes.keyterms) out.keyterms = { terms: normalizeKeyterms(probes.keyterms.terms) };
   return out;
 }
 

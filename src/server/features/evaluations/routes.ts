@@ -15,7 +15,7 @@ import {
   RerunEvaluationRequest,
 } from '../../../shared/schemas/evaluations.js';
 import { requireAuth } from '../accounts/index.js';
-import { DomainError } from '../../errors.js';
+import { DomainError } from '../../../shared/errors.js';
 import { requestBase } from '../audio/index.js';
 import { refundCharacters } from '../limits/index.js';
 import { createEvaluation } from './create.js';

@@ -8,7 +8,7 @@ import { ALL_PROVIDERS, type SttResult, type TranscribeResponse } from '../../..
 import { AudioDecodeError, decodeAudio } from '../../audio/decode.js';
 import { encodeWav } from '../../audio/wav.js';
 import { DomainError, validationFailed } from '../../../shared/errors.js';
-import { KeytermsError, normalizeKeyterms } from '../../../shared/keyterms.js';
+import { normalizeKeyterms } from '../../../shared/keyterms.js';
 import type { SttRegistry } from '../../engines/stt/registry.js';
 import { SttError, type RequestTiming, type SttAudio, type SttErrorCode } from '../../engines/stt/types.js';
 
@@ -32,13 +32,7 @@ export interface TranscriptionInput {
 
 /** The request's keyterms, trimmed, or a 400 with the shared rule's message (`Keyterm {i} must be 1..50 characters`). */
 export function validateKeyterms(terms: readonly unknown[] | undefined): string[] | undefined {
-  if (terms === undefined) return undefined;
-  try {
-    return normalizeKeyterms(terms);
-  } catch (err) {
-    if (err instanceof KeytermsError) throw validationFailed(err.message);
-    throw err;
-  }
+  return terms === undefined ? undefined : normalizeKeyterms(terms);
 }
 
 /** Checks the provider list: known names (`Unknown provider: {name}`), no duplicates, 1..9 of them. */
