@@ -84,7 +84,7 @@ describe('docs/deploy.md', () => {
   });
 
   it('keeps the database password in one environment file', () => {
-    const files = [...guide.matchAll(/\/etc\/voxctl\/([\w.-]+\.env)\b/g)].map((m) => m[1]);
+    const files = [...guide.matchAll(/\/etc\/voxctl\/([\w.-]+\.env)\b/g)].map((m) => m[1]!);
     expect(new Set(files.filter((f) => !/^(?:[ab]|NAME)\.env$/.test(f)))).toEqual(new Set(['voxctl.env']));
   });
 });
