@@ -15,7 +15,8 @@ const dist = fileURLToPath(new URL('./dist/', import.meta.url));
 // - `postgres`: the files that touch storage again on a real PostgreSQL (DESIGN §9.7), two at a time;
 // - `sqlite-serial`, `postgres-serial`: the files whose subject is timing — a kill and the lease that
 //   recovers it, a database outage, the event loop under load, stream deadlines, memory under
-//   back-pressure — one at a time once the parallel group is done, so no other file competes for the CPU;
+//   back-pressure, a service kept responsive under hostile uploads — one at a time once the parallel group
+//   is done, so no other file competes for the CPU;
 // - `compat` (only with VOXCTL_TEST_SUITE=compat, .ci/run's pass on the other Nodes): what differs between
 //   Nodes — native modules, engines, the embedded default, the keychain, the CLI as a process.
 
@@ -30,6 +31,7 @@ const SERIAL = [
   'test/api/latency-isolation.test.ts',
   'test/api/stt-stream-bounds.test.ts',
   'test/api/stt-stream-unread.test.ts',
+  'test/api/corpora-bounds.test.ts',
   'test/unit/server/engines/tts/pool.test.ts',
 ];
 
@@ -40,6 +42,7 @@ const POSTGRES_SERIAL = [
   'test/api/evaluations-crash.test.ts',
   'test/api/request-counts-crash.test.ts',
   'test/api/synthesis-crash.test.ts',
+  'test/api/corpora-bounds.test.ts',
   'test/scale/outage-takeover.test.ts',
   'test/scale/two-instances.test.ts',
   'test/scale/database-outage.test.ts',
