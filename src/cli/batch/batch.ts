@@ -13,8 +13,9 @@ import { connect } from '../core/session.js';
 import { examples, flagsOf, pagingOptions, readInputFile, readStdin } from '../core/util.js';
 import { downloadAll, type DownloadItem, type DownloadSummary } from '../core/downloads.js';
 import { chooseSpeaker } from '../core/speaker-choice.js';
-import { JOB_STATUSES, MAX_BATCH_ITEMS, SAMPLE_RATES, type SampleRateHz } from '../../shared/constants.js';
+import { JOB_STATUSES, MAX_BATCH_ITEMS, SAMPLE_RATES } from '../../shared/constants.js';
 import { describeCommand } from '../command-groups.js';
+import { listOptions, submitOptions, type ListFlags, type SubmitFlags } from './options.js';
 
 /** The service's batch limit: bigger inputs are split into several jobs. */
 export const MAX_BATCH = MAX_BATCH_ITEMS;
@@ -141,37 +142,37 @@ export function registerBatch(program: Command, ctx: HandlerContext): void {
       .description('Submit texts for synthesis; more than 100 items become several jobs'),
     ['voxctl batch submit lines.csv --speaker spk_en-gb-scotland_003 --watch', 'voxctl batch submit items.jsonl --download out/', 'JOB=$(voxctl batch submit items.json -q)'],
   ).action(async (file: string, _o, cmd: Command) => {
-    const flags = flagsOf<{ speaker?: string; watch?: boolean; download?: string; force?: boolean; skipExisting?: boolean; sampleRate?: string }>(cmd);
-    const content = file === '-' ? await readStdin(ctx) : (await readInputFile(file)).toString('utf8');
+    const flags = flagsOf<SubmitFlags>(cmd);
+    const options = submitOptions(file, flags);
+    const content = options.input.from === 'stdin' ? await readStdin(ctx) : (await readInputFile(options.input.file)).toString('utf8');
     const items = await parseBatchInput(content, file);
     if (items.length === 0) throw usageError(`${file} has no items`);
     const { client, out } = await connect(ctx, flags, { announce: true });
     const needsDefault = items.some((i) => !i.speaker_id);
-    const fallback = needsDefault ? (await chooseSpeaker(ctx, client, out, flags.speaker)).id : '';
+    const fallback = needsDefault ? (await chooseSpeaker(ctx, client, out, options.speaker)).id : '';
     const full: BatchItem[] = items.map((i) => ({ text: i.text, speaker_id: i.speaker_id ?? fallback }));
     const chunks = chunk(full);
     const created: (BatchCreated & { start: number })[] = [];
     for (const c of chunks) {
       const needed = c.items.reduce((n, i) => n + [...i.text].length, 0);
       const job = await withQuotaArithmetic(client.usage, needed, () => client.submitBatch(
-        { items: c.items, ...(flags.sampleRate ? { sample_rate: Number(flags.sampleRate) as SampleRateHz } : {}) },
+        { items: c.items, ...(options.sampleRate ? { sample_rate: options.sampleRate } : {}) },
         { idempotencyKey: randomUUID() },
       ));
       created.push({ ...job, start: c.start });
     }
     if (chunks.length > 1) out.info(`${full.length} items split into ${chunks.length} jobs of at most ${MAX_BATCH}.`);
-    const watch = flags.watch || flags.download !== undefined;
-    if (!watch) {
+    if (!options.watch) {
       if (out.json) return out.printJson(created.length === 1 ? strip(created[0]!) : created.map(strip));
       for (const j of created) out.write(j.job_id + '\n');
       out.info(`Follow with: voxctl batch status ${created[0]!.job_id} --watch`);
       return;
     }
     const jobs = await watchJobs(created.map((j) => j.job_id), pollJob(ctx, client, out), { progress: new JobProgress(out, () => ctx.clock.now().getTime()), sleep: ctx.clock.sleep });
-    if (flags.download) {
+    if (options.download?.dir) {
       const texts = full.map((i) => i.text);
       const entries = jobs.flatMap((job, i) => jobItems(job, { offset: created[i]!.start, texts }));
-      reportDownload(out, await downloadAll(ctx, client, out, entries, flags.download, flags), jobs.map((j) => j.job_id));
+      reportDownload(out, await downloadAll(ctx, client, out, entries, options.download.dir, options.download), jobs.map((j) => j.job_id));
     }
     if (out.json) out.printJson(jobs.length === 1 ? jobs[0] : jobs);
     else for (const j of jobs) out.write(`${j.job_id}\t${j.status}\n`);
@@ -217,14 +218,15 @@ export function registerBatch(program: Command, ctx: HandlerContext): void {
     ),
     ['voxctl batch list --status processing', 'voxctl jobs list --json | jq -r ".items[].job_id"'],
   ).action(async (_o, cmd: Command) => {
-    const flags = flagsOf<{ status?: Job['status']; limit?: number; offset?: number; all?: boolean; csv?: boolean }>(cmd);
+    const flags = flagsOf<ListFlags>(cmd);
+    const { status, paging } = listOptions(flags);
     const { client, out } = await connect(ctx, flags);
-    if (flags.all) {
+    if (paging.all) {
       const items: JobSummary[] = [];
-      for await (const j of paginate((p) => client.listJobs({ status: flags.status, ...p }), flags.offset ?? 0)) items.push(j);
-      return out.list({ items, total: items.length, limit: items.length, offset: flags.offset ?? 0, has_more: false }, items, jobColumns, flags);
+      for await (const j of paginate((p) => client.listJobs({ status, ...p }), paging.offset)) items.push(j);
+      return out.list({ items, total: items.length, limit: items.length, offset: paging.offset, has_more: false }, items, jobColumns, flags);
     }
-    const page = await client.listJobs({ status: flags.status, limit: flags.limit, offset: flags.offset });
+    const page = await client.listJobs({ status, limit: paging.limit, offset: paging.offset });
     await out.list(page, page.items, jobColumns, flags);
   });
 

@@ -12,19 +12,8 @@ import { connect } from '../core/session.js';
 import { assertWritable, examples, flagsOf } from '../core/util.js';
 import { printEvaluation } from './views.js';
 import { EvaluationProgress, finishRun, gateError, watchEvaluation } from './watch.js';
+import { gatesOf, type CiFlags } from './options.js';
 import { anyGate, compareGateFailures, summaryGateFailures, type EvaluationGates } from '../../shared/evaluation-gates.js';
-
-/** The flags of the CI outputs and gates, as commander hands them over. */
-export interface CiFlags extends EvaluationGates {
-  junit?: string;
-  markdown?: string;
-}
-
-/** The gates among a command's flags (commander hands over every flag in one object). */
-export function gatesOf(flags: CiFlags): EvaluationGates {
-  const { maxWer, maxRegression, maxFinalLatency, maxHallucination, minEntityAccuracy, maxFailureRate } = flags;
-  return { maxWer, maxRegression, maxFinalLatency, maxHallucination, minEntityAccuracy, maxFailureRate };
-}
 
 /** Parses `--max-failure-rate R`: the share of a row's requests that may fail, 0..1 (DESIGN §15.2). */
 export function failureRateOption(value: string): number {

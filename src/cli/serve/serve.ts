@@ -161,7 +161,16 @@ export function resolveServeOptions(given: ServeFlags, env: NodeJS.ProcessEnv = 
 
 /** `voxctl serve` (foreground, or `--detach`), `serve status`, `serve stop`, `serve logs`. */
 export function registerServe(program: Command, ctx: HandlerContext): void {
-  const serve = program
+  const serve = serveCommand(program).action(async (flags: ServeFlags & { detach?: boolean; bootstrapKeyStdin?: boolean }, cmd: Command) => runServe(ctx, flags, cmd));
+  registerStatus(serve, ctx);
+  registerRestart(serve, ctx);
+  registerStop(serve, ctx);
+  registerLogs(serve, ctx);
+}
+
+/** `serve` itself: its flags (each with its VOXCTL_ variable) and help. */
+function serveCommand(program: Command): Command {
+  return program
     .command('serve')
     .description(describeCommand('serve'))
     .option('--host <host>', `address to bind (default ${DEFAULT_HOST}, or VOXCTL_LISTEN)`)
@@ -187,50 +196,63 @@ export function registerServe(program: Command, ctx: HandlerContext): void {
         '--public-url → VOXCTL_PUBLIC_URL, --trust-proxy → VOXCTL_TRUST_PROXY, ...); a flag wins over its variable.\n' +
         '\nExamples:\n  $ voxctl serve --port 7723\n  $ VOXCTL_LISTEN=0.0.0.0:8080 voxctl serve --data-dir /srv/voxctl\n' +
         '  $ voxctl serve --detach && voxctl serve status\n  $ voxctl serve logs --lines 100\n  $ voxctl serve stop',
-    )
-    .action(async (flags: ServeFlags & { detach?: boolean; bootstrapKeyStdin?: boolean }, cmd: Command) => {
-      const options = resolveServeOptions(flags, ctx.env.raw());
-      if (flags.bootstrapKeyStdin) options.bootstrapKey = (await readStdin(ctx)).trim() || undefined;
-      // A detached start sends this process's output to serve.log; in the foreground there is no log file.
-      if (ctx.env.raw().VOXCTL_SERVE_DETACHED === '1') options.logFile = localFiles(options.dataDir).log;
-      if (flags.detach) return detach(ctx, cmd, options);
-      // Before the server's modules load: they are the first large allocation of this process.
-      (await import('../../server/process-tuning.js')).tuneServiceProcess();
-      const { startServer } = await import('../../server/start.js');
-      // Start-up failures (a port in use, an unreachable or newer database, a bad config file) are the
-      // operator's to fix: said plainly, like a detached start's, not as an unexpected error.
-      const server = await startServer(options).catch((e: unknown) => {
-        throw new CliError(`The service did not start: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
-      });
-      const store = options.databaseUrl ? redactDatabaseUrl(options.databaseUrl) : options.dataDir;
-      lifecycle('listening', `voxctl service listening on ${server.url} (data: ${store})`, { url: server.url, data: store, instance_id: server.runtime.instanceId, lease_seconds: server.runtime.leaseMs / 1000 });
-      if (server.runtime.bootstrap) {
-        const { key, warning } = server.runtime.bootstrap;
-        if (warning) lifecycle(undefined, `Warning: ${warning}`, {}, 40);
-        // Shown once on the operator's own terminal; a log file or the journal (systemd, a container) is no
-        // place for a key, so there the line names the file that holds it (DESIGN §14.5).
-        const file = `${options.dataDir}/bootstrap-key`;
-        const onTerminal = process.stderr.isTTY === true && ctx.env.raw().VOXCTL_SERVE_DETACHED !== '1';
-        const message = `Created user admin@localhost (pro). API key (shown once, also in ${file}): ${key}`;
-        // Under --json every stderr line is JSON (DESIGN §7), the key's line too.
-        if (onTerminal && flagsOf(cmd).json) lifecycle('bootstrap', message, { key_file: file, key });
-        else if (onTerminal) process.stderr.write(`${message}\n`);
-        else lifecycle('bootstrap', `Created user admin@localhost (pro). API key written to ${file}`, { key_file: file });
-      }
-      await new Promise<void>((resolve) => {
-        const stop = (signal: NodeJS.Signals) => {
-          const started = Date.now();
-          lifecycle('draining', `${signal}: finishing requests and claimed work, then stopping`, { signal });
-          void server.close().then(() => {
-            lifecycle('stopped', 'voxctl service stopped', { drain_ms: Date.now() - started });
-            resolve();
-          });
-        };
-        process.once('SIGINT', stop);
-        process.once('SIGTERM', stop);
-      });
-    });
+    );
+}
 
+/** `serve`: checks the options, then starts the service detached, or in the foreground until SIGINT/SIGTERM. */
+async function runServe(ctx: HandlerContext, flags: ServeFlags & { detach?: boolean; bootstrapKeyStdin?: boolean }, cmd: Command): Promise<void> {
+  const options = resolveServeOptions(flags, ctx.env.raw());
+  if (flags.bootstrapKeyStdin) options.bootstrapKey = (await readStdin(ctx)).trim() || undefined;
+  // A detached start sends this process's output to serve.log; in the foreground there is no log file.
+  if (ctx.env.raw().VOXCTL_SERVE_DETACHED === '1') options.logFile = localFiles(options.dataDir).log;
+  if (flags.detach) return detach(ctx, cmd, options);
+  // Before the server's modules load: they are the first large allocation of this process.
+  (await import('../../server/process-tuning.js')).tuneServiceProcess();
+  const { startServer } = await import('../../server/start.js');
+  // Start-up failures (a port in use, an unreachable or newer database, a bad config file) are the
+  // operator's to fix: said plainly, like a detached start's, not as an unexpected error.
+  const server = await startServer(options).catch((e: unknown) => {
+    throw new CliError(`The service did not start: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
+  });
+  const store = options.databaseUrl ? redactDatabaseUrl(options.databaseUrl) : options.dataDir;
+  lifecycle('listening', `voxctl service listening on ${server.url} (data: ${store})`, { url: server.url, data: store, instance_id: server.runtime.instanceId, lease_seconds: server.runtime.leaseMs / 1000 });
+  if (server.runtime.bootstrap) announceBootstrap(ctx, cmd, server.runtime.bootstrap, options.dataDir);
+  await untilSignal(server);
+}
+
+/** The bootstrap user's key: shown once on the operator's terminal, else only the file that holds it named. */
+function announceBootstrap(ctx: HandlerContext, cmd: Command, bootstrap: { key: string; warning?: string }, dataDir: string): void {
+  const { key, warning } = bootstrap;
+  if (warning) lifecycle(undefined, `Warning: ${warning}`, {}, 40);
+  // Shown once on the operator's own terminal; a log file or the journal (systemd, a container) is no
+  // place for a key, so there the line names the file that holds it (DESIGN §14.5).
+  const file = `${dataDir}/bootstrap-key`;
+  const onTerminal = process.stderr.isTTY === true && ctx.env.raw().VOXCTL_SERVE_DETACHED !== '1';
+  const message = `Created user admin@localhost (pro). API key (shown once, also in ${file}): ${key}`;
+  // Under --json every stderr line is JSON (DESIGN §7), the key's line too.
+  if (onTerminal && flagsOf(cmd).json) lifecycle('bootstrap', message, { key_file: file, key });
+  else if (onTerminal) process.stderr.write(`${message}\n`);
+  else lifecycle('bootstrap', `Created user admin@localhost (pro). API key written to ${file}`, { key_file: file });
+}
+
+/** Resolves when SIGINT or SIGTERM has drained and closed the server (one lifecycle line each). */
+async function untilSignal(server: { close(): Promise<void> }): Promise<void> {
+  await new Promise<void>((resolve) => {
+    const stop = (signal: NodeJS.Signals) => {
+      const started = Date.now();
+      lifecycle('draining', `${signal}: finishing requests and claimed work, then stopping`, { signal });
+      void server.close().then(() => {
+        lifecycle('stopped', 'voxctl service stopped', { drain_ms: Date.now() - started });
+        resolve();
+      });
+    };
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+  });
+}
+
+/** `serve status`: is the local service running? (exit 1 when not). */
+function registerStatus(serve: Command, ctx: HandlerContext): void {
   examples(serve.command('status').description('Is the local service running? (exit 1 when not)'), ['voxctl serve status', 'voxctl serve status --json']).action(
     async (_o, cmd: Command) => {
       const flags = flagsOf<ServeFlags>(cmd);
@@ -268,7 +290,10 @@ export function registerServe(program: Command, ctx: HandlerContext): void {
       if (!status.running) throw new CliError('The local service is not running', { hint: 'start it with `voxctl serve --detach`' });
     },
   );
+}
 
+/** `serve restart`: stop the local service and start it again detached, checked first. */
+function registerRestart(serve: Command, ctx: HandlerContext): void {
   examples(
     serve.command('restart').description('Stop the local service and start it again detached (same host and port)'),
     ['voxctl serve restart', 'voxctl serve restart --data-dir /srv/voxctl'],
@@ -300,7 +325,10 @@ export function registerServe(program: Command, ctx: HandlerContext): void {
     out.write(`${started.url}\n`);
     out.success(`${running ? 'Restarted' : 'Started'} voxctl ${started.version} (pid ${started.pid}); log: ${localFiles(options.dataDir).log}.`);
   });
+}
 
+/** `serve stop`: stop the local service of the data dir. */
+function registerStop(serve: Command, ctx: HandlerContext): void {
   examples(serve.command('stop').description('Stop the local service recorded in the data dir'), ['voxctl serve stop', 'voxctl serve stop --data-dir /srv/voxctl']).action(
     async (_o, cmd: Command) => {
       const flags = flagsOf<ServeFlags>(cmd);
@@ -312,7 +340,10 @@ export function registerServe(program: Command, ctx: HandlerContext): void {
       else out.info(`No service is running for ${dataDir}.`);
     },
   );
+}
 
+/** `serve logs [-f]`: the detached service log. */
+function registerLogs(serve: Command, ctx: HandlerContext): void {
   examples(
     serve
       .command('logs')

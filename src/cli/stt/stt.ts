@@ -2,34 +2,25 @@ import { basename, join } from 'node:path';
 import type { Command } from '../core/commander.js';
 import type { VoxClient } from '../../client/index.js';
 import type { SttResult, TranscribeResponse } from '../../shared/schemas/stt.js';
-import { AccuracyInputError, calculateAccuracy, type AccuracyReport } from '../../shared/accuracy.js';
+import type { AccuracyReport } from '../../shared/accuracy.js';
 import { ENTITY_TYPES } from '../../shared/entities/index.js';
-import { NORMALIZER_NAMES, UnknownNormalizerError, type NormalizerName } from '../../shared/normalizers/index.js';
-import { ALL_PROVIDERS, ProviderCatalog, parseProviders, type ProviderView } from '../core/stt-providers.js';
+import { NORMALIZER_NAMES } from '../../shared/normalizers/index.js';
+import { ProviderCatalog, type ProviderView } from '../core/stt-providers.js';
 import { providerLabel } from '../../shared/providers.js';
 import type { HandlerContext } from '../core/context.js';
-import { CliError, usageError } from '../core/errors.js';
+import { CliError } from '../core/errors.js';
 import { styled, type Output } from '../core/output.js';
 import { terminalText } from '../core/safe-text.js';
 import { connect, outputFor, withSpinner, type Target } from '../core/session.js';
 import { resolveDataDir } from '../../shared/paths.js';
 import { examples, flagsOf, readInputFile } from '../core/util.js';
-import { KeytermsError, normalizeKeyterms } from '../../shared/keyterms.js';
 import { registerSttStream } from './stream.js';
 import { describeCommand } from '../command-groups.js';
+import { accuracy, accuracyOptions, compareOptions, sttProviders, transcribeOptions, type AccuracyFlags, type CompareFlags, type TranscribeFlags } from './options.js';
+
+export { parseKeyterms } from './options.js';
 
 const MAX_PROVIDERS_PER_REQUEST = 9;
-
-/** `--keyterm TERM…` (repeated or several after one flag) checked with the service's rule; undefined when absent. */
-export function parseKeyterms(values: string[] | undefined): string[] | undefined {
-  if (values === undefined) return undefined;
-  try {
-    return normalizeKeyterms(values);
-  } catch (e) {
-    if (e instanceof KeytermsError) throw usageError(e.message);
-    throw e;
-  }
-}
 
 /** Turns FILE|URL into an audio URL the service can read: local files are uploaded via POST /v1/audio. */
 export async function audioUrlFor(client: VoxClient, out: Output, source: string): Promise<string> {
@@ -48,26 +39,6 @@ export async function transcribeAll(client: VoxClient, audioUrl: string, provide
     groups.map((g) => client.transcribe({ audio_url: audioUrl, providers: g, ...(language ? { language } : {}), ...(keyterms ? { keyterms } : {}) })),
   );
   return { results: Object.assign({}, ...answers.map((a) => a.results)) as Record<string, SttResult> };
-}
-
-function accuracy(
-  reference: string,
-  hypothesis: string,
-  options: { normalize?: boolean; normalizer?: string; alignment?: boolean; entities?: { type: string; value: string }[] } = {},
-): AccuracyReport {
-  try {
-    return calculateAccuracy(reference, hypothesis, { ...options, normalizer: options.normalizer as NormalizerName | undefined });
-  } catch (e) {
-    if (e instanceof UnknownNormalizerError) throw usageError(e.message, `known: ${NORMALIZER_NAMES.join(', ')}`);
-    if (e instanceof AccuracyInputError) throw usageError(e.message);
-    throw e;
-  }
-}
-
-async function textArg(inline: string | undefined, file: string | undefined, what: string): Promise<string | undefined> {
-  if (inline !== undefined && file !== undefined) throw usageError(`Give --${what} or --${what}-file, not both`);
-  if (file !== undefined) return (await readInputFile(file)).toString('utf8');
-  return inline;
 }
 
 /**
@@ -109,14 +80,28 @@ const fmt = (n: number | null | undefined, digits = 4) => (n === null || n === u
 /** `voxctl stt transcribe|compare|stream|accuracy|providers`. */
 export function registerStt(program: Command, ctx: HandlerContext): void {
   const stt = program.command('stt').description(describeCommand('stt'));
+  registerTranscribe(stt, ctx);
+  registerCompare(stt, ctx);
+  registerAccuracy(stt, ctx);
+  registerSttStream(stt, ctx, {
+    // `all` here is every token; the stream command keeps the ones that stream.
+    parseProviders: sttProviders,
+    audioUrlFor,
+  });
+  registerProviders(stt, ctx);
+}
 
+const KEYTERM_HELP = "terms each provider should favour, sent in its vendor's boosting parameter (repeat, or several after one flag; 1..100 terms of 1..50 characters)";
+
+/** `stt transcribe AUDIO -p …`: each provider's transcript, latency and confidence. */
+function registerTranscribe(stt: Command, ctx: HandlerContext): void {
   examples(
     stt
       .command('transcribe')
       .argument('<audio>', 'local WAV/MP3/M4A file (uploaded first) or an http(s) URL')
       .requiredOption('-p, --providers <list>', "comma-separated providers, or 'all'")
       .option('--language <code>', 'language hint, e.g. en')
-      .option('--keyterm <term...>', "terms each provider should favour, sent in its vendor's boosting parameter (repeat, or several after one flag; 1..100 terms of 1..50 characters)")
+      .option('--keyterm <term...>', KEYTERM_HELP)
       .option('--csv', 'CSV output')
       .description('Transcribe audio with one or more providers'),
     [
@@ -125,22 +110,20 @@ export function registerStt(program: Command, ctx: HandlerContext): void {
       'voxctl stt transcribe call.wav -p stt-b,stt-c --keyterm Kubernetes --keyterm "Grafana Loki"',
     ],
   ).action(async (source: string, _o, cmd: Command) => {
-    const flags = flagsOf<{ providers: string; language?: string; keyterm?: string[]; csv?: boolean }>(cmd);
-    const choice = parseProviders(flags.providers);
-    const keyterms = parseKeyterms(flags.keyterm);
+    const flags = flagsOf<TranscribeFlags>(cmd);
+    const options = transcribeOptions(flags);
     const { client, out, target } = await connect(ctx, flags);
     const catalog = new ProviderCatalog(ctx, client);
-    // `all` here is every token: the unconfigured ones are named in one line (DESIGN §7).
-    const providers = choice.all ? [...ALL_PROVIDERS] : choice.list;
+    const { providers, keyterms } = options;
     const audioUrl = await audioUrlFor(client, out, source);
-    const res = await withSpinner(out, `Transcribing with ${providers.length} provider(s)`, () => transcribeAll(client, audioUrl, providers, flags.language, keyterms));
+    const res = await withSpinner(out, `Transcribing with ${providers.length} provider(s)`, () => transcribeAll(client, audioUrl, providers, options.language, keyterms));
     // Unconfigured providers are named in one line below rather than as rows of zeros.
     const rows = Object.entries(res.results)
-      .filter(([, r]) => out.json || flags.csv || r.error?.code !== 'provider_not_configured')
+      .filter(([, r]) => out.json || options.csv || r.error?.code !== 'provider_not_configured')
       .map(([provider, r]) => ({ provider, ...r }));
-    const label = out.json || flags.csv ? (id: string) => id : await catalog.labeller();
+    const label = out.json || options.csv ? (id: string) => id : await catalog.labeller();
     // No rows left (every provider unconfigured): no empty table, the lines below say what to do.
-    if (rows.length > 0 || out.json || flags.csv) await out.list(res, rows, [
+    if (rows.length > 0 || out.json || options.csv) await out.list(res, rows, [
       { header: 'provider', get: (r) => label(r.provider) },
       { header: 'transcript', get: (r) => r.transcript ?? (r.error ? styled(`${out.color.red(terminalText(r.error.code))}: ${terminalText(r.error.message)}`) : null) },
       { header: 'latency_ms', get: (r) => r.latency_ms },
@@ -149,7 +132,10 @@ export function registerStt(program: Command, ctx: HandlerContext): void {
     ], flags);
     reportFailures(out, res.results, serverConfigFile(ctx, target));
   });
+}
 
+/** `stt compare AUDIO -p … -r TEXT`: providers ranked by WER against the reference. */
+function registerCompare(stt: Command, ctx: HandlerContext): void {
   examples(
     stt
       .command('compare')
@@ -160,7 +146,7 @@ export function registerStt(program: Command, ctx: HandlerContext): void {
       .option('--language <code>', 'language hint, e.g. en')
       .option('--no-normalize', 'compare raw whitespace tokens')
       .option('--normalizer <name>', `text normaliser: ${NORMALIZER_NAMES.join(' or ')}`, 'basic')
-      .option('--keyterm <term...>', "terms each provider should favour, sent in its vendor's boosting parameter (repeat, or several after one flag; 1..100 terms of 1..50 characters)")
+      .option('--keyterm <term...>', KEYTERM_HELP)
       .option('--csv', 'CSV output')
       .description('Rank providers by word error rate against a reference transcript'),
     [
@@ -169,19 +155,12 @@ export function registerStt(program: Command, ctx: HandlerContext): void {
       'voxctl stt compare call.wav -p all --reference-file call.txt --keyterm Kubernetes "Grafana Loki"',
     ],
   ).action(async (source: string, _o, cmd: Command) => {
-    const flags = flagsOf<{ providers: string; reference?: string; referenceFile?: string; language?: string; normalize: boolean; normalizer: string; keyterm?: string[]; csv?: boolean }>(cmd);
-    const keyterms = parseKeyterms(flags.keyterm);
-    const reference = await textArg(flags.reference, flags.referenceFile, 'reference');
-    if (reference === undefined) throw usageError('stt compare needs --reference TEXT or --reference-file FILE');
-    const scoring = { normalize: flags.normalize, normalizer: flags.normalizer };
-    accuracy(reference, '', scoring);
-    const choice = parseProviders(flags.providers);
+    const flags = flagsOf<CompareFlags>(cmd);
+    const { providers, reference, scoring, keyterms, ...options } = await compareOptions(flags);
     const { client, out, target } = await connect(ctx, flags);
     const catalog = new ProviderCatalog(ctx, client);
-    // `all` here is every token: the unconfigured ones are named in one line (DESIGN §7).
-    const providers = choice.all ? [...ALL_PROVIDERS] : choice.list;
     const audioUrl = await audioUrlFor(client, out, source);
-    const res = await withSpinner(out, `Transcribing with ${providers.length} provider(s)`, () => transcribeAll(client, audioUrl, providers, flags.language, keyterms));
+    const res = await withSpinner(out, `Transcribing with ${providers.length} provider(s)`, () => transcribeAll(client, audioUrl, providers, options.language, keyterms));
     const ranked = Object.entries(res.results)
       .map(([provider, r]) => ({ provider, ...r, accuracy: r.transcript !== null ? accuracy(reference, r.transcript, scoring) : null }))
       .sort((a, b) => (a.accuracy?.wer ?? Infinity) - (b.accuracy?.wer ?? Infinity) || a.latency_ms - b.latency_ms)
@@ -190,8 +169,8 @@ export function registerStt(program: Command, ctx: HandlerContext): void {
       out.printJson({ reference, audio_url: audioUrl, results: ranked });
       return reportFailures(out, res.results, serverConfigFile(ctx, target));
     }
-    const shown = flags.csv ? ranked : ranked.filter((r) => r.error?.code !== 'provider_not_configured');
-    const label = flags.csv ? (id: string) => id : await catalog.labeller();
+    const shown = options.csv ? ranked : ranked.filter((r) => r.error?.code !== 'provider_not_configured');
+    const label = options.csv ? (id: string) => id : await catalog.labeller();
     if (shown.length > 0) await out.list(null, shown, [
       { header: 'rank', get: (r) => r.rank },
       { header: 'provider', get: (r) => label(r.provider) },
@@ -204,7 +183,10 @@ export function registerStt(program: Command, ctx: HandlerContext): void {
     ], flags);
     reportFailures(out, res.results, serverConfigFile(ctx, target));
   });
+}
 
+/** `stt accuracy -r TEXT -H TEXT`: WER/CER offline, the alignment and the entities found. */
+function registerAccuracy(stt: Command, ctx: HandlerContext): void {
   examples(
     stt
       .command('accuracy')
@@ -224,26 +206,10 @@ export function registerStt(program: Command, ctx: HandlerContext): void {
       'voxctl stt accuracy -r "your balance is twelve dollars and fifty cents" -H "Your balance is $12.50." --entity money=12.50',
     ],
   ).action(async (_o, cmd: Command) => {
-    const flags = flagsOf<{
-      reference?: string;
-      referenceFile?: string;
-      hypothesis?: string;
-      hypothesisFile?: string;
-      alignment?: boolean;
-      normalize: boolean;
-      normalizer: string;
-      entity?: string[];
-    }>(cmd);
-    const reference = await textArg(flags.reference, flags.referenceFile, 'reference');
-    const hypothesis = await textArg(flags.hypothesis, flags.hypothesisFile, 'hypothesis');
-    if (reference === undefined || hypothesis === undefined) throw usageError('stt accuracy needs --reference and --hypothesis (or their -file forms)');
+    const flags = flagsOf<AccuracyFlags>(cmd);
+    const { reference, hypothesis, scoring } = await accuracyOptions(flags);
     const out = outputFor(ctx, flags);
-    const entities = flags.entity?.map((e) => {
-      const at = e.indexOf('=');
-      if (at < 1) throw usageError(`--entity takes type=value, got '${e}'`, 'voxctl stt accuracy … --entity money=12.50 --entity date=2027-03-04');
-      return { type: e.slice(0, at), value: e.slice(at + 1) };
-    });
-    const result = accuracy(reference, hypothesis, { normalize: flags.normalize, normalizer: flags.normalizer, alignment: flags.alignment, ...(entities ? { entities } : {}) });
+    const result = accuracy(reference, hypothesis, scoring);
     if (out.json) return out.printJson(result);
     out.fields([
       ['wer', result.wer],
@@ -258,16 +224,10 @@ export function registerStt(program: Command, ctx: HandlerContext): void {
     ]);
     if (result.alignment) out.write('\n' + renderAlignment(out, result.alignment) + '\n');
   });
+}
 
-  registerSttStream(stt, ctx, {
-    // `all` here is every token; the stream command keeps the ones that stream.
-    parseProviders: (value) => {
-      const choice = parseProviders(value);
-      return choice.all ? [...ALL_PROVIDERS] : choice.list;
-    },
-    audioUrlFor,
-  });
-
+/** `stt providers`: the service's providers, their bindings and readiness. */
+function registerProviders(stt: Command, ctx: HandlerContext): void {
   examples(stt.command('providers').option('--csv', 'CSV output').description('List the providers this service knows, what each is bound to, whether they are ready and whether they stream'), [
     'voxctl stt providers',
     'voxctl stt providers --csv',

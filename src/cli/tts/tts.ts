@@ -9,7 +9,8 @@ import { chooseSpeaker } from '../core/speaker-choice.js';
 import { explained, withQuotaArithmetic } from '../core/api-errors.js';
 import { retryAfter429 } from '../core/retry.js';
 import { assertOutput, examples, flagsOf, readInputFile, readStdin } from '../core/util.js';
-import { SAMPLE_RATES, type SampleRateHz } from '../../shared/constants.js';
+import { SAMPLE_RATES } from '../../shared/constants.js';
+import { sayOptions, type SayFlags } from './options.js';
 import { describeCommand } from '../command-groups.js';
 
 /** `voxctl tts say`: synthesise one text. */
@@ -33,14 +34,12 @@ export function registerTts(program: Command, ctx: HandlerContext): void {
       'cat script.txt | voxctl tts say - -o script.wav --sample-rate 16000',
     ],
   ).action(async (text: string | undefined, _o, cmd: Command) => {
-    const flags = flagsOf<{ file?: string; speaker?: string; out?: string; force?: boolean; play?: boolean; sampleRate?: string }>(cmd);
-    if (text !== undefined && flags.file) throw usageError('Give the text as an argument or with --file, not both');
-    let input: string;
-    if (flags.file) input = (await readInputFile(flags.file)).toString('utf8');
-    else if (text === '-' || (text === undefined && !ctx.stdin.isTTY)) input = await readStdin(ctx);
-    else input = text ?? '';
-    if (text === undefined && input.trim() === '') throw usageError('No text given', 'voxctl tts say "Hello" (or pipe text in, or --file)');
-    if (flags.out) assertOutput(ctx, flags.out, { force: flags.force, json: flags.json, what: 'audio' });
+    const flags = flagsOf<SayFlags>(cmd);
+    const options = sayOptions(text, flags, ctx.stdin.isTTY);
+    const source = options.text;
+    const input = source.from === 'file' ? (await readInputFile(source.file)).toString('utf8') : source.from === 'stdin' ? await readStdin(ctx) : source.text;
+    if (options.textRequired && input.trim() === '') throw usageError('No text given', 'voxctl tts say "Hello" (or pipe text in, or --file)');
+    if (options.out) assertOutput(ctx, options.out, { force: options.force, json: flags.json, what: 'audio' });
     const { client, out } = await connect(ctx, flags, { announce: true });
     const synthesize = (speaker: string) =>
       explained({ speakerId: speaker, text: input }, () =>
@@ -49,12 +48,12 @@ export function registerTts(program: Command, ctx: HandlerContext): void {
             client.synthesize({
               speaker_id: speaker,
               text: input,
-              ...(flags.sampleRate ? { sample_rate: Number(flags.sampleRate) as SampleRateHz } : {}),
+              ...(options.sampleRate ? { sample_rate: options.sampleRate } : {}),
             }),
           ),
         ),
       );
-    let chosen = await chooseSpeaker(ctx, client, out, flags.speaker);
+    let chosen = await chooseSpeaker(ctx, client, out, options.speaker);
     let result: Awaited<ReturnType<typeof synthesize>>;
     try {
       result = await synthesize(chosen.id);
@@ -66,7 +65,7 @@ export function registerTts(program: Command, ctx: HandlerContext): void {
     }
     const speaker = chosen.id;
     const wav = await retryAfter429(ctx, out, () => client.downloadAudio(result.audio_url));
-    await deliverAudio(ctx, out, wav, { outFile: flags.out, force: flags.force, play: flags.play, name: 'speech' });
+    await deliverAudio(ctx, out, wav, { outFile: options.out, force: options.force, play: options.play, name: 'speech' });
     if (out.json) out.printJson(result);
     else out.info(`${result.duration_seconds.toFixed(3)} s of audio, ${result.characters_used} characters used (speaker ${speaker}).`);
   });

@@ -1,0 +1,73 @@
+import { describe, expect, it } from 'vitest';
+import { CliError } from '../../../../src/cli/core/errors.js';
+import { evalReportOptions, evalRunOptions, gatesOf, utterancesQuery } from '../../../../src/cli/eval/options.js';
+
+// The options of `eval run|utterances|report`, parsed from commander's flags without a program or a service.
+const usage = (fn: () => unknown) => {
+  try {
+    fn();
+  } catch (e) {
+    expect(e).toBeInstanceOf(CliError);
+    return { message: (e as CliError).message, exit: (e as CliError).exitCode };
+  }
+  throw new Error('expected a usage error');
+};
+
+describe('eval run options', () => {
+  it('creates and returns unless something needs the end of the run', () => {
+    expect(evalRunOptions({ providers: 'stt-b' })).toEqual({ watch: false, dryRun: false, gates: gatesOf({}) });
+  });
+
+  it.each([
+    ['--watch', { watch: true }],
+    ['--report', { report: 'r.html' }],
+    ['--max-wer', { maxWer: 0.3 }],
+    ['--max-final-latency', { maxFinalLatency: 800 }],
+    ['--max-hallucination', { maxHallucination: 0.1 }],
+    ['--min-entity-accuracy', { minEntityAccuracy: 0.9 }],
+    ['--max-regression', { maxRegression: 0 }],
+    ['--junit', { junit: 'j.xml' }],
+    ['--markdown', { markdown: 's.md' }],
+    ['--max-failure-rate', { maxFailureRate: 0.1 }],
+  ])('%s follows the run to its end', (_flag, flags) => {
+    expect(evalRunOptions({ providers: 'stt-b', ...flags }).watch).toBe(true);
+  });
+
+  it('carries the report, --force, the baseline, --dry-run and the gates', () => {
+    const options = evalRunOptions({ providers: 'all', report: 'r.html', force: true, baseline: 'ev_1', dryRun: true, maxWer: 0.25, maxFailureRate: 0.05 });
+    expect(options).toMatchObject({ report: 'r.html', force: true, baseline: 'ev_1', dryRun: true });
+    expect(options.gates).toMatchObject({ maxWer: 0.25, maxFailureRate: 0.05 });
+  });
+
+  it('refuses --report - (the report would mix with the summary on stdout), exit 2', () => {
+    expect(usage(() => evalRunOptions({ providers: 'stt-b', report: '-' }))).toEqual({ message: '--report - would mix the report with the summary on stdout', exit: 2 });
+  });
+});
+
+describe('eval utterances query', () => {
+  it('names the filters as the API does, the condition in canonical form', () => {
+    expect(utterancesQuery({ provider: 'stt-b', condition: ' noise:5 ', group: 'Scottish', errorsOnly: true, determinableOnly: true })).toEqual({
+      provider: 'stt-b',
+      condition: 'noise:5',
+      group: 'Scottish',
+      errors_only: true,
+      determinable_only: true,
+    });
+    expect(utterancesQuery({})).toEqual({ provider: undefined, condition: undefined, group: undefined });
+  });
+
+  it('a bad --condition is a usage error in the service words', () => {
+    expect(usage(() => utterancesQuery({ condition: 'noise:99' })).exit).toBe(2);
+  });
+});
+
+describe('eval report options', () => {
+  it('-o FILE is saved (and may be opened); -o - goes to stdout', () => {
+    expect(evalReportOptions({ out: 'r.html', open: true })).toEqual({ file: 'r.html', toStdout: false, open: true });
+    expect(evalReportOptions({ out: '-', force: true })).toEqual({ file: '-', toStdout: true, open: false, force: true });
+  });
+
+  it('--open with -o - is a usage error', () => {
+    expect(usage(() => evalReportOptions({ out: '-', open: true }))).toEqual({ message: '--open needs a saved file, not -o -', exit: 2 });
+  });
+});
