@@ -32,7 +32,9 @@ const SERIAL = [
   'test/api/stt-stream-bounds.test.ts',
   'test/api/stt-stream-unread.test.ts',
   'test/api/corpora-bounds.test.ts',
+  'test/cli/stt-stream-accuracy.test.ts',
   'test/unit/server/engines/tts/pool.test.ts',
+  'test/unit/shared/accuracy.test.ts',
 ];
 
 /** Timing is their subject on PostgreSQL too: the crash tests again, outages, two instances and their leases. */

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ANSI, cli, createSandbox, isWav, serveDetached, type Sandbox, type ServedCli } from '../helpers/cli.js';
+import { testContext } from '../helpers/cli-context.js';
 
 // End to end: the BUILT bin/voxctl.js against a real `voxctl serve --detach` on a temp data dir and HOME.
 let sb: Sandbox;
@@ -28,15 +29,16 @@ describe('basics', () => {
     const v = await cli(sb, ['--version']);
     expect(v.exitCode).toBe(0);
     expect(v.stdout.trim()).toMatch(/^\d+\.\d+\.\d+/);
+    // Help in-process (the program the binary runs, with captured output): the binary itself is spawned above.
     for (const path of [
       ['auth', 'login'], ['auth', 'status'], ['config', 'set'], ['profile', 'add'], ['speakers', 'list'], ['speakers', 'pick'],
       ['speakers', 'sample'], ['tts', 'say'], ['batch', 'submit'], ['jobs', 'status'], ['dataset', 'upload'], ['dataset', 'download'],
       ['stt', 'transcribe'], ['stt', 'compare'], ['stt', 'accuracy'], ['usage'], ['whoami'], ['health'], ['billing', 'portal'],
       ['keys', 'create'], ['doctor'], ['completion'], ['serve'], ['serve', 'logs'],
     ]) {
-      const r = await cli(sb, [...path, '--help']);
-      expect(r.exitCode, path.join(' ')).toBe(0);
-      expect(r.stdout, path.join(' ')).toContain('Examples:');
+      const t = testContext();
+      expect(await t.run([...path, '--help']), path.join(' ')).toBe(0);
+      expect(t.stdout.text, path.join(' ')).toContain('Examples:');
     }
   }, 120_000);
 
