@@ -31,6 +31,20 @@ export class Capture extends Writable {
     this.chunks.push(Buffer.from(chunk));
     cb();
   }
+  // What a terminal's stream has beyond writing: a spinner (ora) moves the cursor once a wait passes a
+  // second, which a loaded machine reaches; without these it throws on a stream that claims a terminal.
+  cursorTo(_x: number, _y?: number | (() => void), cb?: () => void): boolean {
+    (typeof _y === 'function' ? _y : cb)?.();
+    return true;
+  }
+  moveCursor(_dx: number, _dy: number, cb?: () => void): boolean {
+    cb?.();
+    return true;
+  }
+  clearLine(_dir: number, cb?: () => void): boolean {
+    cb?.();
+    return true;
+  }
   get text(): string {
     return Buffer.concat(this.chunks).toString('utf8');
   }
