@@ -183,14 +183,9 @@ describe('liveness: any HTTP answer means a service is running', () => {
 
 describe('spinner for long waits only', () => {
   it('draws on a terminal stderr once a wait passes the delay, never for a quick answer or with --json', async () => {
-    // ora draws with the cursor methods of a tty.WriteStream.
-    class TtyCapture extends Capture {
-      cursorTo(_x: number, cb?: () => void) { cb?.(); return true; }
-      clearLine(_d: number, cb?: () => void) { cb?.(); return true; }
-      moveCursor(_dx: number, _dy: number, cb?: () => void) { cb?.(); return true; }
-    }
+    // Capture(true) has the cursor methods of a tty.WriteStream that ora draws with.
     const make = (json: boolean) => {
-      const stderr = new TtyCapture(true);
+      const stderr = new Capture(true);
       return { stderr, out: new Output({ stdout: new Capture(), stderr, json, quiet: false, verbose: false, noColor: true }) };
     };
     const quick = make(false);
