@@ -138,12 +138,13 @@ export async function tarOf(dir: string, opts: { gzip?: boolean } = {}): Promise
   return Buffer.concat(chunks);
 }
 
-/** A zip of the given entries (names exactly as given; `mode` for unix types such as symlinks). */
-export async function zipOf(entries: { name: string; data?: Buffer | string; mode?: number; dir?: boolean }[]): Promise<Buffer> {
+/** A zip of the given entries (names exactly as given; `mode` for unix types such as symlinks; `mtime` for the same bytes every run). */
+export async function zipOf(entries: { name: string; data?: Buffer | string; mode?: number; dir?: boolean; mtime?: Date }[]): Promise<Buffer> {
   const zip = new yazl.ZipFile();
   for (const e of entries) {
-    if (e.dir) zip.addEmptyDirectory(e.name);
-    else zip.addBuffer(Buffer.from(e.data ?? ''), e.name, e.mode === undefined ? {} : { mode: e.mode });
+    const options = { ...(e.mode === undefined ? {} : { mode: e.mode }), ...(e.mtime === undefined ? {} : { mtime: e.mtime }) };
+    if (e.dir) zip.addEmptyDirectory(e.name, options);
+    else zip.addBuffer(Buffer.from(e.data ?? ''), e.name, options);
   }
   zip.end();
   const chunks: Buffer[] = [];

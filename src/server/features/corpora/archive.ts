@@ -4,7 +4,7 @@
  * the archive's own bookkeeping: entries are counted and bytes measured as they are written, so a bomb
  * stops at the limit instead of filling the disk. Links are never created, so no write can leave `dest`.
  */
-import { createReadStream, createWriteStream } from 'node:fs';
+import { createReadStream, createWriteStream, type WriteStream } from 'node:fs';
 import { mkdir, open } from 'node:fs/promises';
 import { join } from 'node:path';
 import { EventEmitter } from 'node:events';
@@ -111,11 +111,13 @@ async function writeEntry(
 ): Promise<void> {
   const target = join(dest, path);
   let sourceFailed = false;
+  let file: WriteStream | undefined;
   try {
     await mkdir(join(target, '..'), { recursive: true });
     const body = await open();
     if (body instanceof EventEmitter) body.on('error', () => (sourceFailed = true));
-    await pipeline(body, budget.meter(), createWriteStream(target, { mode: 0o600 }), { signal });
+    file = createWriteStream(target, { mode: 0o600 });
+    await pipeline(body, budget.meter(), file, { signal });
   } catch (err) {
     if (err instanceof DomainError) throw err;
     signal?.throwIfAborted();
@@ -123,6 +125,10 @@ async function writeEntry(
     const code = (err as { code?: string }).code;
     if (code && ['ENOTDIR', 'EISDIR', 'EEXIST', 'ENAMETOOLONG', 'EINVAL'].includes(code)) throw unsafe(raw);
     throw err;
+  } finally {
+    // A pipeline settles before the file it destroyed is closed (it may still be opening): the caller
+    // removes `dest` on failure, so nothing may be written into it after this returns.
+    if (file && !file.closed) await new Promise<void>((resolve) => file!.once('close', () => resolve()));
   }
 }
 
@@ -221,16 +227,23 @@ async function extractTar(archive: string, dest: string, budget: Budget, limits:
   const parser = new Parser({ strict: true });
   let failure: unknown;
   let sawEnd = false;
+  // The entry whose body is being written. A stream cut inside its last block (the data complete, the
+  // padding not) leaves that body waiting for bytes that never come: a failure must end it, or the
+  // extraction hangs (found by the fuzz test on a .tgz truncated mid-block).
+  let writing: ReadEntry | undefined;
+  let returned = false;
   const fail = (err: unknown) => {
     failure ??= err;
-    parser.abort(err instanceof Error ? err : new Error(String(err)));
+    const error = err instanceof Error ? err : new Error(String(err));
+    parser.abort(error);
+    writing?.destroy(error);
   };
   parser.on('eof', () => (sawEnd = true));
   // Entries are handled one at a time, in archive order: the parser waits while an entry's body is unread.
   let chain = Promise.resolve();
   parser.on('entry', (entry: ReadEntry) => {
     chain = chain.then(async () => {
-      if (failure) return void entry.resume();
+      if (failure || returned) return void entry.resume();
       try {
         budget.entry();
         const raw = entry.path;
@@ -239,7 +252,20 @@ async function extractTar(archive: string, dest: string, budget: Budget, limits:
           entry.resume();
           if (path !== undefined) await makeDir(dest, path, raw);
         } else if (TAR_FILE_TYPES.has(entry.type) && path !== undefined) {
-          await writeEntry(dest, path, raw, () => entry as unknown as Readable, budget, signal);
+          writing = entry;
+          // fail() may destroy the entry while its folder is being made, before writeEntry listens: an
+          // error event without a listener would throw out of the parser (writeEntry judges the body).
+          entry.on('error', () => undefined);
+          // A failure while the folder was being made has destroyed the entry: its body must not be written.
+          const body = () => {
+            if (failure) throw failure;
+            return entry as unknown as Readable;
+          };
+          try {
+            await writeEntry(dest, path, raw, body, budget, signal);
+          } finally {
+            writing = undefined;
+          }
           files.push(path);
         } else {
           throw unsafe(raw);
@@ -264,11 +290,14 @@ async function extractTar(archive: string, dest: string, budget: Budget, limits:
   const ended = new Promise<void>((resolve) => parser.on('end', () => resolve()).on('abort', () => resolve()));
   const stages: (Readable | Transform)[] = [createReadStream(archive)];
   if (gzipped) stages.push(createGunzip(), new Budget({ maxEntries: Infinity, maxExpandedBytes: limits.maxExpandedBytes + limits.maxEntries * 2048 + 1024 * 1024 }).meter());
-  const feed = async (source: AsyncIterable<Buffer>) => {
+  const feed = async (source: AsyncIterable<Buffer>, { signal: failed }: { signal: AbortSignal }) => {
+    // The pipeline aborts `failed` when a stage before this one errs (a gzip stream cut short): the wait
+    // for a drain must end then too, or the pipeline waits for this stage forever.
+    const sourceFailed = new Promise<void>((resolve) => failed.addEventListener('abort', () => resolve(), { once: true }));
     for await (const chunk of source) {
       if (failure || sawEnd) break;
       // A full parser waits for the entry being written; a failure aborts it instead of draining it.
-      if (!parser.write(chunk)) await Promise.race([new Promise((r) => parser.once('drain', r)), ended]);
+      if (!parser.write(chunk)) await Promise.race([new Promise((r) => parser.once('drain', r)), ended, sourceFailed]);
       if (failure || sawEnd) break;
     }
   };
@@ -284,7 +313,10 @@ async function extractTar(archive: string, dest: string, budget: Budget, limits:
   }
   parser.end();
   await ended;
-  await chain;
+  // The parser hands out the entries it had queued as each one before ends, even after it aborted: wait
+  // until the chain stops growing, and let nothing that comes later write (the caller removes `dest`).
+  for (let settled: Promise<void> | undefined; settled !== chain; ) await (settled = chain);
+  returned = true;
   if (failure) throw failure instanceof DomainError ? failure : notAnArchive();
   return files;
 }

@@ -3,7 +3,7 @@
  * manifests, truncated at random and with random bits flipped, always end in a result or a DomainError
  * the service answers with a 4xx — never another error, never a hang. Bounded run counts: seconds.
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
@@ -20,6 +20,8 @@ const FILES: Record<string, string> = {
   'corpus/a.wav': 'RIFF....WAVEfmt '.repeat(20),
   'corpus/sub/b.wav': 'x'.repeat(700),
 };
+
+const MTIME = new Date('2026-01-02T03:04:05Z');
 
 /** Flips `flips` bits of `base` and cuts it to `cut` of its length. */
 const mutate = (base: Buffer, cut: number, flips: [number, number][]): Buffer => {
@@ -63,12 +65,14 @@ describe('archive reader and manifest parsers under random damage (DESIGN §17.3
 
   const archives = async (): Promise<Record<string, Buffer>> => {
     const src = join(work, 'src');
+    // Fixed times make the archives, and so every counterexample, the same bytes on every run.
     for (const [p, text] of Object.entries(FILES)) {
       mkdirSync(join(src, p, '..'), { recursive: true });
       writeFileSync(join(src, p), text);
     }
+    for (const p of ['', ...readdirSync(src, { recursive: true, encoding: 'utf8' })]) utimesSync(join(src, p), MTIME, MTIME);
     return {
-      zip: await zipOf(Object.entries(FILES).map(([name, data]) => ({ name, data }))),
+      zip: await zipOf(Object.entries(FILES).map(([name, data]) => ({ name, data, mtime: MTIME }))),
       tar: await tarOf(src),
       tgz: await tarOf(src, { gzip: true }),
     };
@@ -94,6 +98,29 @@ describe('archive reader and manifest parsers under random damage (DESIGN §17.3
         }),
         { numRuns: 120, seed: kind.length * 7919 },
       );
+    }
+  }, 120_000);
+
+  // A .tgz cut inside the padding of an entry whose data was complete once hung the extraction (the body
+  // waited for bytes that never came), and a failure while an entry's folder was being made let that
+  // folder appear after the error was returned. Every cut of every archive is tried: each must settle,
+  // and once it has, nothing may still be writing into the folder (a bare rm must succeed).
+  it('settles every truncation of each archive, and writes nothing into the folder after it has', async () => {
+    const bases = await archives();
+    for (const [kind, base] of Object.entries(bases)) {
+      // A tar's headers and data are 512-byte blocks: 16-byte cuts land in every field and padding.
+      const step = kind === 'tar' ? 16 : 1;
+      for (let length = 0; length < base.length; length += step) {
+        const dir = join(work, `cut-${kind}-${length}`);
+        mkdirSync(join(dir, 'files'), { recursive: true });
+        writeFileSync(join(dir, 'archive'), base.subarray(0, length));
+        await settlesAs4xx(() => extractArchive(join(dir, 'archive'), join(dir, 'files')));
+        // What the caller does next: a write still in flight fails this rm (ENOTEMPTY) or shows up after it.
+        rmSync(join(dir, 'files'), { recursive: true });
+        await new Promise((resolve) => setTimeout(resolve, 2));
+        expect(readdirSync(dir), `${kind} cut at ${length}`).toEqual(['archive']);
+        rmSync(dir, { recursive: true });
+      }
     }
   }, 120_000);
 
