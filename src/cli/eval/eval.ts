@@ -10,8 +10,8 @@ import { ProviderCatalog } from '../core/stt-providers.js';
 import { connect } from '../core/session.js';
 import { assertOutput, examples, flagsOf, latencyMsOption, pagingOptions, writeOutput } from '../core/util.js';
 import { printPages } from '../core/pages.js';
-import { rateOption, werOption } from './request.js';
-import { listColumns, printEvaluation, streamingSummaryColumns, summaryCsvColumns, utteranceColumns } from './views.js';
+import { derOption, rateOption, werOption } from './request.js';
+import { callColumns, listColumns, printEvaluation, streamingSummaryColumns, summaryCsvColumns, utteranceColumns } from './views.js';
 import { checkGate, EvaluationProgress, finishRun, watchEvaluation } from './watch.js';
 import { ciOutputOptions, emitCiOutputs, failureRateOption, registerEvalCompare } from './compare.js';
 import { evalReportOptions, gatesOf, STATUSES, utterancesQuery, type CiFlags, type EvalReportFlags, type EvalUtterancesFlags } from './options.js';
@@ -25,7 +25,7 @@ async function saveReport(ctx: HandlerContext, client: VoxClient, ev: Evaluation
   await writeOutput(ctx, file, await client.downloadReport(ev.report_url), force);
 }
 
-/** `voxctl eval run|list|show|utterances|report|compare|rerun|cancel` (DESIGN §8.7). */
+/** `voxctl eval run|list|show|utterances|calls|report|compare|rerun|cancel` (DESIGN §8.7, §16.6). */
 export function registerEval(program: Command, ctx: HandlerContext): void {
   const evaluation = program
     .command('eval')
@@ -34,6 +34,7 @@ export function registerEval(program: Command, ctx: HandlerContext): void {
   registerList(evaluation, ctx);
   registerShow(evaluation, ctx);
   registerUtterances(evaluation, ctx);
+  registerCalls(evaluation, ctx);
   registerReport(evaluation, ctx);
   registerEvalCompare(evaluation, ctx);
   registerCancel(evaluation, ctx);
@@ -66,6 +67,7 @@ function registerShow(evaluation: Command, ctx: HandlerContext): void {
         .option('--max-final-latency <ms>', `CI gate of a streaming evaluation: exit ${ExitCode.werGate} when a provider's p95 final latency exceeds ms`, latencyMsOption)
         .option('--max-hallucination <x>', `CI gate: exit ${ExitCode.werGate} when a provider writes words on more than x of the non-speech clips`, rateOption('--max-hallucination'))
         .option('--min-entity-accuracy <x>', `CI gate: exit ${ExitCode.werGate} when an entity type's accuracy is below x`, rateOption('--min-entity-accuracy'))
+        .option('--max-der <x>', `CI gate of a conversation: exit ${ExitCode.werGate} when a provider's DER on the calls exceeds x; a provider without diarization fails it`, derOption)
         .option('--max-failure-rate <r>', `with any gate: exit ${ExitCode.werGate} when more than this share of a provider's requests failed (0..1, default 0)`, failureRateOption)
         .description('Show an evaluation: progress, summary and comparisons'),
     ),
@@ -76,7 +78,7 @@ function registerShow(evaluation: Command, ctx: HandlerContext): void {
       'voxctl eval show ev_123 --max-wer 0.25 --junit junit.xml',
     ],
   ).action(async (id: string, _o, cmd: Command) => {
-    const flags = flagsOf<{ csv?: boolean; watch?: boolean; maxWer?: number; maxFinalLatency?: number; maxHallucination?: number; minEntityAccuracy?: number } & CiFlags>(cmd);
+    const flags = flagsOf<{ csv?: boolean; watch?: boolean } & CiFlags>(cmd);
     const { client, out } = await connect(ctx, flags);
     const ev = flags.watch
       ? await watchEvaluation(() => client.getEvaluation(id), { out, progress: new EvaluationProgress(out), now: () => ctx.clock.now().getTime(), sleep: ctx.clock.sleep })
@@ -116,6 +118,26 @@ function registerUtterances(evaluation: Command, ctx: HandlerContext): void {
     const columns = (rows: readonly EvaluationUtterance[]) =>
       utteranceColumns(Boolean(flags.csv), rows.some((u) => u.utterance_id !== undefined), rows.some((u) => u.final_latency_ms !== undefined));
     await printPages(out, flags, (p) => client.listEvaluationUtterances(id, { ...query, ...p }), columns);
+  });
+}
+
+/** `eval calls ID`: a conversation evaluation's calls, one row per call × provider × condition (DESIGN §16.6). */
+function registerCalls(evaluation: Command, ctx: HandlerContext): void {
+  examples(
+    pagingOptions(
+      evaluation
+        .command('calls')
+        .argument('<id>', 'evaluation id (of a conversation, or of a corpus of recorded calls)')
+        .option('--provider <name>', 'only this provider')
+        .option('--condition <c>', 'only this condition'),
+      'follow pages and list every call',
+    ).description("List a conversation evaluation's calls: WER, cpWER, DER, speakers found, dropped turns"),
+    ['voxctl eval calls ev_123', 'voxctl eval calls ev_123 --provider stt-b --all --json | jq ".items[] | select(.der > 0.2)"'],
+  ).action(async (id: string, _o, cmd: Command) => {
+    const flags = flagsOf<EvalUtterancesFlags>(cmd);
+    const query = utterancesQuery(flags);
+    const { client, out } = await connect(ctx, flags);
+    await printPages(out, flags, (p) => client.listEvaluationUtterances(id, { ...query, ...p }), callColumns);
   });
 }
 

@@ -17,8 +17,8 @@ export interface CiFlags extends EvaluationGates {
 
 /** The gates among a command's flags (commander hands over every flag in one object). */
 export function gatesOf(flags: CiFlags): EvaluationGates {
-  const { maxWer, maxRegression, maxFinalLatency, maxHallucination, minEntityAccuracy, maxFailureRate } = flags;
-  return { maxWer, maxRegression, maxFinalLatency, maxHallucination, minEntityAccuracy, maxFailureRate };
+  const { maxWer, maxRegression, maxFinalLatency, maxHallucination, minEntityAccuracy, maxFailureRate, maxDer } = flags;
+  return { maxWer, maxRegression, maxFinalLatency, maxHallucination, minEntityAccuracy, maxFailureRate, maxDer };
 }
 
 /** The flags of `eval run`. */

@@ -1,5 +1,6 @@
 import { ConditionError, formatCondition, parseCondition } from '../../shared/conditions.js';
 import type { CreateEvaluationRequest, EvaluationSpeakers } from '../../shared/schemas/evaluations.js';
+import type { ConversationBody } from '../../shared/conversations/options.js';
 import { parseProviders, type ProviderChoice } from '../core/stt-providers.js';
 import type { HandlerContext } from '../core/context.js';
 import { usageError } from '../core/errors.js';
@@ -69,6 +70,12 @@ export interface RunFlags {
   keyterms?: string;
   maxHallucination?: number;
   minEntityAccuracy?: number;
+  /** `--conversation [calls[:turns[:speakers]]]` (DESIGN §16.6): commander gives `true` for the bare flag. */
+  conversation?: string | boolean;
+  /** With --conversation: the share of turns that start before the previous one ends (0..0.5). */
+  overlap?: number;
+  /** `--max-der X` (DESIGN §16.6). */
+  maxDer?: number;
 }
 
 /**
@@ -173,8 +180,11 @@ export async function runRequest(ctx: HandlerContext, flags: RunFlags): Promise<
   if (!streaming && flags.pace !== undefined) throw usageError('--pace applies to --mode streaming');
   if (!streaming && flags.maxFinalLatency !== undefined) throw usageError('--max-final-latency applies to --mode streaming');
   const probes = await probesFrom(flags);
+  const conversation = await conversationFrom(flags);
+  if (flags.maxDer !== undefined && !conversation && flags.corpus === undefined) throw usageError('--max-der needs --conversation (or a corpus of recorded calls)');
   const common = {
     ...(probes ? { probes } : {}),
+    ...(conversation ? { conversation } : {}),
     ...(flags.name !== undefined ? { name: flags.name } : {}),
     ...(streaming ? { mode: 'streaming' as const, ...(flags.pace !== undefined ? { pace: flags.pace } : {}) } : {}),
     ...(conditions ? { conditions } : {}),
@@ -203,9 +213,47 @@ export async function runRequest(ctx: HandlerContext, flags: RunFlags): Promise<
   return { body, providers };
 }
 
+/** Parses an error-rate gate (a rate, 0 or more: 0.25 means 25%; WER and DER can pass 1). */
+function errorRateOption(flag: string, metric: string): (value: string) => number {
+  return (value) => {
+    const x = Number(value);
+    if (value.trim() === '' || !Number.isFinite(x) || x < 0) throw usageError(`${flag} must be a number ≥ 0 (0.25 = 25% ${metric}), got '${value}'`);
+    return x;
+  };
+}
+
 /** Parses `--max-wer X` (a WER, 0 or more: 0.25 means 25%). */
-export function werOption(value: string): number {
+export const werOption = errorRateOption('--max-wer', 'WER');
+
+/** Parses `--overlap X` (0..0.5; the range itself is the service's rule, checked with the rest of the conversation). */
+export function overlapOption(value: string): number {
   const x = Number(value);
-  if (value.trim() === '' || !Number.isFinite(x) || x < 0) throw usageError(`--max-wer must be a number ≥ 0 (0.25 = 25% WER), got '${value}'`);
+  if (value.trim() === '' || !Number.isFinite(x)) throw usageError(`--overlap must be a number from 0 to 0.5, got '${value}'`);
   return x;
+}
+
+/** Parses `--max-der X` (a DER, 0 or more: 0.25 means 25%). */
+export const derOption = errorRateOption('--max-der', 'DER');
+
+/**
+ * The `conversation` of `eval run` from `--conversation [calls[:turns[:speakers]]]` and `--overlap X`
+ * (DESIGN §16.6), checked by the rule the service applies; undefined without --conversation.
+ */
+export async function conversationFrom(flags: Pick<RunFlags, 'conversation' | 'overlap' | 'corpus'>): Promise<ConversationBody | undefined> {
+  if (flags.conversation === undefined || flags.conversation === false) {
+    if (flags.overlap !== undefined) throw usageError('--overlap applies to --conversation');
+    return undefined;
+  }
+  const { CONVERSATION_CORPUS_MESSAGE, checkConversation, parseConversationFlag } = await import('../../shared/conversations/options.js');
+  if (flags.corpus !== undefined) throw usageError(CONVERSATION_CORPUS_MESSAGE);
+  const { DomainError } = await import('../../shared/errors.js');
+  try {
+    const asked = { ...parseConversationFlag(flags.conversation === true ? '' : flags.conversation), ...(flags.overlap !== undefined ? { overlap: flags.overlap } : {}) };
+    checkConversation(asked);
+    return asked;
+  } catch (e) {
+    // The service's own message for the same value (`conversation.turns must be 2..60`), as a usage error.
+    if (e instanceof DomainError) throw usageError(e.message);
+    throw e;
+  }
 }

@@ -12,7 +12,7 @@ import { ProviderCatalog } from '../core/stt-providers.js';
 import { connect, type GlobalFlags } from '../core/session.js';
 import { assertWritable, examples, flagsOf, intOption, latencyMsOption, parsePace, writeOutput } from '../core/util.js';
 import { corpusName, prepareUpload, uploadCorpusFrom, type PreparedUpload } from '../core/corpus-upload.js';
-import { rateOption, runRequest, werOption, type RunPlan } from './request.js';
+import { derOption, overlapOption, rateOption, runRequest, werOption, type RunPlan } from './request.js';
 import { EvaluationProgress, watchEvaluation } from './watch.js';
 import { ciOutputOptions, failureRateOption, finishWatched, regressionGateOption } from './compare.js';
 import { evalRunOptions, type EvalRunFlags, type EvalRunOptions } from './options.js';
@@ -29,6 +29,7 @@ export function registerEvalRun(evaluation: Command, ctx: HandlerContext): void 
       'voxctl eval run --corpus ./my-recordings --providers local-sphinx --conditions clean,telephone --watch --report r.html',
       'voxctl eval run --corpus cor_123 --sample 200 --seed 7 --group-by speaker --providers local-sphinx,stt-b --watch',
       'voxctl eval run --texts prompts.txt --speaker spk_a spk_b --providers stt-b,local-sphinx --mode streaming --max-final-latency 800 --report r.html',
+      'voxctl eval run --texts prompts.txt --filter region=Europe --group-by accent --per-group 2 --conversation 20 --providers all --max-der 0.2 --watch --report calls.html',
       'voxctl eval run --texts prompts.txt --speaker spk_a --providers stt-b,stt-c --probe non-speech --entities digits,money,date --keyterms terms.txt --report r.html',
     ],
   ).action(async (_o, cmd: Command) => runEvaluation(ctx, flagsOf<EvalRunFlags>(cmd)));
@@ -67,6 +68,9 @@ function runOptions(cmd: Command): Command {
     .option('--keyterms <file|terms>', 'a file of terms (one per line) or TERM,…: each provider hears every utterance again with its boosting')
     .option('--max-hallucination <x>', `CI gate: exit ${ExitCode.werGate} when a provider writes words on more than x of the non-speech clips (0..1)`, rateOption('--max-hallucination'))
     .option('--min-entity-accuracy <x>', `CI gate: exit ${ExitCode.werGate} when an entity type's accuracy is below x (0..1)`, rateOption('--min-entity-accuracy'))
+    .option('--conversation [calls[:turns[:speakers]]]', 'synthetic calls: turns of the texts spoken by 2..4 speakers in one track (default 1 call of 12 turns, 2 speakers; DESIGN §16)')
+    .option('--overlap <x>', 'with --conversation: the share of turns that start before the previous one ends (0..0.5, default 0)', overlapOption)
+    .option('--max-der <x>', `CI gate: exit ${ExitCode.werGate} when a provider's DER on the calls exceeds x; a provider without diarization fails it (not measured)`, derOption)
     .option('--max-failure-rate <r>', `with any gate: exit ${ExitCode.werGate} when more than this share of a provider's requests failed (0..1, default 0)`, failureRateOption)
     .option('--dry-run', 'print utterances, characters, audio minutes and cost where priced; create nothing')
     .option('--baseline <id>', 'an earlier evaluation to compare with when this one ends (with --max-regression: the regression gate)');

@@ -143,6 +143,25 @@ export const utteranceColumns = (full: boolean, corpus = false, streamed = false
     : [{ header: 'transcript / error', get: (u: EvaluationUtterance) => (u.error ? `[${u.error.code}] ${u.error.message}` : truncate(u.transcript, 48)) }]),
 ];
 
+/** A conversation metric (DESIGN §16.4): a number, `{"unsupported": true}` without diarization, or null when not scored. */
+const callMetric = (x: unknown) => (typeof x === 'number' ? x.toFixed(4) : x !== null && typeof x === 'object' && 'unsupported' in x ? 'unsupported' : null);
+const field = (u: EvaluationUtterance, name: string): unknown => (u as unknown as Record<string, unknown>)[name] ?? null;
+
+/** The columns of `eval calls` (DESIGN §16.6): one row per call × provider × condition. */
+export const callColumns: Column<EvaluationUtterance>[] = [
+  { header: 'call', get: (u) => u.utterance_id },
+  { header: 'provider', get: (u) => u.provider },
+  { header: 'condition', get: (u) => u.condition },
+  { header: 'wer', get: (u) => fmt(u.wer) },
+  { header: 'cpwer', get: (u) => callMetric(field(u, 'cpwer')) },
+  { header: 'der', get: (u) => callMetric(field(u, 'der')) },
+  { header: 'speakers', get: (u) => field(u, 'speakers') },
+  { header: 'speakers_found', get: (u) => field(u, 'speakers_found') },
+  { header: 'dropped_turns', get: (u) => field(u, 'dropped_turns') },
+  { header: 'loop', get: (u) => u.loop ?? null },
+  { header: 'error', get: (u) => (u.error ? `[${u.error.code}] ${u.error.message}` : null) },
+];
+
 /** Replaces provider tokens by their labels (`stt-b · deepgram nova-3`) in the human tables. */
 const labelled = <T>(columns: readonly Column<T>[], headers: readonly string[], label: (id: string) => string): Column<T>[] =>
   columns.map((c) => (headers.includes(c.header) ? { header: c.header, get: (r: T) => label(String(c.get(r))) } : c));

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { CliError } from '../../../../src/cli/core/errors.js';
 import { evalReportOptions, evalRunOptions, gatesOf, utterancesQuery } from '../../../../src/cli/eval/options.js';
+import { conversationFrom, derOption } from '../../../../src/cli/eval/request.js';
 
 // The options of `eval run|utterances|report`, parsed from commander's flags without a program or a service.
 const usage = (fn: () => unknown) => {
@@ -69,5 +70,44 @@ describe('eval report options', () => {
 
   it('--open with -o - is a usage error', () => {
     expect(usage(() => evalReportOptions({ out: '-', open: true }))).toEqual({ message: '--open needs a saved file, not -o -', exit: 2 });
+  });
+});
+
+describe('eval run --conversation, --overlap and --max-der (DESIGN §16.6)', () => {
+  const refused = async (work: Promise<unknown>) => {
+    const e = await work.then(
+      () => undefined,
+      (err: unknown) => err,
+    );
+    expect(e).toBeInstanceOf(CliError);
+    return { message: (e as CliError).message, exit: (e as CliError).exitCode };
+  };
+
+  it('the bare flag is one call; calls[:turns[:speakers]] and --overlap fill the body as the API names them', async () => {
+    expect(await conversationFrom({ conversation: true })).toEqual({ calls: 1 });
+    expect(await conversationFrom({ conversation: '20' })).toEqual({ calls: 20 });
+    expect(await conversationFrom({ conversation: '5:30:3', overlap: 0.2 })).toEqual({ calls: 5, turns: 30, speakers_per_call: 3, overlap: 0.2 });
+    expect(await conversationFrom({})).toBeUndefined();
+  });
+
+  it('out of range is a usage error in the service words, before any request', async () => {
+    expect(await refused(conversationFrom({ conversation: '201' }))).toEqual({ message: 'conversation.calls must be 1..200', exit: 2 });
+    expect(await refused(conversationFrom({ conversation: '2:61' }))).toEqual({ message: 'conversation.turns must be 2..60', exit: 2 });
+    expect(await refused(conversationFrom({ conversation: '2:12:5' }))).toEqual({ message: 'conversation.speakers_per_call must be 2..4', exit: 2 });
+    expect(await refused(conversationFrom({ conversation: '2', overlap: 0.6 }))).toEqual({ message: 'conversation.overlap must be 0..0.5', exit: 2 });
+    expect((await refused(conversationFrom({ conversation: '2x' }))).exit).toBe(2);
+  });
+
+  it('--overlap needs --conversation, and a corpus takes no conversation', async () => {
+    expect(await refused(conversationFrom({ overlap: 0.1 }))).toEqual({ message: '--overlap applies to --conversation', exit: 2 });
+    expect(await refused(conversationFrom({ conversation: '3', corpus: 'cor_1' }))).toEqual({ message: 'conversation does not apply to a corpus', exit: 2 });
+  });
+
+  it('--max-der is a gate: it follows the run to its end and reaches the gates', () => {
+    const options = evalRunOptions({ providers: 'stt-b', maxDer: 0.2 });
+    expect(options.watch).toBe(true);
+    expect(options.gates.maxDer).toBe(0.2);
+    expect(derOption('0.25')).toBe(0.25);
+    expect(usage(() => derOption('-1'))).toEqual({ message: "--max-der must be a number ≥ 0 (0.25 = 25% DER), got '-1'", exit: 2 });
   });
 });
