@@ -1,15 +1,18 @@
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
+import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startServe } from '../helpers/serve-process.js';
-import { createTestDatabase } from '../helpers/postgres.js';
+import { createTestDatabase, postgresAdminUrl } from '../helpers/postgres.js';
 import { postgresBinDir } from '../helpers/postgres-cluster.js';
 import { TEST_KEY } from '../helpers/server.js';
 
 // docs/deploy.md "Backups and restore", run as written: pg_dump -Fc of a live instance's database,
-// pg_restore --no-owner into an empty one, and a new instance on it serves the same keys and audio.
+// pg_restore --no-owner, as a newly created role, into an empty database it owns, and a new instance
+// connected as that role serves the same keys and audio.
 describe('backup and restore', () => {
   const dirs: string[] = [];
   const dropped: (() => Promise<void>)[] = [];
@@ -21,6 +24,36 @@ describe('backup and restore', () => {
     const d = mkdtempSync(join(tmpdir(), 'voxctl-backup-'));
     dirs.push(d);
     return d;
+  };
+
+  /** A new role (LOGIN, a password) owning a new empty database: the URL connects as that role. */
+  const restoreTarget = async (): Promise<{ url: string }> => {
+    const suffix = randomBytes(6).toString('hex');
+    const role = `voxctl_restore_${suffix}`;
+    const password = randomBytes(18).toString('hex');
+    const admin = new pg.Client({ connectionString: postgresAdminUrl() });
+    await admin.connect();
+    try {
+      await admin.query(`CREATE ROLE ${role} LOGIN PASSWORD '${password}'`);
+      await admin.query(`CREATE DATABASE ${role} OWNER ${role} TEMPLATE template0`);
+    } finally {
+      await admin.end();
+    }
+    dropped.push(async () => {
+      const c = new pg.Client({ connectionString: postgresAdminUrl() });
+      await c.connect();
+      try {
+        await c.query(`DROP DATABASE IF EXISTS ${role} WITH (FORCE)`);
+        await c.query(`DROP ROLE IF EXISTS ${role}`);
+      } finally {
+        await c.end();
+      }
+    });
+    const url = new URL(postgresAdminUrl());
+    url.username = role;
+    url.password = password;
+    url.pathname = `/${role}`;
+    return { url: url.toString() };
   };
 
   it('a dump restored into a new database serves the same keys, jobs and signed audio URLs', async () => {
@@ -45,8 +78,9 @@ describe('backup and restore', () => {
       const dump = join(tempDir(), 'voxctl.dump');
       await execa(join(bin, 'pg_dump'), ['-Fc', '-f', dump, '--dbname', source.url]);
       expect(readFileSync(dump).subarray(0, 5).toString()).toBe('PGDMP');
-      const target = await createTestDatabase({ fromTemplate: false });
-      dropped.push(target.drop);
+      // As a new cluster would be set up (docs/deploy.md): a dump holds no roles, so the role is created
+      // first, owns the empty database, and the restore runs as that role, with its password.
+      const target = await restoreTarget();
       await execa(join(bin, 'pg_restore'), ['--no-owner', '--exit-on-error', '--dbname', target.url, dump]);
       const second = await startServe(tempDir(), { env: { VOXCTL_DATABASE_URL: target.url, VOXCTL_BOOTSTRAP_KEY: '' } });
       try {
