@@ -32,6 +32,7 @@ import { DEFAULT_CORPUS_LIMITS, type CorpusSettings } from './features/corpora/u
 import { recoverCorpusUploads } from './features/corpora/recovery.js';
 import { listCorpusUploadPrefixes } from './features/corpora/repository.js';
 import { DEAD_AFTER_MS } from './features/ops/instances.js';
+import { createBillingFeature, type BillingFeature } from './features/billing/feature.js';
 
 /**
  * The composition root: every long-lived collaborator of the service, built once per server.
@@ -92,6 +93,8 @@ export interface Runtime {
   loadAudioUrl(url: string): Promise<Buffer>;
   /** Corpus uploads: their temp folder (`{dataDir}/tmp/corpora`) and limits (DESIGN's; tests lower them). */
   corpora: CorpusSettings;
+  /** The billing feature, bound to the database, clock and secret: its routes only parse and call. */
+  billing: BillingFeature;
   /** Registers a cleanup to run on `close()` (in reverse order of registration, before the db closes). */
   onClose(fn: () => Promise<void> | void): void;
   /** Closes workers, timers and the database; idempotent. */
@@ -233,6 +236,7 @@ export async function createRuntime(options: ServerOptions, deps: { clock?: Cloc
     metrics,
     database,
     corpora: { tmpRoot: corpusTmpRoot(options.dataDir), limits: { ...DEFAULT_CORPUS_LIMITS } },
+    billing: createBillingFeature({ db, clock, secret }),
     onClose(fn) {
       closers.push(fn);
     },

@@ -6,12 +6,10 @@ import { errorResponses } from '../../../shared/schemas/common.js';
 import { isTier } from '../accounts/index.js';
 import { requireAuth } from '../accounts/index.js';
 import { requestBase } from '../audio/index.js';
-import { changeTier, getInvoice, getSubscription, invoiceCsv, savePaymentMethod, setCancelled } from './service.js';
-import { createPortalLink, csrfToken, csrfValid, openPortalLink, portalSession } from './portal-sessions.js';
 import { CardError } from './card.js';
 import { readCookie, SESSION_COOKIE, sessionCookie } from './cookies.js';
 import { renderMessagePage, renderPortalPage } from './page.js';
-import { buildPortalView, NOTICES } from './portal-view.js';
+import { NOTICES } from './portal-view.js';
 import { DomainError } from '../../../shared/errors.js';
 
 // The portal's pages are HTML for a browser, not API: kept out of the OpenAPI document.
@@ -20,7 +18,7 @@ const FormBody = Type.Object({ csrf: Type.Optional(Type.String()) }, { additiona
 
 /** Billing: portal links and the subscription (API), and the portal pages they lead to (HTML). */
 const routes: FastifyPluginAsyncTypebox = async (app) => {
-  const { runtime } = app;
+  const { billing, options } = app.runtime;
 
   // Forms post url-encoded bodies; parsed here only, so the API stays JSON-only.
   app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: 16 * 1024 }, (_req, body, done) => {
@@ -46,7 +44,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
   /** The session of a page request, or undefined after answering 401. */
   const session = async (request: FastifyRequest) => {
     const sessionId = readCookie(request.headers.cookie, SESSION_COOKIE);
-    const found = await portalSession(runtime.db, { sessionId, now: runtime.clock.now() });
+    const found = await billing.session(sessionId);
     return found && sessionId ? { ...found, sessionId } : undefined;
   };
 
@@ -56,20 +54,14 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     async (request: FastifyRequest<{ Body: Record<string, string | undefined> }>, reply: FastifyReply) => {
       const s = await session(request);
       if (!s) return sessionExpired(reply);
-      if (!csrfValid(runtime.secret, s.sessionId, request.body?.csrf)) {
+      if (!billing.csrfValid(s.sessionId, request.body?.csrf)) {
         return dead(reply, 403, 'Form expired', 'This form could not be verified. Reload the billing page and try again.');
       }
       try {
         await action(s.userId, request.body ?? {});
       } catch (err) {
         if (err instanceof CardError || (err instanceof DomainError && err.code === 'validation_failed')) {
-          const view = await buildPortalView(runtime.db, {
-            userId: s.userId,
-            csrf: csrfToken(runtime.secret, s.sessionId),
-            now: runtime.clock.now(),
-            error: err.message,
-          });
-          return page(reply, 400, renderPortalPage(view));
+          return page(reply, 400, renderPortalPage(await billing.portalView(s, { error: err.message })));
         }
         throw err;
       }
@@ -90,7 +82,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => {
       const auth = requireAuth(request);
-      return createPortalLink(runtime.db, { userId: auth.userId, base: requestBase(runtime.options.publicUrl, request), now: runtime.clock.now() });
+      return billing.portalLink(auth.userId, requestBase(options.publicUrl, request));
     },
   );
 
@@ -104,15 +96,15 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: Subscription, ...errorResponses(401, 403, 404, 429) },
       },
     },
-    async (request) => getSubscription(runtime.db, requireAuth(request).userId, runtime.clock.now()),
+    async (request) => billing.subscription(requireAuth(request).userId),
   );
 
   app.get('/billing/portal/:token', { config: { public: true }, schema: { ...PAGE, params: Type.Object({ token: Type.String() }) } }, async (request, reply) => {
-    const opened = await openPortalLink(runtime.db, { token: request.params.token, now: runtime.clock.now() });
+    const opened = await billing.openLink(request.params.token);
     switch (opened.kind) {
       case 'session': {
-        const secure = request.protocol === 'https' || (runtime.options.publicUrl ?? '').startsWith('https:');
-        const maxAge = (opened.expiresAt.getTime() - runtime.clock.now().getTime()) / 1000;
+        const secure = request.protocol === 'https' || (options.publicUrl ?? '').startsWith('https:');
+        const maxAge = (opened.expiresAt.getTime() - billing.now().getTime()) / 1000;
         reply.header('set-cookie', sessionCookie(opened.sessionId, { maxAgeSeconds: maxAge, secure }));
         return reply.header('cache-control', 'no-store').redirect('/billing/portal', 303);
       }
@@ -130,8 +122,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
       const s = await session(request);
       if (!s) return sessionExpired(reply);
       const notice = request.query.done === undefined ? undefined : NOTICES[request.query.done];
-      const view = await buildPortalView(runtime.db, { userId: s.userId, csrf: csrfToken(runtime.secret, s.sessionId), now: runtime.clock.now(), notice });
-      return page(reply, 200, renderPortalPage(view));
+      return page(reply, 200, renderPortalPage(await billing.portalView(s, notice === undefined ? {} : { notice })));
     },
   );
 
@@ -140,33 +131,27 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     { config: { public: true }, schema: { ...PAGE, body: FormBody } },
     formAction('tier', async (userId, body) => {
       if (!isTier(body.tier)) throw new DomainError('validation_failed', 'Choose one of the plans: free, starter, pro or enterprise.');
-      await changeTier(runtime.db, { userId, tier: body.tier, now: runtime.clock.now() });
+      await billing.changeTier(userId, body.tier);
     }),
   );
 
   app.post(
     '/billing/portal/cancel',
     { config: { public: true }, schema: { ...PAGE, body: FormBody } },
-    formAction('cancel', (userId) => setCancelled(runtime.db, { userId, cancelled: true })),
+    formAction('cancel', (userId) => billing.setCancelled(userId, true)),
   );
 
   app.post(
     '/billing/portal/resume',
     { config: { public: true }, schema: { ...PAGE, body: FormBody } },
-    formAction('resume', (userId) => setCancelled(runtime.db, { userId, cancelled: false })),
+    formAction('resume', (userId) => billing.setCancelled(userId, false)),
   );
 
   app.post(
     '/billing/portal/payment-method',
     { config: { public: true }, schema: { ...PAGE, body: FormBody } },
     formAction('card', async (userId, body) => {
-      await savePaymentMethod(runtime.db, {
-        userId,
-        number: body.card_number ?? '',
-        expMonth: body.exp_month ?? '',
-        expYear: body.exp_year ?? '',
-        now: runtime.clock.now(),
-      });
+      await billing.savePaymentMethod(userId, { number: body.card_number ?? '', expMonth: body.exp_month ?? '', expYear: body.exp_year ?? '' });
     }),
   );
 
@@ -180,7 +165,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
       let csv: string;
       try {
         if (!id) throw new DomainError('invoice_not_found', 'Invoice not found');
-        csv = invoiceCsv(await getInvoice(runtime.db, s.userId, id, runtime.clock.now()));
+        csv = await billing.invoiceCsv(s.userId, id);
       } catch (err) {
         if (err instanceof DomainError && err.code === 'invoice_not_found') return dead(reply, 404, 'Invoice not found', 'There is no such invoice.');
         throw err;
