@@ -33,6 +33,9 @@ import { recoverCorpusUploads } from './features/corpora/recovery.js';
 import { listCorpusUploadPrefixes } from './features/corpora/repository.js';
 import { DEAD_AFTER_MS } from './features/ops/instances.js';
 import { createBillingFeature, type BillingFeature } from './features/billing/feature.js';
+import { createJobsFeature, type JobsFeature } from './features/jobs/feature.js';
+import { createDatasetsFeature, type DatasetsFeature } from './features/datasets/feature.js';
+import { createAudioLinks, type AudioLinks } from './features/audio/audio-links.js';
 
 /**
  * The composition root: every long-lived collaborator of the service, built once per server.
@@ -93,12 +96,21 @@ export interface Runtime {
   loadAudioUrl(url: string): Promise<Buffer>;
   /** Corpus uploads: their temp folder (`{dataDir}/tmp/corpora`) and limits (DESIGN's; tests lower them). */
   corpora: CorpusSettings;
-  /** The billing feature, bound to the database, clock and secret: its routes only parse and call. */
-  billing: BillingFeature;
+  /** The features their routes call, each bound once here to its collaborators: a route only parses and calls. */
+  features: Features;
   /** Registers a cleanup to run on `close()` (in reverse order of registration, before the db closes). */
   onClose(fn: () => Promise<void> | void): void;
   /** Closes workers, timers and the database; idempotent. */
   close(): Promise<void>;
+}
+
+/** The features as their routes see them (one object each, built by `createRuntime`). */
+export interface Features {
+  /** Signed audio URLs of a response (DESIGN §6). */
+  audioLinks: AudioLinks;
+  billing: BillingFeature;
+  jobs: JobsFeature;
+  datasets: DatasetsFeature;
 }
 
 /**
@@ -206,6 +218,7 @@ export async function createRuntime(options: ServerOptions, deps: { clock?: Cloc
   // One pacer for every stream of the process: `stt stream` requests and streaming evaluations alike.
   const streamScheduler = new FrameScheduler();
   const streamLimits: StreamLimits = { ...STREAM_LIMITS, deadline: { ...STREAM_LIMITS.deadline } };
+  const urls = createUrlSigner(secret);
   const runtime: Runtime = {
     options,
     db,
@@ -220,7 +233,7 @@ export async function createRuntime(options: ServerOptions, deps: { clock?: Cloc
     jobs: createBatchRunner(wiring),
     evaluations: createEvaluationRunner({ ...wiring, stt, sphinxMax: config.stt.localSphinx.max_concurrent, streamScheduler, streamLimits }),
     secret,
-    urls: createUrlSigner(secret),
+    urls,
     startedAt: clock.now(),
     rateLimiter,
     ...(bootstrap ? { bootstrap } : {}),
@@ -236,7 +249,12 @@ export async function createRuntime(options: ServerOptions, deps: { clock?: Cloc
     metrics,
     database,
     corpora: { tmpRoot: corpusTmpRoot(options.dataDir), limits: { ...DEFAULT_CORPUS_LIMITS } },
-    billing: createBillingFeature({ db, clock, secret }),
+    features: {
+      audioLinks: createAudioLinks({ urls, clock, publicUrl: options.publicUrl }),
+      billing: createBillingFeature({ db, clock, secret }),
+      jobs: createJobsFeature({ db }),
+      datasets: createDatasetsFeature({ db, clock, wakeJobs: () => runtime.jobs.wake() }),
+    },
     onClose(fn) {
       closers.push(fn);
     },

@@ -2,3 +2,4 @@
 export { readAudioBytes, recoverAudioStore, wavInput, writeAudioOnly, type AudioBlobStore, type PendingBlobs } from './audio-store.js';
 export { requestBase } from './audio-urls.js';
 export { getAudio, insertAudio, type AudioRow } from './repository.js';
+export { createAudioLinks, type AudioLinkFor, type AudioLinks } from './audio-links.js';

@@ -18,7 +18,8 @@ const FormBody = Type.Object({ csrf: Type.Optional(Type.String()) }, { additiona
 
 /** Billing: portal links and the subscription (API), and the portal pages they lead to (HTML). */
 const routes: FastifyPluginAsyncTypebox = async (app) => {
-  const { billing, options } = app.runtime;
+  const { options } = app.runtime;
+  const { billing } = app.runtime.features;
 
   // Forms post url-encoded bodies; parsed here only, so the API stays JSON-only.
   app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: 16 * 1024 }, (_req, body, done) => {

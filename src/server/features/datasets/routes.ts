@@ -4,10 +4,7 @@ import { errorResponses, PagingQuery } from '../../../shared/schemas/common.js';
 import { Dataset, DatasetCreated, DatasetPage } from '../../../shared/schemas/datasets.js';
 import { requireAuth } from '../accounts/index.js';
 import { DomainError, validationFailed } from '../../../shared/errors.js';
-import { requestBase } from '../audio/index.js';
 import { parseDatasetCsv, type CsvDatasetRow } from './csv-dataset.js';
-import { createDataset, datasetPage, datasetView, parseDatasetLanguage, parseDatasetName, parseGenerateAudio } from './datasets.js';
-import { speakerIds } from '../synthesis/index.js';
 import { DATASET_LIMITS } from '../../../shared/constants.js';
 import { DATASET_MESSAGES } from '../../../shared/dataset-rules.js';
 
@@ -19,7 +16,7 @@ const isFileTooLarge = (err: unknown): boolean => (err as { code?: string } | un
 
 /** POST /v1/datasets/upload, GET /v1/datasets, GET /v1/datasets/{dataset_id} (DESIGN §4.10). */
 const routes: FastifyPluginAsyncTypebox = async (app) => {
-  const { runtime } = app;
+  const { datasets, audioLinks } = app.runtime.features;
 
   app.post(
     '/v1/datasets/upload',
@@ -46,7 +43,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
               part.file.resume();
               continue;
             }
-            const known = await speakerIds(runtime.db);
+            const known = await datasets.speakerIds();
             parsed = await parseDatasetCsv(part.file, { speakerExists: (id) => known.has(id) }).then(
               (rows) => ({ rows }),
               (error: unknown) => ({ error }),
@@ -61,15 +58,13 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
         tooLarge = true;
       }
       if (tooLarge) throw validationFailed(DATASET_MESSAGES.tooBig);
-      const name = parseDatasetName(fields.name);
-      const generateAudio = parseGenerateAudio(fields.generate_audio);
-      const language = await parseDatasetLanguage(runtime.db, fields.language);
-      if (!parsed) throw validationFailed("Missing required file 'file'");
-      if ('error' in parsed) throw parsed.error;
-      const rows = parsed.rows;
-      const created = await createDataset({ db: runtime.db, now: runtime.clock.now() }, { userId: auth.userId, name, generateAudio, rows, language });
-      if (created.job_id) runtime.jobs.wake();
-      return reply.code(201).send(created);
+      const file = parsed;
+      const rows = () => {
+        if (!file) throw validationFailed("Missing required file 'file'");
+        if ('error' in file) throw file.error;
+        return file.rows;
+      };
+      return reply.code(201).send(await datasets.create(auth.userId, fields, rows));
     },
   );
 
@@ -85,7 +80,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => {
       const auth = requireAuth(request);
-      return datasetPage(runtime.db, { userId: auth.userId, limit: request.query.limit ?? 20, offset: request.query.offset ?? 0 });
+      return datasets.page(auth.userId, { limit: request.query.limit ?? 20, offset: request.query.offset ?? 0 });
     },
   );
 
@@ -101,13 +96,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => {
       const auth = requireAuth(request);
-      const base = requestBase(runtime.options.publicUrl, request);
-      const now = runtime.clock.now();
-      return datasetView(runtime.db, {
-        userId: auth.userId,
-        id: request.params.dataset_id,
-        urlFor: (audioId) => runtime.urls.audio({ base, audioId, now }),
-      });
+      return datasets.view(auth.userId, request.params.dataset_id, audioLinks.of(request));
     },
   );
 };

@@ -3,12 +3,10 @@ import { Type } from '@sinclair/typebox';
 import { errorResponses } from '../../../shared/schemas/common.js';
 import { Job, JobPage, JobQuery } from '../../../shared/schemas/tts.js';
 import { requireAuth } from '../accounts/index.js';
-import { requestBase } from '../audio/index.js';
-import { jobPage, ownJob, toJobView } from './jobs.js';
 
 /** GET /v1/jobs (newest first, status filter) and GET /v1/jobs/{job_id} (DESIGN §4.8, §4.9). */
 const routes: FastifyPluginAsyncTypebox = async (app) => {
-  const { runtime } = app;
+  const { jobs, audioLinks } = app.runtime.features;
 
   app.get(
     '/v1/jobs',
@@ -23,7 +21,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     async (request) => {
       const auth = requireAuth(request);
       const { status, limit = 20, offset = 0 } = request.query;
-      return jobPage(runtime.db, { userId: auth.userId, status, limit, offset });
+      return jobs.page(auth.userId, { ...(status ? { status } : {}), limit, offset });
     },
   );
 
@@ -39,10 +37,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => {
       const auth = requireAuth(request);
-      const job = await ownJob(runtime.db, auth.userId, request.params.job_id);
-      const base = requestBase(runtime.options.publicUrl, request);
-      const now = runtime.clock.now();
-      return toJobView(runtime.db, job, (audioId) => runtime.urls.audio({ base, audioId, now }));
+      return jobs.view(auth.userId, request.params.job_id, audioLinks.of(request));
     },
   );
 };
