@@ -16,7 +16,7 @@ import { bootstrapIfEmpty, type BootstrapResult } from './features/accounts/boot
 import { refundStaleReservations } from './features/limits/reservations.js';
 import { createBatchRunner, createEvaluationRunner, type WorkLoop, type WorkSharing } from './work-kinds.js';
 import { createLogger, type Logger } from './logger.js';
-import { createSampleProvider, type SampleProvider } from './features/synthesis/samples.js';
+import { createSampleProvider, SAMPLE_PREFIX, type SampleProvider } from './features/synthesis/samples.js';
 import { createFacetsCache } from './features/synthesis/speakers.js';
 import type { SpeakerFacets } from '../shared/schemas/speakers.js';
 import { loadServerConfig, type ServerConfig } from './config.js';
@@ -35,7 +35,9 @@ import { DEAD_AFTER_MS } from './features/ops/instances.js';
 import { createBillingFeature, type BillingFeature } from './features/billing/feature.js';
 import { createJobsFeature, type JobsFeature } from './features/jobs/feature.js';
 import { createDatasetsFeature, type DatasetsFeature } from './features/datasets/feature.js';
+import { createCorporaFeature, type CorporaFeature } from './features/corpora/feature.js';
 import { createAudioLinks, type AudioLinks } from './features/audio/audio-links.js';
+import { createAudioFeature, type AudioFeature } from './features/audio/feature.js';
 
 /**
  * The composition root: every long-lived collaborator of the service, built once per server.
@@ -106,11 +108,14 @@ export interface Runtime {
 
 /** The features as their routes see them (one object each, built by `createRuntime`). */
 export interface Features {
+  /** Signed downloads and uploads of audio files (DESIGN §4.7). */
+  audio: AudioFeature;
   /** Signed audio URLs of a response (DESIGN §6). */
   audioLinks: AudioLinks;
   billing: BillingFeature;
   jobs: JobsFeature;
   datasets: DatasetsFeature;
+  corpora: CorporaFeature;
 }
 
 /**
@@ -219,6 +224,8 @@ export async function createRuntime(options: ServerOptions, deps: { clock?: Cloc
   const streamScheduler = new FrameScheduler();
   const streamLimits: StreamLimits = { ...STREAM_LIMITS, deadline: { ...STREAM_LIMITS.deadline } };
   const urls = createUrlSigner(secret);
+  const samples = createSampleProvider(wiring);
+  const corpusSettings: CorpusSettings = { tmpRoot: corpusTmpRoot(options.dataDir), limits: { ...DEFAULT_CORPUS_LIMITS } };
   const runtime: Runtime = {
     options,
     db,
@@ -228,7 +235,7 @@ export async function createRuntime(options: ServerOptions, deps: { clock?: Cloc
     instanceId,
     leaseMs: work.leaseMs,
     blobs: blobs.store,
-    samples: createSampleProvider(wiring),
+    samples,
     speakerFacets: createFacetsCache(db),
     jobs: createBatchRunner(wiring),
     evaluations: createEvaluationRunner({ ...wiring, stt, sphinxMax: config.stt.localSphinx.max_concurrent, streamScheduler, streamLimits }),
@@ -248,11 +255,13 @@ export async function createRuntime(options: ServerOptions, deps: { clock?: Cloc
       loadAudio({ db, blobs: blobs.store, urls: runtime.urls, clock, allowPrivate: options.allowPrivateAudioUrls, hooks: runtime.audioFetch }, url),
     metrics,
     database,
-    corpora: { tmpRoot: corpusTmpRoot(options.dataDir), limits: { ...DEFAULT_CORPUS_LIMITS } },
+    corpora: corpusSettings,
     features: {
+      audio: createAudioFeature({ db, blobs: blobs.store, clock, urls, samples: { isSample: (id) => id.startsWith(SAMPLE_PREFIX), exists: (id) => samples.exists(id), get: (id) => samples.get(id) } }),
       audioLinks: createAudioLinks({ urls, clock, publicUrl: options.publicUrl }),
       billing: createBillingFeature({ db, clock, secret }),
       jobs: createJobsFeature({ db }),
+      corpora: createCorporaFeature({ db, blobs: blobs.store, clock, instanceId, settings: corpusSettings }),
       datasets: createDatasetsFeature({ db, clock, wakeJobs: () => runtime.jobs.wake() }),
     },
     onClose(fn) {

@@ -3,21 +3,12 @@ import { Type } from '@sinclair/typebox';
 import { errorResponses } from '../../../shared/schemas/common.js';
 import { AudioUploaded } from '../../../shared/schemas/tts.js';
 import { requireAuth } from '../accounts/index.js';
-import { ApiError } from '../../errors.js';
 import { DomainError } from '../../../shared/errors.js';
-import { AUDIO_ID_PATTERN, requestBase } from './audio-urls.js';
-import { getAudio, openAudio, type AudioFormat } from './audio-store.js';
-import { resolveRange } from './byte-range.js';
-import { SAMPLE_PREFIX } from '../synthesis/index.js';
-import { storeUpload } from './uploads.js';
 import { MAX_UPLOAD_BYTES } from '../../../shared/constants.js';
-
-const CONTENT_TYPES: Record<AudioFormat, string> = { wav: 'audio/wav', mp3: 'audio/mpeg', m4a: 'audio/mp4' };
 
 /** GET /v1/audio/{id}.wav (signed, public) and POST /v1/audio (upload) — DESIGN §4.7. */
 const routes: FastifyPluginAsyncTypebox = async (app) => {
-  const { runtime } = app;
-  const { samples } = runtime;
+  const { audio, audioLinks } = app.runtime.features;
 
   app.get(
     '/v1/audio/:audio_id.wav',
@@ -31,27 +22,8 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) => {
-      const audioId = request.params.audio_id;
-      // Existence first: an unknown id is 404 whatever its signature; a known one then needs a valid,
-      // unexpired signature (403 / 410). Samples are only synthesised behind a valid signature.
-      if (!AUDIO_ID_PATTERN.test(audioId)) throw new DomainError('audio_not_found', 'Audio not found');
-      const isSample = audioId.startsWith(SAMPLE_PREFIX);
-      if (isSample ? !(await samples.exists(audioId)) : !(await getAudio(runtime.db, audioId))) throw new DomainError('audio_not_found', 'Audio not found');
-      const check = runtime.urls.verifyAudio({ audioId, expires: request.query.expires, sig: request.query.sig, now: runtime.clock.now() });
-      if (check === 'tampered') throw new DomainError('invalid_signature', 'Invalid audio URL signature');
-      if (check === 'expired') throw new DomainError('url_expired', 'Audio URL has expired');
-      const row = isSample ? await samples.get(audioId) : await getAudio(runtime.db, audioId);
-      if (!row) throw new DomainError('audio_not_found', 'Audio not found');
-      const size = await runtime.blobs.size(row.path);
-      if (size === undefined) throw new DomainError('audio_not_found', 'Audio not found');
-      // Players seek with Range; a range past the end is 416 with the size, anything malformed gets the whole file.
-      const range = resolveRange(request.headers.range, size);
-      if (range === 'unsatisfiable') {
-        throw new ApiError('range_not_satisfiable', 'Requested range not satisfiable', { headers: { 'Content-Range': `bytes */${size}` } });
-      }
-      const body = await openAudio(runtime.blobs, row, range);
-      if (!body) throw new DomainError('audio_not_found', 'Audio not found');
-      reply.header('Content-Type', CONTENT_TYPES[row.format]).header('Accept-Ranges', 'bytes').header('Cache-Control', 'private, max-age=86400');
+      const { contentType, size, range, body } = await audio.download(request.params.audio_id, request.query, request.headers.range);
+      reply.header('Content-Type', contentType).header('Accept-Ranges', 'bytes').header('Cache-Control', 'private, max-age=86400');
       if (!range) return reply.header('Content-Length', String(size)).send(body);
       return reply
         .code(206)
@@ -90,12 +62,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
         }
       }
       if (!bytes) throw new DomainError('validation_failed', "Missing required file part 'file'");
-      const row = await storeUpload({ db: runtime.db, blobs: runtime.blobs, clock: runtime.clock }, { userId: auth.userId, bytes });
-      return reply.code(201).send({
-        audio_id: row.id,
-        audio_url: runtime.urls.audio({ base: requestBase(runtime.options.publicUrl, request), audioId: row.id, now: runtime.clock.now() }),
-        duration_seconds: row.duration_seconds,
-      });
+      return reply.code(201).send(await audio.upload(auth.userId, bytes, audioLinks.of(request)));
     },
   );
 };

@@ -10,10 +10,8 @@ import { codePoints } from '../../../shared/text-rules.js';
 import { requireAuth } from '../accounts/index.js';
 import { ApiError } from '../../errors.js';
 import { DomainError, validationFailed } from '../../../shared/errors.js';
-import { requestBase } from '../audio/index.js';
-import { createCorpusFromArchive, openUploadDir, type UploadDir } from './upload.js';
+import type { UploadDir } from './upload.js';
 import { UploadSlots } from './upload-slots.js';
-import { corpusPage, corpusUtterancePage, deleteCorpus, getCorpus } from './service.js';
 
 /** @fastify/multipart's signal that the file part passed `fileSize`. */
 const isFileTooLarge = (err: unknown): boolean => (err as { code?: string } | undefined)?.code === 'FST_REQ_FILE_TOO_LARGE';
@@ -35,7 +33,7 @@ function parseCorpusName(value: string | undefined): string {
 
 /** POST/GET /v1/corpora, GET/DELETE /v1/corpora/{id}, GET /v1/corpora/{id}/utterances (DESIGN §10). */
 const routes: FastifyPluginAsyncTypebox = async (app) => {
-  const { runtime } = app;
+  const { corpora, audioLinks } = app.runtime.features;
   const slots = new UploadSlots();
 
   app.post(
@@ -52,7 +50,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     async (request, reply) => {
       const auth = requireAuth(request);
       if (!request.isMultipart()) throw new DomainError('unsupported_media_type', "Expected multipart/form-data with a 'file' part");
-      const { limits } = runtime.corpora;
+      const { limits } = corpora.settings;
       // A body declared far past the limit (the name and part headers take far less than 1 MiB) is
       // refused before a byte is stored; without a Content-Length the stream itself is measured.
       const declared = Number(request.headers['content-length']);
@@ -80,7 +78,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
                 part.file.resume();
                 continue;
               }
-              dir = await openUploadDir(runtime.corpora);
+              dir = await corpora.openUploadDir();
               await pipeline(part.file, createWriteStream(dir.archive, { mode: 0o600 }), { signal: left.signal });
               if (part.file.truncated) throw tooBig();
               received = true;
@@ -94,11 +92,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
         }
         const name = parseCorpusName(fields.name);
         if (!received || !dir) throw validationFailed(CORPUS_MESSAGES.fileMissing);
-        const corpus = await createCorpusFromArchive(
-          { db: runtime.db, blobs: runtime.blobs, clock: runtime.clock, instanceId: runtime.instanceId, settings: runtime.corpora },
-          { userId: auth.userId, name, dir, signal: left.signal },
-        );
-        return reply.code(201).send(corpus);
+        return reply.code(201).send(await corpora.create(auth.userId, name, dir, left.signal));
       } finally {
         reply.raw.off('close', onClose);
         await dir?.remove();
@@ -120,7 +114,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => {
       const auth = requireAuth(request);
-      return corpusPage(runtime.db, { userId: auth.userId, limit: request.query.limit ?? 20, offset: request.query.offset ?? 0 });
+      return corpora.page(auth.userId, { limit: request.query.limit ?? 20, offset: request.query.offset ?? 0 });
     },
   );
 
@@ -137,7 +131,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => {
       const auth = requireAuth(request);
-      return getCorpus(runtime.db, { userId: auth.userId, id: request.params.corpus_id });
+      return corpora.get(auth.userId, request.params.corpus_id);
     },
   );
 
@@ -155,15 +149,8 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => {
       const auth = requireAuth(request);
-      const base = requestBase(runtime.options.publicUrl, request);
-      const now = runtime.clock.now();
-      return corpusUtterancePage(runtime.db, {
-        userId: auth.userId,
-        id: request.params.corpus_id,
-        limit: request.query.limit ?? 20,
-        offset: request.query.offset ?? 0,
-        urlFor: (audioId) => runtime.urls.audio({ base, audioId, now }),
-      });
+      const paging = { limit: request.query.limit ?? 20, offset: request.query.offset ?? 0 };
+      return corpora.utterances(auth.userId, request.params.corpus_id, paging, audioLinks.of(request));
     },
   );
 
@@ -180,7 +167,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       const auth = requireAuth(request);
-      await deleteCorpus({ db: runtime.db, blobs: runtime.blobs }, { userId: auth.userId, id: request.params.corpus_id });
+      await corpora.delete(auth.userId, request.params.corpus_id);
       return reply.code(204).send(null);
     },
   );

@@ -1,0 +1,38 @@
+/** The corpora feature as its routes use it: uploads built into corpora, listed, shown and deleted (DESIGN §10, §17). */
+import type { Db } from '../../storage/db.js';
+import type { Clock } from '../../clock.js';
+import type { PageOf } from '../../../shared/schemas/common.js';
+import type { Corpus, CorpusUtterance } from '../../../shared/schemas/corpora.js';
+import type { AudioBlobStore, AudioLinkFor } from '../audio/index.js';
+import { createCorpusFromArchive, openUploadDir, type CorpusSettings, type UploadDir } from './upload.js';
+import { corpusPage, corpusUtterancePage, deleteCorpus, getCorpus } from './service.js';
+
+/** What the corpora routes call. */
+export interface CorporaFeature {
+  /** Upload limits and the temp folder, read per upload (tests lower the limits while the service runs). */
+  readonly settings: CorpusSettings;
+  /** A new folder of its own for one upload's archive and files (the caller removes it). */
+  openUploadDir(): Promise<UploadDir>;
+  /** Builds the corpus of the archive in `dir` (checked, extracted, decoded, stored); nothing stays on error. */
+  create(userId: string, name: string, dir: UploadDir, signal: AbortSignal): Promise<Corpus>;
+  page(userId: string, paging: { limit: number; offset: number }): Promise<PageOf<Corpus>>;
+  get(userId: string, id: string): Promise<Corpus>;
+  /** A page of a corpus's utterances in manifest order, each with its audio link. */
+  utterances(userId: string, id: string, paging: { limit: number; offset: number }, link: AudioLinkFor): Promise<PageOf<CorpusUtterance>>;
+  /** Deletes a corpus and its audio (409 while a running evaluation uses it). */
+  delete(userId: string, id: string): Promise<void>;
+}
+
+/** Binds the corpus rules to the service's collaborators (called once, by the composition root). */
+export function createCorporaFeature(deps: { db: Db; blobs: AudioBlobStore; clock: Clock; instanceId: string; settings: CorpusSettings }): CorporaFeature {
+  const { db, blobs, settings } = deps;
+  return {
+    settings,
+    openUploadDir: () => openUploadDir(settings),
+    create: (userId, name, dir, signal) => createCorpusFromArchive(deps, { userId, name, dir, signal }),
+    page: (userId, paging) => corpusPage(db, { userId, ...paging }),
+    get: (userId, id) => getCorpus(db, { userId, id }),
+    utterances: (userId, id, paging, link) => corpusUtterancePage(db, { userId, id, ...paging, urlFor: link }),
+    delete: (userId, id) => deleteCorpus({ db, blobs }, { userId, id }),
+  };
+}
