@@ -34,6 +34,7 @@ import { listCorpusUploadPrefixes } from './features/corpora/repository.js';
 import { DEAD_AFTER_MS } from './features/ops/instances.js';
 import { createBillingFeature, type BillingFeature } from './features/billing/feature.js';
 import { createJobsFeature, type JobsFeature } from './features/jobs/feature.js';
+import { createSynthesisFeature, type SynthesisFeature } from './features/synthesis/feature.js';
 import { createDatasetsFeature, type DatasetsFeature } from './features/datasets/feature.js';
 import { createCorporaFeature, type CorporaFeature } from './features/corpora/feature.js';
 import { createAudioLinks, type AudioLinks } from './features/audio/audio-links.js';
@@ -114,6 +115,7 @@ export interface Features {
   audioLinks: AudioLinks;
   billing: BillingFeature;
   jobs: JobsFeature;
+  synthesis: SynthesisFeature;
   datasets: DatasetsFeature;
   corpora: CorporaFeature;
 }
@@ -260,7 +262,8 @@ export async function createRuntime(options: ServerOptions, deps: { clock?: Cloc
       audio: createAudioFeature({ db, blobs: blobs.store, clock, urls, samples: { isSample: (id) => id.startsWith(SAMPLE_PREFIX), exists: (id) => samples.exists(id), get: (id) => samples.get(id) } }),
       audioLinks: createAudioLinks({ urls, clock, publicUrl: options.publicUrl }),
       billing: createBillingFeature({ db, clock, secret }),
-      jobs: createJobsFeature({ db }),
+      jobs: createJobsFeature({ db, clock, wakeJobs: () => runtime.jobs.wake() }),
+      synthesis: createSynthesisFeature(() => ({ db, blobs: blobs.store, instanceId, clock, tts: runtime.tts })),
       corpora: createCorporaFeature({ db, blobs: blobs.store, clock, instanceId, settings: corpusSettings }),
       datasets: createDatasetsFeature({ db, clock, wakeJobs: () => runtime.jobs.wake() }),
     },
