@@ -33,6 +33,7 @@ import { recoverCorpusUploads } from './features/corpora/recovery.js';
 import { listCorpusUploadPrefixes } from './features/corpora/repository.js';
 import { DEAD_AFTER_MS } from './features/ops/instances.js';
 import { createBillingFeature, type BillingFeature } from './features/billing/feature.js';
+import { createAccountsFeature, type AccountsFeature } from './features/accounts/feature.js';
 import { createJobsFeature, type JobsFeature } from './features/jobs/feature.js';
 import { createSynthesisFeature, type SynthesisFeature } from './features/synthesis/feature.js';
 import { createDatasetsFeature, type DatasetsFeature } from './features/datasets/feature.js';
@@ -109,6 +110,7 @@ export interface Runtime {
 
 /** The features as their routes see them (one object each, built by `createRuntime`). */
 export interface Features {
+  accounts: AccountsFeature;
   /** Signed downloads and uploads of audio files (DESIGN §4.7). */
   audio: AudioFeature;
   /** Signed audio URLs of a response (DESIGN §6). */
@@ -259,6 +261,7 @@ export async function createRuntime(options: ServerOptions, deps: { clock?: Cloc
     database,
     corpora: corpusSettings,
     features: {
+      accounts: createAccountsFeature({ db, clock, requestsToday: (userId) => rateLimiter.requestsToday(userId) }),
       audio: createAudioFeature({ db, blobs: blobs.store, clock, urls, samples: { isSample: (id) => id.startsWith(SAMPLE_PREFIX), exists: (id) => samples.exists(id), get: (id) => samples.get(id) } }),
       audioLinks: createAudioLinks({ urls, clock, publicUrl: options.publicUrl }),
       billing: createBillingFeature({ db, clock, secret }),

@@ -3,7 +3,6 @@ import { Type } from '@sinclair/typebox';
 import { ApiKeyPage, CreateKeyRequest, CreatedKey } from '../../../shared/schemas/users.js';
 import { PagingQuery, errorResponses } from '../../../shared/schemas/common.js';
 import { requireAuth } from './auth-plugin.js';
-import { createApiKey, deleteApiKey, listApiKeys } from './keys.js';
 
 const bearer = [{ bearer: [] }];
 
@@ -26,8 +25,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       const { userId } = requireAuth(request);
-      const created = await createApiKey(app.runtime.db, { userId, name: request.body.name, scope: request.body.scope, now: app.runtime.clock.now() });
-      return reply.code(201).send(created);
+      return reply.code(201).send(await app.runtime.features.accounts.createKey(userId, request.body));
     },
   );
 
@@ -44,7 +42,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => {
       const { userId } = requireAuth(request);
-      return listApiKeys(app.runtime.db, userId, { limit: request.query.limit ?? 20, offset: request.query.offset ?? 0 });
+      return app.runtime.features.accounts.keys(userId, { limit: request.query.limit ?? 20, offset: request.query.offset ?? 0 });
     },
   );
 
@@ -61,7 +59,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       const auth = requireAuth(request);
-      await deleteApiKey(app.runtime.db, { userId: auth.userId, keyId: request.params.id, callerKeyId: auth.keyId, now: app.runtime.clock.now() });
+      await app.runtime.features.accounts.deleteKey(auth, request.params.id);
       return reply.code(204).send(null);
     },
   );
