@@ -242,7 +242,29 @@ async function azureFast(req: RecordedRequest, fake: FakeVendor): Promise<Reply>
     if (pl.biasingWeight !== undefined) must(typeof pl.biasingWeight === 'number' && pl.biasingWeight >= 0 && pl.biasingWeight <= 2, 'phraseList.biasingWeight must be 0.0..2.0');
     phrases.push(...(pl.phrases as string[]));
   }
+  // TranscriptionDiarizationOptions {enabled?: boolean, maxSpeakers?: number} ("greater than 1 and less than 36").
+  let diarize = false;
+  if (def.diarization !== undefined) {
+    const d = def.diarization as Record<string, unknown>;
+    must(d && typeof d === 'object' && !Array.isArray(d), 'definition.diarization must be an object');
+    onlyKnown(Object.keys(d), ['enabled', 'maxSpeakers'], 'diarization property');
+    if (d.enabled !== undefined) must(typeof d.enabled === 'boolean', 'diarization.enabled must be a boolean');
+    if (d.maxSpeakers !== undefined) must(Number.isInteger(d.maxSpeakers) && (d.maxSpeakers as number) > 1 && (d.maxSpeakers as number) < 36, 'diarization.maxSpeakers must be greater than 1 and less than 36');
+    diarize = d.enabled === true || d.maxSpeakers !== undefined;
+  }
   boosted(fake, phrases);
+  if (diarize) {
+    // Each phrase carries `speaker` (from 1) and its words, times in milliseconds.
+    const ms = (s: number) => Math.round(s * 1000);
+    const segs = speakerSegments(speakerWordsOf(fake));
+    const sw = speakerWordsOf(fake);
+    let i = 0;
+    const phrasesOut = segs.map((g) => {
+      const words = sw.slice(i, (i += g.text.split(' ').length));
+      return { speaker: g.speaker + 1, offsetMilliseconds: ms(g.start), durationMilliseconds: ms(g.end) - ms(g.start), text: g.text, words: words.map((w) => ({ text: w.text, offsetMilliseconds: ms(w.start), durationMilliseconds: ms(w.end) - ms(w.start) })), locale: 'en-US', confidence: 0.9 };
+    });
+    return ok({ durationMilliseconds: 3260, combinedPhrases: [{ text: segs.map((g) => g.text).join(' ') }], phrases: phrasesOut });
+  }
   const text = heard(fake);
   return ok({
     durationMilliseconds: 3260,
@@ -434,7 +456,27 @@ const HANDLERS: Record<Vendor, Handler> = {
       }
       must(phrases.length <= 5000 && phrases.every((p) => p.length <= 100), 'speech contexts take at most 5000 phrases of at most 100 characters');
     }
+    // SpeakerDiarizationConfig {enableSpeakerDiarization, minSpeakerCount (default 2), maxSpeakerCount (default 6)}; speakerTag is output only.
+    const dc = body.config?.diarizationConfig as Record<string, unknown> | undefined;
+    if (dc !== undefined) {
+      must(dc && typeof dc === 'object' && !Array.isArray(dc), 'config.diarizationConfig must be an object');
+      onlyKnown(Object.keys(dc), ['enableSpeakerDiarization', 'minSpeakerCount', 'maxSpeakerCount'], 'diarizationConfig field');
+      if (dc.enableSpeakerDiarization !== undefined) must(typeof dc.enableSpeakerDiarization === 'boolean', 'diarizationConfig.enableSpeakerDiarization must be a boolean');
+      for (const f of ['minSpeakerCount', 'maxSpeakerCount']) if (dc[f] !== undefined) must(Number.isInteger(dc[f]) && (dc[f] as number) >= 1, `diarizationConfig.${f} must be a positive integer`);
+      must(((dc.minSpeakerCount as number | undefined) ?? 2) <= ((dc.maxSpeakerCount as number | undefined) ?? 6), 'diarizationConfig.minSpeakerCount must not exceed maxSpeakerCount');
+    }
+    if (body.config?.enableWordTimeOffsets !== undefined) must(typeof body.config.enableWordTimeOffsets === 'boolean', 'config.enableWordTimeOffsets must be a boolean');
     boosted(fake, phrases);
+    if (dc?.enableSpeakerDiarization === true) {
+      // One result per stretch of speech, then the top alternative of the last result holds every word from the
+      // beginning with its speaker; times only with enableWordTimeOffsets, as "1.500s" durations.
+      const sw = speakerWordsOf(fake);
+      const times = body.config?.enableWordTimeOffsets === true;
+      const dur = (s: number) => `${s.toFixed(3)}s`;
+      const words = sw.map((w) => ({ word: w.text, ...(times ? { startTime: dur(w.start), endTime: dur(w.end) } : {}), speakerTag: w.speaker + 1, speakerLabel: String(w.speaker + 1) }));
+      const results = speakerSegments(sw).map((g, i) => ({ alternatives: [{ transcript: `${i ? ' ' : ''}${g.text}`, confidence: 0.9 }], resultEndTime: dur(g.end), languageCode: 'en-us' }));
+      return ok({ results: [...results, { alternatives: [{ words }], resultEndTime: dur(sw.at(-1)?.end ?? 0), languageCode: 'en-us' }], totalBilledTime: '4s', requestId: '125' });
+    }
     const text = heard(fake);
     if (text !== FAKE_TRANSCRIPT) return ok({ results: [{ alternatives: [{ transcript: text, confidence: 0.85 }], resultEndTime: '3.200s', languageCode: 'en-us' }], totalBilledTime: '4s', requestId: '124' });
     return ok({
@@ -498,6 +540,10 @@ const HANDLERS: Record<Vendor, Handler> = {
           must(wordCount(p) <= 12 && p.trim().split(/\s+/).every((w) => w.length <= 34), `phrase '${p}' must have at most 12 words of at most 34 characters`);
         }
       }
+      // RevAiJobOptions.skip_diarization?: boolean (Rev.ai diarizes unless it is true); diarization_type standard | premium.
+      if (parsed.skip_diarization !== undefined) must(typeof parsed.skip_diarization === 'boolean', 'skip_diarization must be a boolean');
+      if (parsed.diarization_type !== undefined) must(['standard', 'premium'].includes(String(parsed.diarization_type)), `diarization_type '${String(parsed.diarization_type)}' is not one of standard, premium`);
+      state.set('skip_diarization', parsed.skip_diarization === true ? 1 : 0);
       boosted(fake, vocab);
       return ok({ id: 'rev-j1', created_on: '2024-01-01T00:00:00Z', name: 'audio.wav', status: 'in_progress', type: 'async' });
     }
@@ -509,6 +555,17 @@ const HANDLERS: Record<Vendor, Handler> = {
     if (req.method === 'GET' && req.path === '/speechtotext/v1/jobs/rev-j1/transcript') {
       must(req.headers.accept === 'application/vnd.rev.transcript.v1.0+json', 'Accept must be application/vnd.rev.transcript.v1.0+json');
       const words = wordsOf(heard(fake));
+      if (state.get('skip_diarization') === 0 && fake.speakerWords) {
+        // Diarized (the default): one monologue per speaker turn, `speaker` an integer, text elements with ts/end_ts.
+        const monologues: { speaker: number; elements: Record<string, unknown>[] }[] = [];
+        for (const w of fake.speakerWords) {
+          let m = monologues.at(-1);
+          if (!m || m.speaker !== w.speaker) monologues.push((m = { speaker: w.speaker, elements: [] }));
+          if (m.elements.length) m.elements.push({ type: 'punct', value: ' ' });
+          m.elements.push({ type: 'text', value: w.text, ts: w.start, end_ts: w.end, confidence: 0.9 });
+        }
+        return ok({ monologues });
+      }
       const elements = words.flatMap((w, i) => [
         { type: 'text', value: w, ts: i * 0.3, end_ts: i * 0.3 + 0.25, confidence: i % 2 ? 0.8 : 1.0 },
         { type: 'punct', value: i === words.length - 1 ? '.' : ' ' },
@@ -548,6 +605,13 @@ const HANDLERS: Record<Vendor, Handler> = {
           vocab.push(v.content as string);
         }
       }
+      // TranscriptionConfig.diarization: none | speaker | channel (batch); speaker_diarization_config only with `speaker`.
+      if (tc.diarization !== undefined) must(['none', 'speaker', 'channel'].includes(String(tc.diarization)), `transcription_config.diarization '${String(tc.diarization)}' is not one of none, speaker, channel`);
+      if (tc.speaker_diarization_config !== undefined) {
+        must(tc.diarization === 'speaker', "speaker_diarization_config needs diarization 'speaker'");
+        onlyKnown(Object.keys(tc.speaker_diarization_config as object), ['speaker_sensitivity', 'prefer_current_speaker', 'max_speakers', 'get_speakers', 'speakers'], 'speaker_diarization_config field');
+      }
+      state.set('diarization', tc.diarization === 'speaker' ? 1 : 0);
       boosted(fake, vocab);
       return ok({ id: 'sm-1' }, 201);
     }
@@ -559,6 +623,11 @@ const HANDLERS: Record<Vendor, Handler> = {
     }
     if (req.method === 'GET' && req.path === '/v2/jobs/sm-1/transcript') {
       must(req.query.get('format') === 'json-v2', 'format=json-v2 expected');
+      if (state.get('diarization') === 1) {
+        // With diarization 'speaker' each word's alternative carries `speaker`: S1, S2… in order of appearance.
+        const results = speakerWordsOf(fake).map((w) => ({ type: 'word', start_time: w.start, end_time: w.end, alternatives: [{ content: w.text, confidence: 0.95, language: 'en', speaker: `S${w.speaker + 1}` }] }));
+        return ok({ format: '2.9', job: { id: 'sm-1' }, metadata: { transcription_config: { language: 'en', diarization: 'speaker' } }, results });
+      }
       const words = wordsOf(heard(fake));
       const results = words.map((w, i) => ({ type: 'word', start_time: i * 0.3, end_time: i * 0.3 + 0.25, alternatives: [{ content: w, confidence: i % 2 ? 0.9 : 1.0, language: 'en' }] }));
       results.push({ type: 'punctuation', start_time: 3, end_time: 3, attaches_to: 'previous', is_eos: true, alternatives: [{ content: '.', confidence: 1, language: 'en' }] } as never);
@@ -585,7 +654,26 @@ const HANDLERS: Record<Vendor, Handler> = {
       must(wordCount(t) <= 5, `keyterm '${t}' can contain at most 5 words`);
       must(!/[<>{}[\]\\]/.test(t), `keyterm '${t}' contains an unsupported character`);
     }
+    // BodySpeechToTextV1SpeechToTextPost: diarize?: boolean; num_speakers?: 1..32; diarization_threshold only with
+    // diarize=true and no num_speakers.
+    const diarize = form.get('diarize');
+    if (diarize !== null) must(diarize === 'true' || diarize === 'false', `diarize '${String(diarize)}' must be true or false`);
+    const speakers = form.get('num_speakers');
+    if (speakers !== null) must(/^\d+$/.test(String(speakers)) && Number(speakers) >= 1 && Number(speakers) <= 32, 'num_speakers must be 1..32');
+    if (form.has('diarization_threshold')) must(diarize === 'true' && speakers === null, 'diarization_threshold can only be set when diarize=true and num_speakers is not set');
     boosted(fake, keyterms);
+    if (diarize === 'true') {
+      const sw = speakerWordsOf(fake);
+      return ok({
+        language_code: 'eng',
+        language_probability: 0.99,
+        text: sw.map((w) => w.text).join(' '),
+        words: sw.flatMap((w, i) => [
+          ...(i ? [{ text: ' ', type: 'spacing', start: sw[i - 1]!.end, end: w.start, speaker_id: `speaker_${w.speaker}`, logprob: -3 }] : []),
+          { text: w.text, type: 'word', start: w.start, end: w.end, speaker_id: `speaker_${w.speaker}`, logprob: -0.05 },
+        ]),
+      });
+    }
     const text = heard(fake);
     const words = wordsOf(text);
     return ok({
@@ -633,12 +721,29 @@ const HANDLERS: Record<Vendor, Handler> = {
         }
         if (cfg.default_intensity !== undefined) must(typeof cfg.default_intensity === 'number' && cfg.default_intensity >= 0 && cfg.default_intensity <= 1, 'default_intensity must be 0..1');
       } else if (body.custom_vocabulary !== undefined) must(typeof body.custom_vocabulary === 'boolean', 'custom_vocabulary must be a boolean');
+      // PreRecordedV2InitTranscriptionRequest.diarization?: boolean; diarization_config {number_of_speakers, min_speakers, max_speakers, enhanced}.
+      if (body.diarization !== undefined) must(typeof body.diarization === 'boolean', 'diarization must be a boolean');
+      if (body.diarization_config !== undefined) {
+        must(body.diarization === true, 'diarization_config needs diarization: true');
+        onlyKnown(Object.keys(body.diarization_config as object), ['number_of_speakers', 'min_speakers', 'max_speakers', 'enhanced'], 'diarization_config property');
+      }
+      state.set('diarization', body.diarization === true ? 1 : 0);
       boosted(fake, vocab);
       return ok({ id: 'gl-1', result_url: 'https://api.gladia.io/v2/pre-recorded/gl-1' }, 201);
     }
     if (req.method === 'GET' && req.path === '/v2/pre-recorded/gl-1') {
       if (!pollDone(state, 'gl-1', fake)) return ok({ id: 'gl-1', status: 'processing', result: null, error_code: null });
       if (fake.mode === 'job-error') return ok({ id: 'gl-1', status: 'error', error_code: 500, result: null });
+      if (state.get('diarization') === 1) {
+        // Each utterance carries `speaker` (0, 1… by order of appearance) and its words.
+        const sw = speakerWordsOf(fake);
+        let i = 0;
+        const utterances = speakerSegments(sw).map((g) => {
+          const words = sw.slice(i, (i += g.text.split(' ').length));
+          return { start: g.start, end: g.end, confidence: 0.9, channel: 0, language: 'en', speaker: g.speaker, text: g.text, words: words.map((w) => ({ word: ` ${w.text}`, start: w.start, end: w.end, confidence: 0.9 })) };
+        });
+        return ok({ id: 'gl-1', status: 'done', error_code: null, result: { metadata: { audio_duration: 3.26, number_of_distinct_channels: 1 }, transcription: { full_transcript: sw.map((w) => w.text).join(' '), languages: ['en'], utterances } } });
+      }
       return ok({
         id: 'gl-1',
         status: 'done',

@@ -7,8 +7,11 @@
  * transcription API only), so a request with keyterms goes to fast transcription instead:
  * `POST {api base}/speechtotext/transcriptions:transcribe?api-version=2024-11-15`, multipart `audio` +
  * `definition` `{"locales":[..],"phraseList":{"phrases":[..]}}`, same key, same region.
+ *
+ * Speaker labels likewise exist only in fast transcription (`definition.diarization`), so a request
+ * asking for them goes there too (DESIGN §16.3).
  */
-import { SttError, type SttAdapter, type SttOutput } from './types.js';
+import { SttError, type SpeakerWord, type SttAdapter, type SttOutput } from './types.js';
 import { confidenceOrNull, malformed, meanConfidence, vendorJson, type VendorContext } from './http.js';
 import { joinUrl, wavAt, type AdapterSettings } from './settings.js';
 import { vendorLanguage } from './languages.js';
@@ -18,6 +21,11 @@ const VENDOR = 'Azure Speech';
 const PATH = '/speech/recognition/conversation/cognitiveservices/v1';
 const FAST_PATH = '/speechtotext/transcriptions:transcribe';
 const FAST_API_VERSION = '2024-11-15';
+/**
+ * `diarization.maxSpeakers` is a hint that must be 2..35 (TranscriptionDiarizationOptions: "greater than 1
+ * and less than 36"); we do not know a call's speaker count, so the documented ceiling leaves every count possible.
+ */
+export const AZURE_MAX_SPEAKERS = 35;
 
 interface AzureResponse {
   RecognitionStatus?: unknown;
@@ -25,9 +33,34 @@ interface AzureResponse {
   NBest?: { Confidence?: unknown; Display?: unknown }[];
 }
 
+interface FastWord {
+  text?: unknown;
+  offsetMilliseconds?: unknown;
+  durationMilliseconds?: unknown;
+}
+
 interface FastResponse {
   combinedPhrases?: { text?: unknown }[];
-  phrases?: { confidence?: unknown }[];
+  phrases?: (FastWord & { confidence?: unknown; speaker?: unknown; words?: FastWord[] })[];
+}
+
+/**
+ * The words of a fast transcription made with `diarization.enabled`: each phrase carries `speaker` (an
+ * integer from 1) and its `words`, times as `offsetMilliseconds`/`durationMilliseconds`; a phrase
+ * without words stands for them as one segment.
+ */
+export function azureSpeakerWords(body: FastResponse): SpeakerWord[] {
+  const span = (w: FastWord) => {
+    const off = typeof w.offsetMilliseconds === 'number' && Number.isFinite(w.offsetMilliseconds) ? w.offsetMilliseconds : null;
+    const dur = typeof w.durationMilliseconds === 'number' && Number.isFinite(w.durationMilliseconds) ? w.durationMilliseconds : null;
+    return { start: off === null ? null : off / 1000, end: off === null || dur === null ? null : (off + dur) / 1000 };
+  };
+  return (body.phrases ?? []).flatMap((p) => {
+    const speaker = typeof p.speaker === 'number' || typeof p.speaker === 'string' ? String(p.speaker) : null;
+    const words = (p.words ?? []).filter((w) => typeof w.text === 'string' && w.text.trim());
+    const items = words.length ? words : typeof p.text === 'string' && p.text.trim() ? [p] : [];
+    return items.map((w) => ({ text: String(w.text).trim(), ...span(w), speaker }));
+  });
 }
 
 /**
@@ -48,10 +81,10 @@ export function azureFastTranscript(body: FastResponse): SttOutput | undefined {
 
 /** Creates the adapter; confidence is `NBest[0].Confidence` of the detailed format (fast transcription: mean phrase confidence). */
 export function createAzureAdapter(s: AdapterSettings): SttAdapter {
-  return defineVendorAdapter(s, { vendor: VENDOR, adapter: 'azure' }, async (audio, { key, ctx, signal, language, keyterms }) => {
+  return defineVendorAdapter(s, { vendor: VENDOR, adapter: 'azure', supportsDiarization: true }, async (audio, { key, ctx, signal, language, keyterms, diarize }) => {
     const locale = vendorLanguage('azure', language ?? 'en-US');
     const { wav } = await wavAt(audio, 16000);
-    if (keyterms) return fastTranscription(s, ctx, { key, signal, locale, wav, phrases: keyterms });
+    if (keyterms || diarize) return fastTranscription(s, ctx, { key, signal, locale, wav, phrases: keyterms, diarize });
     const query = new URLSearchParams({ language: locale, format: 'detailed' });
     const body = await vendorJson<AzureResponse>(ctx, `${joinUrl(s.baseUrl, PATH)}?${query}`, {
       method: 'POST',
@@ -86,13 +119,17 @@ export function createAzureAdapter(s: AdapterSettings): SttAdapter {
 async function fastTranscription(
   s: AdapterSettings,
   ctx: VendorContext,
-  req: { key: string; signal: AbortSignal; locale: string; wav: Buffer; phrases: readonly string[] },
+  req: { key: string; signal: AbortSignal; locale: string; wav: Buffer; phrases: readonly string[] | undefined; diarize: boolean },
 ): Promise<SttOutput> {
   const form = await wavForm(req, 'audio');
-  form.append('definition', JSON.stringify({ locales: [req.locale], phraseList: { phrases: [...req.phrases] } }));
+  const definition: Record<string, unknown> = { locales: [req.locale] };
+  if (req.phrases) definition.phraseList = { phrases: [...req.phrases] };
+  // TranscriptionDiarizationOptions {enabled, maxSpeakers}: each phrase then carries a `speaker`.
+  if (req.diarize) definition.diarization = { enabled: true, maxSpeakers: AZURE_MAX_SPEAKERS };
+  form.append('definition', JSON.stringify(definition));
   const url = `${joinUrl(azureFastBase(s.baseUrl), FAST_PATH)}?api-version=${FAST_API_VERSION}`;
   const body = await vendorJson<FastResponse>(ctx, url, { method: 'POST', headers: { 'ocp-apim-subscription-key': req.key }, body: form, signal: req.signal });
   const out = azureFastTranscript(body);
   if (!out) throw malformed(ctx, 'no combinedPhrases');
-  return out;
+  return req.diarize ? { ...out, words: azureSpeakerWords(body) } : out;
 }

@@ -1,5 +1,5 @@
 /** ElevenLabs Scribe `POST {base}/v1/speech-to-text` (multipart `file`, `model_id`, `language_code`), key in `xi-api-key`. */
-import type { SttAdapter } from './types.js';
+import type { SpeakerWord, SttAdapter } from './types.js';
 import { confidenceOrNull, malformed, vendorJson } from './http.js';
 import { joinUrl, type AdapterSettings } from './settings.js';
 import { primaryLanguage } from './languages.js';
@@ -9,7 +9,18 @@ const VENDOR = 'ElevenLabs';
 
 interface ScribeResponse {
   text?: unknown;
-  words?: { type?: unknown; logprob?: unknown }[];
+  words?: { text?: unknown; type?: unknown; start?: unknown; end?: unknown; speaker_id?: unknown; logprob?: unknown }[];
+}
+
+/**
+ * The words of a transcript made with `diarize=true`: the `word` entries (not `spacing` or
+ * `audio_event`), each with `speaker_id` (`speaker_0`, …) and `start`/`end` in seconds.
+ */
+export function scribeSpeakerWords(body: ScribeResponse): SpeakerWord[] {
+  const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
+  return (body.words ?? [])
+    .filter((w) => (w.type === undefined || w.type === 'word') && typeof w.text === 'string' && w.text.trim())
+    .map((w) => ({ text: String(w.text).trim(), start: num(w.start), end: num(w.end), speaker: typeof w.speaker_id === 'string' && w.speaker_id ? w.speaker_id : null }));
 }
 
 /**
@@ -27,12 +38,14 @@ export function scribeConfidence(body: ScribeResponse): number | null {
 /** Creates the adapter (model `scribe_v2`, the current one, unless configured). */
 export function createElevenLabsAdapter(s: AdapterSettings): SttAdapter {
   const model = s.model ?? 'scribe_v2';
-  return defineVendorAdapter(s, { vendor: VENDOR, adapter: 'elevenlabs', model }, async (audio, { key, ctx, signal, language, keyterms }) => {
+  return defineVendorAdapter(s, { vendor: VENDOR, adapter: 'elevenlabs', model, supportsDiarization: true }, async (audio, { key, ctx, signal, language, keyterms, diarize }) => {
     const form = await wavForm(audio, 'file');
     form.append('model_id', model);
     if (language) form.append('language_code', primaryLanguage(language));
     // BodySpeechToTextV1SpeechToTextPost.keyterms: one multipart field per term, as the SDK appends them.
     for (const term of keyterms ?? []) form.append('keyterms', term);
+    // BodySpeechToTextV1SpeechToTextPost.diarize: "Whether to annotate which speaker is currently talking"; each word gets `speaker_id`.
+    if (diarize) form.append('diarize', 'true');
     const body = await vendorJson<ScribeResponse>(ctx, joinUrl(s.baseUrl, '/v1/speech-to-text'), {
       method: 'POST',
       headers: { 'xi-api-key': key },
@@ -40,6 +53,7 @@ export function createElevenLabsAdapter(s: AdapterSettings): SttAdapter {
       signal,
     });
     if (typeof body.text !== 'string') throw malformed(ctx, 'no text');
-    return { transcript: body.text.trim(), confidence: scribeConfidence(body) };
+    const out = { transcript: body.text.trim(), confidence: scribeConfidence(body) };
+    return diarize ? { ...out, words: scribeSpeakerWords(body) } : out;
   });
 }

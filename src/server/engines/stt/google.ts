@@ -2,7 +2,7 @@
  * Google Cloud Speech-to-Text v1 synchronous `POST /v1/speech:recognize?key=KEY` with base64 LINEAR16
  * (<= 1 minute of audio; longer audio needs the async API and Cloud Storage, so it is `unsupported_audio`).
  */
-import type { SttAdapter } from './types.js';
+import type { SpeakerWord, SttAdapter } from './types.js';
 import { malformed, vendorJson } from './http.js';
 import { joinUrl, wavAt, type AdapterSettings } from './settings.js';
 import { vendorLanguage } from './languages.js';
@@ -13,8 +13,36 @@ const VENDOR = 'Google Speech-to-Text';
 const MIN_RATE = 8000;
 const MAX_RATE = 48000;
 
+interface GoogleWord {
+  word?: unknown;
+  startTime?: unknown;
+  endTime?: unknown;
+  speakerTag?: unknown;
+  speakerLabel?: unknown;
+}
+
 interface RecognizeResponse {
-  results?: { alternatives?: { transcript?: unknown; confidence?: unknown }[] }[];
+  results?: { alternatives?: { transcript?: unknown; confidence?: unknown; words?: GoogleWord[] }[] }[];
+}
+
+/** A protobuf Duration in its JSON form (`"1.500s"`) as seconds; null when absent or not one. */
+export function googleSeconds(v: unknown): number | null {
+  const m = typeof v === 'string' ? /^(\d+(?:\.\d+)?)s$/.exec(v) : null;
+  return m ? Number(m[1]) : null;
+}
+
+/**
+ * The words of a recognition made with `diarizationConfig.enableSpeakerDiarization`: Google puts every
+ * word from the beginning of the audio in the top alternative of the last result, each with its speaker
+ * (`speakerLabel`, else the older `speakerTag` from 1; 0 or absent is no speaker) and, with
+ * `enableWordTimeOffsets`, `startTime`/`endTime` as durations (`"1.500s"`).
+ */
+export function googleSpeakerWords(body: RecognizeResponse): SpeakerWord[] {
+  const last = (body.results ?? []).filter((r) => r.alternatives?.[0]?.words?.length).at(-1);
+  return (last?.alternatives?.[0]?.words ?? []).map((w) => {
+    const label = typeof w.speakerLabel === 'string' && w.speakerLabel ? w.speakerLabel : typeof w.speakerTag === 'number' && w.speakerTag > 0 ? String(w.speakerTag) : null;
+    return { text: String(w.word ?? ''), start: googleSeconds(w.startTime), end: googleSeconds(w.endTime), speaker: label };
+  });
 }
 
 /**
@@ -31,7 +59,7 @@ export function googleTranscript(body: RecognizeResponse): { transcript: string;
 
 /** Creates the adapter; `model` (e.g. `latest_short`) is sent only when configured. */
 export function createGoogleAdapter(s: AdapterSettings): SttAdapter {
-  return defineVendorAdapter(s, { vendor: VENDOR, adapter: 'google' }, async (audio, { key, ctx, signal, language, keyterms }) => {
+  return defineVendorAdapter(s, { vendor: VENDOR, adapter: 'google', supportsDiarization: true }, async (audio, { key, ctx, signal, language, keyterms, diarize }) => {
     const languageCode = vendorLanguage('google', language ?? 'en-US');
     const rate = audio.sampleRate >= MIN_RATE && audio.sampleRate <= MAX_RATE ? audio.sampleRate : 16000;
     const { pcm } = await wavAt(audio, rate);
@@ -45,6 +73,12 @@ export function createGoogleAdapter(s: AdapterSettings): SttAdapter {
     if (s.model) config.model = s.model;
     // v1 phrase hints: RecognitionConfig.speechContexts[].phrases (<= 5000 phrases of <= 100 characters).
     if (keyterms) config.speechContexts = [{ phrases: [...keyterms] }];
+    if (diarize) {
+      // v1 RecognitionConfig.diarizationConfig (SpeakerDiarizationConfig): speaker counts left to Google's
+      // defaults (2..6); word times are only given with enableWordTimeOffsets.
+      config.diarizationConfig = { enableSpeakerDiarization: true };
+      config.enableWordTimeOffsets = true;
+    }
     const content = Buffer.from(pcm.buffer, pcm.byteOffset, pcm.byteLength).toString('base64');
     const body = await vendorJson<RecognizeResponse>(ctx, `${joinUrl(s.baseUrl, '/v1/speech:recognize')}?key=${encodeURIComponent(key)}`, {
       method: 'POST',
@@ -54,6 +88,6 @@ export function createGoogleAdapter(s: AdapterSettings): SttAdapter {
     });
     const out = googleTranscript(body);
     if (!out) throw malformed(ctx, 'results is not a list');
-    return out;
+    return diarize ? { ...out, words: googleSpeakerWords(body) } : out;
   });
 }

@@ -3,7 +3,7 @@
  * `GET /jobs/{id}` (`in_progress` → `transcribed` | `failed`), then `GET /jobs/{id}/transcript` as
  * `application/vnd.rev.transcript.v1.0+json`.
  */
-import { SttError, type SttAdapter } from './types.js';
+import { SttError, type SpeakerWord, type SttAdapter } from './types.js';
 import { malformed, meanConfidence, pollJob, vendorJson } from './http.js';
 import { joinUrl, type AdapterSettings } from './settings.js';
 import { primaryLanguage } from './languages.js';
@@ -19,7 +19,19 @@ interface RevJob {
 }
 
 interface RevTranscript {
-  monologues?: { elements?: { type?: unknown; value?: unknown; confidence?: unknown }[] }[];
+  monologues?: { speaker?: unknown; elements?: { type?: unknown; value?: unknown; ts?: unknown; end_ts?: unknown; confidence?: unknown }[] }[];
+}
+
+/**
+ * The words of a transcript by speaker: Rev.ai groups the elements into monologues, each with its
+ * `speaker` (an integer from 0); every `text` element is a word with `ts`/`end_ts` in seconds.
+ */
+export function revSpeakerWords(t: RevTranscript): SpeakerWord[] {
+  const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
+  return (t.monologues ?? []).flatMap((m) => {
+    const speaker = typeof m.speaker === 'number' || typeof m.speaker === 'string' ? String(m.speaker) : null;
+    return (m.elements ?? []).filter((e) => e.type === 'text' && typeof e.value === 'string').map((e) => ({ text: String(e.value), start: num(e.ts), end: num(e.end_ts), speaker }));
+  });
 }
 
 /**
@@ -39,7 +51,7 @@ export function revTranscript(t: RevTranscript): { transcript: string; confidenc
 
 /** Creates the adapter; `model` maps to Rev.ai's `transcriber` option (machine, low_cost, fusion). */
 export function createRevAiAdapter(s: AdapterSettings): SttAdapter {
-  return defineVendorAdapter(s, { vendor: VENDOR, adapter: 'revai' }, async (audio, { key, ctx, signal, language, keyterms }) => {
+  return defineVendorAdapter(s, { vendor: VENDOR, adapter: 'revai', supportsDiarization: true }, async (audio, { key, ctx, signal, language, keyterms, diarize }) => {
     const auth = { authorization: `Bearer ${key}` };
     const base = joinUrl(s.baseUrl, '/speechtotext/v1/jobs');
     const options: Record<string, unknown> = {};
@@ -47,6 +59,9 @@ export function createRevAiAdapter(s: AdapterSettings): SttAdapter {
     if (s.model) options.transcriber = s.model;
     // RevAiJobOptions.custom_vocabularies: CustomVocabulary[] = [{phrases}] (<= 6000 phrases per job).
     if (keyterms) options.custom_vocabularies = [{ phrases: [...keyterms] }];
+    // RevAiJobOptions.skip_diarization: Rev.ai diarizes unless told to skip (default false); said explicitly
+    // when speakers are wanted, so a binding's defaults can never turn the monologues' speakers off.
+    if (diarize) options.skip_diarization = false;
     const form = await wavForm(audio, 'media');
     form.append('options', JSON.stringify(options));
     const job = await vendorJson<RevJob>(ctx, base, { method: 'POST', headers: auth, body: form, signal });
@@ -69,6 +84,6 @@ export function createRevAiAdapter(s: AdapterSettings): SttAdapter {
     });
     const out = revTranscript(transcript);
     if (!out) throw malformed(ctx, 'no monologues');
-    return out;
+    return diarize ? { ...out, words: revSpeakerWords(transcript) } : out;
   });
 }

@@ -2,7 +2,7 @@
  * Speechmatics batch API v2: `POST {base}/v2/jobs` (multipart `data_file` + `config` JSON), poll
  * `GET /v2/jobs/{id}` (`running` → `done` | `rejected`), then `GET /v2/jobs/{id}/transcript?format=json-v2`.
  */
-import { SttError, type SttAdapter } from './types.js';
+import { SttError, type SpeakerWord, type SttAdapter } from './types.js';
 import { malformed, meanConfidence, pollJob, vendorJson } from './http.js';
 import { joinUrl, type AdapterSettings } from './settings.js';
 import { primaryLanguage } from './languages.js';
@@ -15,7 +15,14 @@ interface JobDetails {
 }
 
 interface JsonV2 {
-  results?: { type?: unknown; attaches_to?: unknown; is_eos?: unknown; alternatives?: { content?: unknown; confidence?: unknown }[] }[];
+  results?: {
+    type?: unknown;
+    attaches_to?: unknown;
+    is_eos?: unknown;
+    start_time?: unknown;
+    end_time?: unknown;
+    alternatives?: { content?: unknown; confidence?: unknown; speaker?: unknown }[];
+  }[];
 }
 
 /** Which sides of a punctuation mark lose the word delimiter, by its `attaches_to` (default `previous`). */
@@ -46,14 +53,32 @@ export function speechmaticsTranscript(body: JsonV2): { transcript: string; conf
   return { transcript: text.trim(), confidence: meanConfidence(confs) };
 }
 
+/**
+ * The words of a json-v2 transcript made with `diarization: "speaker"`: each `word` result's top
+ * alternative carries `speaker` (`S1`, `S2`… in order of appearance; `UU` when no speaker could be
+ * told, read as no label) and the result its `start_time`/`end_time` in seconds. Punctuation is left out.
+ */
+export function speechmaticsSpeakerWords(body: JsonV2): SpeakerWord[] {
+  const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
+  return (body.results ?? [])
+    .filter((r) => r.type === 'word' && typeof r.alternatives?.[0]?.content === 'string')
+    .map((r) => {
+      const alt = r.alternatives![0]!;
+      const speaker = typeof alt.speaker === 'string' && alt.speaker && alt.speaker !== 'UU' ? alt.speaker : null;
+      return { text: String(alt.content), start: num(r.start_time), end: num(r.end_time), speaker };
+    });
+}
+
 /** Creates the adapter; `model` is `transcription_config.model` (standard, enhanced, melia-1), which replaced `operating_point`. */
 export function createSpeechmaticsAdapter(s: AdapterSettings): SttAdapter {
-  return defineVendorAdapter(s, { vendor: VENDOR, adapter: 'speechmatics' }, async (audio, { key, ctx, signal, language, keyterms }) => {
+  return defineVendorAdapter(s, { vendor: VENDOR, adapter: 'speechmatics', supportsDiarization: true }, async (audio, { key, ctx, signal, language, keyterms, diarize }) => {
     const auth = { authorization: `Bearer ${key}` };
     const transcription: Record<string, unknown> = { language: primaryLanguage(language ?? 'en') };
     if (s.model) transcription.model = s.model;
     // Custom dictionary: additional_vocab [{content, sounds_like?}] (<= 1000 recommended).
     if (keyterms) transcription.additional_vocab = keyterms.map((content) => ({ content }));
+    // Batch speaker diarization (docs.speechmatics.com/speech-to-text/batch/batch-diarization): off by default.
+    if (diarize) transcription.diarization = 'speaker';
     const form = await wavForm(audio, 'data_file');
     form.append('config', JSON.stringify({ type: 'transcription', transcription_config: transcription }));
     const created = await vendorJson<{ id?: unknown }>(ctx, joinUrl(s.baseUrl, '/v2/jobs'), { method: 'POST', headers: auth, body: form, signal });
@@ -76,6 +101,6 @@ export function createSpeechmaticsAdapter(s: AdapterSettings): SttAdapter {
     const body = await vendorJson<JsonV2>(ctx, `${jobUrl}/transcript?format=json-v2`, { headers: auth, signal });
     const out = speechmaticsTranscript(body);
     if (!out) throw malformed(ctx, 'no results');
-    return out;
+    return diarize ? { ...out, words: speechmaticsSpeakerWords(body) } : out;
   });
 }

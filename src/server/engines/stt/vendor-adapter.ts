@@ -54,10 +54,12 @@ export function defineVendorAdapter(s: AdapterSettings, id: VendorIdentity, run:
     check: keyCheck(s, id.vendor),
     async transcribe(audio, opts) {
       const key = requireKey(s, id.vendor);
-      checkLimits(audio, VENDOR_TABLE[id.adapter].limits, id.vendor);
+      const diarize = id.supportsDiarization === true && opts.diarize === true;
+      const table = VENDOR_TABLE[id.adapter];
+      checkLimits(audio, (diarize && table.diarizationLimits) || table.limits, id.vendor);
       const keyterms = supportsKeyterms && spec && opts.keyterms?.length ? checkKeyterms(opts.keyterms, spec, id.vendor) : undefined;
       const language = opts.language ?? s.language;
-      return withinBudget(s, audio, id.vendor, opts.signal, (signal) => run(audio, { key, ctx: contextOf(s, id.vendor, opts.timing), signal, language, keyterms, diarize: id.supportsDiarization === true && opts.diarize === true }));
+      return withinBudget(s, audio, id.vendor, opts.signal, (signal) => run(audio, { key, ctx: contextOf(s, id.vendor, opts.timing), signal, language, keyterms, diarize }));
     },
   };
 }

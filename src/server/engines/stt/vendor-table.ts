@@ -42,6 +42,11 @@ export interface VendorSpec {
   /** Public API origin; a binding's `base_url` replaces it (Azure's depends on the region). */
   defaultBase?: string;
   limits: AudioLimits;
+  /**
+   * The audio limits when speaker labels are asked for, where the vendor serves them from another API
+   * with its own limits (Azure: fast transcription instead of the short-audio API); absent: `limits`.
+   */
+  diarizationLimits?: AudioLimits;
   /** Submit a job, then poll its status: gets the polling defaults of `JOB_DEFAULTS`. */
   polling: boolean;
 }
@@ -56,7 +61,7 @@ export const VENDOR_TABLE: Readonly<Record<VendorKind, VendorSpec>> = {
   assemblyai: { keyterms: { parameter: 'keyterms_prompt', maxWords: 6 }, defaultBase: 'https://api.assemblyai.com', limits: { maxSeconds: 10 * 3600, maxBytes: 2.2 * GB }, polling: true },
   // Its 10 MB request cap needs no check of ours: a minute at <= 48 kHz is under 8 MB even as base64.
   google: { keyterms: { parameter: 'speechContexts[].phrases' }, defaultBase: 'https://speech.googleapis.com', limits: { maxSeconds: 60 }, polling: false },
-  azure: { keyterms: { parameter: 'phraseList.phrases' }, limits: { maxSeconds: 60 }, polling: false },
+  azure: { keyterms: { parameter: 'phraseList.phrases' }, limits: { maxSeconds: 60 }, diarizationLimits: { maxSeconds: 2 * 3600, maxBytes: 200 * MB }, polling: false },
   revai: { keyterms: { parameter: 'custom_vocabularies[].phrases', needsLetter: true, maxWords: 12, maxWordChars: 34, refused: { pattern: /[0-9]|[^\x20-\x7e]/, what: 'digits or characters outside Basic Latin' } }, defaultBase: 'https://api.rev.ai', limits: { maxSeconds: 17 * 3600, maxBytes: 2 * GB }, polling: true },
   speechmatics: { keyterms: { parameter: 'additional_vocab[].content' }, defaultBase: 'https://asr.api.speechmatics.com', limits: { maxSeconds: 2 * 3600, maxBytes: 1 * GB }, polling: true },
   elevenlabs: { keyterms: { parameter: 'keyterms', maxChars: 49, maxWords: 5, refused: { pattern: /[<>{}[\]\\]/, what: 'any of < > { } [ ] \\' } }, defaultBase: 'https://api.elevenlabs.io', limits: { minSeconds: 0.1, maxBytes: 5 * GB }, polling: false },

@@ -1,7 +1,9 @@
 // Speaker labels (DESIGN §16.3): Deepgram `diarize=true`, AssemblyAI `speaker_labels`, OpenAI
-// gpt-4o-transcribe-diarize with `diarized_json`, checked against the strict loopback fakes; the words
-// come back with speakers and times in seconds and score a call with DER and cpWER. Vendors whose adapter
-// does not ask yet say so (`supportsDiarization` false) and answer without words.
+// gpt-4o-transcribe-diarize with `diarized_json`, Speechmatics `diarization: "speaker"`, Rev.ai's monologues
+// (`skip_diarization: false`), Gladia `diarization`, ElevenLabs `diarize`, Google `diarizationConfig`, Azure
+// fast transcription `diarization`, checked against the strict loopback fakes; the words come back with
+// speakers and times in seconds and score a call with DER and cpWER. An OpenAI model other than the diarize
+// one says so (`supportsDiarization` false).
 import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, test } from 'vitest';
 import { decodeWavToPcm16, encodeWav } from '../../../../../src/server/audio/wav.js';
@@ -14,7 +16,7 @@ import { startFakeVendor, VENDORS, type FakeSpeakerWord, type FakeVendor, type R
 
 const fixture = decodeWavToPcm16(readFileSync(new URL('../../../../../fixtures/speech-slt.wav', import.meta.url)));
 const AUDIO: SttAudio = { pcm: fixture.pcm, sampleRate: fixture.sampleRate, durationSeconds: fixture.pcm.length / fixture.sampleRate, wav: encodeWav(fixture.pcm, fixture.sampleRate) };
-const DIARIZING: Vendor[] = ['deepgram', 'assemblyai', 'openai'];
+const DIARIZING: Vendor[] = ['deepgram', 'assemblyai', 'openai', 'speechmatics', 'revai', 'gladia', 'elevenlabs', 'google', 'azure'];
 const MODEL: Partial<Record<Vendor, string>> = { openai: 'gpt-4o-transcribe-diarize' };
 
 const fakes: FakeVendor[] = [];
@@ -50,8 +52,28 @@ const WIRE: Partial<Record<Vendor, (fake: FakeVendor) => Promise<unknown>>> = {
   deepgram: async (f) => f.requests.find((r) => r.path === '/v1/listen')!.query.get('diarize'),
   assemblyai: async (f) => JSON.parse(f.requests.find((r) => r.method === 'POST' && r.path === '/v2/transcript')!.body.toString()).speaker_labels,
   openai: async (f) => (await formOf(f.requests.find((r) => r.path === '/v1/audio/transcriptions')!)).get('response_format'),
+  speechmatics: async (f) => JSON.parse(String((await formOf(f.requests.find((r) => r.method === 'POST' && r.path === '/v2/jobs')!)).get('config'))).transcription_config.diarization,
+  revai: async (f) => JSON.parse(String((await formOf(f.requests.find((r) => r.method === 'POST' && r.path === '/speechtotext/v1/jobs')!)).get('options'))).skip_diarization,
+  gladia: async (f) => JSON.parse(f.requests.find((r) => r.path === '/v2/pre-recorded' && r.method === 'POST')!.body.toString()).diarization,
+  elevenlabs: async (f) => (await formOf(f.requests.find((r) => r.path === '/v1/speech-to-text')!)).get('diarize'),
+  google: async (f) => JSON.parse(f.requests.find((r) => r.path === '/v1/speech:recognize')!.body.toString()).config.diarizationConfig,
+  // Only fast transcription has speaker labels: without them the short-audio API is called, with no definition at all.
+  azure: async (f) => {
+    const fast = f.requests.find((r) => r.path === '/speechtotext/transcriptions:transcribe');
+    return fast ? JSON.parse(String((await formOf(fast)).get('definition'))).diarization : undefined;
+  },
 };
-const ASKED: Partial<Record<Vendor, unknown>> = { deepgram: 'true', assemblyai: true, openai: 'diarized_json' };
+const ASKED: Partial<Record<Vendor, unknown>> = {
+  deepgram: 'true',
+  assemblyai: true,
+  openai: 'diarized_json',
+  speechmatics: 'speaker',
+  revai: false,
+  gladia: true,
+  elevenlabs: 'true',
+  google: { enableSpeakerDiarization: true },
+  azure: { enabled: true, maxSpeakers: 35 },
+};
 
 describe.each(DIARIZING)('%s asks for speaker labels as documented', (vendor) => {
   test('diarize: the parameter is sent, words come back with speakers and times in seconds, and score the call', async () => {
@@ -78,15 +100,12 @@ describe.each(DIARIZING)('%s asks for speaker labels as documented', (vendor) =>
   });
 });
 
-test('the other adapters do not claim diarization and answer without words', async () => {
-  for (const vendor of VENDORS.filter((v) => !DIARIZING.includes(v))) {
-    const { fake, adapter } = await bind(vendor);
-    expect(adapter.supportsDiarization, vendor).toBe(false);
-    const out = await adapter.transcribe(AUDIO, { signal: AbortSignal.timeout(5000), diarize: true });
-    expect(fake.violations, vendor).toEqual([]);
-    expect(out.words, vendor).toBeUndefined();
-  }
+test('every hosted vendor asks for speaker labels; OpenAI only with gpt-4o-transcribe-diarize', async () => {
+  expect(VENDORS.filter((v) => !DIARIZING.includes(v))).toEqual([]);
   // OpenAI models other than gpt-4o-transcribe-diarize have no speaker labels.
-  const { adapter } = await bind('openai', { model: 'whisper-1' });
+  const { fake, adapter } = await bind('openai', { model: 'whisper-1' });
   expect(adapter.supportsDiarization).toBe(false);
+  const out = await adapter.transcribe(AUDIO, { signal: AbortSignal.timeout(5000), diarize: true });
+  expect(fake.violations).toEqual([]);
+  expect(out.words).toBeUndefined();
 });
