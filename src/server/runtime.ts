@@ -36,6 +36,7 @@ import { createBillingFeature, type BillingFeature } from './features/billing/fe
 import { createAccountsFeature, type AccountsFeature } from './features/accounts/feature.js';
 import { createJobsFeature, type JobsFeature } from './features/jobs/feature.js';
 import { createSynthesisFeature, type SynthesisFeature } from './features/synthesis/feature.js';
+import { createSttFeature, type SttFeature } from './features/stt/feature.js';
 import { createDatasetsFeature, type DatasetsFeature } from './features/datasets/feature.js';
 import { createCorporaFeature, type CorporaFeature } from './features/corpora/feature.js';
 import { createAudioLinks, type AudioLinks } from './features/audio/audio-links.js';
@@ -118,6 +119,7 @@ export interface Features {
   billing: BillingFeature;
   jobs: JobsFeature;
   synthesis: SynthesisFeature;
+  stt: SttFeature;
   datasets: DatasetsFeature;
   corpora: CorporaFeature;
 }
@@ -266,6 +268,7 @@ export async function createRuntime(options: ServerOptions, deps: { clock?: Cloc
       audioLinks: createAudioLinks({ urls, clock, publicUrl: options.publicUrl }),
       billing: createBillingFeature({ db, clock, secret }),
       jobs: createJobsFeature({ db, clock, wakeJobs: () => runtime.jobs.wake() }),
+      stt: createSttFeature({ registry: stt, scheduler: streamScheduler, streamLimits, loadAudio: (url) => runtime.loadAudioUrl(url) }),
       synthesis: createSynthesisFeature(() => ({ db, blobs: blobs.store, instanceId, clock, tts: runtime.tts })),
       corpora: createCorporaFeature({ db, blobs: blobs.store, clock, instanceId, settings: corpusSettings }),
       datasets: createDatasetsFeature({ db, clock, wakeJobs: () => runtime.jobs.wake() }),

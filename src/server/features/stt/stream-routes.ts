@@ -4,7 +4,6 @@ import { Type } from '@sinclair/typebox';
 import { errorResponses } from '../../../shared/schemas/common.js';
 import { StreamRequest, type StreamEventLine } from '../../../shared/schemas/stt-stream.js';
 import { requireAuth } from '../accounts/index.js';
-import { prepareStreams } from './stt-streaming.js';
 import { StreamSlots } from './stream-slots.js';
 
 /**
@@ -13,7 +12,7 @@ import { StreamSlots } from './stream-slots.js';
  * hold 1 MB of unread answer before its stream is closed — vendors' sockets and recognisers with it.
  */
 const routes: FastifyPluginAsyncTypebox = async (app) => {
-  const { runtime } = app;
+  const { stt } = app.runtime.features;
   const slots = new StreamSlots();
 
   app.post(
@@ -30,7 +29,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       const auth = requireAuth(request);
-      const limits = runtime.streamLimits;
+      const limits = stt.streamLimits;
       // Held from here until every provider's stream is over (its socket or process ended).
       const release = slots.take(auth.userId, limits.perUser, limits.retryAfterSeconds);
       const gone = new AbortController();
@@ -38,18 +37,9 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
       const onClose = () => gone.abort();
       const { socket } = request;
       socket.once('close', onClose);
-      let run: Awaited<ReturnType<typeof prepareStreams>>;
+      let run: Awaited<ReturnType<typeof stt.prepareStreams>>;
       try {
-        run = await prepareStreams(
-          {
-            registry: runtime.stt,
-            scheduler: runtime.streamScheduler,
-            signal: gone.signal,
-            deadline: limits.deadline,
-            loadAudio: runtime.loadAudioUrl,
-          },
-          request.body,
-        );
+        run = await stt.prepareStreams(request.body, gone.signal);
       } catch (err) {
         socket.off('close', onClose);
         release();

@@ -2,11 +2,10 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { errorResponses } from '../../../shared/schemas/common.js';
 import { ProviderList, TranscribeRequest, TranscribeResponse } from '../../../shared/schemas/stt.js';
 import { requireAuth } from '../accounts/index.js';
-import { transcribe } from './transcription.js';
 
 /** POST /v1/stt/transcribe (fan-out to recognizers, DESIGN §4.11) and GET /v1/stt/providers (extension). */
 const routes: FastifyPluginAsyncTypebox = async (app) => {
-  const { runtime } = app;
+  const { stt } = app.runtime.features;
 
   app.post(
     '/v1/stt/transcribe',
@@ -26,15 +25,10 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
       const onClose = () => gone.abort();
       request.socket.once('close', onClose);
       try {
-        return await transcribe(
-          {
-            registry: runtime.stt,
-            signal: gone.signal,
-            loadAudio: runtime.loadAudioUrl,
-            logError: (err, provider) => request.log.error({ err, provider }, 'STT adapter failed unexpectedly'),
-          },
-          request.body,
-        );
+        return await stt.transcribe(request.body, {
+          signal: gone.signal,
+          logError: (err, provider) => request.log.error({ err, provider }, 'STT adapter failed unexpectedly'),
+        });
       } finally {
         request.socket.off('close', onClose);
       }
@@ -53,7 +47,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => {
       requireAuth(request);
-      return { items: runtime.stt.states() };
+      return { items: stt.providers() };
     },
   );
 };
