@@ -468,14 +468,16 @@ const HANDLERS: Record<Vendor, Handler> = {
     if (body.config?.enableWordTimeOffsets !== undefined) must(typeof body.config.enableWordTimeOffsets === 'boolean', 'config.enableWordTimeOffsets must be a boolean');
     boosted(fake, phrases);
     if (dc?.enableSpeakerDiarization === true) {
-      // One result per stretch of speech, then the top alternative of the last result holds every word from the
-      // beginning with its speaker; times only with enableWordTimeOffsets, as "1.500s" durations.
+      // One result per stretch of speech; the top alternative of the last one keeps its own transcript but holds
+      // every word from the beginning with its speaker (googleapis/google-cloud-java#3903); times only with
+      // enableWordTimeOffsets, as "1.500s" durations.
       const sw = speakerWordsOf(fake);
       const times = body.config?.enableWordTimeOffsets === true;
       const dur = (s: number) => `${s.toFixed(3)}s`;
       const words = sw.map((w) => ({ word: w.text, ...(times ? { startTime: dur(w.start), endTime: dur(w.end) } : {}), speakerTag: w.speaker + 1, speakerLabel: String(w.speaker + 1) }));
-      const results = speakerSegments(sw).map((g, i) => ({ alternatives: [{ transcript: `${i ? ' ' : ''}${g.text}`, confidence: 0.9 }], resultEndTime: dur(g.end), languageCode: 'en-us' }));
-      return ok({ results: [...results, { alternatives: [{ words }], resultEndTime: dur(sw.at(-1)?.end ?? 0), languageCode: 'en-us' }], totalBilledTime: '4s', requestId: '125' });
+      const segs = speakerSegments(sw);
+      const results = segs.map((g, i) => ({ alternatives: [{ transcript: `${i ? ' ' : ''}${g.text}`, confidence: 0.9, ...(i === segs.length - 1 ? { words } : {}) }], resultEndTime: dur(g.end), languageCode: 'en-us' }));
+      return ok({ results, totalBilledTime: '4s', requestId: '125' });
     }
     const text = heard(fake);
     if (text !== FAKE_TRANSCRIPT) return ok({ results: [{ alternatives: [{ transcript: text, confidence: 0.85 }], resultEndTime: '3.200s', languageCode: 'en-us' }], totalBilledTime: '4s', requestId: '124' });
