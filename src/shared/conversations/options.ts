@@ -6,13 +6,13 @@
 import { validationFailed } from '../errors.js';
 import { CONVERSATION_DEFAULTS, CONVERSATION_LIMITS, type ConversationOptions } from './plan.js';
 
-/** The wire shape of `conversation` (snake case, as the body carries it). */
+/** The wire shape of `conversation` (snake case, as the body carries it); `checkConversation` takes any values. */
 export interface ConversationBody {
-  calls?: unknown;
-  turns?: unknown;
-  speakers_per_call?: unknown;
-  gap_ms?: unknown;
-  overlap?: unknown;
+  calls?: number;
+  turns?: number;
+  speakers_per_call?: number;
+  gap_ms?: number[];
+  overlap?: number;
 }
 
 /** The message of a conversation asked of a corpus (§16.1). */
@@ -22,7 +22,7 @@ const inRange = (v: unknown, [lo, hi]: readonly [number, number], integer: boole
   typeof v === 'number' && Number.isFinite(v) && (!integer || Number.isInteger(v)) && v >= lo && v <= hi;
 
 /** The options of a valid `conversation`, defaults applied; throws `validation_failed` naming the first bad field. */
-export function checkConversation(body: ConversationBody): ConversationOptions {
+export function checkConversation(body: { readonly [K in keyof ConversationBody]?: unknown }): ConversationOptions {
   const L = CONVERSATION_LIMITS;
   const need = (name: string, v: unknown, range: readonly [number, number], integer = true): number => {
     if (!inRange(v, range, integer)) throw validationFailed(`conversation.${name} must be ${range[0]}..${range[1]}`);

@@ -100,6 +100,22 @@ export const EvaluationProbes = Type.Object(
 );
 export type EvaluationProbes = Static<typeof EvaluationProbes>;
 
+/**
+ * `conversation` of POST /v1/evaluations (DESIGN §16.1): synthetic calls of the texts. Ranges are checked by
+ * `checkConversation` (src/shared/conversations/options.ts) so each field out of range is a 400 naming it.
+ */
+export const EvaluationConversation = Type.Object(
+  {
+    calls: Type.Optional(Type.Integer({ description: '1..200 (required: its absence is named by the range rule)' })),
+    turns: Type.Optional(Type.Integer({ description: '2..60, default 12' })),
+    speakers_per_call: Type.Optional(Type.Integer({ description: '2..4, default 2' })),
+    gap_ms: Type.Optional(Type.Array(Type.Integer(), { description: '[min, max] within 0..5000, default [200, 800]' })),
+    overlap: Type.Optional(Type.Number({ description: 'share of turns starting 100..600 ms before the previous one ends: 0..0.5, default 0' })),
+  },
+  { additionalProperties: false },
+);
+export type EvaluationConversation = Static<typeof EvaluationConversation>;
+
 /** POST /v1/evaluations: exactly one source — `texts`, `dataset_id` or `corpus_id` (DESIGN §8.1, §10.5). */
 export const CreateEvaluationRequest = Type.Object({
   name: Type.Optional(Type.String()),
@@ -122,6 +138,8 @@ export const CreateEvaluationRequest = Type.Object({
   mode: Type.Optional(EvaluationMode),
   /** What no WER shows (DESIGN §12): hallucination on non-speech, entity accuracy, keyterm lift. */
   probes: Type.Optional(EvaluationProbes),
+  /** Texts or dataset only: synthetic calls of several speakers (DESIGN §16.1); refused with a corpus. */
+  conversation: Type.Optional(EvaluationConversation),
   /** Streaming only: 1.0 = real time. */
   pace: Type.Optional(Type.Number({ minimum: STREAM_PACE_MIN, maximum: STREAM_PACE_MAX, description: 'Streaming only: 1.0 = real time (default)' })),
 });

@@ -14,6 +14,7 @@ import { assertValidText } from '../../../shared/text-rules.js';
 import { EVALUATION_LIMITS } from '../../../shared/constants.js';
 import { evaluationSource } from './source.js';
 import { checkProbes, type CheckedProbes } from './probes.js';
+import { checkConversation, CONVERSATION_CORPUS_MESSAGE } from '../../../shared/conversations/options.js';
 import { checkConditions, checkConfigured, checkEvaluationName, checkMode, checkProviders } from './checks.js';
 
 /** Texts to synthesise (`texts`, or a dataset's rows) with a selection of catalogue speakers (DESIGN §8.1). */
@@ -95,7 +96,10 @@ const synthesised: SourceRules = {
     if (body.speakers === undefined) throw validationFailed('speakers is required with texts or dataset_id');
   },
   async read(body, normalizer, ctx) {
-    return { kind: 'synthesised', texts: await readTexts(body, normalizer, ctx), speakers: body.speakers! };
+    const texts = await readTexts(body, normalizer, ctx);
+    // DESIGN §16.1: each field of `conversation` out of range is a 400 naming it, after the texts' own rules.
+    if (body.conversation !== undefined) checkConversation(body.conversation);
+    return { kind: 'synthesised', texts, speakers: body.speakers! };
   },
   refuseProbes() {},
 };
@@ -103,6 +107,8 @@ const synthesised: SourceRules = {
 const corpus: SourceRules = {
   refuse(body) {
     if (body.speakers !== undefined) throw validationFailed('speakers does not apply to a corpus');
+    // Synthetic calls are built from texts; a recorded corpus's calls come from its STM layout (DESIGN §16.1, §16.5).
+    if (body.conversation !== undefined) throw validationFailed(CONVERSATION_CORPUS_MESSAGE);
   },
   async read(body) {
     return {
