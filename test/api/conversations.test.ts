@@ -47,6 +47,15 @@ describe('POST /v1/evaluations with conversation (DESIGN §16.1)', () => {
     await expect400({ ...body({ calls: 0 }), providers: ['nope'] }, 'conversation.calls must be 1..200');
   });
 
+  it('refuses a valid conversation with 501 while calls cannot be built, creating nothing and charging nothing', async () => {
+    const before = await call(s, 'GET', '/v1/evaluations', { key: s.key });
+    const usage = await call(s, 'GET', '/v1/users/usage', { key: s.key });
+    const r = await post(body({ calls: 2, turns: 4 }));
+    expect([r.status, r.body.code, r.body.detail], r.text).toEqual([501, 'not_implemented', 'Conversation evaluations are not available on this service yet: nothing was created']);
+    expect((await call(s, 'GET', '/v1/evaluations', { key: s.key })).body.total).toBe(before.body.total);
+    expect((await call(s, 'GET', '/v1/users/usage', { key: s.key })).body.characters_used).toBe(usage.body.characters_used);
+  });
+
   it('refuses a conversation with a corpus, before the corpus is looked up', async () => {
     await expect400({ corpus_id: 'cor_missing', providers: ['local-sphinx'], conversation: { calls: 2 } }, 'conversation does not apply to a corpus');
   });

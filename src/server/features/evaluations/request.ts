@@ -9,12 +9,12 @@ import type { CreateEvaluationRequest, EvaluationSample, EvaluationSpeakers } fr
 import { getNormalizer, type Normalizer } from '../../../shared/normalizers/index.js';
 import { whitespaceTokens } from '../../../shared/normalize.js';
 import { EMPTY_REFERENCE_MESSAGE } from '../../../shared/accuracy.js';
-import { validationFailed } from '../../../shared/errors.js';
+import { DomainError, validationFailed } from '../../../shared/errors.js';
 import { assertValidText } from '../../../shared/text-rules.js';
 import { EVALUATION_LIMITS } from '../../../shared/constants.js';
 import { evaluationSource } from './source.js';
 import { checkProbes, type CheckedProbes } from './probes.js';
-import { checkConversation, CONVERSATION_CORPUS_MESSAGE } from '../../../shared/conversations/options.js';
+import { checkConversation, CONVERSATION_CORPUS_MESSAGE, CONVERSATION_NOT_BUILT_MESSAGE } from '../../../shared/conversations/options.js';
 import { checkConditions, checkConfigured, checkEvaluationName, checkMode, checkProviders } from './checks.js';
 
 /** Texts to synthesise (`texts`, or a dataset's rows) with a selection of catalogue speakers (DESIGN §8.1). */
@@ -145,6 +145,8 @@ export async function parseEvaluationRequest(body: CreateEvaluationRequest, ctx:
   const conditions = checkConditions(body.conditions);
   rules.refuseProbes(body);
   const probes = checkProbes(body.probes, conditions);
+  // Every rule of a conversation request holds by here; the calls themselves are not built yet (issue 34).
+  if (body.conversation !== undefined) throw new DomainError('not_implemented', CONVERSATION_NOT_BUILT_MESSAGE);
   return {
     name: body.name ?? null,
     source,

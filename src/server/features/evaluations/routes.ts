@@ -67,7 +67,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
         summary: 'Start an evaluation: synthesise texts with speakers, degrade, transcribe, score',
         security: [{ bearer: [] }],
         body: CreateEvaluationRequest,
-        response: { 201: EvaluationCreated, ...errorResponses(400, 401, 403, 404, 413, 429) },
+        response: { 201: EvaluationCreated, ...errorResponses(400, 401, 403, 404, 413, 429, 501) },
       },
       // Exactly one source is the body's first rule (DESIGN §10.5): checked before the schema's.
       preValidation: async (request) => {
