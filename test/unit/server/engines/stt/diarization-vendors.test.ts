@@ -1,30 +1,19 @@
 // Speaker labels per vendor (DESIGN §16.3), the details diarization.test.ts does not cover: how each
 // adapter reads its vendor's labelled words (labels, times, what is not a word), the limits the vendors
 // document, and the loopback fakes refusing a wrong diarization parameter as the vendors do.
-import { afterEach, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import { encodeWav } from '../../../../../src/server/audio/wav.js';
-import { VENDOR_FACTORIES } from '../../../../../src/server/engines/stt/registry.js';
 import { AZURE_MAX_SPEAKERS, azureSpeakerWords } from '../../../../../src/server/engines/stt/azure.js';
 import { scribeSpeakerWords } from '../../../../../src/server/engines/stt/elevenlabs.js';
 import { gladiaSpeakerWords } from '../../../../../src/server/engines/stt/gladia.js';
 import { googleSeconds, googleSpeakerWords } from '../../../../../src/server/engines/stt/google.js';
 import { revSpeakerWords } from '../../../../../src/server/engines/stt/revai.js';
 import { speechmaticsSpeakerWords } from '../../../../../src/server/engines/stt/speechmatics.js';
-import type { AdapterSettings } from '../../../../../src/server/engines/stt/settings.js';
 import type { SttAudio } from '../../../../../src/server/engines/stt/types.js';
-import { startFakeVendor, type FakeSpeakerWord, type FakeVendor, type RecordedRequest, type Vendor } from '../../../../helpers/fake-stt-vendors.js';
+import { type FakeSpeakerWord, type FakeVendor, type RecordedRequest, type Vendor } from '../../../../helpers/fake-stt-vendors.js';
+import { boundVendors } from '../../../../helpers/bound-vendors.js';
 
-const fakes: FakeVendor[] = [];
-afterEach(async () => {
-  await Promise.all(fakes.splice(0).map((f) => f.close()));
-});
-
-async function bind(vendor: Vendor, extra: Partial<AdapterSettings> = {}) {
-  const fake = await startFakeVendor(vendor);
-  fakes.push(fake);
-  const adapter = VENDOR_FACTORIES[vendor]({ baseUrl: fake.url, model: null, language: 'en', pollIntervalMs: 10, apiKeyEnv: 'K', apiKey: () => fake.key, ...extra });
-  return { fake, adapter };
-}
+const { bind, fake: startFake } = boundVendors();
 
 /** `seconds` of quiet 16 kHz audio (what the fakes hear does not depend on it). */
 function audioOf(seconds: number): SttAudio {
@@ -217,8 +206,7 @@ const WRONG: Record<Exclude<Vendor, 'openai' | 'deepgram' | 'assemblyai'>, (fake
 };
 
 test.each(Object.keys(WRONG) as (keyof typeof WRONG)[])('the %s fake refuses a diarization parameter its vendor refuses', async (vendor) => {
-  const fake = await startFakeVendor(vendor);
-  fakes.push(fake);
+  const fake = await startFake(vendor);
   const res = await WRONG[vendor](fake);
   expect(res.status).toBe(400);
   expect(fake.violations.join(' ')).toMatch(/diariz|speaker/i);

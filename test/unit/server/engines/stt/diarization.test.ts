@@ -5,31 +5,20 @@
 // speakers and times in seconds and score a call with DER and cpWER. An OpenAI model other than the diarize
 // one says so (`supportsDiarization` false).
 import { readFileSync } from 'node:fs';
-import { afterEach, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import { decodeWavToPcm16, encodeWav } from '../../../../../src/server/audio/wav.js';
-import { VENDOR_FACTORIES } from '../../../../../src/server/engines/stt/registry.js';
-import type { AdapterSettings } from '../../../../../src/server/engines/stt/settings.js';
 import type { SttAudio } from '../../../../../src/server/engines/stt/types.js';
 import { scoreCall } from '../../../../../src/shared/conversations/index.js';
 import { wordsOf } from '../../../../../src/shared/normalize.js';
-import { startFakeVendor, VENDORS, type FakeSpeakerWord, type FakeVendor, type RecordedRequest, type Vendor } from '../../../../helpers/fake-stt-vendors.js';
+import { VENDORS, type FakeSpeakerWord, type FakeVendor, type RecordedRequest, type Vendor } from '../../../../helpers/fake-stt-vendors.js';
+import { boundVendors } from '../../../../helpers/bound-vendors.js';
 
 const fixture = decodeWavToPcm16(readFileSync(new URL('../../../../../fixtures/speech-slt.wav', import.meta.url)));
 const AUDIO: SttAudio = { pcm: fixture.pcm, sampleRate: fixture.sampleRate, durationSeconds: fixture.pcm.length / fixture.sampleRate, wav: encodeWav(fixture.pcm, fixture.sampleRate) };
 const DIARIZING: Vendor[] = ['deepgram', 'assemblyai', 'openai', 'speechmatics', 'revai', 'gladia', 'elevenlabs', 'google', 'azure'];
 const MODEL: Partial<Record<Vendor, string>> = { openai: 'gpt-4o-transcribe-diarize' };
 
-const fakes: FakeVendor[] = [];
-afterEach(async () => {
-  await Promise.all(fakes.splice(0).map((f) => f.close()));
-});
-
-async function bind(vendor: Vendor, extra: Partial<AdapterSettings> = {}) {
-  const fake = await startFakeVendor(vendor);
-  fakes.push(fake);
-  const adapter = VENDOR_FACTORIES[vendor]({ baseUrl: fake.url, model: MODEL[vendor] ?? null, language: 'en', pollIntervalMs: 10, apiKeyEnv: 'K', apiKey: () => fake.key, ...extra });
-  return { fake, adapter };
-}
+const { bind } = boundVendors(MODEL);
 
 /** Two speakers taking turns: what the fakes hear. */
 const CALL: FakeSpeakerWord[] = [
