@@ -35,6 +35,7 @@ import { DEAD_AFTER_MS } from './features/ops/instances.js';
 import { createBillingFeature, type BillingFeature } from './features/billing/feature.js';
 import { createAccountsFeature, type AccountsFeature } from './features/accounts/feature.js';
 import { createJobsFeature, type JobsFeature } from './features/jobs/feature.js';
+import { createEvaluationsFeature, type EvaluationsFeature } from './features/evaluations/feature.js';
 import { createSynthesisFeature, type SynthesisFeature } from './features/synthesis/feature.js';
 import { createSttFeature, type SttFeature } from './features/stt/feature.js';
 import { createDatasetsFeature, type DatasetsFeature } from './features/datasets/feature.js';
@@ -117,6 +118,7 @@ export interface Features {
   /** Signed audio URLs of a response (DESIGN §6). */
   audioLinks: AudioLinks;
   billing: BillingFeature;
+  evaluations: EvaluationsFeature;
   jobs: JobsFeature;
   synthesis: SynthesisFeature;
   stt: SttFeature;
@@ -267,6 +269,7 @@ export async function createRuntime(options: ServerOptions, deps: { clock?: Cloc
       audio: createAudioFeature({ db, blobs: blobs.store, clock, urls, samples: { isSample: (id) => id.startsWith(SAMPLE_PREFIX), exists: (id) => samples.exists(id), get: (id) => samples.get(id) } }),
       audioLinks: createAudioLinks({ urls, clock, publicUrl: options.publicUrl }),
       billing: createBillingFeature({ db, clock, secret }),
+      evaluations: createEvaluationsFeature({ db, clock, urls, stt, publicUrl: options.publicUrl, wake: () => runtime.evaluations.wake() }),
       jobs: createJobsFeature({ db, clock, wakeJobs: () => runtime.jobs.wake() }),
       stt: createSttFeature({ registry: stt, scheduler: streamScheduler, streamLimits, loadAudio: (url) => runtime.loadAudioUrl(url) }),
       synthesis: createSynthesisFeature(() => ({ db, blobs: blobs.store, instanceId, clock, tts: runtime.tts })),

@@ -1,5 +1,4 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { FastifyRequest } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import { errorResponses } from '../../../shared/schemas/common.js';
 import {
@@ -15,27 +14,7 @@ import {
   RerunEvaluationRequest,
 } from '../../../shared/schemas/evaluations.js';
 import { requireAuth } from '../accounts/index.js';
-import { DomainError } from '../../../shared/errors.js';
-import { requestBase } from '../audio/index.js';
-import { refundCharacters } from '../limits/index.js';
-import { createEvaluation } from './create.js';
-import { rerunEvaluation } from './rerun.js';
-import { compareEvaluations } from './compare.js';
-import { configuredFrom, describeFrom, labelsFrom, streamingFrom } from './setup.js';
-import { baselineComparison } from './report/baseline.js';
 import { evaluationSource } from './source.js';
-import { readCorpusForEvaluation } from './corpus-reader.js';
-import {
-  allUtterances,
-  cancelEvaluationFor,
-  EVALUATION_NOT_FOUND,
-  evaluationOf,
-  getEvaluation,
-  listEvaluations,
-  utterancePage,
-} from './service.js';
-import { evaluationLists, evaluationPrices, toEvaluationDetail, toEvaluationListItem, toEvaluationUtterance, type ViewContext } from './views.js';
-import { renderEvaluationReport } from './report/html.js';
 import { REPORT_CSP } from './report/style.js';
 
 declare module 'fastify' {
@@ -49,16 +28,7 @@ const EvaluationParams = Type.Object({ evaluation_id: Type.String() });
 
 /** The evaluation endpoints of DESIGN §8: create, list, show, utterances, cancel, and the signed report. */
 const routes: FastifyPluginAsyncTypebox = async (app) => {
-  const { runtime } = app;
-  const signers = (request: FastifyRequest): ViewContext => {
-    const base = requestBase(runtime.options.publicUrl, request);
-    const now = runtime.clock.now();
-    return {
-      report: (evaluationId) => runtime.urls.report({ base, evaluationId, now }),
-      audio: (audioId) => runtime.urls.audio({ base, audioId, now }),
-      providerLabel: labelsFrom(runtime.stt),
-    };
-  };
+  const { evaluations } = app.runtime.features;
 
   app.post(
     '/v1/evaluations',
@@ -76,19 +46,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       const auth = requireAuth(request);
-      const created = await createEvaluation(
-        {
-          db: runtime.db,
-          now: runtime.clock.now(),
-          describe: describeFrom(runtime.stt),
-          isConfigured: configuredFrom(runtime.stt),
-          canStream: streamingFrom(runtime.stt),
-          corpora: readCorpusForEvaluation,
-        },
-        { userId: auth.userId, body: request.body },
-      );
-      runtime.evaluations.wake();
-      return reply.code(201).send(created);
+      return reply.code(201).send(await evaluations.create(auth.userId, request.body));
     },
   );
 
@@ -109,13 +67,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       const auth = requireAuth(request);
-      const { name } = request.body;
-      const created = await rerunEvaluation(
-        { db: runtime.db, now: runtime.clock.now(), describe: describeFrom(runtime.stt), corpora: readCorpusForEvaluation },
-        { id: request.params.evaluation_id, userId: auth.userId, ...(name !== undefined ? { name } : {}) },
-      );
-      runtime.evaluations.wake();
-      return reply.code(201).send(created);
+      return reply.code(201).send(await evaluations.rerun(auth.userId, request.params.evaluation_id, request.body.name));
     },
   );
 
@@ -132,7 +84,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => {
       const auth = requireAuth(request);
-      return compareEvaluations(runtime.db, { id: request.params.evaluation_id, baselineId: request.query.baseline, userId: auth.userId });
+      return evaluations.compare(auth.userId, request.params.evaluation_id, request.query.baseline);
     },
   );
 
@@ -148,11 +100,8 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => {
       const auth = requireAuth(request);
-      const limit = request.query.limit ?? 20;
-      const offset = request.query.offset ?? 0;
-      const { rows, total } = await listEvaluations(runtime.db, { userId: auth.userId, status: request.query.status, limit, offset });
-      const urls = signers(request);
-      return { items: rows.map((r) => toEvaluationListItem(r, urls)), total, limit, offset, has_more: offset + rows.length < total };
+      const { status, limit = 20, offset = 0 } = request.query;
+      return evaluations.page(auth.userId, { ...(status ? { status } : {}), limit, offset }, evaluations.links(request));
     },
   );
 
@@ -168,7 +117,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => {
       const auth = requireAuth(request);
-      return toEvaluationDetail(await evaluationOf(runtime.db, request.params.evaluation_id, auth.userId), signers(request));
+      return evaluations.detail(auth.userId, request.params.evaluation_id, evaluations.links(request));
     },
   );
 
@@ -185,13 +134,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => {
       const auth = requireAuth(request);
-      const row = await evaluationOf(runtime.db, request.params.evaluation_id, auth.userId);
-      const limit = request.query.limit ?? 20;
-      const offset = request.query.offset ?? 0;
-      const { rows, total } = await utterancePage(runtime.db, row, request.query, { limit, offset });
-      const lists = evaluationLists(row);
-      const urls = signers(request);
-      return { items: rows.map((u) => toEvaluationUtterance(u, lists, urls)), total, limit, offset, has_more: offset + rows.length < total };
+      return evaluations.utterances(auth.userId, request.params.evaluation_id, request.query, evaluations.links(request));
     },
   );
 
@@ -207,11 +150,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => {
       const auth = requireAuth(request);
-      const row = await cancelEvaluationFor(
-        { db: runtime.db, now: runtime.clock.now(), refund: refundCharacters },
-        { id: request.params.evaluation_id, userId: auth.userId },
-      );
-      return toEvaluationDetail(row, signers(request));
+      return evaluations.cancel(auth.userId, request.params.evaluation_id, evaluations.links(request));
     },
   );
 
@@ -227,23 +166,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) => {
-      // As audio URLs: existence first (404), then a valid (403), unexpired (410) signature.
-      const row = await getEvaluation(runtime.db, request.params.evaluation_id);
-      if (!row) throw new DomainError('evaluation_not_found', EVALUATION_NOT_FOUND);
-      const now = runtime.clock.now();
-      const check = runtime.urls.verifyReport({ evaluationId: row.id, expires: request.query.expires, sig: request.query.sig, now });
-      if (check === 'tampered') throw new DomainError('invalid_signature', 'Invalid report URL signature');
-      if (check === 'expired') throw new DomainError('url_expired', 'Report URL has expired');
-      const urls = signers(request);
-      const lists = evaluationLists(row);
-      const html = renderEvaluationReport({
-        evaluation: toEvaluationDetail(row, urls),
-        utterances: (await allUtterances(runtime.db, row.id)).map((u) => toEvaluationUtterance(u, lists, urls)),
-        generatedAt: now,
-        baseline: await baselineComparison(runtime.db, row),
-        prices: evaluationPrices(row),
-        adapters: Object.fromEntries(runtime.stt.states().map((p) => [p.id, p.adapter])),
-      });
+      const html = await evaluations.report(request.params.evaluation_id, request.query, evaluations.links(request));
       return reply
         .header('Content-Type', 'text/html; charset=utf-8')
         .header('Content-Security-Policy', REPORT_CSP)
