@@ -118,12 +118,12 @@ export interface Features {
   /** Signed audio URLs of a response (DESIGN §6). */
   audioLinks: AudioLinks;
   billing: BillingFeature;
+  corpora: CorporaFeature;
+  datasets: DatasetsFeature;
   evaluations: EvaluationsFeature;
   jobs: JobsFeature;
-  synthesis: SynthesisFeature;
   stt: SttFeature;
-  datasets: DatasetsFeature;
-  corpora: CorporaFeature;
+  synthesis: SynthesisFeature;
 }
 
 /**
@@ -269,12 +269,12 @@ export async function createRuntime(options: ServerOptions, deps: { clock?: Cloc
       audio: createAudioFeature({ db, blobs: blobs.store, clock, urls, samples: { isSample: (id) => id.startsWith(SAMPLE_PREFIX), exists: (id) => samples.exists(id), get: (id) => samples.get(id) } }),
       audioLinks: createAudioLinks({ urls, clock, publicUrl: options.publicUrl }),
       billing: createBillingFeature({ db, clock, secret }),
+      corpora: createCorporaFeature({ db, blobs: blobs.store, clock, instanceId, settings: corpusSettings }),
+      datasets: createDatasetsFeature({ db, clock, wakeJobs: () => runtime.jobs.wake() }),
       evaluations: createEvaluationsFeature({ db, clock, urls, stt, publicUrl: options.publicUrl, wake: () => runtime.evaluations.wake() }),
       jobs: createJobsFeature({ db, clock, wakeJobs: () => runtime.jobs.wake() }),
       stt: createSttFeature({ registry: stt, scheduler: streamScheduler, streamLimits, loadAudio: (url) => runtime.loadAudioUrl(url) }),
       synthesis: createSynthesisFeature(() => ({ db, blobs: blobs.store, instanceId, clock, tts: runtime.tts })),
-      corpora: createCorporaFeature({ db, blobs: blobs.store, clock, instanceId, settings: corpusSettings }),
-      datasets: createDatasetsFeature({ db, clock, wakeJobs: () => runtime.jobs.wake() }),
     },
     onClose(fn) {
       closers.push(fn);
