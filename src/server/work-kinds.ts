@@ -134,8 +134,8 @@ export function createEvaluationRunner(w: EvaluationWorkWiring): WorkLoop {
     // A few syntheses ahead of the recognisers keep them busy while the next speech is made.
     capacity: Math.max(4, workers * 3),
     synthesize: async (speakerId, text) => renderSpeech(w.tts(), { text, voice: await speakerVoice(w.db, speakerId) }),
-    transcribe: (provider, audio, signal, keyterms) =>
-      runProvider({ registry: w.stt, signal, logError: (err) => w.logger.error({ err, provider }, 'voxctl evaluation') }, provider, audio, undefined, { keyterms }),
+    transcribe: (provider, audio, signal, keyterms, options) =>
+      runProvider({ registry: w.stt, signal, logError: (err) => w.logger.error({ err, provider }, 'voxctl evaluation') }, provider, audio, undefined, { keyterms, ...options }),
     keytermsSupported: (provider) => Boolean(w.stt.get(provider)?.adapter.supportsKeyterms),
     stream: (provider, audio, pace, signal) => streamProvider({ registry: w.stt, scheduler: w.streamScheduler, signal, deadline: w.streamLimits.deadline }, provider, audio, pace),
     limitFor: (provider) => limitOf(w.stt.get(provider)?.adapter),

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { call } from '../helpers/core-http.js';
-import { fliteSpeaker } from '../helpers/audio-jobs.js';
+import { charactersUsed, fliteSpeaker } from '../helpers/audio-jobs.js';
 
 // Synthetic conversations (DESIGN §16.1): the rules of `conversation` on POST /v1/evaluations, against a real
 // server process (SQLite in the sqlite project, PostgreSQL in the postgres one).
@@ -47,13 +47,13 @@ describe('POST /v1/evaluations with conversation (DESIGN §16.1)', () => {
     await expect400({ ...body({ calls: 0 }), providers: ['nope'] }, 'conversation.calls must be 1..200');
   });
 
-  it('refuses a valid conversation with 501 while calls cannot be built, creating nothing and charging nothing', async () => {
+  it('refuses more speakers per call than the selection has, and probes or streaming, creating nothing and charging nothing', async () => {
     const before = await call(s, 'GET', '/v1/evaluations', { key: s.key });
-    const usage = await call(s, 'GET', '/v1/users/usage', { key: s.key });
-    const r = await post(body({ calls: 2, turns: 4 }));
-    expect([r.status, r.body.code, r.body.detail], r.text).toEqual([501, 'not_implemented', 'Conversation evaluations are not available on this service yet: nothing was created']);
+    const used = await charactersUsed(s);
+    await expect400(body({ calls: 2, turns: 4 }), 'conversation.speakers_per_call (2) exceeds the 1 selected speaker');
+    await expect400({ ...body({ calls: 2 }), probes: { non_speech: {} } }, 'probes do not apply to a conversation');
     expect((await call(s, 'GET', '/v1/evaluations', { key: s.key })).body.total).toBe(before.body.total);
-    expect((await call(s, 'GET', '/v1/users/usage', { key: s.key })).body.characters_used).toBe(usage.body.characters_used);
+    expect(await charactersUsed(s)).toBe(used);
   });
 
   it('refuses a conversation with a corpus, before the corpus is looked up', async () => {

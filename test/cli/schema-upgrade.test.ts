@@ -11,9 +11,12 @@ import { OLD_SQLITE_KEY, writeOldSqliteDatabase } from '../helpers/old-schemas.j
 import { loadSqliteDriver } from '../../src/server/storage/sqlite-driver.js';
 import { PUBLISHED_CHECKSUMS } from '../../src/server/storage/migrations/checksums.js';
 import { NEXT_MIGRATIONS } from '../../src/server/storage/migrations/next/index.js';
+import { readSqlFiles, SQL_MIGRATIONS_DIR } from '../../src/server/storage/migrations/known.js';
 
 // SQLite numbers the next/ migrations after its six legacy ones.
-const NEXT_SQLITE = NEXT_MIGRATIONS.map((m, i) => ({ version: 7 + i, name: m.name }));
+// After the closed lists come the files of migrations/sql/, numbered on.
+const AFTER_LEGACY = [...NEXT_MIGRATIONS.map((m) => m.name), ...readSqlFiles(SQL_MIGRATIONS_DIR).map((f) => f.name)];
+const NEXT_SQLITE = AFTER_LEGACY.map((name, i) => ({ version: 7 + i, name }));
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const bin = join(root, 'bin', 'voxctl.js');

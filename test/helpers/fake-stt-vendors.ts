@@ -53,6 +53,11 @@ export interface FakeVendor {
    * seconds. Default: the heard transcript's words, all speaker 0, 0.3 s apart.
    */
   speakerWords?: FakeSpeakerWord[];
+  /**
+   * The Deepgram fake's speaker-labelled words for one audio body, before `speakerWords`: a test that knows
+   * each call's truth answers it per call (undefined: the default for that body).
+   */
+  speakerWordsFor?: (body: Buffer) => FakeSpeakerWord[] | undefined;
   close(): Promise<void>;
 }
 
@@ -368,7 +373,7 @@ const HANDLERS: Record<Vendor, Handler> = {
     const detected = req.query.get('detect_language') === 'true' ? { detected_language: 'en', language_confidence: 0.99 } : {};
     if (req.query.get('diarize') === 'true') {
       // With diarize=true every word carries `speaker` (an integer) and `speaker_confidence`.
-      const sw = speakerWordsOf(fake);
+      const sw = fake.speakerWordsFor?.(req.body) ?? speakerWordsOf(fake);
       const transcript = sw.map((w) => w.text).join(' ');
       const dw = sw.map((w) => ({ word: w.text.toLowerCase(), start: w.start, end: w.end, confidence: 0.98, punctuated_word: w.text, speaker: w.speaker, speaker_confidence: 0.9 }));
       return ok({ metadata: { request_id: 'dg-1', duration: 3.26, channels: 1, models: ['nova-3'] }, results: { channels: [{ ...detected, alternatives: [{ transcript, confidence: 0.98, words: dw }] }] } });

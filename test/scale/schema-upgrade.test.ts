@@ -14,10 +14,13 @@ import { buildOldPostgresDatabase, OLD_POSTGRES_002 } from '../helpers/old-schem
 import { HISTORICAL_CHECKSUMS, PUBLISHED_CHECKSUMS } from '../../src/server/storage/migrations/checksums.js';
 import { migratePostgres } from '../../src/server/storage/migrations/migrate-postgres.js';
 import { NEXT_MIGRATIONS } from '../../src/server/storage/migrations/next/index.js';
+import { readSqlFiles, SQL_MIGRATIONS_DIR } from '../../src/server/storage/migrations/known.js';
 
 // PostgreSQL numbers the next/ migrations after its two legacy ones.
-const NEXT_PG = NEXT_MIGRATIONS.map((m, i) => ({ version: 3 + i, name: m.name }));
-const LATEST_PG = 2 + NEXT_MIGRATIONS.length;
+// After the closed lists come the files of migrations/sql/, numbered on.
+const AFTER_LEGACY = [...NEXT_MIGRATIONS.map((m) => m.name), ...readSqlFiles(SQL_MIGRATIONS_DIR).map((f) => f.name)];
+const NEXT_PG = AFTER_LEGACY.map((name, i) => ({ version: 3 + i, name }));
+const LATEST_PG = 2 + AFTER_LEGACY.length;
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const bin = join(root, 'bin', 'voxctl.js');

@@ -36,6 +36,20 @@ export const streamingSummaryColumns: Column<EvaluationSummaryRow>[] = [
   { header: 'early_words', get: (r) => r.early_words ?? null },
 ];
 
+/** A conversation rate of a summary row: 4 decimals, `unsupported` without diarization (DESIGN §16.4). */
+const convRate = (x: number | { unsupported: true } | null | undefined) => (x === undefined || x === null ? null : typeof x === 'number' ? x.toFixed(4) : 'unsupported');
+const convCi = (x: readonly [number, number] | { unsupported: true } | null | undefined) => (!x ? null : 'unsupported' in x ? 'unsupported' : ci(x));
+
+/** The §16.4 columns a conversation's summary adds: DER, cpWER with their intervals, speaker counts, dropped turns. */
+export const conversationSummaryColumns: Column<EvaluationSummaryRow>[] = [
+  { header: 'der', get: (r) => convRate(r.der) },
+  { header: 'der_ci95', get: (r) => convCi(r.der_ci95) },
+  { header: 'cpwer', get: (r) => convRate(r.cpwer) },
+  { header: 'cpwer_ci95', get: (r) => convCi(r.cpwer_ci95) },
+  { header: 'speaker_count_ok', get: (r) => convRate(r.speaker_count_accuracy) },
+  { header: 'dropped_turns', get: (r) => r.dropped_turns ?? null },
+];
+
 const pct = (x: number | null | undefined) => (x === null || x === undefined ? 'n/a' : `${(x * 100).toFixed(1)}%`);
 
 /** The probes table of `eval show` (DESIGN §12.5): each provider's row for condition clean, group all. */
@@ -183,6 +197,9 @@ export async function printEvaluation(out: Output, ev: EvaluationDetail, label: 
     ['normalizer', `${ev.normalizer.name} v${ev.normalizer.version}`],
     ['seed', ev.seed],
     ...(ev.mode === 'streaming' ? [['mode', `streaming at pace ${ev.pace ?? 1}`] as [string, unknown]] : []),
+    ...(ev.conversation
+      ? [['conversation', `${ev.conversation.calls} calls × ${ev.conversation.turns} turns, ${ev.conversation.speakers_per_call} speakers, overlap ${ev.conversation.overlap}`] as [string, unknown]]
+      : []),
     ['created_at', ev.created_at],
     ['completed_at', ev.completed_at],
   ]);
@@ -193,6 +210,10 @@ export async function printEvaluation(out: Output, ev: EvaluationDetail, label: 
   out.write('\n');
   const columns = ev.mode === 'streaming' ? [...summaryColumns, ...streamingSummaryColumns] : summaryColumns;
   await out.table(ev.summary, labelled(columns, ['provider'], label));
+  if (ev.conversation) {
+    out.write('\nConversations (SPEAKERS above counts calls: each call is a bootstrap block):\n');
+    await out.table(ev.summary, labelled([summaryColumns[0]!, summaryColumns[1]!, ...conversationSummaryColumns], ['provider'], label));
+  }
   if (ev.corpus_id !== undefined) out.write('SPEAKERS counts bootstrap blocks: each named speaker of the corpus, and each utterance without a speaker as a block of its own.\n');
   if (ev.comparisons?.length) {
     out.write('\n');

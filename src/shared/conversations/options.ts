@@ -18,12 +18,6 @@ export interface ConversationBody {
 /** The message of a conversation asked of a corpus (§16.1). */
 export const CONVERSATION_CORPUS_MESSAGE = 'conversation does not apply to a corpus';
 
-/**
- * The answer (501) to a valid `conversation` while the service cannot yet build calls (issue 34): its
- * rules are checked, but it is refused rather than run as an ordinary evaluation that only looks like one.
- */
-export const CONVERSATION_NOT_BUILT_MESSAGE = 'Conversation evaluations are not available on this service yet: nothing was created';
-
 const inRange = (v: unknown, [lo, hi]: readonly [number, number], integer: boolean): v is number =>
   typeof v === 'number' && Number.isFinite(v) && (!integer || Number.isInteger(v)) && v >= lo && v <= hi;
 

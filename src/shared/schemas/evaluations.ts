@@ -162,6 +162,8 @@ export type EvaluationCreated = Static<typeof EvaluationCreated>;
 
 const Nullable = <T extends TSchema>(t: T) => Type.Union([t, Type.Null()]);
 const Interval = Type.Tuple([Type.Number(), Type.Number()]);
+/** `{"unsupported": true}`: a metric the provider cannot be measured on (DESIGN §16.4: no diarization). */
+const UnsupportedMetric = Type.Object({ unsupported: Type.Literal(true) });
 
 /** One row of `summary`: a provider × condition × group value (or `all`). */
 export const EvaluationSummaryRow = Type.Object({
@@ -222,6 +224,18 @@ export const EvaluationSummaryRow = Type.Object({
       by_kind: Type.Record(Type.String(), Type.Number()),
     }),
   ),
+  /**
+   * Conversations (DESIGN §16.4): DER as md-eval scores all the row's calls at once, cpWER Σ errors ÷ Σ
+   * reference words, intervals over calls; `{"unsupported": true}` for a provider without diarization.
+   */
+  der: Type.Optional(Type.Union([Nullable(Type.Number()), UnsupportedMetric])),
+  der_ci95: Type.Optional(Type.Union([Nullable(Interval), UnsupportedMetric])),
+  cpwer: Type.Optional(Type.Union([Nullable(Type.Number()), UnsupportedMetric])),
+  cpwer_ci95: Type.Optional(Type.Union([Nullable(Interval), UnsupportedMetric])),
+  /** Conversations: the share of calls where `speakers_found` = `speakers`. */
+  speaker_count_accuracy: Type.Optional(Type.Union([Nullable(Type.Number()), UnsupportedMetric])),
+  /** Conversations: turns all of whose words were deleted, summed over the calls. */
+  dropped_turns: Type.Optional(Type.Integer()),
   /** Keyterm probe, on the provider's row for condition clean, group all (DESIGN §12.4). */
   keyterms: Type.Optional(
     Type.Union([
@@ -319,6 +333,8 @@ const evaluationFields = {
   pace: Type.Optional(Type.Number()),
   /** The probes asked for (DESIGN §12), with their defaults filled in; absent when none. */
   probes: Type.Optional(EvaluationProbes),
+  /** A conversation evaluation (DESIGN §16.1): its options, defaults applied. */
+  conversation: Type.Optional(EvaluationConversation),
 };
 
 /** An item of `GET /v1/evaluations`. */
@@ -385,6 +401,14 @@ export const EvaluationUtterance = Type.Object({
   final_latency_ms: Type.Optional(Nullable(Type.Integer())),
   revisions: Type.Optional(Nullable(Type.Integer())),
   early_words: Type.Optional(Nullable(Type.Integer())),
+  /** Conversations (DESIGN §16.4): this call's cpWER and DER, `{"unsupported": true}` without diarization. */
+  cpwer: Type.Optional(Type.Union([Nullable(Type.Number()), UnsupportedMetric])),
+  der: Type.Optional(Type.Union([Nullable(Type.Number()), UnsupportedMetric])),
+  /** Conversations: the reference's speakers and the distinct speakers the provider labelled (null without diarization). */
+  speakers: Type.Optional(Type.Integer()),
+  speakers_found: Type.Optional(Nullable(Type.Integer())),
+  /** Conversations: turns all of whose words were deleted in the whole-call alignment. */
+  dropped_turns: Type.Optional(Type.Integer()),
 });
 export type EvaluationUtterance = Static<typeof EvaluationUtterance>;
 

@@ -20,6 +20,7 @@ import { probeClipKinds, probeSentences, type CheckedProbes } from './probes.js'
 import type { ProbeText } from './repository.js';
 import { parseEvaluationRequest, type CorpusSource, type EvaluationRequest, type EvaluationSourceRequest, type SynthesisedSource } from './request.js';
 import { EVALUATION_LIMITS } from '../../../shared/constants.js';
+import { storeConversation } from './conversations/create.js';
 
 export { EVALUATION_LIMITS };
 export { checkConditions, checkConfigured, checkEvaluationName, checkMode, checkProviders } from './checks.js';
@@ -131,11 +132,27 @@ const createSynthesised: SourceStrategy<SynthesisedSource> = async (deps, userId
     utteranceCount({ spoken: probed.texts.length - probed.clips, clips: probed.clips, speakers, conditions: conditions.length, providers: providers.length }) > EVALUATION_LIMITS.utterances;
   const limitMessage = `Evaluation exceeds ${EVALUATION_LIMITS.utterances} utterances`;
   // Named ids are counted before they are looked up: an oversized request is refused on its size alone.
-  if (source.speakers.ids && overLimit(source.speakers.ids.length)) throw validationFailed(limitMessage);
+  // A conversation's utterances are its calls, whatever the number of speakers (checked when stored).
+  if (!source.conversation && source.speakers.ids && overLimit(source.speakers.ids.length)) throw validationFailed(limitMessage);
   const selection = await selectSpeakers(db, source.speakers);
-  if (overLimit(selection.speakers.length)) throw validationFailed(limitMessage);
+  if (!source.conversation && overLimit(selection.speakers.length)) throw validationFailed(limitMessage);
   if (request.baselineId !== null) await evaluationOf(db, request.baselineId, userId);
   await assertActiveSubscription(db, userId);
+  if (source.conversation) {
+    // DESIGN §16.1: the texts are turns of calls; a call, not a text × speaker, is each utterance.
+    return storeConversation(deps, newEvaluationId(), {
+      userId,
+      name: request.name,
+      texts: source.texts,
+      speakers: selection.speakers,
+      providers,
+      conditions,
+      normalizer: request.normalizer,
+      seed,
+      baselineId: request.baselineId,
+      options: source.conversation,
+    });
+  }
   return storeEvaluation(deps, {
     userId,
     name: request.name,

@@ -28,6 +28,7 @@ import { readCorpusForEvaluation } from './corpus-reader.js';
 import { allUtterances, cancelEvaluationFor, EVALUATION_NOT_FOUND, evaluationOf, getEvaluation, listEvaluations, utterancePage } from './service.js';
 import { evaluationLists, evaluationPrices, toEvaluationDetail, toEvaluationListItem, toEvaluationUtterance, type ViewContext } from './views.js';
 import { renderEvaluationReport } from './report/html.js';
+import { callFile, type CallFile } from './conversations/exports.js';
 
 /** What the evaluation routes call. `links` are a response's signed URLs and provider labels (`links(request)`). */
 export interface EvaluationsFeature {
@@ -45,6 +46,8 @@ export interface EvaluationsFeature {
   cancel(userId: string, id: string, links: ViewContext): Promise<EvaluationDetail>;
   /** The HTML report behind a signed URL: existence first (404), then a valid (403), unexpired (410) signature. */
   report(id: string, signed: { expires?: string; sig?: string }, links: ViewContext): Promise<string>;
+  /** A call's truth or a provider's hypothesis in a NIST format (DESIGN §16.2, §16.4). */
+  callFile(userId: string, id: string, n: number, file: CallFile, query: { provider?: string; condition?: string }): Promise<string>;
 }
 
 /** Binds the evaluation rules to the service's collaborators (called once, by the composition root). */
@@ -113,5 +116,6 @@ export function createEvaluationsFeature(deps: {
         adapters: Object.fromEntries(stt.states().map((p) => [p.id, p.adapter])),
       });
     },
+    callFile: async (userId, id, n, file, query) => callFile(db, await evaluationOf(db, id, userId), n, file, query),
   };
 }

@@ -24,7 +24,9 @@ export async function finishEvaluationNow(db: Db, id: string, now: Date): Promis
     const result = summarise({
       rows: await allUtterances(db, id),
       ...lists,
-      groups: speakers.map((s) => s.grp),
+      // A conversation's summaries have group `all` only (DESIGN §16.1).
+      groups: row.conversation ? [] : speakers.map((s) => s.grp),
+      ...(row.conversation ? { conversation: true } : {}),
       seed: row.seed,
       audioSeconds: await utteranceAudioSeconds(db, id),
       prices: evaluationPrices(row),

@@ -3,15 +3,22 @@
  * (DESIGN §12.4): the work kind asks these and never branches on the mode or the probes itself.
  */
 import type { SttResult } from '../../../shared/schemas/stt.js';
-import type { SttAudio } from '../../engines/stt/types.js';
+import type { SpeakerWord, SttAudio } from '../../engines/stt/types.js';
 import type { StreamedResult } from '../stt/index.js';
 import type { UtteranceResult } from './scoring.js';
 import type { EvaluationContext } from './utterance-context.js';
 
+/** A hearing asked with `diarize` (DESIGN §16.3): the words with their speakers, when the adapter reads them. */
+export interface DiarizedResult extends SttResult {
+  /** Whether the provider's adapter asked for and read speaker labels; false: scored for WER only. */
+  diarized?: boolean;
+  words?: SpeakerWord[];
+}
+
 /** The recognisers as the work kind is given them. */
 export interface Recognisers {
   /** Calls one provider under its timeout; never throws (failures are results with an `error`). */
-  transcribe(provider: string, audio: SttAudio, signal: AbortSignal, keyterms?: readonly string[]): Promise<SttResult>;
+  transcribe(provider: string, audio: SttAudio, signal: AbortSignal, keyterms?: readonly string[], options?: { diarize?: boolean }): Promise<DiarizedResult>;
   /** Streams the audio to one provider at `pace` and measures it (DESIGN §13.2); never throws. Absent: no streaming evaluations. */
   stream?(provider: string, audio: SttAudio, pace: number, signal: AbortSignal): Promise<StreamedResult>;
   /** Whether a provider's adapter has a boosting parameter (the keyterm probe's second pass, DESIGN §12.4). */
@@ -19,11 +26,15 @@ export interface Recognisers {
 }
 
 /** One hearing of an audio by a provider. */
-export type Hear = (provider: string, audio: SttAudio, signal: AbortSignal) => Promise<SttResult | StreamedResult>;
+export type Hear = (provider: string, audio: SttAudio, signal: AbortSignal) => Promise<DiarizedResult | StreamedResult>;
 
-/** How the providers of `ctx` hear its audio: whole files (batch), or a stream at the evaluation's pace. */
-export function hearingOf(r: Recognisers, ctx: Pick<EvaluationContext, 'pace'>): Hear {
+/**
+ * How the providers of `ctx` hear its audio: whole files (batch), whole calls asking each vendor for its
+ * speakers (a conversation, DESIGN §16.3), or a stream at the evaluation's pace.
+ */
+export function hearingOf(r: Recognisers, ctx: Pick<EvaluationContext, 'pace' | 'conversation'>): Hear {
   const { pace } = ctx;
+  if (ctx.conversation) return (provider, audio, signal) => r.transcribe(provider, audio, signal, undefined, { diarize: true });
   if (pace === undefined) return (provider, audio, signal) => r.transcribe(provider, audio, signal);
   return (provider, audio, signal) => {
     if (!r.stream) throw new Error('This runner was built without streaming');

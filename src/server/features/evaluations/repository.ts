@@ -45,6 +45,8 @@ export interface EvaluationRow {
   /** The event loop's delay while the work ran (DESIGN §15.4), in ms; null until recorded. */
   event_loop_lag_p50_ms?: number | null;
   event_loop_lag_p99_ms?: number | null;
+  /** JSON `StoredConversation` (DESIGN §16.1); null for an evaluation of utterances. */
+  conversation?: string | null;
 }
 
 /** One speaker of an evaluation with its group value. */
@@ -95,6 +97,8 @@ export interface UtteranceRecord {
   /** The keyterm probe's second pass (DESIGN §12.4): its transcript, or why it failed. */
   boosted_transcript?: string | null;
   boosted_error?: string | null;
+  /** A call's metrics (DESIGN §16.4), JSON `CallScore`; null for an utterance that is not a call. */
+  call_scores?: string | null;
   /** What a stream measured (DESIGN §13.2); absent or null in batch mode. */
   first_partial_ms?: number | null;
   final_latency_ms?: number | null;
@@ -148,9 +152,9 @@ async function insertRows(db: Db, table: string, columns: readonly string[], row
 /** The columns given when an evaluation is created. */
 type NewEvaluation = Omit<
   EvaluationRow,
-  'status' | 'completed_utterances' | 'failed_syntheses' | 'started_at' | 'completed_at' | 'summary' | 'comparisons' | 'corpus_id' | 'corpus_name' | 'setup' | 'baseline_id' | 'prices' | 'mode' | 'pace' | 'probes'
+  'status' | 'completed_utterances' | 'failed_syntheses' | 'started_at' | 'completed_at' | 'summary' | 'comparisons' | 'corpus_id' | 'corpus_name' | 'setup' | 'baseline_id' | 'prices' | 'mode' | 'pace' | 'probes' | 'conversation'
 > &
-  Partial<Pick<EvaluationRow, 'setup' | 'baseline_id' | 'prices' | 'mode' | 'pace' | 'probes'>>;
+  Partial<Pick<EvaluationRow, 'setup' | 'baseline_id' | 'prices' | 'mode' | 'pace' | 'probes' | 'conversation'>>;
 
 /**
  * Inserts a corpus evaluation (DESIGN §10.5): item `i` is text `i` (the reference), speaker `i` (its block
@@ -181,6 +185,58 @@ export async function insertCorpusEvaluation(
   );
   const syntheses: SqlParam[][] = [...items.map((_u, i) => [row.id, i, i, 0]), ...clips.map((_k, k) => [row.id, items.length + k, 0, 0])];
   await insertRows(db, 'evaluation_syntheses', ['evaluation_id', 'text_index', 'speaker_index', 'characters'], syntheses);
+}
+
+/** One synthetic call as created (DESIGN §16.1): its whole reference (turn texts in turn order) and its characters. */
+export interface NewCall {
+  utteranceId: string;
+  reference: string;
+  characters: number;
+}
+
+/**
+ * Inserts a conversation evaluation (DESIGN §16.1): call `i` is text `i` (its whole reference), speaker `i`
+ * (its bootstrap block `call-{n}`, group `all`), one queued synthesis (i, i) charged the code points of its
+ * turns, and a row of `evaluation_calls` whose truth is written when the call is built.
+ */
+export async function insertConversationEvaluation(db: Db, row: NewEvaluation & { conversation: string }, calls: readonly NewCall[]): Promise<void> {
+  await db.run(
+    `INSERT INTO evaluations (id, user_id, name, status, total_utterances, providers, conditions, group_by, normalizer,
+                              normalizer_version, seed, period, created_at, setup, baseline_id, prices, mode, pace, probes, conversation)
+     VALUES (@id, @user_id, @name, 'pending', @total_utterances, @providers, @conditions, @group_by, @normalizer,
+             @normalizer_version, @seed, @period, @created_at, @setup, @baseline_id, @prices, @mode, @pace, @probes, @conversation)`,
+    { setup: null, baseline_id: null, prices: null, mode: 'batch', pace: null, probes: null, ...row },
+  );
+  await insertRows(db, 'evaluation_texts', ['evaluation_id', 'idx', 'text'], calls.map((c, i) => [row.id, i, c.reference]));
+  await insertRows(db, 'evaluation_speakers', ['evaluation_id', 'idx', 'speaker_id', 'grp'], calls.map((c, i) => [row.id, i, c.utteranceId, 'all']));
+  await insertRows(db, 'evaluation_calls', ['evaluation_id', 'idx', 'utterance_id'], calls.map((c, i) => [row.id, i, c.utteranceId]));
+  await insertRows(db, 'evaluation_syntheses', ['evaluation_id', 'text_index', 'speaker_index', 'characters'], calls.map((c, i) => [row.id, i, i, c.characters]));
+}
+
+/** Records a built call's truth (JSON `ReferenceTurn[]`); a rebuilt call (same seed, same voices) writes the same. */
+export async function recordCallTruth(db: Db, evaluationId: string, idx: number, truth: string): Promise<void> {
+  await db.run('UPDATE evaluation_calls SET truth = ? WHERE evaluation_id = ? AND idx = ?', [truth, evaluationId, idx]);
+}
+
+/** A call of a conversation evaluation: its id and its truth (JSON, null until built). */
+export interface CallRow {
+  idx: number;
+  utterance_id: string;
+  truth: string | null;
+}
+
+/** Call `idx` (from 0) of an evaluation, undefined when it has none. */
+export async function getCall(db: Db, evaluationId: string, idx: number): Promise<CallRow | undefined> {
+  return db.get<CallRow>('SELECT idx, utterance_id, truth FROM evaluation_calls WHERE evaluation_id = ? AND idx = ?', [evaluationId, idx]);
+}
+
+/** The stored metrics of one call × provider × condition (JSON `CallScore`), undefined before it is heard. */
+export async function getCallScores(db: Db, key: { evaluationId: string; idx: number; providerIndex: number; conditionIndex: number }): Promise<string | null | undefined> {
+  const row = await db.get<{ call_scores: string | null }>(
+    'SELECT call_scores FROM evaluation_utterances WHERE evaluation_id = ? AND text_index = ? AND speaker_index = ? AND condition_index = ? AND provider_index = ?',
+    [key.evaluationId, key.idx, key.idx, key.conditionIndex, key.providerIndex],
+  );
+  return row === undefined ? undefined : row.call_scores;
 }
 
 /** The recording behind each item of a corpus evaluation, by index (empty for synthesised speech). */
@@ -385,12 +441,12 @@ export async function insertUtterance(db: Db, u: UtteranceRecord): Promise<boole
       `INSERT INTO evaluation_utterances
          (evaluation_id, text_index, speaker_index, condition_index, provider_index, transcript, error_code, error_message,
           wer, substitutions, deletions, insertions, reference_words, reference_chars, char_errors, latency_ms, confidence, audio_id,
-          first_partial_ms, final_latency_ms, revisions, early_words, boosted_transcript, boosted_error)
+          first_partial_ms, final_latency_ms, revisions, early_words, boosted_transcript, boosted_error, call_scores)
        VALUES (@evaluation_id, @text_index, @speaker_index, @condition_index, @provider_index, @transcript, @error_code,
                @error_message, @wer, @substitutions, @deletions, @insertions, @reference_words, @reference_chars, @char_errors,
-               @latency_ms, @confidence, @audio_id, @first_partial_ms, @final_latency_ms, @revisions, @early_words, @boosted_transcript, @boosted_error)
+               @latency_ms, @confidence, @audio_id, @first_partial_ms, @final_latency_ms, @revisions, @early_words, @boosted_transcript, @boosted_error, @call_scores)
        ON CONFLICT DO NOTHING`,
-      { first_partial_ms: null, final_latency_ms: null, revisions: null, early_words: null, boosted_transcript: null, boosted_error: null, ...u },
+      { first_partial_ms: null, final_latency_ms: null, revisions: null, early_words: null, boosted_transcript: null, boosted_error: null, call_scores: null, ...u },
     );
     if (changes === 0) return false;
     await db.run('UPDATE evaluations SET completed_utterances = completed_utterances + 1 WHERE id = ?', [u.evaluation_id]);
@@ -505,11 +561,12 @@ export function utteranceQuery(evaluationId: string, f: UtteranceFilter): { sql:
   }
   if (f.errorsOnly) clauses.push(`(u.error_code IS NOT NULL OR ${ERRORS} > 0)`);
   const inner = `SELECT u.*, s.speaker_id, s.grp, t.text AS reference, t.kind, t.entity_type, t.entity_value, ${DETERMINABLE} AS determinable,
-      ci.utterance_id, ci.speaker AS corpus_speaker
+      COALESCE(ci.utterance_id, cl.utterance_id) AS utterance_id, ci.speaker AS corpus_speaker
     FROM evaluation_utterances u
     JOIN evaluation_speakers s ON s.evaluation_id = u.evaluation_id AND s.idx = u.speaker_index
     JOIN evaluation_texts t ON t.evaluation_id = u.evaluation_id AND t.idx = u.text_index
     LEFT JOIN evaluation_corpus_items ci ON ci.evaluation_id = u.evaluation_id AND ci.idx = u.text_index
+    LEFT JOIN evaluation_calls cl ON cl.evaluation_id = u.evaluation_id AND cl.idx = u.text_index
     WHERE ${clauses.join(' AND ')}`;
   // PostgreSQL 15 requires an alias on a subquery in FROM.
   const sql = f.determinableOnly ? `SELECT * FROM (${inner}) AS v WHERE determinable = 1` : `SELECT * FROM (${inner}) AS v`;

@@ -9,12 +9,13 @@ import type { CreateEvaluationRequest, EvaluationSample, EvaluationSpeakers } fr
 import { getNormalizer, type Normalizer } from '../../../shared/normalizers/index.js';
 import { whitespaceTokens } from '../../../shared/normalize.js';
 import { EMPTY_REFERENCE_MESSAGE } from '../../../shared/accuracy.js';
-import { DomainError, validationFailed } from '../../../shared/errors.js';
+import { validationFailed } from '../../../shared/errors.js';
 import { assertValidText } from '../../../shared/text-rules.js';
 import { EVALUATION_LIMITS } from '../../../shared/constants.js';
 import { evaluationSource } from './source.js';
 import { checkProbes, type CheckedProbes } from './probes.js';
-import { checkConversation, CONVERSATION_CORPUS_MESSAGE, CONVERSATION_NOT_BUILT_MESSAGE } from '../../../shared/conversations/options.js';
+import { checkConversation, CONVERSATION_CORPUS_MESSAGE } from '../../../shared/conversations/options.js';
+import type { ConversationOptions } from '../../../shared/conversations/plan.js';
 import { checkConditions, checkConfigured, checkEvaluationName, checkMode, checkProviders } from './checks.js';
 
 /** Texts to synthesise (`texts`, or a dataset's rows) with a selection of catalogue speakers (DESIGN §8.1). */
@@ -22,6 +23,8 @@ export interface SynthesisedSource {
   kind: 'synthesised';
   texts: string[];
   speakers: EvaluationSpeakers;
+  /** DESIGN §16.1: the texts become turns of synthetic calls; absent for an ordinary evaluation. */
+  conversation?: ConversationOptions;
 }
 
 /** A recorded corpus's utterances, or a seeded sample of them, grouped by `groupBy` (DESIGN §10.5). */
@@ -98,8 +101,8 @@ const synthesised: SourceRules = {
   async read(body, normalizer, ctx) {
     const texts = await readTexts(body, normalizer, ctx);
     // DESIGN §16.1: each field of `conversation` out of range is a 400 naming it, after the texts' own rules.
-    if (body.conversation !== undefined) checkConversation(body.conversation);
-    return { kind: 'synthesised', texts, speakers: body.speakers! };
+    const conversation = body.conversation === undefined ? undefined : checkConversation(body.conversation);
+    return { kind: 'synthesised', texts, speakers: body.speakers!, ...(conversation ? { conversation } : {}) };
   },
   refuseProbes() {},
 };
@@ -125,6 +128,11 @@ const corpus: SourceRules = {
   },
 };
 
+/** A conversation with probes: its texts are turns of calls, not utterances a probe can join. */
+export const CONVERSATION_PROBES_MESSAGE = 'probes do not apply to a conversation';
+/** A conversation heard as a stream (DESIGN §16 measures calls heard whole). */
+export const CONVERSATION_STREAMING_MESSAGE = 'conversation needs mode batch';
+
 const SOURCE_RULES = { texts: synthesised, dataset_id: synthesised, corpus_id: corpus } as const;
 
 /**
@@ -145,8 +153,10 @@ export async function parseEvaluationRequest(body: CreateEvaluationRequest, ctx:
   const conditions = checkConditions(body.conditions);
   rules.refuseProbes(body);
   const probes = checkProbes(body.probes, conditions);
-  // Every rule of a conversation request holds by here; the calls themselves are not built yet (issue 34).
-  if (body.conversation !== undefined) throw new DomainError('not_implemented', CONVERSATION_NOT_BUILT_MESSAGE);
+  // A call is one track heard whole: its turns are the texts, so probes cannot join them, and a stream of
+  // minutes measures endpointing rather than who said what (DESIGN §16 leaves both out).
+  if (body.conversation !== undefined && probes) throw validationFailed(CONVERSATION_PROBES_MESSAGE);
+  if (body.conversation !== undefined && hearing.mode === 'streaming') throw validationFailed(CONVERSATION_STREAMING_MESSAGE);
   return {
     name: body.name ?? null,
     source,

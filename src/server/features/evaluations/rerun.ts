@@ -12,6 +12,8 @@ import type { CheckedProbes } from './probes.js';
 import { assertActiveSubscription } from '../accounts/index.js';
 import { getNormalizer } from '../../../shared/normalizers/index.js';
 import { checkEvaluationName, newEvaluationId, storeEvaluation } from './create.js';
+import { storeConversation, storedConversation } from './conversations/create.js';
+import { ALL_GROUPS } from './summary.js';
 import { createCorpusEvaluation, type CorpusReader } from './corpus-create.js';
 import { recordSetup } from './setup.js';
 import { evaluationOf } from './service.js';
@@ -52,6 +54,23 @@ export async function rerunEvaluation(
         recorded: { setup: JSON.stringify(setup), prices: JSON.stringify(prices), baseline_id: base.id, ...streaming, probes: base.probes ?? null },
       },
     );
+  }
+  const conversation = storedConversation(base);
+  if (conversation) {
+    // The same calls again: the same options, selection, texts and seed draw the same plan.
+    await assertActiveSubscription(db, input.userId);
+    return storeConversation(deps, newEvaluationId(), {
+      userId: input.userId,
+      name,
+      texts: conversation.texts,
+      speakers: conversation.speakers.map((speakerId) => ({ speakerId, group: ALL_GROUPS })),
+      providers,
+      conditions,
+      normalizer: getNormalizer(base.normalizer),
+      seed: Number(base.seed),
+      baselineId: base.id,
+      options: conversation.options,
+    });
   }
   const speakers = (await listEvaluationSpeakers(db, base.id)).map((s) => ({ speakerId: s.speaker_id, group: s.grp }));
   await assertActiveSubscription(db, input.userId);

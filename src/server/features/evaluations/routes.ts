@@ -16,6 +16,7 @@ import {
 import { requireAuth } from '../accounts/index.js';
 import { evaluationSource } from './source.js';
 import { REPORT_CSP } from './report/style.js';
+import { CALL_FILES } from './conversations/exports.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -37,7 +38,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
         summary: 'Start an evaluation: synthesise texts with speakers, degrade, transcribe, score',
         security: [{ bearer: [] }],
         body: CreateEvaluationRequest,
-        response: { 201: EvaluationCreated, ...errorResponses(400, 401, 403, 404, 413, 429, 501) },
+        response: { 201: EvaluationCreated, ...errorResponses(400, 401, 403, 404, 413, 429) },
       },
       // Exactly one source is the body's first rule (DESIGN §10.5): checked before the schema's.
       preValidation: async (request) => {
@@ -137,6 +138,27 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
       return evaluations.utterances(auth.userId, request.params.evaluation_id, request.query, evaluations.links(request));
     },
   );
+
+  // A call's NIST files (DESIGN §16.2, §16.4): the truth it was built from, and each provider's speaker segments.
+  for (const file of CALL_FILES) {
+    app.get(
+      `/v1/evaluations/:evaluation_id/calls/:n/${file}`,
+      {
+        schema: {
+          summary: file === 'hypothesis.rttm' ? "A provider's speaker segments of one call as NIST RTTM (DESIGN §16.4)" : `The exact truth of one call as NIST ${file.endsWith('stm') ? 'STM' : 'RTTM'} (DESIGN §16.2)`,
+          security: [{ bearer: [] }],
+          params: Type.Object({ evaluation_id: Type.String(), n: Type.Integer({ minimum: 1 }) }),
+          querystring: Type.Object({ provider: Type.Optional(Type.String()), condition: Type.Optional(Type.String()) }),
+          response: { 200: Type.String({ description: file }), ...errorResponses(400, 401, 404, 409) },
+        },
+      },
+      async (request, reply) => {
+        const auth = requireAuth(request);
+        const text = await evaluations.callFile(auth.userId, request.params.evaluation_id, request.params.n, file, request.query);
+        return reply.header('Content-Type', 'text/plain; charset=utf-8').send(text);
+      },
+    );
+  }
 
   app.post(
     '/v1/evaluations/:evaluation_id/cancel',

@@ -1,8 +1,8 @@
 /**
  * Where the speech of one evaluation item comes from (DESIGN §8.2, §10.5, §12.1): a strategy per kind of
  * item — synthesised by a catalogue voice, a corpus recording read back from the audio store, or a
- * seeded non-speech clip. The work kind asks `speechOf` and never branches on the source itself; a new
- * source (a conversation, DESIGN §16) is one more entry here.
+ * seeded non-speech clip, or a synthetic call of several voices (DESIGN §16.1). The work kind asks
+ * `speechOf` and never branches on the source itself.
  */
 import { createHash } from 'node:crypto';
 import type { Db } from '../../storage/db.js';
@@ -13,6 +13,8 @@ import { DomainError } from '../../../shared/errors.js';
 import { getAudio, readAudioBytes, type AudioBlobStore } from '../audio/index.js';
 import type { ClaimedSynthesis } from './repository.js';
 import type { EvaluationContext } from './utterance-context.js';
+import { planCall, type ReferenceTurn } from '../../../shared/conversations/index.js';
+import { buildCall } from './conversations/build-call.js';
 
 /** The seed of one conditioned audio, derived from the evaluation's seed and the utterance's place. */
 export function utteranceSeed(seed: number, t: number, s: number, c: number): number {
@@ -27,11 +29,16 @@ export interface SpeechDeps {
   synthesize(speakerId: string, text: string): Promise<Pcm16Audio>;
 }
 
+/** An item's speech; a synthetic call's comes with its exact truth (DESIGN §16.2), stored with its audio. */
+export interface Speech extends Pcm16Audio {
+  truth?: ReferenceTurn[];
+}
+
 /** One kind of item's speech. */
 interface SpeechSource {
   /** Whether this source makes the speech of `claim`'s item. */
   holds(ctx: EvaluationContext, claim: ClaimedSynthesis): boolean;
-  speech(deps: SpeechDeps, ctx: EvaluationContext, claim: ClaimedSynthesis): Promise<Pcm16Audio>;
+  speech(deps: SpeechDeps, ctx: EvaluationContext, claim: ClaimedSynthesis): Promise<Speech>;
 }
 
 const clip: SpeechSource = {
@@ -55,15 +62,26 @@ const recording: SpeechSource = {
   },
 };
 
+/** A synthetic call (DESIGN §16.1): item i is call i + 1, planned again from the seed and built. */
+const call: SpeechSource = {
+  holds: (ctx) => ctx.conversation !== undefined,
+  async speech(deps, ctx, claim) {
+    const { options, speakers, texts } = ctx.conversation!;
+    const plan = planCall({ options, seed: ctx.seed, speakers, texts: texts.length }, claim.textIndex + 1);
+    const built = await buildCall(plan, { texts, synthesize: deps.synthesize });
+    return { ...built.audio, truth: built.truth };
+  },
+};
+
 const synthesis: SpeechSource = {
   holds: () => true,
   speech: (deps, ctx, claim) => deps.synthesize(ctx.speakers[claim.speakerIndex]!.speaker_id, ctx.texts[claim.textIndex]!),
 };
 
 // The first source that holds an item makes it: a clip is a clip in any evaluation.
-const SOURCES: readonly SpeechSource[] = [clip, recording, synthesis];
+const SOURCES: readonly SpeechSource[] = [clip, recording, call, synthesis];
 
 /** The speech of `claim`'s item, from the source that holds it. */
-export function speechOf(deps: SpeechDeps, ctx: EvaluationContext, claim: ClaimedSynthesis): Promise<Pcm16Audio> {
+export function speechOf(deps: SpeechDeps, ctx: EvaluationContext, claim: ClaimedSynthesis): Promise<Speech> {
   return SOURCES.find((s) => s.holds(ctx, claim))!.speech(deps, ctx, claim);
 }

@@ -11,6 +11,8 @@ import { streamingSummary, type StreamingSummary } from '../../../shared/streami
 import type { NormalizerName } from '../../../shared/normalizers/index.js';
 import { keytermColumns, nonSpeechColumns, rowProbeColumns } from './probe-summary.js';
 import type { CheckedProbes } from './probes.js';
+import { conversationSummary } from '../../../shared/conversations/index.js';
+import { callScoreOf } from './conversations/score-call.js';
 
 /** The error code of utterances whose audio could not be synthesised (not a provider's failure). */
 export const SYNTHESIS_FAILED = 'synthesis_failed';
@@ -120,6 +122,21 @@ function summaryRow(
   };
 }
 
+/**
+ * The conversation columns of a row (DESIGN §16.4) over its heard calls: each call a bootstrap block;
+ * a call whose hearing failed has no score and counts in `failed_requests` only.
+ */
+function callColumns(rows: readonly UtteranceView[], seed: number): Partial<EvaluationSummaryRow> {
+  const calls = rows.flatMap((u) => {
+    const score = u.transcript === null ? undefined : callScoreOf(u);
+    return score ? [{ call: u.speaker_id, score }] : [];
+  });
+  // Nothing heard: nothing measured — null, never a rate of zero (DESIGN §15).
+  if (calls.length === 0) return { der: null, der_ci95: null, cpwer: null, cpwer_ci95: null, speaker_count_accuracy: null, dropped_turns: 0 };
+  const c = conversationSummary(calls, { seed });
+  return { der: c.der, der_ci95: c.der_ci95, cpwer: c.cpwer, cpwer_ci95: c.cpwer_ci95, speaker_count_accuracy: c.speaker_count_accuracy, dropped_turns: c.dropped_turns };
+}
+
 /** Rows of `rows` keyed by provider index then condition index. */
 function byProviderCondition(rows: readonly UtteranceView[]): Map<string, UtteranceView[]> {
   const out = new Map<string, UtteranceView[]>();
@@ -154,6 +171,8 @@ export function summarise(input: {
   normalizer?: NormalizerName;
   /** The evaluation's probes (DESIGN §12). */
   probes?: CheckedProbes;
+  /** A conversation evaluation (DESIGN §16.4): rows add DER, cpWER, speaker-count accuracy and dropped turns. */
+  conversation?: boolean;
 }): { summary: EvaluationSummaryRow[]; comparisons: EvaluationComparison[] } {
   // Non-speech clips are no speaker's and have nothing to score: they count in their own probe only.
   const cells = byProviderCondition(input.rows.filter((u) => !u.kind));
@@ -166,7 +185,11 @@ export function summarise(input: {
     input.conditions.forEach((condition, c) => {
       const rows = cells.get(`${p}:${c}`) ?? [];
       const cost: CostInputs = { audioSeconds: input.audioSeconds, price: input.prices?.[provider] ?? null };
-      const all: EvaluationSummaryRow = { ...summaryRow({ provider, condition, group: ALL_GROUPS }, rows, input.seed, cost, input.streaming), ...rowProbeColumns(rows, probeOpts) };
+      const all: EvaluationSummaryRow = {
+        ...summaryRow({ provider, condition, group: ALL_GROUPS }, rows, input.seed, cost, input.streaming),
+        ...rowProbeColumns(rows, probeOpts),
+        ...(input.conversation ? callColumns(rows, input.seed) : {}),
+      };
       if (condition === 'clean' && input.probes?.non_speech) {
         all.non_speech = nonSpeechColumns(clips.filter((u) => u.provider_index === p), { normalizer, seed: input.seed, seconds: input.probes.non_speech.seconds });
       }

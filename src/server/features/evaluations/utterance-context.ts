@@ -9,6 +9,7 @@ import { normalizerAt, type Normalizer } from '../../../shared/normalizers/index
 import type { CheckedProbes } from './probes.js';
 import { getEvaluation, listCorpusItemAudio, listEvaluationSpeakers, listEvaluationTextRows, type EvaluationSpeakerRow } from './repository.js';
 import { evaluationLists } from './views.js';
+import { storedConversation, type StoredConversation } from './conversations/create.js';
 
 /** One evaluation as its work kind needs it. */
 export interface EvaluationContext {
@@ -29,6 +30,8 @@ export interface EvaluationContext {
   clips: Map<number, NonSpeechKind>;
   /** The evaluation's probes, as checked at creation. */
   probes?: CheckedProbes;
+  /** A conversation evaluation (DESIGN §16.1): item i is call i + 1, built from these texts and speakers. */
+  conversation?: StoredConversation;
 }
 
 /** Reads evaluation `id` as its work kind needs it; undefined when it is gone. */
@@ -50,5 +53,6 @@ export async function loadEvaluationContext(db: Db, id: string): Promise<Evaluat
     seed: row.seed,
     ...(row.corpus_id !== null ? { recordings: await listCorpusItemAudio(db, id) } : {}),
     ...(row.mode === 'streaming' ? { pace: row.pace === null ? 1 : Number(row.pace) } : {}),
+    ...(row.conversation ? { conversation: storedConversation(row)! } : {}),
   };
 }

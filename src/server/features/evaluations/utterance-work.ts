@@ -19,9 +19,11 @@ import {
   evaluationStatus,
   evaluationsReadyToFinish,
   finishSynthesis,
+  getCall,
   hasOpenSyntheses,
   insertUtterance,
   markSynthesized,
+  recordCallTruth,
   recordEventLoopLag,
   requeueProcessingSyntheses,
   storedUtteranceSlots,
@@ -40,6 +42,8 @@ import { createEventLoopLagMonitors } from '../../work/event-loop-lag.js';
 import { loadEvaluationContext, type EvaluationContext } from './utterance-context.js';
 import { speechOf, utteranceSeed } from './speech-sources.js';
 import { EXTRA_PASSES, hearingOf, withStreamingMeasures, type Recognisers } from './hearing.js';
+import { parseTruth, scoreCallResult } from './conversations/score-call.js';
+import type { ReferenceTurn } from '../../../shared/conversations/index.js';
 
 export { utteranceSeed };
 
@@ -135,6 +139,8 @@ export function evaluationSynthesesKind(deps: EvaluationSynthesesDeps): WorkKind
     // A retried synthesis (the database was away) or a peer's takeover may have recorded a row already.
     await db.transaction(async () => {
       for (const row of rows) await insertAudio(db, row, { ifAbsent: true });
+      // A call's truth (DESIGN §16.2) is kept with its audio: a resumed call is scored against it.
+      if (speech.truth) await recordCallTruth(db, ctx.id, claim.textIndex, JSON.stringify(speech.truth));
       await markSynthesized(db, claim);
     });
     return audios;
@@ -158,6 +164,13 @@ export function evaluationSynthesesKind(deps: EvaluationSynthesesDeps): WorkKind
     return audios;
   }
 
+  /** The truth of a call, stored when it was built (in the same transaction as its audio). */
+  async function callTruth(claim: ClaimedSynthesis): Promise<ReferenceTurn[]> {
+    const call = await getCall(db, claim.evaluationId, claim.textIndex);
+    if (!call?.truth) throw new Error('the call has no stored truth');
+    return parseTruth(call.truth);
+  }
+
   /** One provider on one conditioned audio, scored and committed; nothing is stored once stopped or cancelled. */
   async function recognise(ctx: EvaluationContext, claim: ClaimedSynthesis, c: number, p: number, audio: SttAudio, work: WorkContext): Promise<void> {
     const provider = ctx.providers[p]!;
@@ -170,7 +183,9 @@ export function evaluationSynthesesKind(deps: EvaluationSynthesesDeps): WorkKind
     if (!result || work.stopping()) return;
     let scored: UtteranceResult;
     try {
-      scored = scoreResult(ctx.texts[claim.textIndex]!, result, ctx.normalizer);
+      scored = ctx.conversation
+        ? scoreCallResult(await callTruth(claim), ctx.texts[claim.textIndex]!, result, ctx.normalizer)
+        : scoreResult(ctx.texts[claim.textIndex]!, result, ctx.normalizer);
     } catch (err) {
       scored = failedResult({ code: 'upstream_error', message: `Transcript could not be scored: ${(err as Error).message}` }, result.latency_ms);
     }

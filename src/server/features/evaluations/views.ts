@@ -4,6 +4,7 @@ import type {
   EvaluationListItem,
   EvaluationSetup,
   EvaluationSummaryRow,
+  EvaluationConversation,
   EvaluationUtterance,
 } from '../../../shared/schemas/evaluations.js';
 import type { NormalizerName } from '../../../shared/normalizers/index.js';
@@ -12,6 +13,10 @@ import type { EvaluationProbes } from '../../../shared/schemas/evaluations.js';
 import { utteranceEntityFound, utteranceLoops } from './probe-summary.js';
 import { comparisonVerdict } from '../../../shared/comparison-verdict.js';
 import { ALL_GROUPS } from './summary.js';
+import { storedConversation } from './conversations/create.js';
+import { callScoreOf } from './conversations/score-call.js';
+import type { CallScore } from '../../../shared/conversations/index.js';
+import { round4 } from '../../../shared/accuracy.js';
 
 /** Signs URLs of this server for the views (report and conditioned audio). */
 export interface UrlSigners {
@@ -126,7 +131,24 @@ export function toEvaluationListItem(row: EvaluationRow, urls: Pick<ViewContext,
     mode: row.mode ?? 'batch',
     ...(row.mode === 'streaming' && row.pace !== null ? { pace: Number(row.pace) } : {}),
     ...(row.probes ? { probes: JSON.parse(row.probes) as EvaluationProbes } : {}),
+    ...conversationView(row),
   };
+}
+
+/** A conversation evaluation's options as the body gave them (snake case, defaults applied). */
+function conversationView(row: EvaluationRow): { conversation?: EvaluationConversation } {
+  const c = storedConversation(row);
+  if (!c) return {};
+  const o = c.options;
+  return { conversation: { calls: o.calls, turns: o.turns, speakers_per_call: o.speakersPerCall, gap_ms: [...o.gapMs], overlap: o.overlap } };
+}
+
+/** A call's metrics on its utterance row (DESIGN §16.4); nothing for a row that is not a scored call. */
+function callFields(u: UtteranceView): Partial<EvaluationUtterance> {
+  const score = callScoreOf(u);
+  if (!score) return {};
+  const rate = (m: CallScore['cpwer'] | CallScore['der']) => ('unsupported' in m ? m : m.value === null ? null : round4(m.value));
+  return { cpwer: rate(score.cpwer), der: rate(score.der), speakers: score.speakers, speakers_found: score.speakersFound, dropped_turns: score.droppedTurns };
 }
 
 /** The event loop's delay recorded when the work ended (DESIGN §15.4); null until then, and for older evaluations. */
@@ -178,6 +200,7 @@ export function toEvaluationUtterance(
     loop: utteranceLoops(u, lists.normalizer ?? 'basic'),
     ...(u.entity_type && u.entity_value ? { entity: { type: u.entity_type, value: u.entity_value, found: utteranceEntityFound(u) } } : {}),
     ...(lists.keyterms && !u.kind ? { boosted_transcript: u.boosted_transcript ?? null } : {}),
+    ...callFields(u),
     ...(lists.streaming
       ? {
           first_partial_ms: u.first_partial_ms ?? null,

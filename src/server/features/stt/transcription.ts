@@ -10,7 +10,7 @@ import { encodeWav } from '../../audio/wav.js';
 import { DomainError, validationFailed } from '../../../shared/errors.js';
 import { normalizeKeyterms } from '../../../shared/keyterms.js';
 import type { SttRegistry } from '../../engines/stt/registry.js';
-import { SttError, type RequestTiming, type SttAudio, type SttErrorCode } from '../../engines/stt/types.js';
+import { SttError, type RequestTiming, type SpeakerWord, type SttAudio, type SttErrorCode } from '../../engines/stt/types.js';
 
 /** Collaborators of a transcription: the provider registry and the audio source (storage or fetch). */
 export interface TranscriptionDeps {
@@ -77,12 +77,20 @@ export async function runProvider(
   id: string,
   audio: SttAudio,
   language: string | undefined,
-  options: { keyterms?: readonly string[] } = {},
-): Promise<SttResult> {
+  options: { keyterms?: readonly string[]; diarize?: boolean } = {},
+): Promise<SttResult & Diarization> {
   const bound = deps.registry.get(id);
   if (!bound) return failed(0, 'provider_not_configured', `Provider ${id} is not bound to an adapter in the server config`);
   const boosting = options.keyterms?.length ? { keyterms: bound.adapter.supportsKeyterms ? ('applied' as const) : ('unsupported' as const) } : {};
-  return { ...(await runBound(deps, id, bound, audio, { language, keyterms: bound.adapter.supportsKeyterms ? options.keyterms : undefined })), ...boosting };
+  // DESIGN §16.3: only an adapter that reads speaker labels is asked for them; the rest are heard for WER.
+  const diarize = options.diarize === true && bound.adapter.supportsDiarization === true;
+  return { ...(await runBound(deps, id, bound, audio, { language, keyterms: bound.adapter.supportsKeyterms ? options.keyterms : undefined, diarize })), ...boosting };
+}
+
+/** What a hearing asked with `diarize` adds: whether speaker labels were asked for and read, and the words. */
+export interface Diarization {
+  diarized?: boolean;
+  words?: SpeakerWord[];
 }
 
 async function runBound(
@@ -90,8 +98,8 @@ async function runBound(
   id: string,
   bound: NonNullable<ReturnType<SttRegistry['get']>>,
   audio: SttAudio,
-  request: { language: string | undefined; keyterms: readonly string[] | undefined },
-): Promise<SttResult> {
+  request: { language: string | undefined; keyterms: readonly string[] | undefined; diarize?: boolean },
+): Promise<SttResult & Diarization> {
   const controller = new AbortController();
   const onOuterAbort = () => controller.abort(deps.signal?.reason);
   deps.signal?.addEventListener('abort', onOuterAbort, { once: true });
@@ -108,10 +116,12 @@ async function runBound(
   const timing: RequestTiming = {};
   const elapsed = () => Math.round(performance.now() - (timing.sent ?? started));
   try {
-    const { language, keyterms } = request;
-    const out = await Promise.race([bound.adapter.transcribe(audio, { signal: controller.signal, language, timing, ...(keyterms ? { keyterms } : {}) }), timeout]);
+    const { language, keyterms, diarize } = request;
+    const asked = { signal: controller.signal, language, timing, ...(keyterms ? { keyterms } : {}), ...(diarize ? { diarize } : {}) };
+    const out = await Promise.race([bound.adapter.transcribe(audio, asked), timeout]);
     const latency = elapsed();
-    return { transcript: out.transcript, latency_ms: latency, confidence: out.confidence === null ? null : Math.round(out.confidence * 10_000) / 10_000 };
+    const result = { transcript: out.transcript, latency_ms: latency, confidence: out.confidence === null ? null : Math.round(out.confidence * 10_000) / 10_000 };
+    return diarize ? { ...result, diarized: true, words: out.words ?? [] } : result;
   } catch (err) {
     const latency = elapsed();
     if (err instanceof SttError) return failed(latency, err.code, err.message);

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -7,7 +7,8 @@ import { loadSqliteDriver } from '../../../../src/server/storage/sqlite-driver.j
 import { createSqliteDb } from '../../../../src/server/storage/sql/sqlite.js';
 import type { Db } from '../../../../src/server/storage/sql/types.js';
 import { migrateSchema } from '../../../../src/server/storage/migrations/runner.js';
-import { knownMigrations, listMigrations, type KnownMigration } from '../../../../src/server/storage/migrations/known.js';
+import { knownMigrations, listMigrations, SQL_MIGRATIONS_DIR, type KnownMigration } from '../../../../src/server/storage/migrations/known.js';
+import { isSqlFileName } from '../../../../src/server/storage/migrations/sql-file.js';
 import { readBaseline } from '../../../../src/server/storage/migrations/baseline.js';
 
 // A new database is made from one baseline script (issue 32 item 3); it must be exactly what replaying
@@ -66,8 +67,11 @@ describe('the SQLite baseline', () => {
   it('is followed by the migrations after it, which run as usual', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'voxctl-sql-migrations-'));
     dirs.push(dir);
+    // The published files first (the baseline stands for them), then one more.
+    const published = readdirSync(SQL_MIGRATIONS_DIR).filter(isSqlFileName).sort();
+    for (const f of published) copyFileSync(new URL(f, SQL_MIGRATIONS_DIR), join(dir, f));
     writeFileSync(
-      join(dir, '001-notes.sql'),
+      join(dir, `${String(published.length + 1).padStart(3, '0')}-notes.sql`),
       ['-- compatible: yes', 'ALTER TABLE users ADD COLUMN note TEXT;', '-- sqlite:', 'ALTER TABLE users ADD COLUMN weight REAL;', '-- postgres:', 'ALTER TABLE users ADD COLUMN weight DOUBLE PRECISION;', '-- end', ''].join('\n'),
     );
     const known = await listMigrations('sqlite', pathToFileURL(`${dir}/`));

@@ -1,7 +1,7 @@
--- The schema of a new PostgreSQL database: migrations 1-12 as one script (DESIGN §14.1 baseline, issue 32 item 3).
+-- The schema of a new PostgreSQL database: migrations 1-13 as one script (DESIGN §14.1 baseline, issue 32 item 3).
 -- Written by scripts/migration-baseline.mjs from a database migrated through them (pg_dump --schema-only); do not edit,
 -- run it again. Rows: what the migrations left (speakers excepted: baseline.ts loads the seed file).
--- version: 12
+-- version: 13
 
 CREATE FUNCTION voxctl_bump_cache_epoch() RETURNS trigger
     LANGUAGE plpgsql
@@ -170,6 +170,13 @@ ALTER TABLE datasets ALTER COLUMN rowid ADD GENERATED ALWAYS AS IDENTITY (
     CACHE 1
 );
 
+CREATE TABLE evaluation_calls (
+    evaluation_id text NOT NULL,
+    idx integer NOT NULL,
+    utterance_id text NOT NULL,
+    truth text
+);
+
 CREATE TABLE evaluation_corpus_items (
     evaluation_id text NOT NULL,
     idx integer NOT NULL,
@@ -242,7 +249,8 @@ CREATE TABLE evaluation_utterances (
     revisions integer,
     early_words integer,
     boosted_transcript text,
-    boosted_error text
+    boosted_error text,
+    call_scores text
 );
 
 CREATE TABLE evaluations (
@@ -276,6 +284,7 @@ CREATE TABLE evaluations (
     probes text,
     event_loop_lag_p50_ms double precision,
     event_loop_lag_p99_ms double precision,
+    conversation text,
     CONSTRAINT evaluations_status_check CHECK ((status = ANY (ARRAY['pending'::text, 'processing'::text, 'completed'::text, 'failed'::text, 'partial'::text, 'cancelled'::text])))
 );
 
@@ -502,6 +511,9 @@ ALTER TABLE ONLY dataset_rows
 ALTER TABLE ONLY datasets
     ADD CONSTRAINT datasets_pkey PRIMARY KEY (id);
 
+ALTER TABLE ONLY evaluation_calls
+    ADD CONSTRAINT evaluation_calls_pkey PRIMARY KEY (evaluation_id, idx);
+
 ALTER TABLE ONLY evaluation_corpus_items
     ADD CONSTRAINT evaluation_corpus_items_pkey PRIMARY KEY (evaluation_id, idx);
 
@@ -644,6 +656,9 @@ ALTER TABLE ONLY dataset_rows
 ALTER TABLE ONLY datasets
     ADD CONSTRAINT datasets_job_id_fkey FOREIGN KEY (job_id) REFERENCES jobs(id);
 
+ALTER TABLE ONLY evaluation_calls
+    ADD CONSTRAINT evaluation_calls_evaluation_id_fkey FOREIGN KEY (evaluation_id) REFERENCES evaluations(id) ON DELETE CASCADE;
+
 ALTER TABLE ONLY evaluation_corpus_items
     ADD CONSTRAINT evaluation_corpus_items_evaluation_id_fkey FOREIGN KEY (evaluation_id) REFERENCES evaluations(id) ON DELETE CASCADE;
 
@@ -687,3 +702,4 @@ INSERT INTO voxctl_schema_migrations (version, name, checksum, applied_at, compa
 INSERT INTO voxctl_schema_migrations (version, name, checksum, applied_at, compatible) VALUES (10, 'probes', 'f3cc864378fd6d4264946948a3f865e76b0a0573a99ef7540c924db7072d8db3', now(), TRUE);
 INSERT INTO voxctl_schema_migrations (version, name, checksum, applied_at, compatible) VALUES (11, 'event-loop-lag', 'de7b971a77589095dc9dad831598fb9fc0275b2c0c40ff74cb26afa24728c1bf', now(), TRUE);
 INSERT INTO voxctl_schema_migrations (version, name, checksum, applied_at, compatible) VALUES (12, 'migration-compatibility', '41295b860a9303ec263218a8b7cf440bf07b6e6551dc8b4b423b29a07917b4c0', now(), TRUE);
+INSERT INTO voxctl_schema_migrations (version, name, checksum, applied_at, compatible) VALUES (13, 'conversations', '97f231acc7ad6818269c3c810d81f3be090c13b2d226c6d1eb9baf2c3b4dabd9', now(), TRUE);

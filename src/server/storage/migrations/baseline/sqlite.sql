@@ -1,7 +1,7 @@
--- The schema of a new SQLite database: migrations 1-16 as one script (DESIGN §14.1 baseline, issue 32 item 3).
+-- The schema of a new SQLite database: migrations 1-17 as one script (DESIGN §14.1 baseline, issue 32 item 3).
 -- Written by scripts/migration-baseline.mjs from a database migrated through them (sqlite_master); do not edit,
 -- run it again. Rows: what the migrations left (speakers excepted: baseline.ts loads the seed file).
--- version: 16
+-- version: 17
 
 CREATE TABLE voxctl_schema_migrations (
     version INTEGER PRIMARY KEY,
@@ -192,7 +192,7 @@ CREATE TABLE evaluations (
         completed_at TEXT,
         summary TEXT,
         comparisons TEXT
-      , setup TEXT, baseline_id TEXT, prices TEXT, corpus_id TEXT, corpus_name TEXT, mode TEXT NOT NULL DEFAULT 'batch', pace REAL, probes TEXT, event_loop_lag_p50_ms REAL, event_loop_lag_p99_ms REAL);
+      , setup TEXT, baseline_id TEXT, prices TEXT, corpus_id TEXT, corpus_name TEXT, mode TEXT NOT NULL DEFAULT 'batch', pace REAL, probes TEXT, event_loop_lag_p50_ms REAL, event_loop_lag_p99_ms REAL, conversation TEXT);
 CREATE INDEX evaluations_user_created ON evaluations (user_id, created_at DESC);
 CREATE INDEX evaluations_status ON evaluations (status);
 CREATE TABLE evaluation_texts (
@@ -238,7 +238,7 @@ CREATE TABLE evaluation_utterances (
         char_errors INTEGER,
         latency_ms INTEGER,
         confidence REAL,
-        audio_id TEXT, first_partial_ms INTEGER, final_latency_ms INTEGER, revisions INTEGER, early_words INTEGER, boosted_transcript TEXT, boosted_error TEXT,
+        audio_id TEXT, first_partial_ms INTEGER, final_latency_ms INTEGER, revisions INTEGER, early_words INTEGER, boosted_transcript TEXT, boosted_error TEXT, call_scores TEXT,
         PRIMARY KEY (evaluation_id, text_index, speaker_index, condition_index, provider_index)
       ) WITHOUT ROWID;
 CREATE TABLE instances (
@@ -309,6 +309,13 @@ CREATE TABLE evaluation_corpus_items (
       audio_id TEXT NOT NULL,
       PRIMARY KEY (evaluation_id, idx)
     ) STRICT, WITHOUT ROWID;
+CREATE TABLE evaluation_calls (
+  evaluation_id TEXT NOT NULL REFERENCES evaluations (id) ON DELETE CASCADE,
+  idx INTEGER NOT NULL,
+  utterance_id TEXT NOT NULL,
+  truth TEXT,
+  PRIMARY KEY (evaluation_id, idx)
+) STRICT, WITHOUT ROWID;
 
 INSERT INTO voxctl_schema_migrations (version, name, checksum, applied_at, compatible) VALUES (1, 'core', 'a2fb632f1223300c6f2dd6c0f02d1790b45bcbd18903f319f0c26c7d6fb7ceeb', strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), 1);
 INSERT INTO voxctl_schema_migrations (version, name, checksum, applied_at, compatible) VALUES (2, 'speakers-billing', 'ae24885d7de98b0aa6a4faa1ba2e31c77f2864e79df04eb926412b42ca5ffb0f', strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), 1);
@@ -326,4 +333,5 @@ INSERT INTO voxctl_schema_migrations (version, name, checksum, applied_at, compa
 INSERT INTO voxctl_schema_migrations (version, name, checksum, applied_at, compatible) VALUES (14, 'probes', 'f3cc864378fd6d4264946948a3f865e76b0a0573a99ef7540c924db7072d8db3', strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), 1);
 INSERT INTO voxctl_schema_migrations (version, name, checksum, applied_at, compatible) VALUES (15, 'event-loop-lag', '96579e004c1baba94d2dc1c3760653c80a2aac2fb2d73842aea4eb417f1924bc', strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), 1);
 INSERT INTO voxctl_schema_migrations (version, name, checksum, applied_at, compatible) VALUES (16, 'migration-compatibility', '6c5557db12f77df5358b602facdac4340319691923704fe1879fe32a1203d472', strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), 1);
-PRAGMA user_version = 16;
+INSERT INTO voxctl_schema_migrations (version, name, checksum, applied_at, compatible) VALUES (17, 'conversations', '7abc97c3b094545128823bef7533be14c76b36e4276edd4fee7124c31f1548db', strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), 1);
+PRAGMA user_version = 17;
