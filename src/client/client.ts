@@ -124,6 +124,11 @@ export interface VoxClient {
   rerunEvaluation(id: string, body?: RerunEvaluationRequest): Promise<EvaluationCreated>;
   /** Compares evaluation `id` with `baselineId` on their matched utterances (DESIGN §11.3). */
   compareEvaluations(id: string, baselineId: string): Promise<EvaluationCompare>;
+  /**
+   * A call's NIST file (DESIGN §16.2, §16.4): `reference.rttm`, `reference.stm`, or a provider's
+   * `hypothesis.rttm` (with `provider` and `condition`); `n` counts calls from 1.
+   */
+  getCallFile(id: string, n: number, file: 'reference.rttm' | 'reference.stm' | 'hypothesis.rttm', query?: { provider?: string; condition?: string }): Promise<string>;
   /** Downloads an evaluation's signed `report_url` as HTML text; the key is not sent. */
   downloadReport(url: string): Promise<string>;
   /** POST /v1/corpora: streams the archive as multipart (never read whole into memory). */
@@ -244,6 +249,8 @@ export function createClient(options: ClientOptions): VoxClient {
     cancelEvaluation: (id) => post<EvaluationDetail>(`/v1/evaluations/${enc(id)}/cancel`, {}),
     rerunEvaluation: (id, body = {}) => post<EvaluationCreated>(`/v1/evaluations/${enc(id)}/rerun`, body),
     compareEvaluations: (id, baselineId) => get<EvaluationCompare>(`/v1/evaluations/${enc(id)}/compare`, { baseline: baselineId }),
+    getCallFile: async (id, n, file, query = {}) =>
+      (await send(http, { method: 'GET', path: `/v1/evaluations/${enc(id)}/calls/${n}/${file}`, query: { ...query }, headers: { accept: 'text/plain, */*' } })).body.toString('utf8'),
     downloadReport: async (url) =>
       (await send(http, { method: 'GET', path: url, auth: false, headers: { accept: 'text/html, */*' } })).body.toString('utf8'),
     uploadCorpus: ({ name, file, filename, onProgress, timeoutMs }) => {

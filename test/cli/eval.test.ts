@@ -195,4 +195,33 @@ describe('voxctl eval on a real service', () => {
     const missing = await run(['eval', 'show', 'ev_nope']);
     expect(missing.exitCode).toBe(4);
   });
+
+  it('runs a conversation: its DER gate fails as not measured on a provider without diarization, calls list and export as NIST files', async () => {
+    const ids = `${await fliteSpeaker(s.runtime.db)},${await espeakSpeaker(s.runtime.db)}`;
+    const r = await run(['eval', 'run', '--texts', 'prompts.txt', '--speaker', ids, '--providers', 'local-sphinx', '--conversation', '2:4', '--overlap', '0.25', '--watch', '--max-der', '0.3'], 200_000);
+    expect(r.exitCode, r.stderr).toBe(7);
+    expect(r.stderr).toContain('local-sphinx under clean: DER not measured (no diarization) cannot pass --max-der 0.3');
+    const convId = /^(ev_\S+): 2 utterances$/m.exec(r.stderr)![1]!;
+    expect(r.stdout).toMatch(/^conversation\s+2 calls × 4 turns, 2 speakers, overlap 0.25$/m);
+    expect(r.stdout).toMatch(/^local-sphinx · en-us\s+clean\s+unsupported\s+unsupported\s+unsupported\s+unsupported\s+unsupported\s+\d+$/m);
+
+    const calls = await run(['eval', 'calls', convId]);
+    expect(calls.exitCode, calls.stderr).toBe(0);
+    expect(calls.stdout).toMatch(/^call-1\s+local-sphinx\s+clean\s+\d\.\d{4}\s+unsupported\s+unsupported\s+2\s+-\s+\d+\s+false/m);
+    expect(calls.stdout).toMatch(/^call-2\s+local-sphinx/m);
+
+    const nist = await run(['eval', 'calls', convId, '--nist', 'nist']);
+    expect(nist.exitCode, nist.stderr).toBe(0);
+    expect(nist.stderr).toContain('Wrote nist/local-sphinx.clean.hypothesis.rttm');
+    const rttm = readFileSync(join(sb.root, 'nist', 'reference.rttm'), 'utf8').trim().split('\n');
+    expect(rttm).toHaveLength(8);
+    expect(rttm.filter((l) => l.startsWith('SPEAKER call-2 1 '))).toHaveLength(4);
+    const stm = readFileSync(join(sb.root, 'nist', 'reference.stm'), 'utf8').trim().split('\n');
+    expect(stm[0]).toMatch(/^call-1 1 S1 \d+\.\d{3} \d+\.\d{3} The birch canoe slid on the smooth planks\.$/);
+    // No speaker labels from PocketSphinx: an empty hypothesis, not an invented one.
+    expect(readFileSync(join(sb.root, 'nist', 'local-sphinx.clean.hypothesis.rttm'), 'utf8')).toBe('');
+
+    const csv = await run(['eval', 'show', convId, '--csv']);
+    expect(csv.stdout.split('\n')[0]).toMatch(/,der,der_ci95_low,der_ci95_high,cpwer,cpwer_ci95_low,cpwer_ci95_high,speaker_count_accuracy,dropped_turns$/);
+  }, 220_000);
 });

@@ -1,4 +1,4 @@
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Command } from '../core/commander.js';
 import { Option } from '../core/commander.js';
@@ -11,11 +11,12 @@ import { connect } from '../core/session.js';
 import { assertOutput, examples, flagsOf, latencyMsOption, pagingOptions, writeOutput } from '../core/util.js';
 import { printPages } from '../core/pages.js';
 import { derOption, rateOption, werOption } from './request.js';
-import { callColumns, listColumns, printEvaluation, streamingSummaryColumns, summaryCsvColumns, utteranceColumns } from './views.js';
+import { callColumns, conversationCsvColumns, listColumns, printEvaluation, streamingSummaryColumns, summaryCsvColumns, utteranceColumns } from './views.js';
 import { checkGate, EvaluationProgress, finishRun, watchEvaluation } from './watch.js';
 import { ciOutputOptions, emitCiOutputs, failureRateOption, registerEvalCompare } from './compare.js';
 import { evalReportOptions, gatesOf, STATUSES, utterancesQuery, type CiFlags, type EvalReportFlags, type EvalUtterancesFlags } from './options.js';
 import { registerEvalRun } from './run.js';
+import { writeNistFiles } from './nist-files.js';
 import { describeCommand } from '../command-groups.js';
 
 export { STATUSES } from './options.js';
@@ -86,7 +87,8 @@ function registerShow(evaluation: Command, ctx: HandlerContext): void {
     if (out.json) out.printJson(ev);
     else if (flags.csv) {
       if (!ev.summary) throw new CliError(`${id} is ${ev.status}: the summary appears when it is completed or partial`, { hint: `voxctl eval show ${id} --watch` });
-      await out.csv(ev.summary, ev.mode === 'streaming' ? [...summaryCsvColumns, ...streamingSummaryColumns] : summaryCsvColumns);
+      const extra = [...(ev.mode === 'streaming' ? streamingSummaryColumns : []), ...(ev.conversation ? conversationCsvColumns : [])];
+      await out.csv(ev.summary, [...summaryCsvColumns, ...extra]);
     } else await printEvaluation(out, ev, await new ProviderCatalog(ctx, client).labeller());
     await emitCiOutputs(ctx, flags, { evaluation: ev });
     // The gate of a finished run (DESIGN §8.7); --watch also ends as a watched run does (exit 6).
@@ -129,14 +131,24 @@ function registerCalls(evaluation: Command, ctx: HandlerContext): void {
         .command('calls')
         .argument('<id>', 'evaluation id (of a conversation, or of a corpus of recorded calls)')
         .option('--provider <name>', 'only this provider')
-        .option('--condition <c>', 'only this condition'),
+        .option('--condition <c>', 'only this condition')
+        .option('--nist <dir>', 'write every call as NIST files to DIR instead: reference.rttm, reference.stm, {provider}.{condition}.hypothesis.rttm (for md-eval.pl)'),
       'follow pages and list every call',
     ).description("List a conversation evaluation's calls: WER, cpWER, DER, speakers found, dropped turns"),
-    ['voxctl eval calls ev_123', 'voxctl eval calls ev_123 --provider stt-b --all --json | jq ".items[] | select(.der > 0.2)"'],
+    [
+      'voxctl eval calls ev_123',
+      'voxctl eval calls ev_123 --provider stt-b --all --json | jq ".items[] | select(.der > 0.2)"',
+      'voxctl eval calls ev_123 --nist calls/ && md-eval.pl -c 0.25 -r calls/reference.rttm -s calls/stt-b.clean.hypothesis.rttm',
+    ],
   ).action(async (id: string, _o, cmd: Command) => {
-    const flags = flagsOf<EvalUtterancesFlags>(cmd);
+    const flags = flagsOf<EvalUtterancesFlags & { nist?: string }>(cmd);
     const query = utterancesQuery(flags);
     const { client, out } = await connect(ctx, flags);
+    if (flags.nist !== undefined) {
+      const written = await writeNistFiles(client, id, resolve(flags.nist));
+      for (const f of written) out.info(`Wrote ${join(flags.nist, f)}`);
+      return;
+    }
     await printPages(out, flags, (p) => client.listEvaluationUtterances(id, { ...query, ...p }), callColumns);
   });
 }

@@ -38,6 +38,7 @@ export const streamingSummaryColumns: Column<EvaluationSummaryRow>[] = [
 
 /** A conversation rate of a summary row: 4 decimals, `unsupported` without diarization (DESIGN §16.4). */
 const convRate = (x: number | { unsupported: true } | null | undefined) => (x === undefined || x === null ? null : typeof x === 'number' ? x.toFixed(4) : 'unsupported');
+const convEnd = (x: readonly [number, number] | { unsupported: true } | null | undefined, k: 0 | 1) => (!x ? null : 'unsupported' in x ? 'unsupported' : x[k]);
 const convCi = (x: readonly [number, number] | { unsupported: true } | null | undefined) => (!x ? null : 'unsupported' in x ? 'unsupported' : ci(x));
 
 /** The §16.4 columns a conversation's summary adds: DER, cpWER with their intervals, speaker counts, dropped turns. */
@@ -47,6 +48,18 @@ export const conversationSummaryColumns: Column<EvaluationSummaryRow>[] = [
   { header: 'cpwer', get: (r) => convRate(r.cpwer) },
   { header: 'cpwer_ci95', get: (r) => convCi(r.cpwer_ci95) },
   { header: 'speaker_count_ok', get: (r) => convRate(r.speaker_count_accuracy) },
+  { header: 'dropped_turns', get: (r) => r.dropped_turns ?? null },
+];
+
+/** The same columns in CSV: each interval end in its own column, `unsupported` kept as the word. */
+export const conversationCsvColumns: Column<EvaluationSummaryRow>[] = [
+  { header: 'der', get: (r) => convRate(r.der) },
+  { header: 'der_ci95_low', get: (r) => convEnd(r.der_ci95, 0) },
+  { header: 'der_ci95_high', get: (r) => convEnd(r.der_ci95, 1) },
+  { header: 'cpwer', get: (r) => convRate(r.cpwer) },
+  { header: 'cpwer_ci95_low', get: (r) => convEnd(r.cpwer_ci95, 0) },
+  { header: 'cpwer_ci95_high', get: (r) => convEnd(r.cpwer_ci95, 1) },
+  { header: 'speaker_count_accuracy', get: (r) => convRate(r.speaker_count_accuracy) },
   { header: 'dropped_turns', get: (r) => r.dropped_turns ?? null },
 ];
 
