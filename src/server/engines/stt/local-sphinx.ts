@@ -36,8 +36,10 @@ export interface SphinxOptions {
   modelDir?: string;
   /** Recognitions running at once (default: CPU count); the rest queue. */
   maxConcurrent?: number;
-  /** Kill a recognition after this long (default 120 s); the caller's signal ends it sooner. */
+  /** Kill a recognition after this long (default 120 s), plus `timeoutPerAudioSecondMs` a second of audio; the caller's signal ends it sooner. */
   timeoutMs?: number;
+  /** What a second of audio adds to `timeoutMs` (default 0): a whole call of minutes decodes for longer than a sentence. */
+  timeoutPerAudioSecondMs?: number;
   /** PATH to search (default process.env.PATH). */
   path?: string;
 }
@@ -135,7 +137,7 @@ export function createLocalSphinxAdapter(opts: SphinxOptions = {}): SttAdapter {
           await writeFile(infile, Buffer.from(pcm.buffer, pcm.byteOffset, pcm.byteLength));
           const child = execa(r.binary, sphinxArgs(r, infile), {
             stdin: 'ignore',
-            timeout: timeoutMs,
+            timeout: timeoutMs + Math.round((opts.timeoutPerAudioSecondMs ?? 0) * audio.durationSeconds),
             cancelSignal: options.signal,
             reject: false,
             maxBuffer: 64 * 1024 * 1024,

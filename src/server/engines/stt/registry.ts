@@ -66,6 +66,8 @@ export const STREAMING_FACTORIES: Partial<Record<VendorKind, (s: AdapterSettings
 export interface BoundProvider {
   adapter: SttAdapter;
   timeoutMs: number;
+  /** What each second of audio adds to `timeoutMs` (the local recogniser without a fixed timeout_ms); absent: 0. */
+  timeoutPerAudioSecondMs?: number;
   /** The binding's default language, when it names one (recorded in an evaluation's setup). */
   language?: string;
   /** The binding's `price_per_minute_usd`, when it has one. */
@@ -102,16 +104,20 @@ export interface SttRegistry {
 export function createSttRegistry(config: { stt: SttBindings }, deps: { env?: () => NodeJS.ProcessEnv; fetch?: typeof undiciFetch } = {}): SttRegistry {
   const env = deps.env ?? (() => process.env);
   const sphinxCfg = config.stt.localSphinx;
+  // Without a fixed timeout_ms the local recogniser's budget grows with the audio (a call runs minutes).
+  const sphinxPerSecond = sphinxCfg.timeout_ms === undefined ? TIMEOUTS.localPerAudioSecondMs : 0;
   const sphinxOptions = {
     binary: sphinxCfg.binary,
     modelDir: sphinxCfg.model_dir,
     maxConcurrent: sphinxCfg.max_concurrent,
     timeoutMs: sphinxCfg.timeout_ms ?? DEFAULT_TIMEOUT_MS,
+    timeoutPerAudioSecondMs: sphinxPerSecond,
     ...(sphinxCfg.price_per_minute_usd !== undefined ? { pricePerMinuteUsd: sphinxCfg.price_per_minute_usd } : {}),
   };
   const sphinx: BoundProvider = {
     adapter: createLocalSphinxAdapter(sphinxOptions),
     timeoutMs: sphinxCfg.timeout_ms ?? DEFAULT_TIMEOUT_MS,
+    timeoutPerAudioSecondMs: sphinxPerSecond,
     streaming: createSphinxStreaming(sphinxOptions),
     ...(sphinxCfg.price_per_minute_usd !== undefined ? { pricePerMinuteUsd: sphinxCfg.price_per_minute_usd } : {}),
   };
@@ -124,7 +130,8 @@ export function createSttRegistry(config: { stt: SttBindings }, deps: { env?: ()
       ...(binding.price_per_minute_usd !== undefined ? { pricePerMinuteUsd: binding.price_per_minute_usd } : {}),
     };
     if (binding.adapter === 'local-sphinx') {
-      bound.set(id, { adapter: sphinx.adapter, timeoutMs: binding.timeout_ms ?? DEFAULT_TIMEOUT_MS, ...extras, ...(sphinx.streaming ? { streaming: sphinx.streaming } : {}) });
+      const perSecond = binding.timeout_ms === undefined ? { timeoutPerAudioSecondMs: sphinxPerSecond } : {};
+      bound.set(id, { adapter: sphinx.adapter, timeoutMs: binding.timeout_ms ?? DEFAULT_TIMEOUT_MS, ...perSecond, ...extras, ...(sphinx.streaming ? { streaming: sphinx.streaming } : {}) });
       continue;
     }
     const settings = settingsOf(binding, binding.adapter, env, deps.fetch);

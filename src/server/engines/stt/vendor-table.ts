@@ -76,6 +76,8 @@ export const TIMEOUTS = {
   jobBaseMs: 120_000,
   /** ... plus this much per second of audio (their processing runs at most about real time). */
   jobPerAudioSecondMs: 1000,
+  /** The local recogniser without a fixed timeout_ms: this much per second of audio on top of `defaultMs` (PocketSphinx decodes at a fraction of real time). */
+  localPerAudioSecondMs: 1000,
   /** Pause between status polls of a job (the SDKs of AssemblyAI, Gladia and Speechmatics use 3 s). */
   jobPollMs: 3000,
   /** No budget exceeds this, however long the audio (the Speechmatics SDK waits 15 min; we allow more for hours of audio). */

@@ -10,6 +10,7 @@ import { encodeWav } from '../../audio/wav.js';
 import { DomainError, validationFailed } from '../../../shared/errors.js';
 import { normalizeKeyterms } from '../../../shared/keyterms.js';
 import type { SttRegistry } from '../../engines/stt/registry.js';
+import { TIMEOUTS } from '../../engines/stt/vendor-table.js';
 import { SttError, type RequestTiming, type SpeakerWord, type SttAudio, type SttErrorCode } from '../../engines/stt/types.js';
 
 /** Collaborators of a transcription: the provider registry and the audio source (storage or fetch). */
@@ -104,13 +105,14 @@ async function runBound(
   const onOuterAbort = () => controller.abort(deps.signal?.reason);
   deps.signal?.addEventListener('abort', onOuterAbort, { once: true });
   let timer: NodeJS.Timeout | undefined;
+  const budgetMs = Math.min(TIMEOUTS.maxMs, bound.timeoutMs + Math.round((bound.timeoutPerAudioSecondMs ?? 0) * audio.durationSeconds));
   // The race makes the timeout hold even for an adapter that ignores its signal.
   const timeout = new Promise<never>((_, reject) => {
     timer = setTimeout(() => {
-      const err = new SttError('timeout', `${id} did not answer within ${bound.timeoutMs} ms`);
+      const err = new SttError('timeout', `${id} did not answer within ${budgetMs} ms`);
       controller.abort(err);
       reject(err);
-    }, bound.timeoutMs);
+    }, budgetMs);
   });
   const started = performance.now();
   const timing: RequestTiming = {};

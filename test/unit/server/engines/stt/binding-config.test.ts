@@ -90,4 +90,13 @@ describe('timeouts of a binding', () => {
     expect(registry.get('stt-c')!.timeoutMs).toBe(3_600_000);
     expect(registry.get('stt-g')!.timeoutMs).toBe(90_000);
   });
+
+  test('the local recogniser gets 60 s plus 1 s per second of audio, unless timeout_ms fixes it (a call runs minutes)', () => {
+    const scaled = createSttRegistry(parseServerConfig({ stt: { providers: { 'stt-h': { adapter: 'local-sphinx' } } } }), { env });
+    for (const id of ['local-sphinx', 'stt-h']) expect(scaled.get(id)).toMatchObject({ timeoutMs: 60_000, timeoutPerAudioSecondMs: 1000 });
+    const fixed = createSttRegistry(parseServerConfig({ stt: { providers: { 'local-sphinx': { timeout_ms: 5000 }, 'stt-h': { adapter: 'local-sphinx', timeout_ms: 7000 } } } }), { env });
+    expect(fixed.get('local-sphinx')).toMatchObject({ timeoutMs: 5000, timeoutPerAudioSecondMs: 0 });
+    expect(fixed.get('stt-h')!.timeoutMs).toBe(7000);
+    expect(fixed.get('stt-h')!.timeoutPerAudioSecondMs ?? 0).toBe(0);
+  });
 });

@@ -6,6 +6,7 @@ import { runProvider, transcribe, validateProviders } from '../../../../../src/s
 import type { BoundProvider, SttRegistry } from '../../../../../src/server/engines/stt/registry.js';
 import { SttError, type SttAdapter } from '../../../../../src/server/engines/stt/types.js';
 import { DomainError } from '../../../../../src/shared/errors.js';
+import { decodeWavToPcm16 } from '../../../../../src/server/audio/wav.js';
 
 const WAV = readFileSync(new URL('../../../../../fixtures/speech-slt.wav', import.meta.url));
 
@@ -72,6 +73,35 @@ describe('transcribe', () => {
     expect(logged).toEqual(['stt-e']);
     // Concurrent: every configured adapter starts before the first one answers.
     expect(events.slice(0, 4)).toEqual(['start', 'start', 'start', 'start']);
+  });
+
+  test('a budget that grows with the audio: timeoutMs plus its per-second share of the audio (a whole call decodes for longer)', async () => {
+    const { pcm, sampleRate } = decodeWavToPcm16(WAV);
+    const budget = 250 + Math.round((100 * pcm.length) / sampleRate);
+    const reg = registry({ 'stt-c': { adapter: adapter({ ms: 60_000, ignoreSignal: true }), timeoutMs: 250, timeoutPerAudioSecondMs: 100 } });
+    const out = await transcribe({ registry: reg, loadAudio: async () => WAV }, { audio_url: 'x', providers: ['stt-c'] });
+    expect(out.results['stt-c']!.error).toEqual({ code: 'timeout', message: `stt-c did not answer within ${budget} ms` });
+  });
+
+  test('diarize reaches only an adapter that reads speaker labels, and its words come back with the result (DESIGN §16.3)', async () => {
+    const asked: (boolean | undefined)[] = [];
+    const labelled = (supportsDiarization: boolean): SttAdapter => ({
+      ...adapter({ ms: 1 }),
+      supportsDiarization,
+      async transcribe(_audio, opts) {
+        asked.push(opts.diarize);
+        return { transcript: 'hi there', confidence: null, words: [{ text: 'hi', start: 0.1, end: 0.3, speaker: '0' }, { text: 'there', start: 0.4, end: 0.7, speaker: '1' }] };
+      },
+    });
+    const reg = registry({ 'stt-b': { adapter: labelled(true), timeoutMs: 1000 }, 'stt-c': { adapter: labelled(false), timeoutMs: 1000 } });
+    const { pcm, sampleRate } = decodeWavToPcm16(WAV);
+    const audio = { pcm, sampleRate, durationSeconds: pcm.length / sampleRate, wav: WAV };
+    const withLabels = await runProvider({ registry: reg }, 'stt-b', audio, undefined, { diarize: true });
+    const without = await runProvider({ registry: reg }, 'stt-c', audio, undefined, { diarize: true });
+    expect(asked).toEqual([true, undefined]);
+    expect(withLabels).toMatchObject({ transcript: 'hi there', diarized: true, words: [{ text: 'hi', speaker: '0' }, { text: 'there', speaker: '1' }] });
+    expect(without).not.toHaveProperty('diarized');
+    expect(without).not.toHaveProperty('words');
   });
 
   test('latency excludes fetching and decoding the audio', async () => {
