@@ -55,12 +55,16 @@ export const CORPUS_LIMITS = {
   utterances: 20_000,
   audioBytes: 25 * 1024 * 1024,
   audioSeconds: 600,
+  /** A recorded call of the `stm` layout (DESIGN §16.5) may run this long. */
+  callSeconds: 4 * 3600,
+  /** ... and its file this large: hours of compressed audio, while one decode stays inside §17.1's memory bound. */
+  callBytes: 100 * 1024 * 1024,
   referenceCodePoints: 10_000,
   name: 200,
 } as const;
 
-/** The four corpus layouts an archive is recognised as (DESIGN §10.1). */
-export const CORPUS_LAYOUTS = ['audiofolder', 'commonvoice', 'librispeech', 'kaldi'] as const;
+/** The corpus layouts an archive is recognised as (DESIGN §10.1, and `stm`: recorded calls, §16.5). */
+export const CORPUS_LAYOUTS = ['audiofolder', 'commonvoice', 'librispeech', 'kaldi', 'stm'] as const;
 export type CorpusLayoutName = (typeof CORPUS_LAYOUTS)[number];
 /** Pace of streamed audio (DESIGN §13.2): 1.0 = real time; evaluations and `stt stream` take 0.5..4. */
 export const STREAM_PACE_MIN = 0.5;

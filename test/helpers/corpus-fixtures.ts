@@ -143,3 +143,46 @@ export async function packCorpus(dir: string, archive: string): Promise<string> 
   await tar.create({ cwd: parent, file: archive, gzip: /\.(tar\.gz|tgz)$/.test(archive), portable: true }, [top]);
   return archive;
 }
+
+/** A recorded call as its STM states it: segments of who read what when (seconds). */
+export interface StmCall {
+  id: string;
+  segments: { speaker: string; start: number; end: number; text: string }[];
+}
+
+/**
+ * Writes recorded calls in the `stm` layout (DESIGN §16.5) under `dir/corpus/calls/`: each call the given
+ * recordings joined by sox with `gapSeconds` of silence between, as `{id}.flac`, and its `{id}.stm` (a `;;`
+ * comment, a `<o,f0,…>` label on each line, times with 3 decimals). Returns `dir/corpus` and the calls' truth.
+ */
+export function buildStmCorpus(dir: string, calls: readonly { id: string; turns: readonly Recording[] }[], gapSeconds = 0.4): { dir: string; calls: StmCall[] } {
+  const top = join(dir, 'corpus');
+  const work = join(dir, 'pieces');
+  mkdirSync(work, { recursive: true });
+  const silence = join(work, 'silence.wav');
+  execFileSync('sox', ['-n', '-r', '16000', '-c', '1', '-b', '16', silence, 'trim', '0', String(gapSeconds)]);
+  const out: StmCall[] = [];
+  for (const call of calls) {
+    const pieces: string[] = [];
+    const segments: StmCall['segments'] = [];
+    let t = 0;
+    call.turns.forEach((r, k) => {
+      const piece = join(work, `${call.id}-${k}.wav`);
+      execFileSync('sox', [r.source, '-r', '16000', '-c', '1', '-b', '16', piece]);
+      const seconds = Number(execFileSync('soxi', ['-D', piece], { encoding: 'utf8' }).trim());
+      if (k > 0) {
+        pieces.push(silence);
+        t += gapSeconds;
+      }
+      pieces.push(piece);
+      segments.push({ speaker: r.speaker, start: Math.round(t * 1000) / 1000, end: Math.round((t + seconds) * 1000) / 1000, text: r.text });
+      t += seconds;
+    });
+    mkdirSync(join(top, 'calls'), { recursive: true });
+    execFileSync('sox', [...pieces, join(top, 'calls', `${call.id}.flac`)]);
+    const lines = segments.map((s) => `${call.id} 1 ${s.speaker} ${s.start.toFixed(3)} ${s.end.toFixed(3)} <o,f0,${s.speaker === 'cards' ? 'male' : 'female'}> ${s.text}`);
+    write(join(top, 'calls', `${call.id}.stm`), [';; recorded call, read speech of pocketsphinx-testdata', ...lines, ''].join('\n'));
+    out.push({ id: call.id, segments });
+  }
+  return { dir: top, calls: out };
+}

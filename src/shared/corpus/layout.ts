@@ -1,5 +1,5 @@
 /**
- * Which of the four layouts of DESIGN §10.1 an archive (or a local directory) is, from its paths and the
+ * Which of the layouts of DESIGN §10.1 and §16.5 an archive (or a local directory) is, from its paths and the
  * first line of its candidate manifests, read alone (DESIGN §17.2). The caller says how to read a file.
  */
 import { posix } from 'node:path';
@@ -22,7 +22,7 @@ export interface DetectedLayout {
   layout: CorpusLayoutName;
   /** The ignored common top folder with its slash, or `''`. */
   root: string;
-  /** audiofolder: metadata files; commonvoice: the one .tsv; librispeech: *.trans.txt; kaldi: wav.scp files. */
+  /** audiofolder: metadata files; commonvoice: the one .tsv; librispeech: *.trans.txt; kaldi: wav.scp files; stm: *.stm. */
   manifests: string[];
   /** Every file of the list, archiver debris left out. */
   files: ReadonlySet<string>;
@@ -125,6 +125,9 @@ export async function detectCorpusLayout(paths: readonly string[], read: Manifes
   if (librispeech.length > 0) found.push({ layout: 'librispeech', manifests: librispeech });
   const kaldi = list.filter((f) => posix.basename(f) === 'wav.scp' && files.has(dirOf(f) === '' ? 'text' : `${dirOf(f)}/text`));
   if (kaldi.length > 0) found.push({ layout: 'kaldi', manifests: kaldi });
+  // Recorded calls (DESIGN §16.5): a NIST STM transcript beside each call's audio.
+  const stm = list.filter((f) => f.toLowerCase().endsWith('.stm'));
+  if (stm.length > 0) found.push({ layout: 'stm', manifests: stm });
 
   const near = lacking[0];
   if (found.length === 0 && near) throw validationFailed(CORPUS_MESSAGES.manifestLacks(near.manifest, near.lacks, near.header));

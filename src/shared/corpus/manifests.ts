@@ -30,6 +30,16 @@ export interface CorpusUtterance {
   /** The manifest line that declared it: path relative to the corpus root, 1-based line. */
   manifest: string;
   line: number;
+  /** A recorded call (the `stm` layout, DESIGN §16.5): its scored segments in order of start; the reference is their words. */
+  segments?: CallSegment[];
+}
+
+/** One segment of a recorded call's STM: who spoke which words when (seconds from the file's start). */
+export interface CallSegment {
+  speaker: string;
+  start: number;
+  end: number;
+  text: string;
 }
 
 /** A corpus as read from its manifests. */
@@ -96,7 +106,9 @@ class Collector {
     const reference = u.reference.trim();
     if (reference === '') this.missingTranscript(u.manifest, u.line);
     if (this.ids.has(u.utterance_id)) fail(CORPUS_MESSAGES.duplicateId(u.utterance_id));
-    checkReference(u.utterance_id, reference);
+    // A call's reference is hours of words: the rule holds for each segment, as for an utterance.
+    if (u.segments) for (const s of u.segments) checkReference(u.utterance_id, s.text);
+    else checkReference(u.utterance_id, reference);
     if (this.utterances.length >= this.max) fail(CORPUS_MESSAGES.tooManyUtterances);
     this.ids.add(u.utterance_id);
     for (const k of Object.keys(u.metadata)) this.field(k);
@@ -284,6 +296,37 @@ async function readLibriSpeech(c: Collector, manifest: string, bytes: Uint8Array
   }
 }
 
+/** The audio extensions a recorded call may have beside its STM (DESIGN §16.5), in order of preference. */
+const CALL_AUDIO = ['wav', 'flac', 'mp3', 'ogg', 'm4a'] as const;
+/** NIST's markers of regions that are not scored: such segments are left out of the truth. */
+const UNSCORED = /^(ignore_time_segment_in_scoring|inter_segment_gap)$/i;
+
+/**
+ * A NIST STM file (DESIGN §16.5): one recorded call, `{name}.stm` beside `{name}.wav|flac|mp3|ogg|m4a`. Each
+ * line is `{file} {channel} {speaker} {start} {end} [<label>] {words}`; `;;` lines are comments. The call's
+ * id is the file's name; its reference is the words of its segments in order of start.
+ */
+async function readStm(c: Collector, manifest: string, bytes: Uint8Array): Promise<void> {
+  const dir = dirOf(manifest);
+  const id = posix.basename(withoutExtension(manifest));
+  const segments: CallSegment[] = [];
+  for await (const { line, text } of manifestLines(bytes, c.display(manifest), { skipBlank: true })) {
+    if (text.trimStart().startsWith(';;')) continue;
+    const f = text.trim().split(/\s+/);
+    const start = Number(f[3]);
+    const end = Number(f[4]);
+    if (f.length < 5 || !Number.isFinite(start) || !Number.isFinite(end) || start < 0 || end < start) fail(CORPUS_MESSAGES.stmSegment(c.display(manifest), line));
+    const words = (/^<.*>$/.test(f[5] ?? '') ? f.slice(6) : f.slice(5)).join(' ');
+    if (words === '' || UNSCORED.test(words) || UNSCORED.test(f[2]!)) continue;
+    segments.push({ speaker: f[2]!, start, end, text: words });
+  }
+  if (segments.length === 0) c.missingTranscript(manifest, 1);
+  segments.sort((a, b) => a.start - b.start || a.end - b.end);
+  const candidates = CALL_AUDIO.map((ext) => joinInside(dir, `${id}.${ext}`));
+  const audio = c.audio(manifest, 1, candidates, c.display(candidates[0] ?? `${dir}/${id}.wav`));
+  c.add({ utterance_id: id, audio_path: audio, reference: segments.map((s) => s.text).join(' '), speaker: null, metadata: {}, manifest, line: 1, segments });
+}
+
 /** A wav.scp value that is a command (Kaldi's `cmd args |` pipes, or anything with arguments): never run. */
 const isCommand = (value: string): boolean => value.endsWith('|') || value.startsWith('|') || /\s/.test(value);
 
@@ -344,6 +387,7 @@ export async function parseCorpus(paths: readonly string[], source: ManifestFile
         if (manifest.endsWith('.jsonl')) await readAudiofolderJsonl(c, manifest, bytes);
         else await readAudiofolderCsv(c, manifest, bytes);
       } else if (layout.layout === 'commonvoice') await readCommonVoice(c, manifest, bytes);
+      else if (layout.layout === 'stm') await readStm(c, manifest, bytes);
       else await readLibriSpeech(c, manifest, bytes);
     }
   }

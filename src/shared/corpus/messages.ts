@@ -29,6 +29,10 @@ export const CORPUS_MESSAGES = {
   duplicateId: (id: string) => `Duplicate utterance id: ${id}`,
   corruptAudio: (path: string) => `${path}: unsupported or corrupt audio`,
   audioTooLong: (path: string) => `${path}: audio longer than 10 minutes`,
+  /** DESIGN §16.5: a recorded call (the `stm` layout) runs at most 4 hours. */
+  callTooLong: (path: string) => `${path}: audio longer than 4 hours`,
+  callTooBig: (path: string) => `${path}: audio file exceeds 100 MB`,
+  stmSegment: (manifest: string, line: number) => `${manifest}:${line}: not an STM segment: expected file channel speaker start end [<label>] words`,
   /** DESIGN §17.4: M4A is decoded by the operating system's ffmpeg only; without one it is refused. */
   m4aNeedsFfmpeg: (path: string) => `${path}: M4A needs ffmpeg (apt-get install ffmpeg)`,
   /** DESIGN gives no message for these three; each names the file and line like the ones it does give. */

@@ -186,3 +186,36 @@ describe('corpus layouts (DESIGN §10.1)', () => {
     expect(commonTopFolder(['t/a', 'b'])).toBe('');
   });
 });
+
+describe('the stm layout: recorded calls (DESIGN §16.5)', () => {
+  const STM = [
+    ';; a comment line',
+    'call-1 1 agent 0.500 2.250 <o,f0,female> Thank you for calling.',
+    'call-1 1 customer 2.100 4.000 <o,f0,male> Hi, I need help',
+    'call-1 1 excluded_region 4.000 5.000 ignore_time_segment_in_scoring',
+    'call-1 1 agent 0.000 0.400 hello',
+    '',
+  ].join('\n');
+
+  it('reads each .stm as one call: its segments in order of start, labels and unscored regions left out, its audio beside it', async () => {
+    const parsed = await parse({ 'rec/a/call-1.stm': STM, 'rec/a/call-1.flac': '', 'rec/b/call-2.stm': 'call-2 1 A 0 1 yes\n', 'rec/b/call-2.wav': '' });
+    expect(parsed.layout).toBe('stm');
+    expect(parsed.utterances.map((u) => [u.utterance_id, u.audio_path, u.speaker, u.reference])).toEqual([
+      ['call-1', 'rec/a/call-1.flac', null, 'hello Thank you for calling. Hi, I need help'],
+      ['call-2', 'rec/b/call-2.wav', null, 'yes'],
+    ]);
+    expect(parsed.utterances[0]!.segments).toEqual([
+      { speaker: 'agent', start: 0, end: 0.4, text: 'hello' },
+      { speaker: 'agent', start: 0.5, end: 2.25, text: 'Thank you for calling.' },
+      { speaker: 'customer', start: 2.1, end: 4, text: 'Hi, I need help' },
+    ]);
+  });
+
+  it('refuses a line that is not a segment, a call without audio or without words, naming the file and line', async () => {
+    expect(await failure({ 'c.stm': 'c 1 A 2.0\n', 'c.wav': '' })).toBe(CORPUS_MESSAGES.stmSegment('c.stm', 1));
+    expect(await failure({ 'c.stm': ';; x\nc 1 A 3 2 words\n', 'c.wav': '' })).toBe(CORPUS_MESSAGES.stmSegment('c.stm', 2));
+    expect(await failure({ 'c.stm': 'c 1 A 0 1 words\n', 'c.mp4': '' })).toBe(CORPUS_MESSAGES.audioNotFound('c.stm', 1, 'c.wav'));
+    expect(await failure({ 'c.stm': ';; only a comment\n', 'c.wav': '' })).toBe(CORPUS_MESSAGES.missingTranscript('c.stm', 1));
+    expect(await failure({ 'x/c.stm': 'c 1 A 0 1 a\n', 'x/c.wav': '', 'y/c.stm': 'c 1 A 0 1 b\n', 'y/c.wav': '' })).toBe(CORPUS_MESSAGES.duplicateId('c'));
+  });
+});

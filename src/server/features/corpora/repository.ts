@@ -27,6 +27,8 @@ export interface CorpusUtteranceRow {
   /** The `audio` row of the decoded WAV (its `path` is the blob's name). */
   audio_id: string;
   sample_rate: number;
+  /** A recorded call (the `stm` layout, DESIGN §16.5): its STM segments as JSON; null for an utterance. */
+  segments?: string | null;
 }
 
 /** An upload in progress: what it may have written to the blob store before its corpus is committed. */
@@ -51,13 +53,13 @@ async function insertMany(db: Db, table: string, columns: readonly string[], row
     const tuple = `(${columns.map(() => '?').join(', ')})`;
     await db.run(
       `INSERT INTO ${table} (${columns.join(', ')}) VALUES ${part.map(() => tuple).join(', ')}`,
-      part.flatMap((r) => columns.map((c) => r[c] as string | number | null)),
+      part.flatMap((r) => columns.map((c) => (r[c] ?? null) as string | number | null)),
     );
   }
 }
 
 const AUDIO_COLUMNS = ['id', 'user_id', 'kind', 'path', 'format', 'bytes', 'duration_seconds', 'sample_rate', 'created_at'] as const;
-const UTTERANCE_COLUMNS = ['corpus_id', 'idx', 'utterance_id', 'speaker', 'reference', 'duration_seconds', 'metadata', 'audio_id', 'sample_rate'] as const;
+const UTTERANCE_COLUMNS = ['corpus_id', 'idx', 'utterance_id', 'speaker', 'reference', 'duration_seconds', 'metadata', 'audio_id', 'sample_rate', 'segments'] as const;
 
 /**
  * Records a corpus with its audio rows and utterances and forgets its upload row: the caller wraps it in

@@ -99,9 +99,13 @@ const DECODE_BATCH = 16;
  */
 async function decodeAll(
   deps: CorpusDeps,
-  o: { dir: string; scratch: string; root: string; prefix: string; utterances: readonly CorpusUtterance[]; signal?: AbortSignal },
+  o: { dir: string; scratch: string; root: string; prefix: string; utterances: readonly CorpusUtterance[]; calls: boolean; signal?: AbortSignal },
 ): Promise<StoredAudio[]> {
   const { limits } = deps.settings;
+  // A recorded call (DESIGN §16.5) runs hours where an utterance runs minutes.
+  const limitsOfFile = o.calls
+    ? { maxBytes: Math.max(limits.maxAudioBytes, CORPUS_LIMITS.callBytes), maxSeconds: Math.max(limits.maxAudioSeconds, CORPUS_LIMITS.callSeconds) }
+    : { maxBytes: limits.maxAudioBytes, maxSeconds: limits.maxAudioSeconds };
   const out: StoredAudio[] = new Array(o.utterances.length);
   let next = 0;
   const failures = new Map<number, unknown>();
@@ -126,13 +130,12 @@ async function decodeAll(
         const first = next;
         next = Math.min(o.utterances.length, next + DECODE_BATCH);
         const batch = o.utterances.slice(first, next);
-        const limitsOfFile = { maxBytes: limits.maxAudioBytes, maxSeconds: limits.maxAudioSeconds };
         try {
           await decodeAudioFiles(
             batch.map((u) => join(o.dir, u.audio_path)),
             { scratch, limits: limitsOfFile, signal: o.signal },
             async (k, result) => {
-              if (result instanceof FileDecodeError) return void failures.set(first + k, decodeMessage(result, batch[k]!.audio_path.slice(o.root.length)));
+              if (result instanceof FileDecodeError) return void failures.set(first + k, decodeMessage(result, batch[k]!.audio_path.slice(o.root.length), o.calls));
               if (failures.size > 0) return;
               store(first + k, result);
               if (writing.size >= PUTS_IN_FLIGHT) await Promise.race(writing);
@@ -151,9 +154,9 @@ async function decodeAll(
   return out;
 }
 
-function decodeMessage(err: FileDecodeError, path: string) {
-  if (err.reason === 'too_long') return validationFailed(CORPUS_MESSAGES.audioTooLong(path));
-  if (err.reason === 'too_big') return validationFailed(CORPUS_MESSAGES.audioTooBig(path));
+function decodeMessage(err: FileDecodeError, path: string, call: boolean) {
+  if (err.reason === 'too_long') return validationFailed(call ? CORPUS_MESSAGES.callTooLong(path) : CORPUS_MESSAGES.audioTooLong(path));
+  if (err.reason === 'too_big') return validationFailed(call ? CORPUS_MESSAGES.callTooBig(path) : CORPUS_MESSAGES.audioTooBig(path));
   if (err.reason === 'needs_ffmpeg') return validationFailed(CORPUS_MESSAGES.m4aNeedsFfmpeg(path));
   return validationFailed(CORPUS_MESSAGES.corruptAudio(path));
 }
@@ -198,6 +201,7 @@ export async function createCorpusFromArchive(
       root: parsed.root,
       prefix: upload.audio_prefix,
       utterances: parsed.utterances,
+      calls: parsed.layout === 'stm',
       signal,
     });
     signal?.throwIfAborted();
@@ -223,6 +227,7 @@ export async function createCorpusFromArchive(
       metadata: JSON.stringify(u.metadata),
       audio_id: audio[i]!.id,
       sample_rate: stored[i]!.sampleRate,
+      segments: u.segments ? JSON.stringify(u.segments) : null,
     }));
     const total = stored.reduce((sum, s) => sum + s.durationSeconds, 0);
     const row: CorpusRow = {

@@ -14,6 +14,8 @@ import { EMPTY_REFERENCE_MESSAGE } from '../../../shared/accuracy.js';
 import { DomainError, validationFailed } from '../../../shared/errors.js';
 import { EVALUATION_LIMITS } from '../../../shared/constants.js';
 import { insertCorpusEvaluation, type CorpusItemRow } from './repository.js';
+import { CONVERSATION_GROUP_BY, RECORDED_CALLS } from './conversations/create.js';
+import { CONVERSATION_STREAMING_MESSAGE } from './request.js';
 import { billingPeriod } from '../limits/index.js';
 import { CORPUS_MESSAGES } from '../../../shared/corpus/messages.js';
 import { assertActiveSubscription } from '../accounts/index.js';
@@ -34,12 +36,16 @@ export interface CorpusUtteranceForEvaluation {
   metadata: Readonly<Record<string, unknown>>;
   /** The decoded recording (16-bit WAV) in the audio store. */
   audioId: string;
+  /** A recorded call's STM segments (JSON `{speaker, start, end, text}[]`, DESIGN §16.5); absent for an utterance. */
+  segments?: string | null;
 }
 
 /** A corpus as an evaluation needs it. */
 export interface CorpusForEvaluation {
   id: string;
   name: string;
+  /** `stm`: its utterances are recorded calls, scored as calls (DESIGN §16.5). */
+  layout?: string;
   metadataFields: readonly string[];
   utterances: readonly CorpusUtteranceForEvaluation[];
 }
@@ -113,8 +119,13 @@ export async function createCorpusEvaluation(
   const { source, userId, common } = input;
   const corpus = await deps.corpora(db, source.corpusId, userId);
   if (!corpus) throw new DomainError('corpus_not_found', CORPUS_NOT_FOUND);
-  const groupBy = corpusGroupBy(source.groupBy, corpus.metadataFields);
-  const chosen = sampleUtterances(corpus.utterances, source.sample);
+  const calls = corpus.layout === 'stm';
+  // A call is heard whole, as a file: a stream of minutes measures endpointing, not who said what.
+  if (calls && input.recorded?.mode === 'streaming') throw validationFailed(CONVERSATION_STREAMING_MESSAGE);
+  // Recorded calls (§16.5): summaries have group `all` only, and `calls/{n}` numbers the calls in id order.
+  const groupBy = calls ? CONVERSATION_GROUP_BY : corpusGroupBy(source.groupBy, corpus.metadataFields);
+  const sampled = sampleUtterances(corpus.utterances, source.sample);
+  const chosen = calls ? [...sampled].sort((a, b) => (a.utteranceId < b.utteranceId ? -1 : a.utteranceId > b.utteranceId ? 1 : 0)) : sampled;
   const perUtterance = common.conditions.length * common.providers.length;
   const clips = probeClipKinds(input.probes);
   const total = chosen.length * perUtterance + clips.length * common.providers.length;
@@ -152,9 +163,11 @@ export async function createCorpusEvaluation(
         corpus_id: corpus.id,
         corpus_name: corpus.name,
         ...input.recorded,
+        ...(calls ? { conversation: RECORDED_CALLS } : {}),
       },
       items,
       clips,
+      calls ? chosen.map((u) => ({ utteranceId: u.utteranceId, truth: u.segments ?? '[]' })) : [],
     );
   });
   return { evaluation_id: input.id, status: 'pending', total_utterances: total, created_at: now.toISOString() };

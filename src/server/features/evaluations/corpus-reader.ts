@@ -10,6 +10,7 @@ export async function readCorpusForEvaluation(db: Db, corpusId: string, userId: 
   return {
     id: corpus.id,
     name: corpus.name,
+    layout: corpus.layout,
     metadataFields: JSON.parse(corpus.metadata_fields) as string[],
     utterances: rows.map((r) => ({
       utteranceId: r.utterance_id,
@@ -17,6 +18,7 @@ export async function readCorpusForEvaluation(db: Db, corpusId: string, userId: 
       reference: r.reference,
       metadata: JSON.parse(r.metadata) as Record<string, string>,
       audioId: r.audio_id,
+      segments: r.segments ?? null,
     })),
   };
 }

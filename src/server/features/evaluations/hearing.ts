@@ -32,9 +32,9 @@ export type Hear = (provider: string, audio: SttAudio, signal: AbortSignal) => P
  * How the providers of `ctx` hear its audio: whole files (batch), whole calls asking each vendor for its
  * speakers (a conversation, DESIGN §16.3), or a stream at the evaluation's pace.
  */
-export function hearingOf(r: Recognisers, ctx: Pick<EvaluationContext, 'pace' | 'conversation'>): Hear {
+export function hearingOf(r: Recognisers, ctx: Pick<EvaluationContext, 'pace' | 'calls'>): Hear {
   const { pace } = ctx;
-  if (ctx.conversation) return (provider, audio, signal) => r.transcribe(provider, audio, signal, undefined, { diarize: true });
+  if (ctx.calls) return (provider, audio, signal) => r.transcribe(provider, audio, signal, undefined, { diarize: true });
   if (pace === undefined) return (provider, audio, signal) => r.transcribe(provider, audio, signal);
   return (provider, audio, signal) => {
     if (!r.stream) throw new Error('This runner was built without streaming');

@@ -165,14 +165,17 @@ export async function insertCorpusEvaluation(
   row: NewEvaluation & { corpus_id: string; corpus_name: string },
   items: readonly CorpusItemRow[],
   clips: readonly string[] = [],
+  calls: readonly { utteranceId: string; truth: string }[] = [],
 ): Promise<void> {
   await db.run(
     `INSERT INTO evaluations (id, user_id, name, status, total_utterances, providers, conditions, group_by, normalizer,
-                              normalizer_version, seed, period, created_at, corpus_id, corpus_name, setup, baseline_id, prices, mode, pace, probes)
+                              normalizer_version, seed, period, created_at, corpus_id, corpus_name, setup, baseline_id, prices, mode, pace, probes, conversation)
      VALUES (@id, @user_id, @name, 'pending', @total_utterances, @providers, @conditions, @group_by, @normalizer,
-             @normalizer_version, @seed, @period, @created_at, @corpus_id, @corpus_name, @setup, @baseline_id, @prices, @mode, @pace, @probes)`,
-    { setup: null, baseline_id: null, prices: null, mode: 'batch', pace: null, probes: null, ...row },
+             @normalizer_version, @seed, @period, @created_at, @corpus_id, @corpus_name, @setup, @baseline_id, @prices, @mode, @pace, @probes, @conversation)`,
+    { setup: null, baseline_id: null, prices: null, mode: 'batch', pace: null, probes: null, conversation: null, ...row },
   );
+  // Recorded calls (DESIGN §16.5): item i is call i + 1, its truth the STM segments known at upload.
+  await insertRows(db, 'evaluation_calls', ['evaluation_id', 'idx', 'utterance_id', 'truth'], calls.map((c, i) => [row.id, i, c.utteranceId, c.truth]));
   // Non-speech clips (DESIGN §12.1, §15.5) follow the recordings as texts of their own, heard once per provider.
   const texts: SqlParam[][] = [...items.map((u, i) => [row.id, i, u.reference, null]), ...clips.map((kind, k) => [row.id, items.length + k, '', kind])];
   await insertRows(db, 'evaluation_texts', ['evaluation_id', 'idx', 'text', 'kind'], texts);

@@ -9,7 +9,7 @@ import { normalizerAt, type Normalizer } from '../../../shared/normalizers/index
 import type { CheckedProbes } from './probes.js';
 import { getEvaluation, listCorpusItemAudio, listEvaluationSpeakers, listEvaluationTextRows, type EvaluationSpeakerRow } from './repository.js';
 import { evaluationLists } from './views.js';
-import { storedConversation, type StoredConversation } from './conversations/create.js';
+import { isCallEvaluation, storedConversation, type StoredConversation } from './conversations/create.js';
 
 /** One evaluation as its work kind needs it. */
 export interface EvaluationContext {
@@ -30,8 +30,10 @@ export interface EvaluationContext {
   clips: Map<number, NonSpeechKind>;
   /** The evaluation's probes, as checked at creation. */
   probes?: CheckedProbes;
-  /** A conversation evaluation (DESIGN §16.1): item i is call i + 1, built from these texts and speakers. */
+  /** A synthetic conversation (DESIGN §16.1): item i is call i + 1, built from these texts and speakers. */
   conversation?: StoredConversation;
+  /** Its items are calls, synthetic or recorded (DESIGN §16): heard asking for speakers, scored as calls. */
+  calls: boolean;
 }
 
 /** Reads evaluation `id` as its work kind needs it; undefined when it is gone. */
@@ -53,6 +55,7 @@ export async function loadEvaluationContext(db: Db, id: string): Promise<Evaluat
     seed: row.seed,
     ...(row.corpus_id !== null ? { recordings: await listCorpusItemAudio(db, id) } : {}),
     ...(row.mode === 'streaming' ? { pace: row.pace === null ? 1 : Number(row.pace) } : {}),
-    ...(row.conversation ? { conversation: storedConversation(row)! } : {}),
+    ...(storedConversation(row) ? { conversation: storedConversation(row)! } : {}),
+    calls: isCallEvaluation(row),
   };
 }

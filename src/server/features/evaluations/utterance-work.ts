@@ -183,7 +183,7 @@ export function evaluationSynthesesKind(deps: EvaluationSynthesesDeps): WorkKind
     if (!result || work.stopping()) return;
     let scored: UtteranceResult;
     try {
-      scored = ctx.conversation
+      scored = ctx.calls
         ? scoreCallResult(await callTruth(claim), ctx.texts[claim.textIndex]!, result, ctx.normalizer)
         : scoreResult(ctx.texts[claim.textIndex]!, result, ctx.normalizer);
     } catch (err) {

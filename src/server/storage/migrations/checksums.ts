@@ -22,7 +22,7 @@ export const PUBLISHED_CHECKSUMS: Readonly<Record<Dialect, Readonly<Record<numbe
     14: 'f3cc864378fd6d4264946948a3f865e76b0a0573a99ef7540c924db7072d8db3', // probes
     15: '96579e004c1baba94d2dc1c3760653c80a2aac2fb2d73842aea4eb417f1924bc', // event-loop-lag
     16: '6c5557db12f77df5358b602facdac4340319691923704fe1879fe32a1203d472', // migration-compatibility
-    17: '7abc97c3b094545128823bef7533be14c76b36e4276edd4fee7124c31f1548db', // conversations
+    17: '8a70e6fa3134de5e62972f60255bfba277c821b4fb2fadf708bfd5378be3be4a', // conversations
   },
   postgres: {
     1: '37117d1e912be5b9309072eaa114dfdb292a3a474df4873549b68a5f44686c20', // initial
@@ -37,7 +37,7 @@ export const PUBLISHED_CHECKSUMS: Readonly<Record<Dialect, Readonly<Record<numbe
     10: 'f3cc864378fd6d4264946948a3f865e76b0a0573a99ef7540c924db7072d8db3', // probes
     11: 'de7b971a77589095dc9dad831598fb9fc0275b2c0c40ff74cb26afa24728c1bf', // event-loop-lag
     12: '41295b860a9303ec263218a8b7cf440bf07b6e6551dc8b4b423b29a07917b4c0', // migration-compatibility
-    13: '97f231acc7ad6818269c3c810d81f3be090c13b2d226c6d1eb9baf2c3b4dabd9', // conversations
+    13: 'ecee2d7d779c6d183f63b5cc351f5894990333fd005ed70ccd2e495595bde70f', // conversations
   },
 };
 

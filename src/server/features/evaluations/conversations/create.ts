@@ -25,6 +25,9 @@ export interface StoredConversation {
   texts: string[];
 }
 
+/** `evaluations.conversation` of an evaluation of recorded calls (the `stm` layout, §16.5): calls, no plan. */
+export const RECORDED_CALLS = JSON.stringify({ recorded: true });
+
 /** The `group_by` of a conversation evaluation: its summaries have group `all` only (§16.1). */
 export const CONVERSATION_GROUP_BY = 'call';
 
@@ -100,7 +103,12 @@ export async function storeConversation(deps: { db: Db; now: Date; describe?: De
   return { evaluation_id: id, status: 'pending', total_utterances: total, created_at: now.toISOString() };
 }
 
-/** The conversation of an evaluation row, parsed; undefined for an evaluation of utterances. */
+/** The synthetic conversation of an evaluation row, parsed; undefined for utterances or recorded calls. */
 export function storedConversation(row: { conversation?: string | null }): StoredConversation | undefined {
-  return row.conversation ? (JSON.parse(row.conversation) as StoredConversation) : undefined;
+  if (!row.conversation) return undefined;
+  const stored = JSON.parse(row.conversation) as Partial<StoredConversation>;
+  return stored.options ? (stored as StoredConversation) : undefined;
 }
+
+/** Whether an evaluation's items are calls (synthetic or recorded, DESIGN §16): scored as calls. */
+export const isCallEvaluation = (row: { conversation?: string | null }): boolean => Boolean(row.conversation);

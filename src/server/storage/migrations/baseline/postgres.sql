@@ -110,7 +110,7 @@ CREATE TABLE corpora (
     total_duration_seconds double precision NOT NULL,
     metadata_fields text NOT NULL,
     created_at text NOT NULL,
-    CONSTRAINT corpora_layout_check CHECK ((layout = ANY (ARRAY['audiofolder'::text, 'commonvoice'::text, 'librispeech'::text, 'kaldi'::text])))
+    CONSTRAINT corpora_layout_check CHECK ((layout = ANY (ARRAY['audiofolder'::text, 'commonvoice'::text, 'librispeech'::text, 'kaldi'::text, 'stm'::text])))
 );
 
 ALTER TABLE corpora ALTER COLUMN rowid ADD GENERATED ALWAYS AS IDENTITY (
@@ -141,7 +141,8 @@ CREATE TABLE corpus_utterances (
     duration_seconds double precision NOT NULL,
     metadata text NOT NULL,
     audio_id text NOT NULL,
-    sample_rate integer NOT NULL
+    sample_rate integer NOT NULL,
+    segments text
 );
 
 CREATE TABLE dataset_rows (
@@ -702,4 +703,4 @@ INSERT INTO voxctl_schema_migrations (version, name, checksum, applied_at, compa
 INSERT INTO voxctl_schema_migrations (version, name, checksum, applied_at, compatible) VALUES (10, 'probes', 'f3cc864378fd6d4264946948a3f865e76b0a0573a99ef7540c924db7072d8db3', now(), TRUE);
 INSERT INTO voxctl_schema_migrations (version, name, checksum, applied_at, compatible) VALUES (11, 'event-loop-lag', 'de7b971a77589095dc9dad831598fb9fc0275b2c0c40ff74cb26afa24728c1bf', now(), TRUE);
 INSERT INTO voxctl_schema_migrations (version, name, checksum, applied_at, compatible) VALUES (12, 'migration-compatibility', '41295b860a9303ec263218a8b7cf440bf07b6e6551dc8b4b423b29a07917b4c0', now(), TRUE);
-INSERT INTO voxctl_schema_migrations (version, name, checksum, applied_at, compatible) VALUES (13, 'conversations', '97f231acc7ad6818269c3c810d81f3be090c13b2d226c6d1eb9baf2c3b4dabd9', now(), TRUE);
+INSERT INTO voxctl_schema_migrations (version, name, checksum, applied_at, compatible) VALUES (13, 'conversations', 'ecee2d7d779c6d183f63b5cc351f5894990333fd005ed70ccd2e495595bde70f', now(), TRUE);

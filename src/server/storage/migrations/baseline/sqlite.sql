@@ -266,31 +266,6 @@ CREATE TABLE audio_blob_chunks (
   PRIMARY KEY (blob_id, seq)
 ) STRICT;
 CREATE INDEX speakers_engine ON speakers (engine);
-CREATE TABLE corpora (
-    id TEXT PRIMARY KEY,
-    user_id TEXT NOT NULL,
-    name TEXT NOT NULL,
-    layout TEXT NOT NULL CHECK (layout IN ('audiofolder', 'commonvoice', 'librispeech', 'kaldi')),
-    utterance_count INTEGER NOT NULL,
-    speaker_count INTEGER NOT NULL,
-    total_duration_seconds REAL NOT NULL,
-    metadata_fields TEXT NOT NULL,
-    created_at TEXT NOT NULL
-  ) STRICT;
-CREATE INDEX corpora_user_created ON corpora (user_id, created_at DESC);
-CREATE TABLE corpus_utterances (
-    corpus_id TEXT NOT NULL REFERENCES corpora (id) ON DELETE CASCADE,
-    idx INTEGER NOT NULL,
-    utterance_id TEXT NOT NULL,
-    speaker TEXT,
-    reference TEXT NOT NULL,
-    duration_seconds REAL NOT NULL,
-    metadata TEXT NOT NULL,
-    audio_id TEXT NOT NULL,
-    sample_rate INTEGER NOT NULL,
-    PRIMARY KEY (corpus_id, idx)
-  ) STRICT;
-CREATE UNIQUE INDEX corpus_utterances_utterance ON corpus_utterances (corpus_id, utterance_id);
 CREATE TABLE corpus_uploads (
     id TEXT PRIMARY KEY,
     owner TEXT NOT NULL,
@@ -316,6 +291,32 @@ CREATE TABLE evaluation_calls (
   truth TEXT,
   PRIMARY KEY (evaluation_id, idx)
 ) STRICT, WITHOUT ROWID;
+CREATE TABLE "corpora" (
+    id TEXT PRIMARY KEY,
+    user_id TEXT NOT NULL,
+    name TEXT NOT NULL,
+    layout TEXT NOT NULL CHECK (layout IN ('audiofolder', 'commonvoice', 'librispeech', 'kaldi', 'stm')),
+    utterance_count INTEGER NOT NULL,
+    speaker_count INTEGER NOT NULL,
+    total_duration_seconds REAL NOT NULL,
+    metadata_fields TEXT NOT NULL,
+    created_at TEXT NOT NULL
+  ) STRICT;
+CREATE INDEX corpora_user_created ON corpora (user_id, created_at DESC);
+CREATE TABLE corpus_utterances (
+    corpus_id TEXT NOT NULL REFERENCES corpora (id) ON DELETE CASCADE,
+    idx INTEGER NOT NULL,
+    utterance_id TEXT NOT NULL,
+    speaker TEXT,
+    reference TEXT NOT NULL,
+    duration_seconds REAL NOT NULL,
+    metadata TEXT NOT NULL,
+    audio_id TEXT NOT NULL,
+    sample_rate INTEGER NOT NULL,
+    segments TEXT,
+    PRIMARY KEY (corpus_id, idx)
+  ) STRICT;
+CREATE UNIQUE INDEX corpus_utterances_utterance ON corpus_utterances (corpus_id, utterance_id);
 
 INSERT INTO voxctl_schema_migrations (version, name, checksum, applied_at, compatible) VALUES (1, 'core', 'a2fb632f1223300c6f2dd6c0f02d1790b45bcbd18903f319f0c26c7d6fb7ceeb', strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), 1);
 INSERT INTO voxctl_schema_migrations (version, name, checksum, applied_at, compatible) VALUES (2, 'speakers-billing', 'ae24885d7de98b0aa6a4faa1ba2e31c77f2864e79df04eb926412b42ca5ffb0f', strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), 1);
@@ -333,5 +334,5 @@ INSERT INTO voxctl_schema_migrations (version, name, checksum, applied_at, compa
 INSERT INTO voxctl_schema_migrations (version, name, checksum, applied_at, compatible) VALUES (14, 'probes', 'f3cc864378fd6d4264946948a3f865e76b0a0573a99ef7540c924db7072d8db3', strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), 1);
 INSERT INTO voxctl_schema_migrations (version, name, checksum, applied_at, compatible) VALUES (15, 'event-loop-lag', '96579e004c1baba94d2dc1c3760653c80a2aac2fb2d73842aea4eb417f1924bc', strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), 1);
 INSERT INTO voxctl_schema_migrations (version, name, checksum, applied_at, compatible) VALUES (16, 'migration-compatibility', '6c5557db12f77df5358b602facdac4340319691923704fe1879fe32a1203d472', strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), 1);
-INSERT INTO voxctl_schema_migrations (version, name, checksum, applied_at, compatible) VALUES (17, 'conversations', '7abc97c3b094545128823bef7533be14c76b36e4276edd4fee7124c31f1548db', strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), 1);
+INSERT INTO voxctl_schema_migrations (version, name, checksum, applied_at, compatible) VALUES (17, 'conversations', '8a70e6fa3134de5e62972f60255bfba277c821b4fb2fadf708bfd5378be3be4a', strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), 1);
 PRAGMA user_version = 17;
