@@ -11,7 +11,7 @@ import { connect } from '../core/session.js';
 import { assertOutput, examples, flagsOf, latencyMsOption, pagingOptions, writeOutput } from '../core/util.js';
 import { printPages } from '../core/pages.js';
 import { derOption, rateOption, werOption } from './request.js';
-import { callColumns, conversationCsvColumns, listColumns, printEvaluation, streamingSummaryColumns, summaryCsvColumns, utteranceColumns } from './views.js';
+import { callColumns, conversationCsvColumns, isConversation, listColumns, printEvaluation, streamingSummaryColumns, summaryCsvColumns, utteranceColumns } from './views.js';
 import { checkGate, EvaluationProgress, finishRun, watchEvaluation } from './watch.js';
 import { ciOutputOptions, emitCiOutputs, failureRateOption, registerEvalCompare } from './compare.js';
 import { evalReportOptions, gatesOf, STATUSES, utterancesQuery, type CiFlags, type EvalReportFlags, type EvalUtterancesFlags } from './options.js';
@@ -87,7 +87,7 @@ function registerShow(evaluation: Command, ctx: HandlerContext): void {
     if (out.json) out.printJson(ev);
     else if (flags.csv) {
       if (!ev.summary) throw new CliError(`${id} is ${ev.status}: the summary appears when it is completed or partial`, { hint: `voxctl eval show ${id} --watch` });
-      const extra = [...(ev.mode === 'streaming' ? streamingSummaryColumns : []), ...(ev.conversation ? conversationCsvColumns : [])];
+      const extra = [...(ev.mode === 'streaming' ? streamingSummaryColumns : []), ...(isConversation(ev) ? conversationCsvColumns : [])];
       await out.csv(ev.summary, [...summaryCsvColumns, ...extra]);
     } else await printEvaluation(out, ev, await new ProviderCatalog(ctx, client).labeller());
     await emitCiOutputs(ctx, flags, { evaluation: ev });

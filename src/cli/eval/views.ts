@@ -41,6 +41,9 @@ const convRate = (x: number | { unsupported: true } | null | undefined) => (x ==
 const convEnd = (x: readonly [number, number] | { unsupported: true } | null | undefined, k: 0 | 1) => (!x ? null : 'unsupported' in x ? 'unsupported' : x[k]);
 const convCi = (x: readonly [number, number] | { unsupported: true } | null | undefined) => (!x ? null : 'unsupported' in x ? 'unsupported' : ci(x));
 
+/** Whether an evaluation's items are calls, synthetic (`conversation`) or recorded (its rows carry `der`). */
+export const isConversation = (ev: Pick<EvaluationDetail, 'conversation' | 'summary'>): boolean => ev.conversation !== undefined || (ev.summary ?? []).some((r) => r.der !== undefined);
+
 /** The §16.4 columns a conversation's summary adds: DER, cpWER with their intervals, speaker counts, dropped turns. */
 export const conversationSummaryColumns: Column<EvaluationSummaryRow>[] = [
   { header: 'der', get: (r) => convRate(r.der) },
@@ -223,11 +226,13 @@ export async function printEvaluation(out: Output, ev: EvaluationDetail, label: 
   out.write('\n');
   const columns = ev.mode === 'streaming' ? [...summaryColumns, ...streamingSummaryColumns] : summaryColumns;
   await out.table(ev.summary, labelled(columns, ['provider'], label));
-  if (ev.conversation) {
+  // Synthetic or recorded calls (DESIGN §16): their rows carry the conversation metrics.
+  const calls = isConversation(ev);
+  if (calls) {
     out.write('\nConversations (SPEAKERS above counts calls: each call is a bootstrap block):\n');
     await out.table(ev.summary, labelled([summaryColumns[0]!, summaryColumns[1]!, ...conversationSummaryColumns], ['provider'], label));
   }
-  if (ev.corpus_id !== undefined) out.write('SPEAKERS counts bootstrap blocks: each named speaker of the corpus, and each utterance without a speaker as a block of its own.\n');
+  if (ev.corpus_id !== undefined && !calls) out.write('SPEAKERS counts bootstrap blocks: each named speaker of the corpus, and each utterance without a speaker as a block of its own.\n');
   if (ev.comparisons?.length) {
     out.write('\n');
     await out.table(ev.comparisons, labelled(comparisonColumns, ['a', 'b'], label));
