@@ -1,9 +1,11 @@
 #!/usr/bin/env node
 // Issue 34 benchmark: synthetic calls (DESIGN §16). Runs the BUILT code (`npm run build` first).
 //   node --expose-gc bench/conversations.mjs [runs=3] [calls=100]
-// Goals: a) building 100 calls of 12 turns (synthesis + resampling + speech extents + layout + mixing +
-// RTTM/STM) <= 1.2x synthesising their turns alone (the baseline, measured in the same run);
-// b) scoring DER and cpWER (with whole-call WER, dropped turns, loops) for 100 calls x 3 providers <= 2 s;
+// Goals: a) building 100 calls of 12 turns with the production buildCall (synthesis + resampling + speech
+// extents + layout + mixing) and writing their RTTM/STM <= 1.2x synthesising their turns alone (the
+// baseline, measured in the same run);
+// b) scoring DER and cpWER (with whole-call WER, dropped turns, loops) for 100 calls x 3 providers <= 2 s, as
+// the work kind scores a call (scoreCallResult) and the summary sums a provider's calls (conversationSummary);
 // c) memory flat in the number of calls: calls are built one at a time and their audio dropped once
 // mixed; the peak heap (after a collection, run with --expose-gc) over the first quarter vs all calls.
 import { availableParallelism } from 'node:os';
@@ -12,9 +14,10 @@ import { SENTENCES } from './lib/sentences.mjs';
 const dist = new URL('../dist/', import.meta.url);
 const load = (p) => import(new URL(p, dist).href);
 const { createTtsPool } = await load('server/engines/tts/pool.js');
-const { resamplePcm16 } = await load('server/audio/resample.js');
-const { mixTracks } = await load('server/audio/mix.js');
-const { speechBounds } = await load('shared/streaming/speech-bounds.js');
+const { buildCall } = await load('server/features/evaluations/conversations/build-call.js');
+const { callUtteranceId, plannedCalls } = await load('server/features/evaluations/conversations/create.js');
+const { scoreCallResult, callScoreOf } = await load('server/features/evaluations/conversations/score-call.js');
+const { getNormalizer } = await load('shared/normalizers/index.js');
 const { wordsOf } = await load('shared/normalize.js');
 const { createPrng } = await load('shared/stats.js');
 const conv = await load('shared/conversations/index.js');
@@ -22,7 +25,6 @@ const conv = await load('shared/conversations/index.js');
 const RUNS = Number(process.argv[2] ?? 3);
 const CALLS = Number(process.argv[3] ?? 100);
 const TURNS = 12;
-const RATE = 16_000;
 const VOICES = ['slt', 'rms', 'awb', 'kal16'].map((voice) => ({ engine: 'flite', voice, pitch: 0, rate: 1 }));
 const SPEAKERS = VOICES.map((v) => v.voice);
 const options = { calls: CALLS, turns: TURNS, speakersPerCall: 2, gapMs: [200, 800], overlap: 0.2 };
@@ -30,18 +32,21 @@ const planInput = (seed) => ({ options, seed, speakers: SPEAKERS, texts: SENTENC
 const voiceOf = (id) => VOICES[SPEAKERS.indexOf(id)];
 const now = () => performance.now();
 const words = (t) => wordsOf(t, true);
+const normalizer = getNormalizer('basic'); // an evaluation's default
 
 const pool = createTtsPool({ size: availableParallelism() });
 const cpu = () => {
   const u = process.cpuUsage(); // every thread of the process: the TTS workers too
   return (u.user + u.system) / 1000;
 };
+/** The synthesiser the build is given: a catalogue speaker's voice through the TTS pool, as in production. */
+const synthesize = (speakerId, text) => pool.synthesize(text, voiceOf(speakerId));
 /** Turn k of a plan synthesised (the same call the build makes). */
-const synth = (plan, t) => pool.synthesize(SENTENCES[t.textIndex], voiceOf(plan.speakers[t.slot]));
+const synth = (plan, t) => synthesize(plan.speakers[t.slot], SENTENCES[t.textIndex]);
 
 /**
- * Every call twice, back to back: its turns synthesised alone (the baseline), then the call built as the
- * evaluation builds it (synthesis, 16 kHz, speech extents, layout, mix, RTTM and STM). Interleaving call
+ * Every call twice, back to back: its turns synthesised alone (the baseline), then the call built by the
+ * evaluation's own buildCall (synthesis, 16 kHz, speech extents, layout, mix) and its RTTM and STM written. Interleaving call
  * by call puts both under the same load from other processes; wall and CPU time (all threads) are summed
  * for each. Only the truth of each call is kept; its audio is dropped once mixed.
  */
@@ -58,25 +63,14 @@ async function measure(seed) {
     t.synthCpu += cpu() - c;
     w = now();
     c = cpu();
-    const audio = await Promise.all(
-      plan.turns.map(async (turn) => {
-        const a = await synth(plan, turn);
-        return resamplePcm16(a.pcm, a.sampleRate, RATE);
-      }),
-    );
-    const extents = audio.map((pcm) => {
-      const b = speechBounds(pcm, RATE);
-      return { startMs: b.startMs ?? 0, endMs: b.endMs ?? 0, durationMs: b.durationMs };
-    });
-    const layout = conv.layoutCall(plan, extents);
-    const mixed = mixTracks(layout.turns.map((tn, k) => ({ pcm: audio[k], offset: tn.offsetMs * (RATE / 1000) })), RATE, layout.durationMs * (RATE / 1000));
-    const truth = layout.turns.map((tn) => ({ speaker: tn.speaker, start: tn.startMs / 1000, end: tn.endMs / 1000, text: SENTENCES[tn.textIndex] }));
-    const file = `call-${n}`;
-    const exported = conv.writeRttm(file, truth).length + conv.writeStm(file, truth.map((x) => ({ ...x, words: x.text }))).length;
-    if (exported === 0 || mixed.pcm.length === 0) throw new Error('empty call');
+    const built = await buildCall(plan, { texts: SENTENCES, synthesize });
+    const file = callUtteranceId(n);
+    // The exports as GET …/calls/{n}/reference.rttm and reference.stm write them from the stored truth.
+    const exported = conv.writeRttm(file, built.truth).length + conv.writeStm(file, built.truth.map((x) => ({ ...x, words: x.text }))).length;
+    if (exported === 0 || built.audio.pcm.length === 0) throw new Error('empty call');
     t.buildWall += now() - w;
     t.buildCpu += cpu() - c;
-    truths.push(truth);
+    truths.push(built.truth);
     // Peak live heap (after a collection; run with --expose-gc) over the first quarter of the calls and over all.
     if (n % 5 === 0 || n === CALLS) {
       global.gc?.();
@@ -102,7 +96,7 @@ function simulate(truth, random, { wordError, confusion, split }) {
       out.push({ text: random() < wordError ? 'uh' : w, start: t.start + i * step + 0.05, end: t.start + (i + 1) * step, speaker: `spk_${speaker}` });
     });
   }
-  return { transcript: out.map((w) => w.text).join(' '), words: out, diarized: true };
+  return { transcript: out.map((w) => w.text).join(' '), words: out, diarized: true, latency_ms: 1000, confidence: null };
 }
 const PROVIDERS = [
   { wordError: 0.03, confusion: 0.01, split: false },
@@ -122,25 +116,33 @@ for (let run = 1; run <= RUNS; run++) {
   const seed = run;
   const m = await measure(seed);
   const { truths } = m;
-  // Hypotheses are made outside the timed span; the baseline is whole-call WER alone over the same answers.
+  // Hypotheses and references (each call's turns' texts in turn order, as the evaluation stores them) are
+  // made outside the timed span; the baseline is the same scoring without diarization (whole-call WER,
+  // dropped turns and loops alone) over the same answers.
+  const references = plannedCalls({ options, seed, speakers: SPEAKERS.map((speakerId) => ({ speakerId })), texts: SENTENCES }).map((c) => c.reference);
   const random = createPrng(seed);
   const answers = truths.map((truth) => PROVIDERS.map((p) => simulate(truth, random, p)));
-  if (run === 1) for (let c = 0; c < truths.length; c++) for (const a of answers[c]) conv.scoreCall(truths[c], a, words); // JIT warm-up
+  /** Every call heard by every provider scored as the work kind scores it, then each provider's summary row's conversation columns. */
+  const scoreAll = (diarized) =>
+    PROVIDERS.map((_, p) => {
+      const rows = truths.map((truth, c) => scoreCallResult(truth, references[c], { ...answers[c][p], diarized }, normalizer));
+      return conv.conversationSummary(rows.map((r, c) => ({ call: callUtteranceId(c + 1), score: callScoreOf(r) })), { seed });
+    });
+  if (run === 1) scoreAll(true); // JIT warm-up
   let t0 = now();
-  for (let c = 0; c < truths.length; c++) for (const a of answers[c]) conv.scoreCall(truths[c], { ...a, diarized: false }, words);
+  scoreAll(false);
   const werOnly = now() - t0;
   t0 = now();
-  const scores = [];
-  for (let c = 0; c < truths.length; c++) for (const a of answers[c]) scores.push(conv.scoreCall(truths[c], a, words));
+  const summaries = scoreAll(true);
   const scoring = now() - t0;
-  const der = conv.derOf(conv.sumDerTimes(scores.map((s) => s.der)));
+  const der = summaries.map((x) => x.der);
   const row = { run, ...m, werOnly, scoring, der, heapQuarter: m.peak.quarter, heapAll: m.peak.all };
   rows.push(row);
   console.log(
     `run ${run}: synthesis alone ${(m.synthWall / 1000).toFixed(1)} s wall / ${(m.synthCpu / 1000).toFixed(1)} s CPU | build ${(m.buildWall / 1000).toFixed(1)} s / ${(m.buildCpu / 1000).toFixed(1)} s` +
       ` | ratio wall ${(m.buildWall / m.synthWall).toFixed(3)}, CPU ${(m.buildCpu / m.synthCpu).toFixed(3)} (goal <= 1.2)` +
       ` | scoring ${CALLS}x3 ${scoring.toFixed(0)} ms (goal <= 2000; WER-only baseline ${werOnly.toFixed(0)} ms, x${(scoring / werOnly).toFixed(2)})` +
-      ` | DER over all ${(der * 100).toFixed(2)}% | peak heap ${(row.heapQuarter / 2 ** 20).toFixed(1)} MB (${Math.floor(CALLS / 4)} calls) vs ${(row.heapAll / 2 ** 20).toFixed(1)} MB (${CALLS} calls), x${(row.heapAll / row.heapQuarter).toFixed(2)}`,
+      ` | DER per provider ${der.map((d) => `${(d * 100).toFixed(2)}%`).join(' / ')} | peak heap ${(row.heapQuarter / 2 ** 20).toFixed(1)} MB (${Math.floor(CALLS / 4)} calls) vs ${(row.heapAll / 2 ** 20).toFixed(1)} MB (${CALLS} calls), x${(row.heapAll / row.heapQuarter).toFixed(2)}`,
   );
 }
 console.log(
