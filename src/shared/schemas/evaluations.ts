@@ -480,4 +480,26 @@ export interface EvaluationReportInput {
   prices?: Record<string, number | null>;
   /** The adapter each provider token is bound to (caveats such as PocketSphinx on telephone audio). */
   adapters?: Record<string, string | null>;
+  /** Conversations (DESIGN §16.6): the first calls, in order, drawn as timelines. */
+  calls?: ReportCall[];
+}
+
+/** A speaker's stretch of a call, in seconds from its start. */
+export interface ReportSegment {
+  speaker: string;
+  start: number;
+  end: number;
+}
+
+/** One call of the report's conversation timelines: its reference turns and what each provider heard. */
+export interface ReportCall {
+  /** `call-{n}`, or a recorded call's id. */
+  utterance_id: string;
+  /** The reference turns (null until the call is built). */
+  turns: (ReportSegment & { text: string })[] | null;
+  /**
+   * Each provider × condition that heard the call: its speaker segments, `diarized: false` for a provider
+   * without diarization (no segments). A hearing that failed or has not run is absent.
+   */
+  hypotheses: { provider: string; condition: string; diarized: boolean; segments: ReportSegment[] }[];
 }

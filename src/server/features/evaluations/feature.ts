@@ -29,6 +29,7 @@ import { allUtterances, cancelEvaluationFor, EVALUATION_NOT_FOUND, evaluationOf,
 import { evaluationLists, evaluationPrices, toEvaluationDetail, toEvaluationListItem, toEvaluationUtterance, type ViewContext } from './views.js';
 import { renderEvaluationReport } from './report/html.js';
 import { callFile, type CallFile } from './conversations/exports.js';
+import { reportCalls } from './conversations/report-calls.js';
 
 /** What the evaluation routes call. `links` are a response's signed URLs and provider labels (`links(request)`). */
 export interface EvaluationsFeature {
@@ -107,13 +108,15 @@ export function createEvaluationsFeature(deps: {
       if (check === 'tampered') throw new DomainError('invalid_signature', 'Invalid report URL signature');
       if (check === 'expired') throw new DomainError('url_expired', 'Report URL has expired');
       const lists = evaluationLists(row);
+      const utterances = await allUtterances(db, row.id);
       return renderEvaluationReport({
         evaluation: toEvaluationDetail(row, links),
-        utterances: (await allUtterances(db, row.id)).map((u) => toEvaluationUtterance(u, lists, links)),
+        utterances: utterances.map((u) => toEvaluationUtterance(u, lists, links)),
         generatedAt: now,
         baseline: await baselineComparison(db, row),
         prices: evaluationPrices(row),
         adapters: Object.fromEntries(stt.states().map((p) => [p.id, p.adapter])),
+        calls: await reportCalls(db, row, utterances),
       });
     },
     callFile: async (userId, id, n, file, query) => callFile(db, await evaluationOf(db, id, userId), n, file, query),

@@ -233,6 +233,11 @@ export async function getCall(db: Db, evaluationId: string, idx: number): Promis
   return db.get<CallRow>('SELECT idx, utterance_id, truth FROM evaluation_calls WHERE evaluation_id = ? AND idx = ?', [evaluationId, idx]);
 }
 
+/** The first `limit` calls of an evaluation in call order (the report's timelines). */
+export async function listCalls(db: Db, evaluationId: string, limit: number): Promise<CallRow[]> {
+  return db.all<CallRow>('SELECT idx, utterance_id, truth FROM evaluation_calls WHERE evaluation_id = ? ORDER BY idx LIMIT ?', [evaluationId, limit]);
+}
+
 /** The stored metrics of one call × provider × condition (JSON `CallScore`), undefined before it is heard. */
 export async function getCallScores(db: Db, key: { evaluationId: string; idx: number; providerIndex: number; conditionIndex: number }): Promise<string | null | undefined> {
   const row = await db.get<{ call_scores: string | null }>(

@@ -28,6 +28,7 @@ import { baselineSection, costSection, perHour } from './over-time.js';
 import { costPerHour, sourceWords, verdictSection, type SourceWords } from './verdict.js';
 import { streamingSection } from './streaming.js';
 import { probeSections } from './probes.js';
+import { conversationSection } from './conversations.js';
 
 /** Renders the whole report page of an evaluation at `generatedAt`. */
 export function renderEvaluationReport(all: EvaluationReportInput): string {
@@ -58,6 +59,7 @@ ${ev.summary ? html`${legend(ev.providers, colours, view)}${werCharts(ev, summar
 <section id="heat-map" aria-labelledby="heat-h"><h2 id="heat-h">Provider × condition</h2>
 <p class="lead">WER over every group (group “all”); darker is worse.</p>
 ${ev.summary ? html`${heatMap({ title: 'WER by provider and condition', providers: ev.providers, conditions: ev.conditions, cells: heatCells(summary), label: view.label })}${totalsTable(summary, view, input.prices ?? {})}` : pendingNote(ev)}</section>
+${conversationSection(ev, input.utterances, input.calls ?? [], { label: view.label })}
 ${streamingSection(ev, utterances, { label: view.label, colour })}
 ${probeSections(ev, utterances, view.label)}
 ${latencySection(input, colours, view)}

@@ -34,6 +34,7 @@ section.verdict{border:2px solid #0b57d0;box-shadow:0 1px 6px rgba(11,87,208,.12
 .verdict svg.swatch{vertical-align:-1px}.outcome.significant{color:var(--ok);font-weight:600}.outcome.inconclusive{color:var(--warn);font-weight:600}.outcome.same{color:var(--muted)}
 #verdict-caveats li{margin:0 0 4px;font-size:13px}ul#verdict-caveats{margin:0;padding-left:20px}
 details.group-comparisons{margin:8px 0 0}details.group-comparisons summary{cursor:pointer;font-weight:600;font-size:14px;margin:4px 0}
+details.call{margin:8px 0 0}details.call summary{cursor:pointer;font-weight:600;font-size:14px;margin:4px 0}svg .seg{stroke:#fff;stroke-width:.6}.unsupported{color:var(--warn)}table.call-figures{margin:6px 0 0}
 a.listen{color:#0b57d0}.plain{font-size:13px;margin:2px 0}.plain b{color:var(--muted);font-weight:600;margin-right:4px}
 @media print{
   :root{--bg:#fff}body{font-size:11pt;-webkit-print-color-adjust:exact;print-color-adjust:exact}
