@@ -89,6 +89,7 @@ describe('a conversation evaluation of 10 calls × 12 turns (DESIGN §16)', () =
     const planned = plannedCalls({ texts: TEXTS, speakers: speakers.map((speakerId) => ({ speakerId, group: 'x' })), seed: 0, options: checkConversation(conversation) });
     expect((await charactersUsed(s)) - used).toBe(planned.reduce((a, c) => a + c.characters, 0));
 
+    // Ten calls of half a minute decoded by PocketSphinx: minutes on a busy machine, so the test waits as long as the poll.
     const detail = await pollEvaluation(s, id, { timeoutMs: 600_000 });
     expect(detail).toMatchObject({ status: 'completed', completed_utterances: 20, group_by: 'call', conversation: { calls: 10, turns: 12, speakers_per_call: 2, gap_ms: [200, 800], overlap: 0.2 } });
     expect(detail.summary.map((r: EvaluationSummaryRow) => [r.provider, r.group, r.speakers, r.utterances])).toEqual([
@@ -109,7 +110,7 @@ describe('a conversation evaluation of 10 calls × 12 turns (DESIGN §16)', () =
     items = page.body.items;
     expect(items.map((u) => u.utterance_id)).toEqual(Array.from({ length: 10 }, (_, i) => [`call-${i + 1}`, `call-${i + 1}`]).flat());
     expect(items.map((u) => u.reference)).toEqual(planned.flatMap((c) => [c.reference, c.reference]));
-  });
+  }, 660_000);
 
   it('decodes each whole call with PocketSphinx without dropping or repeating stretches', () => {
     for (const u of items.filter((x) => x.provider === 'local-sphinx')) {
@@ -146,6 +147,23 @@ describe('a conversation evaluation of 10 calls × 12 turns (DESIGN §16)', () =
     expect((await text(`/v1/evaluations/${id}/calls/1/hypothesis.rttm?provider=nope`)).status).toBe(400);
   });
 
+  it('draws the report’s Conversations panel from the stored truth and segments: call 1 open, the other nine folded (DESIGN §16.6)', async () => {
+    const detail = await call(s, 'GET', `/v1/evaluations/${id}`, { key: s.key });
+    const page = await fetch(detail.body.report_url);
+    expect(page.status).toBe(200);
+    const panel = (await page.text()).match(/<section id="conversations"[\s\S]*?<\/section>/)?.[0] ?? '';
+    expect(panel).toContain('<table id="conversation-metrics">');
+    expect([...panel.matchAll(/<details class="call" data-call="(call-\d+)">/g)].map((m) => m[1])).toEqual(Array.from({ length: 9 }, (_, i) => `call-${i + 2}`));
+    const svg = panel.match(/<svg class="chart timeline" data-call="call-1"[\s\S]*?<\/svg>/)?.[0] ?? '';
+    const lane = (key: string) => svg.match(new RegExp(`<g class="lane" ${key}>([\\s\\S]*?)</g>`))?.[1] ?? '';
+    const starts = (g: string) => [...g.matchAll(/data-speaker="([^"]+)" data-start="([^"]+)"/g)].map((m) => [m[1], m[2]]);
+    const rttmStarts = (rttm: string) => rttm.trim().split('\n').filter(Boolean).map((l) => l.split(' ')).map((f) => [f[7], Number(f[3]).toFixed(2)]);
+    expect(starts(lane('data-lane="reference"'))).toEqual(rttmStarts((await text(`/v1/evaluations/${id}/calls/1/reference.rttm`)).body));
+    const hyp = (await text(`/v1/evaluations/${id}/calls/1/hypothesis.rttm?provider=stt-b&condition=clean`)).body;
+    expect(starts(lane('data-lane="hypothesis" data-provider="stt-b"'))).toEqual(rttmStarts(hyp));
+    expect(lane('data-lane="hypothesis" data-provider="local-sphinx"')).toContain('unsupported: no diarization');
+  });
+
   it('scores a perfect diarizer of the same calls 0 on WER, cpWER and DER: the truth is exact', async () => {
     // The same texts, speakers, seed and options build the same calls: the fake answers each call's truth.
     const truthByAudio = new Map<string, FakeSpeakerWord[]>();
@@ -162,5 +180,5 @@ describe('a conversation evaluation of 10 calls × 12 turns (DESIGN §16)', () =
     expect(detail.summary[0]).toMatchObject({ wer: 0, cpwer: 0, der: 0, speaker_count_accuracy: 1, dropped_turns: 0, speakers: 3 });
     const calls = await call(s, 'GET', `/v1/evaluations/${created.body.evaluation_id}/utterances`, { key: s.key });
     for (const u of calls.body.items) expect(u).toMatchObject({ wer: 0, cpwer: 0, der: 0, speakers: 2, speakers_found: 2, dropped_turns: 0 });
-  });
+  }, 360_000);
 });
