@@ -43,7 +43,7 @@ beforeAll(async () => {
   expect(r.status, r.text).toBe(201);
   expect(r.body).toMatchObject({ layout: 'stm', utterances: 2, speakers: 0 });
   corpusId = r.body.corpus_id;
-});
+}, 180_000);
 afterAll(async () => {
   await s?.close();
   await deepgram?.close();
@@ -94,7 +94,7 @@ describe('a corpus of recorded calls (stm layout)', () => {
       const row = items.find((u) => u.utterance_id === c.id && u.provider === 'stt-b')!;
       expect(Math.abs(der - (row.der as number)), c.id).toBeLessThanOrEqual(0.001);
     }
-  });
+  }, 360_000);
 
   it('refuses to stream recorded calls, creating nothing', async () => {
     const r = await call(s, 'POST', '/v1/evaluations', { key: s.key, json: { corpus_id: corpusId, providers: ['local-sphinx'], mode: 'streaming' } });
