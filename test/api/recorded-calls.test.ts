@@ -76,6 +76,7 @@ describe('a corpus of recorded calls (stm layout)', () => {
     const items = (await call(s, 'GET', `/v1/evaluations/${id}/utterances`, { key: s.key })).body.items as EvaluationUtterance[];
     // calls/{n} numbers the calls in id order.
     expect(items.map((u) => u.utterance_id)).toEqual(['call-a', 'call-a', 'call-b', 'call-b']);
+    expect(new Set(items.map((u) => u.group))).toEqual(new Set(['all']));
     for (const u of items.filter((x) => x.provider === 'local-sphinx')) {
       expect(u).toMatchObject({ error: null, speakers: 2, speakers_found: null, loop: false });
       expect(u.wer).toBeLessThan(0.5);

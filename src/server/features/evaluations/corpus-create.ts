@@ -16,6 +16,7 @@ import { EVALUATION_LIMITS } from '../../../shared/constants.js';
 import { insertCorpusEvaluation, type CorpusItemRow } from './repository.js';
 import { CONVERSATION_GROUP_BY, RECORDED_CALLS } from './conversations/create.js';
 import { CONVERSATION_STREAMING_MESSAGE } from './request.js';
+import { ALL_GROUPS } from './summary.js';
 import { billingPeriod } from '../limits/index.js';
 import { CORPUS_MESSAGES } from '../../../shared/corpus/messages.js';
 import { assertActiveSubscription } from '../accounts/index.js';
@@ -141,7 +142,7 @@ export async function createCorpusEvaluation(
     audioId: u.audioId,
     reference: u.reference,
     block: corpusBlock(u),
-    group: corpusGroupValue(u, groupBy),
+    group: calls ? ALL_GROUPS : corpusGroupValue(u, groupBy),
   }));
   await db.transaction(async () => {
     await insertCorpusEvaluation(
