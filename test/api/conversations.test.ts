@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { call } from '../helpers/core-http.js';
 import { charactersUsed, fliteSpeaker } from '../helpers/audio-jobs.js';
+import { CONVERSATION_DEFAULT_SPEAKERS } from '../../src/cli/eval/request.js';
 
 // Synthetic conversations (DESIGN §16.1): the rules of `conversation` on POST /v1/evaluations, against a real
 // server process (SQLite in the sqlite project, PostgreSQL in the postgres one).
@@ -54,6 +55,14 @@ describe('POST /v1/evaluations with conversation (DESIGN §16.1)', () => {
     await expect400({ ...body({ calls: 2 }), probes: { non_speech: {} } }, 'probes do not apply to a conversation');
     expect((await call(s, 'GET', '/v1/evaluations', { key: s.key })).body.total).toBe(before.body.total);
     expect(await charactersUsed(s)).toBe(used);
+  });
+
+  it('takes the CLI\'s default voices for a conversation (two of each gender) and draws each call\'s speakers from them', async () => {
+    const r = await post({ texts: ['Good morning.', 'How can I help?'], speakers: { ...CONVERSATION_DEFAULT_SPEAKERS, filter: {} }, providers: ['local-sphinx'], conversation: { calls: 2, turns: 2, speakers_per_call: 4 } });
+    expect(r.status, r.text).toBe(201);
+    expect(r.body.total_utterances).toBe(2);
+    const cancelled = await call(s, 'POST', `/v1/evaluations/${r.body.evaluation_id}/cancel`, { key: s.key });
+    expect(cancelled.status, cancelled.text).toBe(200);
   });
 
   it('refuses a conversation with a corpus, before the corpus is looked up', async () => {

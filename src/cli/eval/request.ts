@@ -125,10 +125,17 @@ export interface RunPlan {
 }
 
 /**
- * The speaker selection of `eval run`: `--speaker` ids, or `--filter key=value…` with `--group-by` and
- * `--per-group`. Keys and groupings come from the shared schema (loaded here, not at CLI start-up).
+ * The voices of a conversation when none are chosen (DESIGN §16.6's `eval run --texts F --conversation`
+ * names none): two of each gender from the whole catalogue, seeded — enough for 4 speakers a call.
  */
-export async function speakerSelection(flags: Pick<RunFlags, 'speaker' | 'filter' | 'groupBy' | 'perGroup' | 'seed'>): Promise<EvaluationSpeakers> {
+export const CONVERSATION_DEFAULT_SPEAKERS = Object.freeze({ filter: {}, group_by: 'gender', per_group: 2 } as const);
+
+/**
+ * The speaker selection of `eval run`: `--speaker` ids, or `--filter key=value…` with `--group-by` and
+ * `--per-group`; a conversation without either takes CONVERSATION_DEFAULT_SPEAKERS. Keys and groupings
+ * come from the shared schema (loaded here, not at CLI start-up).
+ */
+export async function speakerSelection(flags: Pick<RunFlags, 'speaker' | 'filter' | 'groupBy' | 'perGroup' | 'seed'>, opts: { conversation?: boolean } = {}): Promise<EvaluationSpeakers> {
   const { EVALUATION_GROUP_BY, EvaluationSpeakerFilter } = await import('../../shared/schemas/evaluations.js');
   if (flags.groupBy !== undefined && !(EVALUATION_GROUP_BY as readonly string[]).includes(flags.groupBy)) {
     throw usageError(`--group-by must be one of ${EVALUATION_GROUP_BY.join(', ')}, got '${flags.groupBy}'`);
@@ -142,6 +149,7 @@ export async function speakerSelection(flags: Pick<RunFlags, 'speaker' | 'filter
     return { ids, ...(groupBy ? { group_by: groupBy } : {}), ...seed };
   }
   if (!flags.filter?.length && groupBy === undefined && flags.perGroup === undefined) {
+    if (opts.conversation) return { ...CONVERSATION_DEFAULT_SPEAKERS, filter: {}, ...seed };
     throw usageError('Choose speakers with --speaker ID… or --filter key=value… --group-by G --per-group K', 'see `voxctl speakers facets` for the values');
   }
   const keys = Object.keys(EvaluationSpeakerFilter.properties);
@@ -208,7 +216,7 @@ export async function runRequest(ctx: HandlerContext, flags: RunFlags): Promise<
   const body = {
     ...common,
     ...(texts ? { texts } : { dataset_id: flags.dataset! }),
-    speakers: await speakerSelection(flags),
+    speakers: await speakerSelection(flags, { conversation: conversation !== undefined }),
   };
   return { body, providers };
 }

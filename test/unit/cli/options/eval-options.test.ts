@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { CliError } from '../../../../src/cli/core/errors.js';
 import { evalReportOptions, evalRunOptions, gatesOf, utterancesQuery } from '../../../../src/cli/eval/options.js';
-import { conversationFrom, derOption } from '../../../../src/cli/eval/request.js';
+import { conversationFrom, derOption, speakerSelection } from '../../../../src/cli/eval/request.js';
 
 // The options of `eval run|utterances|report`, parsed from commander's flags without a program or a service.
 const usage = (fn: () => unknown) => {
@@ -96,6 +96,13 @@ describe('eval run --conversation, --overlap and --max-der (DESIGN §16.6)', () 
     expect(await refused(conversationFrom({ conversation: '2:12:5' }))).toEqual({ message: 'conversation.speakers_per_call must be 2..4', exit: 2 });
     expect(await refused(conversationFrom({ conversation: '2', overlap: 0.6 }))).toEqual({ message: 'conversation.overlap must be 0..0.5', exit: 2 });
     expect((await refused(conversationFrom({ conversation: '2x' }))).exit).toBe(2);
+  });
+
+  it('a conversation without chosen voices takes two of each gender (DESIGN §16.6 names none); other runs still must choose', async () => {
+    expect(await speakerSelection({}, { conversation: true })).toEqual({ filter: {}, group_by: 'gender', per_group: 2 });
+    expect(await speakerSelection({ seed: 7 }, { conversation: true })).toEqual({ filter: {}, group_by: 'gender', per_group: 2, seed: 7 });
+    expect(await speakerSelection({ speaker: ['spk_a,spk_b'] }, { conversation: true })).toEqual({ ids: ['spk_a', 'spk_b'] });
+    expect((await refused(speakerSelection({}))).message).toBe('Choose speakers with --speaker ID… or --filter key=value… --group-by G --per-group K');
   });
 
   it('--overlap needs --conversation, and a corpus takes no conversation', async () => {
