@@ -5,7 +5,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { call, type Reply } from '../helpers/core-http.js';
 import { charactersUsed, fliteSpeaker, postMultipart, promoteToEnterprise } from '../helpers/audio-jobs.js';
-import { pollEvaluation } from '../helpers/evaluations.js';
+import { fakeProvidersConfig, pollEvaluation } from '../helpers/evaluations.js';
+import { startFakeVendor, type FakeVendor } from '../helpers/fake-stt-vendors.js';
+import { testBackend } from '../helpers/postgres.js';
 import { buildCorpus, packCorpus, recordings, type Layout, type Recording } from '../helpers/corpus-fixtures.js';
 import { createUserWithKey } from '../../src/server/features/accounts/users.js';
 import { parseWav } from '../../src/server/audio/wav.js';
@@ -14,11 +16,17 @@ import { scoredUtterancesForCompare } from '../../src/server/features/evaluation
 
 // Evaluations on a recorded corpus (DESIGN §10.5), on real human speech: the pocketsphinx-testdata
 // recordings (five LibriVox sentences of one reader, five card names of another) uploaded as corpora.
+// On SQLite PocketSphinx hears them. On PostgreSQL a Deepgram fake on loopback does, except the streaming
+// run: what the backend changes is what is stored and read back, and PocketSphinx on real speech is the
+// SQLite pass's subject (its minute of CPU would only repeat it).
+const ON_POSTGRES = testBackend() === 'postgres';
+const STT = ON_POSTGRES ? 'stt-b' : 'local-sphinx';
 
 /** A parsed JSON body. */
 type Json = Reply['body'];
 
 let s: TestServer;
+let fake: FakeVendor | undefined;
 let root: string;
 const post = (json: unknown, key = s.key) => call(s, 'POST', '/v1/evaluations', { key, json });
 const expect400 = async (json: unknown, detail: string) => {
@@ -42,13 +50,16 @@ let libri: Json; // librispeech: speakers, chapter metadata, no gender
 
 beforeAll(async () => {
   root = mkdtempSync(join(tmpdir(), 'voxctl-corpus-eval-'));
-  s = await startTestServer();
+  fake = ON_POSTGRES ? await startFakeVendor('deepgram') : undefined;
+  const configPath = fake && fakeProvidersConfig(root, { [STT]: { adapter: 'deepgram', model: 'nova-3', fake } });
+  s = await startTestServer(configPath ? { options: { configPath } } : {});
   await promoteToEnterprise(s);
   genderCorpus = await upload('gendered', 'audiofolder', all);
   libri = await upload('libri', 'librispeech', cards);
 });
 afterAll(async () => {
   await s?.close();
+  await fake?.close();
   rmSync(root, { recursive: true, force: true });
 });
 
@@ -106,12 +117,12 @@ describe('POST /v1/evaluations with corpus_id (DESIGN §10.5)', () => {
   });
 });
 
-describe('a corpus evaluation end to end on local-sphinx (DESIGN §10.5)', () => {
+describe(`a corpus evaluation end to end on ${STT} (DESIGN §10.5)`, () => {
   let ev: Json;
   let rows: Json[];
 
   beforeAll(async () => {
-    const created = await post({ name: 'recorded', corpus_id: genderCorpus.corpus_id, providers: ['local-sphinx'], conditions: ['clean', 'telephone'], sample: { size: 6, seed: 1 } });
+    const created = await post({ name: 'recorded', corpus_id: genderCorpus.corpus_id, providers: [STT], conditions: ['clean', 'telephone'], sample: { size: 6, seed: 1 } });
     expect(created.status, created.text).toBe(201);
     // The corpus may not be deleted while the evaluation runs.
     const busy = await call(s, 'DELETE', `/v1/corpora/${genderCorpus.corpus_id}`, { key: s.key });
@@ -128,7 +139,7 @@ describe('a corpus evaluation end to end on local-sphinx (DESIGN §10.5)', () =>
     for (const u of rows) {
       const rec = byId.get(u.utterance_id);
       expect(rec, u.utterance_id).toBeDefined();
-      expect(u).toMatchObject({ speaker_id: rec!.speaker, group: rec!.gender, reference: rec!.text, provider: 'local-sphinx' });
+      expect(u).toMatchObject({ speaker_id: rec!.speaker, group: rec!.gender, reference: rec!.text, provider: STT });
     }
     // The same seed chose the same six recordings under both conditions.
     expect(new Set(rows.map((u) => u.utterance_id)).size).toBe(6);
@@ -149,7 +160,7 @@ describe('a corpus evaluation end to end on local-sphinx (DESIGN §10.5)', () =>
     const scores = clean.map((u) => ({ speaker: u.speaker_id, errors: u.substitutions + u.deletions + u.insertions, referenceWords: u.reference.split(' ').length }));
     expect(summary.wer_ci95).toEqual(speakerBootstrapCi(scores, { seed: 1 }));
     // Read human speech: PocketSphinx gets most words right.
-    expect(summary.wer).toBeLessThan(0.5);
+    if (!ON_POSTGRES) expect(summary.wer).toBeLessThan(0.5);
   });
 
   it('names the recorded corpus in the report', async () => {
@@ -171,7 +182,7 @@ describe('a corpus without speakers (DESIGN §10.5)', () => {
   it('makes each utterance its own bootstrap block; rows have no speaker', async () => {
     const c = await upload('anonymous', 'audiofolder', cards.slice(0, 3), s.key, { speakers: false });
     expect(c.speakers).toBe(0);
-    const created = await post({ corpus_id: c.corpus_id, providers: ['local-sphinx'] });
+    const created = await post({ corpus_id: c.corpus_id, providers: [STT] });
     expect(created.status, created.text).toBe(201);
     const ev = await pollEvaluation(s, created.body.evaluation_id, { timeoutMs: 120_000 });
     expect(ev).toMatchObject({ status: 'completed', group_by: 'speaker' });
@@ -185,7 +196,7 @@ describe('a corpus without speakers (DESIGN §10.5)', () => {
 describe('comparing two runs on a corpus (DESIGN §11.3)', () => {
   it('matches recordings by corpus and utterance id: only those both samples drew count', async () => {
     const run = async (size: number, seed: number) => {
-      const created = await post({ corpus_id: libri.corpus_id, providers: ['local-sphinx'], sample: { size, seed } });
+      const created = await post({ corpus_id: libri.corpus_id, providers: [STT], sample: { size, seed } });
       expect(created.status, created.text).toBe(201);
       const ev = await pollEvaluation(s, created.body.evaluation_id, { timeoutMs: 120_000 });
       const items = (await call(s, 'GET', `/v1/evaluations/${ev.evaluation_id}/utterances?limit=100`, { key: s.key })).body.items as Json[];
@@ -210,7 +221,7 @@ describe('comparing two runs on a corpus (DESIGN §11.3)', () => {
 
 describe('reruns and streaming on a corpus (DESIGN §11.2, §13.2)', () => {
   it('reruns on the same recordings: same corpus, utterances and seed, nothing changed against it', async () => {
-    const created = await post({ corpus_id: libri.corpus_id, providers: ['local-sphinx'], sample: { size: 3, seed: 11 } });
+    const created = await post({ corpus_id: libri.corpus_id, providers: [STT], sample: { size: 3, seed: 11 } });
     expect(created.status, created.text).toBe(201);
     const first = await pollEvaluation(s, created.body.evaluation_id, { timeoutMs: 120_000 });
     const again = await call(s, 'POST', `/v1/evaluations/${first.evaluation_id}/rerun`, { key: s.key });
