@@ -37,7 +37,6 @@ export const ERROR_CODES = Object.freeze([
   'internal_error',
   'synthesis_failed',
   'service_unavailable',
-  'not_implemented',
 ] as const);
 export type ErrorCode = (typeof ERROR_CODES)[number];
 

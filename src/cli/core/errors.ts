@@ -83,7 +83,6 @@ export const EXIT_BY_ERROR_CODE: Readonly<Record<ErrorCode, ExitCode>> = Object.
   internal_error: ExitCode.error,
   synthesis_failed: ExitCode.error,
   service_unavailable: ExitCode.error,
-  not_implemented: ExitCode.error,
 });
 
 /**

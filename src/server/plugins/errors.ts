@@ -83,7 +83,6 @@ export const STATUS_BY_CODE: Readonly<Record<ErrorCode, number>> = Object.freeze
   internal_error: 500,
   synthesis_failed: 500,
   service_unavailable: 503,
-  not_implemented: 501,
 });
 
 /** The HTTP status of an error code. */
