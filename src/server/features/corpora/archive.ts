@@ -43,17 +43,25 @@ function isTarHeader(block: Buffer): boolean {
   return sum === stored && block[0] !== 0;
 }
 
+/** Bytes of an archive's head that tell its kind (a tar header is one 512-byte block). */
+export const SNIFF_BYTES = 512;
+
+/** The archive's kind from its first bytes (up to `SNIFF_BYTES` of them), or undefined. */
+export function archiveKindOf(head: Buffer): ArchiveKind | undefined {
+  const b = head.subarray(0, SNIFF_BYTES);
+  if (b.length >= 4 && b[0] === 0x50 && b[1] === 0x4b && [0x0304, 0x0506, 0x0708].includes(b.readUInt16BE(2))) return 'zip';
+  if (b.length >= 3 && b[0] === 0x1f && b[1] === 0x8b && b[2] === 0x08) return 'tgz';
+  if (isTarHeader(b)) return 'tar';
+  return undefined;
+}
+
 /** The archive's kind from its first bytes (never its name), or undefined. */
 export async function sniffArchive(path: string): Promise<ArchiveKind | undefined> {
   const fh = await open(path, 'r');
   try {
-    const head = Buffer.alloc(512);
-    const { bytesRead } = await fh.read(head, 0, 512, 0);
-    const b = head.subarray(0, bytesRead);
-    if (b.length >= 4 && b[0] === 0x50 && b[1] === 0x4b && [0x0304, 0x0506, 0x0708].includes(b.readUInt16BE(2))) return 'zip';
-    if (b.length >= 3 && b[0] === 0x1f && b[1] === 0x8b && b[2] === 0x08) return 'tgz';
-    if (isTarHeader(b)) return 'tar';
-    return undefined;
+    const head = Buffer.alloc(SNIFF_BYTES);
+    const { bytesRead } = await fh.read(head, 0, SNIFF_BYTES, 0);
+    return archiveKindOf(head.subarray(0, bytesRead));
   } finally {
     await fh.close();
   }
@@ -221,7 +229,7 @@ const truncatedEntry = (err: unknown): string | undefined => {
  * re-concatenates whatever follows on every chunk it is given, so a small .tgz of endless trailing zeros
  * would spin a core for hours (DESIGN §17.3 — at most one chunk past the end is read).
  */
-async function extractTar(archive: string, dest: string, budget: Budget, limits: ExtractLimits, gzipped: boolean, signal?: AbortSignal): Promise<string[]> {
+async function extractTar(source: Readable, dest: string, budget: Budget, limits: ExtractLimits, gzipped: boolean, signal?: AbortSignal): Promise<string[]> {
   const { Parser } = await import('tar');
   const files: string[] = [];
   const parser = new Parser({ strict: true });
@@ -288,7 +296,7 @@ async function extractTar(archive: string, dest: string, budget: Budget, limits:
     fail(err instanceof DomainError ? err : short !== undefined ? corruptEntry(short) : notAnArchive());
   });
   const ended = new Promise<void>((resolve) => parser.on('end', () => resolve()).on('abort', () => resolve()));
-  const stages: (Readable | Transform)[] = [createReadStream(archive)];
+  const stages: (Readable | Transform)[] = [source];
   if (gzipped) stages.push(createGunzip(), new Budget({ maxEntries: Infinity, maxExpandedBytes: limits.maxExpandedBytes + limits.maxEntries * 2048 + 1024 * 1024 }).meter());
   const feed = async (source: AsyncIterable<Buffer>, { signal: failed }: { signal: AbortSignal }) => {
     // The pipeline aborts `failed` when a stage before this one errs (a gzip stream cut short): the wait
@@ -335,6 +343,24 @@ export async function extractArchive(
   const kind = await sniffArchive(archive);
   if (!kind) throw notAnArchive();
   const budget = new Budget(limits);
-  const files = kind === 'zip' ? await extractZip(archive, dest, budget, limits, signal) : await extractTar(archive, dest, budget, limits, kind === 'tgz', signal);
+  const files =
+    kind === 'zip' ? await extractZip(archive, dest, budget, limits, signal) : await extractTar(createReadStream(archive), dest, budget, limits, kind === 'tgz', signal);
   return { kind, files: [...new Set(files)] };
+}
+
+/**
+ * Extracts a tar or gzip'd tar from `source` as its bytes arrive (an upload being received), with the
+ * same checks, limits and errors as `extractArchive`. Reads `source` only until the archive's end: what
+ * follows it is left unread (the caller drains or drops it). On error `dest` may hold a part: the caller
+ * removes it.
+ */
+export async function extractTarStream(
+  kind: 'tar' | 'tgz',
+  source: Readable,
+  dest: string,
+  limits: ExtractLimits = DEFAULT_EXTRACT_LIMITS,
+  signal?: AbortSignal,
+): Promise<string[]> {
+  const files = await extractTar(source, dest, new Budget(limits), limits, kind === 'tgz', signal);
+  return [...new Set(files)];
 }

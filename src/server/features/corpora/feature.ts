@@ -1,10 +1,12 @@
 /** The corpora feature as its routes use it: uploads built into corpora, listed, shown and deleted (DESIGN §10, §17). */
+import type { Readable } from 'node:stream';
 import type { Db } from '../../storage/db.js';
 import type { Clock } from '../../clock.js';
 import type { PageOf } from '../../../shared/schemas/common.js';
 import type { Corpus, CorpusUtterance } from '../../../shared/schemas/corpora.js';
 import type { AudioBlobStore, AudioLinkFor } from '../audio/index.js';
 import { createCorpusFromArchive, openUploadDir, type CorpusSettings, type UploadDir } from './upload.js';
+import { receiveArchive, type ReceivedArchive } from './receive.js';
 import { corpusPage, corpusUtterancePage, deleteCorpus, getCorpus } from './service.js';
 
 /** What the corpora routes call. */
@@ -13,8 +15,10 @@ export interface CorporaFeature {
   readonly settings: CorpusSettings;
   /** A new folder of its own for one upload's archive and files (the caller removes it). */
   openUploadDir(): Promise<UploadDir>;
-  /** Builds the corpus of the archive in `dir` (checked, extracted, decoded, stored); nothing stays on error. */
-  create(userId: string, name: string, dir: UploadDir, signal: AbortSignal): Promise<Corpus>;
+  /** Reads an uploaded archive into `dir` as it arrives (a tar extracted on the way, a zip kept whole). */
+  receive(dir: UploadDir, body: Readable, signal: AbortSignal): Promise<ReceivedArchive>;
+  /** Builds the corpus of the archive received into `dir` (checked, extracted, decoded, stored); nothing stays on error. */
+  create(userId: string, name: string, dir: UploadDir, received: ReceivedArchive, signal: AbortSignal): Promise<Corpus>;
   page(userId: string, paging: { limit: number; offset: number }): Promise<PageOf<Corpus>>;
   get(userId: string, id: string): Promise<Corpus>;
   /** A page of a corpus's utterances in manifest order, each with its audio link. */
@@ -29,7 +33,8 @@ export function createCorporaFeature(deps: { db: Db; blobs: AudioBlobStore; cloc
   return {
     settings,
     openUploadDir: () => openUploadDir(settings),
-    create: (userId, name, dir, signal) => createCorpusFromArchive(deps, { userId, name, dir, signal }),
+    receive: (dir, body, signal) => receiveArchive(body, dir, settings.limits, signal),
+    create: (userId, name, dir, received, signal) => createCorpusFromArchive(deps, { userId, name, dir, received, signal }),
     page: (userId, paging) => corpusPage(db, { userId, ...paging }),
     get: (userId, id) => getCorpus(db, { userId, id }),
     utterances: (userId, id, paging, link) => corpusUtterancePage(db, { userId, id, ...paging, urlFor: link }),

@@ -1,5 +1,3 @@
-import { createWriteStream } from 'node:fs';
-import { pipeline } from 'node:stream/promises';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { errorResponses, PagingQuery } from '../../../shared/schemas/common.js';
@@ -11,6 +9,7 @@ import { requireAuth } from '../accounts/index.js';
 import { ApiError } from '../../errors.js';
 import { DomainError, validationFailed } from '../../../shared/errors.js';
 import type { UploadDir } from './upload.js';
+import type { ReceivedArchive } from './receive.js';
 import { UploadSlots } from './upload-slots.js';
 
 /** @fastify/multipart's signal that the file part passed `fileSize`. */
@@ -68,9 +67,9 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
       const fields: Record<string, string> = {};
       let dir: UploadDir | undefined;
       try {
-        let received = false;
+        let received: ReceivedArchive | undefined;
         try {
-          // The archive streams to disk as it arrives: its limit is this route's own (other routes keep 25 MB).
+          // The archive is read as it arrives (a tar extracted on the way): its limit is this route's own (other routes keep 25 MB).
           for await (const part of request.parts({ limits: { fileSize: limits.archiveBytes, files: 1, fields: 10, fieldSize: 64 * 1024 } })) {
             left.signal.throwIfAborted();
             if (part.type === 'file') {
@@ -79,9 +78,8 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
                 continue;
               }
               dir = await corpora.openUploadDir();
-              await pipeline(part.file, createWriteStream(dir.archive, { mode: 0o600 }), { signal: left.signal });
+              received = await corpora.receive(dir, part.file, left.signal);
               if (part.file.truncated) throw tooBig();
-              received = true;
             } else if (typeof part.value === 'string') {
               fields[part.fieldname] ??= part.value;
             }
@@ -92,7 +90,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
         }
         const name = parseCorpusName(fields.name);
         if (!received || !dir) throw validationFailed(CORPUS_MESSAGES.fileMissing);
-        return reply.code(201).send(await corpora.create(auth.userId, name, dir, left.signal));
+        return reply.code(201).send(await corpora.create(auth.userId, name, dir, received, left.signal));
       } finally {
         reply.raw.off('close', onClose);
         await dir?.remove();

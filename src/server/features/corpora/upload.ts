@@ -1,6 +1,6 @@
 /**
  * Turns an uploaded archive into a corpus (DESIGN §10.1-10.3), all or nothing. The archive is extracted
- * into the upload's own folder under `{dataDir}/tmp/corpora`, its layout and every manifest line checked,
+ * into the upload's own folder under `{dataDir}/tmp/corpora` (a tar as it is received, `receive.ts`), its layout and every manifest line checked,
  * every audio file decoded (two at a time, one file in memory per worker) and written to the blob store
  * under names derived from a `corpus_uploads` row committed first; then the corpus, its audio rows and its
  * utterances are inserted, and the upload row deleted, in one transaction. A rejected upload removes its
@@ -20,7 +20,8 @@ import { CORPUS_MESSAGES, folderFiles, parseCorpus, type CorpusUtterance } from 
 import { validationFailed } from '../../../shared/errors.js';
 import { decodeAudioFiles, FileDecodeError, type DecodedFile } from '../../audio/file-decode.js';
 import { encodeWav, roundedDuration } from '../../audio/wav.js';
-import { DEFAULT_EXTRACT_LIMITS, extractArchive, type ExtractLimits } from './archive.js';
+import { DEFAULT_EXTRACT_LIMITS, type ExtractLimits } from './archive.js';
+import { extractReceived, type ReceivedArchive } from './receive.js';
 import { corpusView } from './views.js';
 import type { Corpus } from '../../../shared/schemas/corpora.js';
 
@@ -58,10 +59,11 @@ export interface CorpusDeps {
   settings: CorpusSettings;
 }
 
-/** The folder of one upload: the received archive goes to `archive`; `remove` deletes it all. */
+/** The folder of one upload: a received zip goes to `archive`, extracted files under `files`; `remove` deletes it all. */
 export interface UploadDir {
   path: string;
   archive: string;
+  files: string;
   remove(): Promise<void>;
 }
 
@@ -69,7 +71,7 @@ export interface UploadDir {
 export async function openUploadDir(settings: CorpusSettings): Promise<UploadDir> {
   const path = join(settings.tmpRoot, `${process.pid}-${randomBytes(8).toString('hex')}`);
   await mkdir(path, { recursive: true, mode: 0o700 });
-  return { path, archive: join(path, 'archive'), remove: () => rm(path, { recursive: true, force: true }) };
+  return { path, archive: join(path, 'archive'), files: join(path, 'files'), remove: () => rm(path, { recursive: true, force: true }) };
 }
 
 /** How many batches decode at once: WebAssembly decoding interleaves with the blob writes, ffmpeg (M4A) runs single-threaded, and the machine's other work needs a core. */
@@ -168,17 +170,16 @@ export async function discardUpload(db: Db, blobs: AudioBlobStore, upload: { id:
 }
 
 /**
- * Builds the corpus of the archive at `dir.archive` for `userId` (the name already checked) and returns
- * its view. Throws DESIGN §10.3's errors with nothing stored; the caller removes `dir`.
+ * Builds the corpus of the archive `received` into `dir` (`receiveArchive`) for `userId` (the name already
+ * checked) and returns its view. Throws DESIGN §10.3's errors with nothing stored; the caller removes `dir`.
  */
 export async function createCorpusFromArchive(
   deps: CorpusDeps,
-  input: { userId: string; name: string; dir: UploadDir; signal?: AbortSignal },
+  input: { userId: string; name: string; dir: UploadDir; received: ReceivedArchive; signal?: AbortSignal },
 ): Promise<Corpus> {
   const { signal } = input;
-  const filesDir = join(input.dir.path, 'files');
-  await mkdir(filesDir, { mode: 0o700 });
-  const { files } = await extractArchive(input.dir.archive, filesDir, deps.settings.limits, signal);
+  const filesDir = input.dir.files;
+  const files = await extractReceived(input.received, input.dir, deps.settings.limits, signal);
   signal?.throwIfAborted();
   const parsed = await parseCorpus(files, folderFiles(filesDir), { maxUtterances: deps.settings.limits.maxUtterances });
   signal?.throwIfAborted();
