@@ -9,14 +9,15 @@
 //              sampled every 100 ms during the upload — goal ≤ 300 MB;
 //   evaluate — an evaluation of a seeded sample of BENCH_SAMPLE (default 200) utterances on local-sphinx
 //              (clean) vs pocketsphinx_continuous run directly on the same audio (16 kHz raw, prepared
-//              before the clock starts), as many at once as cores — goal ≤ 1.1×.
+//              before the clock starts), as many at once as cores — goal ≤ 1.1×; BENCH_SAMPLE=0 skips it.
 // FLAC is decoded by the WebAssembly decoders in the server's process (DESIGN §17.4), so the upload's CPU is the
 // server's own and the baseline's is this process's.
 // Prints figures and ratios — wall time, and CPU seconds (the server's, or this process's and its reaped
 // children: PocketSphinx, the CLI), which other tenants of a shared machine do not move; asserts nothing.
-// BENCH_RUNS (default 3) repeats it.
+// BENCH_RUNS (default 3) repeats it. BENCH_CORPUS_DIR keeps the generated corpus there and reuses it on the
+// next run with the same BENCH_UTTERANCES (generating 1,000 files takes a minute or two).
 import { execFile } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { api, cpuSeconds, memory, serve, stop } from './lib/service.mjs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -124,13 +125,15 @@ async function runOnce(n, corpusDir, files) {
       maxRss = Math.max(maxRss, memory(server.pid).rss);
     }, 100);
     const t0 = performance.now();
-    const c0 = cpuSeconds(server.pid) + cpuSeconds(process.pid);
+    const s0 = cpuSeconds(server.pid);
+    const c0 = s0 + cpuSeconds(process.pid);
     const up = await run(process.execPath, [BIN, '--base-url', server.url, '--json', 'corpus', 'upload', corpusDir, '--name', `bench ${n}`], {
       env: { ...process.env, VOXCTL_API_KEY: KEY },
       maxBuffer: 64 * 1024 * 1024,
     });
     const upload = performance.now() - t0;
     // The server's CPU plus this process's reaped children (the CLI that tarred and sent the folder).
+    const serverCpu = cpuSeconds(server.pid) - s0;
     const uploadCpu = cpuSeconds(server.pid) + cpuSeconds(process.pid) - c0;
     clearInterval(sampler);
     const corpus = JSON.parse(up.stdout);
@@ -141,6 +144,8 @@ async function runOnce(n, corpusDir, files) {
     await decodeAlone(files);
     const decode = performance.now() - t1;
     const decodeCpu = cpuSeconds(process.pid) - c1;
+
+    if (SAMPLE === 0) return { corpus, upload, decode, uploadCpu, serverCpu, decodeCpu, idleRss, maxRss };
 
     // --- evaluation of a sample on local-sphinx --------------------------------------------------------------
     const t2 = performance.now();
@@ -190,7 +195,7 @@ async function runOnce(n, corpusDir, files) {
     rmSync(rawDir, { recursive: true, force: true });
     const all = detail.summary.find((r) => r.group === 'all');
     return {
-      corpus, upload, decode, uploadCpu, decodeCpu, idleRss, maxRss, evaluation, direct, evaluationCpu, directCpu,
+      corpus, upload, decode, uploadCpu, serverCpu, decodeCpu, idleRss, maxRss, evaluation, direct, evaluationCpu, directCpu,
       evaluated: utterances.length, wer: all?.wer, speakers: all?.speakers,
     };
   } finally {
@@ -198,10 +203,18 @@ async function runOnce(n, corpusDir, files) {
   }
 }
 
-const corpusDir = mkdtempSync(join(tmpdir(), 'voxctl-bench-corpus-src-'));
+const keptDir = process.env.BENCH_CORPUS_DIR;
+const corpusDir = keptDir ? join(keptDir, `corpus-${UTTERANCES}`) : mkdtempSync(join(tmpdir(), 'voxctl-bench-corpus-src-'));
+const keptInfo = keptDir && join(keptDir, `corpus-${UTTERANCES}.json`);
 try {
   const g0 = performance.now();
-  const generated = await generateCorpus(corpusDir);
+  let generated;
+  if (keptInfo && existsSync(keptInfo)) generated = JSON.parse(readFileSync(keptInfo, 'utf8'));
+  else {
+    if (keptDir) rmSync(corpusDir, { recursive: true, force: true });
+    generated = await generateCorpus(corpusDir);
+    if (keptInfo) writeFileSync(keptInfo, JSON.stringify(generated));
+  }
   console.log(
     `corpus: ${UTTERANCES} FLAC utterances, ${(generated.seconds / 60).toFixed(1)} min of audio, ${(generated.bytes / 1e6).toFixed(0)} MB ` +
       `(generated in ${secs(performance.now() - g0)}); evaluation sample ${SAMPLE}; ${CORES} cores`,
@@ -210,11 +223,12 @@ try {
     const r = await runOnce(n, corpusDir, generated.files);
     console.log(
       `run ${n}: upload + decode ${secs(r.upload)} (${r.corpus.utterances} utterances, ${r.corpus.total_duration_seconds} s) vs decoding alone ${secs(r.decode)} → ` +
-        `${(r.upload / r.decode).toFixed(2)}× (goal ≤ 1.3; CPU ${r.uploadCpu.toFixed(0)} s vs ${r.decodeCpu.toFixed(0)} s → ${(r.uploadCpu / r.decodeCpu).toFixed(2)}×); server RSS ${r.idleRss.toFixed(0)} MB idle, max ${r.maxRss.toFixed(0)} MB during the upload (goal ≤ 300); ` +
+        `${(r.upload / r.decode).toFixed(2)}× (goal ≤ 1.3; CPU ${r.uploadCpu.toFixed(1)} s (server ${r.serverCpu.toFixed(1)} s, CLI ${(r.uploadCpu - r.serverCpu).toFixed(1)} s) vs ${r.decodeCpu.toFixed(1)} s → ${(r.uploadCpu / r.decodeCpu).toFixed(2)}×); server RSS ${r.idleRss.toFixed(0)} MB idle, max ${r.maxRss.toFixed(0)} MB during the upload (goal ≤ 300)` +
+        (r.evaluated === undefined ? '' : '; ' +
         `evaluation of ${r.evaluated} utterances on local-sphinx ${secs(r.evaluation)} vs PocketSphinx directly ${secs(r.direct)} → ` +
-        `${(r.evaluation / r.direct).toFixed(2)}× (goal ≤ 1.1; CPU ${r.evaluationCpu.toFixed(0)} s vs ${r.directCpu.toFixed(0)} s → ${(r.evaluationCpu / r.directCpu).toFixed(2)}×); WER ${r.wer} over ${r.speakers} speakers`,
+        `${(r.evaluation / r.direct).toFixed(2)}× (goal ≤ 1.1; CPU ${r.evaluationCpu.toFixed(0)} s vs ${r.directCpu.toFixed(0)} s → ${(r.evaluationCpu / r.directCpu).toFixed(2)}×); WER ${r.wer} over ${r.speakers} speakers`),
     );
   }
 } finally {
-  rmSync(corpusDir, { recursive: true, force: true });
+  if (!keptDir) rmSync(corpusDir, { recursive: true, force: true });
 }
