@@ -93,7 +93,7 @@ describe('an evaluation survives SIGKILL of its server', () => {
     // A killed server leaves its server.json behind (and may linger as a zombie no one reaps here).
     rmSync(join(sandbox.dataDir, 'server.json'));
     server = await serveDetached(sandbox);
-    const resumed = await pollEvaluation(server, id, { timeoutMs: 240_000, intervalMs: 250 });
+    const resumed = await pollEvaluation(server, id, { timeoutMs: 420_000, intervalMs: 250 });
     expect(resumed).toMatchObject({ status: 'completed', progress: 100, completed_utterances: total });
 
     const rows = await withBackendDb(sandbox.dataDir, (after) =>
@@ -111,14 +111,14 @@ describe('an evaluation survives SIGKILL of its server', () => {
 
     // The same request, never interrupted: the same transcripts, scores and summary (timings aside).
     const control = await call(server, 'POST', '/v1/evaluations', { key: server.key, json: request });
-    const uninterrupted = await pollEvaluation(server, control.body.evaluation_id, { timeoutMs: 240_000, intervalMs: 250 });
+    const uninterrupted = await pollEvaluation(server, control.body.evaluation_id, { timeoutMs: 420_000, intervalMs: 250 });
     expect(uninterrupted.status).toBe('completed');
     expect(withoutLatency(resumed.summary)).toEqual(withoutLatency(uninterrupted.summary));
     const resumedRows = await results(server, id);
     expect(resumedRows).toEqual(await results(server, control.body.evaluation_id));
     // Heard by the recogniser this pass chose (the fake answers one fixed sentence).
     expect(resumedRows.every((u) => u.provider === STT && (ON_POSTGRES ? u.transcript === FAKE_TRANSCRIPT : u.error === null))).toBe(true);
-  }, 600_000);
+  }, 960_000);
 });
 
 describe('a streaming evaluation survives SIGKILL of its server (DESIGN §13.2)', () => {
@@ -143,7 +143,7 @@ describe('a streaming evaluation survives SIGKILL of its server (DESIGN §13.2)'
 
     rmSync(join(sandbox.dataDir, 'server.json'));
     server = await serveDetached(sandbox);
-    const resumed = await pollEvaluation(server, id, { timeoutMs: 240_000, intervalMs: 250 });
+    const resumed = await pollEvaluation(server, id, { timeoutMs: 420_000, intervalMs: 250 });
     expect(resumed).toMatchObject({ status: 'completed', completed_utterances: total, mode: 'streaming', pace: 1.5 });
     const rows = await withBackendDb(sandbox.dataDir, (after) =>
       after.get<{ n: number; d: number; measured: number }>(
@@ -156,5 +156,5 @@ describe('a streaming evaluation survives SIGKILL of its server (DESIGN §13.2)'
     // PocketSphinx completes a transcript for every one of these sentences.
     expect(Number(rows!.measured)).toBe(total);
     expect(resumed.summary.find((r: Row) => r.group === 'all').final_latency_ms).toEqual({ p50: expect.any(Number), p95: expect.any(Number), p99: expect.any(Number) });
-  }, 400_000);
+  }, 540_000);
 });
