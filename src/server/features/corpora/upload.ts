@@ -2,8 +2,9 @@
  * Turns an uploaded archive into a corpus (DESIGN §10.1-10.3), all or nothing. The archive is extracted
  * into the upload's own folder under `{dataDir}/tmp/corpora` (a tar as it is received, `receive.ts`), its layout and every manifest line checked,
  * every audio file decoded (two at a time, one file in memory per worker) and written to the blob store
- * under names derived from a `corpus_uploads` row committed first; then the corpus, its audio rows and its
- * utterances are inserted, and the upload row deleted, in one transaction. A rejected upload removes its
+ * under names derived from a `corpus_uploads` row committed first, made durable together once all are
+ * written; then the corpus, its audio rows and its utterances are inserted, and the upload row deleted, in
+ * one transaction. A rejected upload removes its
  * blobs and row; a killed one is cleaned at the next start (`recovery.ts`). The folder is always removed.
  */
 import { randomBytes } from 'node:crypto';
@@ -87,7 +88,7 @@ interface StoredAudio {
 /** Name of the blob of utterance `index` of an upload (also its audio id + `.wav`). */
 export const uploadBlobName = (prefix: string, index: number): string => `${prefix}${index}.wav`;
 
-/** Blob writes one worker keeps in flight (each holds one encoded WAV in memory). */
+/** Blob writes one worker keeps in flight (each holds one encoded WAV in memory until written). */
 const PUTS_IN_FLIGHT = 4;
 
 /** Files per batch: an ffmpeg run (M4A) pays its start-up once per batch (see audio/file-decode.ts). */
@@ -118,8 +119,9 @@ async function decodeAll(
     const writing = new Set<Promise<void>>();
     const store = (i: number, result: DecodedFile) => {
       const wav = encodeWav(result.pcm, result.sampleRate);
+      // Made durable together before the corpus commits (`sync` in createCorpusFromArchive), not one by one.
       const put: Promise<void> = deps.blobs
-        .put(uploadBlobName(o.prefix, i), wav)
+        .put(uploadBlobName(o.prefix, i), wav, { durable: false })
         .then(() => {
           out[i] = { bytes: wav.byteLength, sampleRate: result.sampleRate, durationSeconds: roundedDuration(result.pcm.length, result.sampleRate) };
         })
@@ -242,6 +244,9 @@ export async function createCorpusFromArchive(
       metadata_fields: JSON.stringify(parsed.metadata_fields),
       created_at: now,
     };
+    // Nothing committed may name a blob a crash could still lose.
+    await deps.blobs.sync?.(audio.map((a) => a.path));
+    signal?.throwIfAborted();
     await deps.db.transaction(async () => {
       await insertCorpus(deps.db, row, audio, utterances);
       await deleteCorpusUpload(deps.db, corpusId);

@@ -4,7 +4,7 @@ import { createDatabaseBlobStore } from './database.js';
 import { createFilesystemBlobStore } from './filesystem.js';
 import type { AudioBlobStore } from './types.js';
 
-export type { AudioBlobStore, ByteRange } from './types.js';
+export type { AudioBlobStore, ByteRange, PutOptions } from './types.js';
 export { BlobNotFoundError } from './types.js';
 
 /** What `voxctl serve` knows when it picks the audio store. */

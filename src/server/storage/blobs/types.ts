@@ -11,9 +11,22 @@ export interface ByteRange {
  * shared database, or an S3-compatible bucket. Names are the relative paths the audio rows record
  * (`aud_….wav`). A blob is written whole: a reader sees the previous bytes or the new ones, never a part.
  */
+/** How `put` writes: `durable: false` leaves making the blob durable to a later `sync` of a batch. */
+export interface PutOptions {
+  durable?: boolean;
+}
+
 export interface AudioBlobStore {
-  /** Stores `bytes` under `name`, replacing any blob of that name; atomic for readers. */
-  put(name: string, bytes: Uint8Array): Promise<void>;
+  /**
+   * Stores `bytes` under `name`, replacing any blob of that name; atomic for readers, and durable once it
+   * resolves — with `durable: false`, only once `sync` has named it (stores without `sync` are always durable).
+   */
+  put(name: string, bytes: Uint8Array, options?: PutOptions): Promise<void>;
+  /**
+   * Makes blobs written with `durable: false` durable together (a corpus's thousand files: one batch of
+   * flushes instead of one wait per file). Whatever a commit will point at is synced before it.
+   */
+  sync?(names: readonly string[]): Promise<void>;
   /** The blob's size in bytes, or undefined when there is none. */
   size(name: string): Promise<number | undefined>;
   /**
