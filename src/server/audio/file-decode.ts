@@ -19,7 +19,7 @@ import { ffmpegPath, M4A_NEEDS_FFMPEG } from './decode.js';
 import { hasMpegFrameChain, id3v2Length } from './mpeg-frames.js';
 import { sniffAudioFormat } from './sniff.js';
 import { decodeWithWasm, oggCodec, WasmDecodeError, type WasmCodec } from './wasm-decode.js';
-import { decodeWavToPcm16, parseWav } from './wav.js';
+import { decodeWavToPcm16, parseWav, pcm16WithWavRoom } from './wav.js';
 import { resamplePcm16, StreamResampler } from './resample.js';
 
 /** Highest rate kept; higher rates are resampled to it (DESIGN §10.2). */
@@ -104,7 +104,8 @@ class MonoSink {
   finish(): DecodedFile {
     if (this.resampler) this.parts.push(this.resampler.end());
     if (this.frames === 0) throw corrupt();
-    const pcm = new Int16Array(this.parts.reduce((n, p) => n + p.length, 0));
+    // With room for the WAV header a corpus stores it with (wav.ts `wavAroundPcm`: no second copy).
+    const pcm = pcm16WithWavRoom(this.parts.reduce((n, p) => n + p.length, 0));
     let at = 0;
     for (const p of this.parts) {
       pcm.set(p, at);

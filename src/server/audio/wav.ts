@@ -53,6 +53,17 @@ export function encodeWav(pcm: Int16Array, sampleRate: number): Buffer {
   if (!Number.isInteger(sampleRate) || sampleRate <= 0) throw new RangeError(`Invalid sample rate: ${sampleRate}`);
   const dataBytes = pcm.length * 2;
   const buf = Buffer.allocUnsafe(HEADER_BYTES + dataBytes);
+  writeHeader(buf, dataBytes, sampleRate);
+  if (endianness() === 'LE') {
+    buf.set(new Uint8Array(pcm.buffer, pcm.byteOffset, dataBytes), HEADER_BYTES);
+  } else {
+    for (let i = 0; i < pcm.length; i++) buf.writeInt16LE(pcm[i] as number, HEADER_BYTES + i * 2);
+  }
+  return buf;
+}
+
+/** Writes the canonical header of a mono PCM16 WAV of `dataBytes` at the start of `buf`. */
+function writeHeader(buf: Buffer, dataBytes: number, sampleRate: number): void {
   buf.write('RIFF', 0, 'ascii');
   buf.writeUInt32LE(36 + dataBytes, 4);
   buf.write('WAVE', 8, 'ascii');
@@ -66,11 +77,27 @@ export function encodeWav(pcm: Int16Array, sampleRate: number): Buffer {
   buf.writeUInt16LE(16, 34);
   buf.write('data', 36, 'ascii');
   buf.writeUInt32LE(dataBytes, 40);
-  if (endianness() === 'LE') {
-    buf.set(new Uint8Array(pcm.buffer, pcm.byteOffset, dataBytes), HEADER_BYTES);
-  } else {
-    for (let i = 0; i < pcm.length; i++) buf.writeInt16LE(pcm[i] as number, HEADER_BYTES + i * 2);
-  }
+}
+
+/** Samples made by `pcm16WithWavRoom`: the 44 bytes before them in their buffer are theirs. */
+const withHeaderRoom = new WeakSet<Int16Array>();
+
+/** A zeroed array of `length` samples with room for a WAV header before them in its own buffer (`wavAroundPcm`). */
+export function pcm16WithWavRoom(length: number): Int16Array {
+  const pcm = new Int16Array(new ArrayBuffer(HEADER_BYTES + length * 2), HEADER_BYTES, length);
+  withHeaderRoom.add(pcm);
+  return pcm;
+}
+
+/**
+ * The WAV file of `pcm`, as `encodeWav` writes it. Samples from `pcm16WithWavRoom` (on a little-endian
+ * machine) get the header written into the room before them and are not copied: the file shares their
+ * memory, so they must not change while it is used (a corpus's decoded audio, stored as it is).
+ */
+export function wavAroundPcm(pcm: Int16Array, sampleRate: number): Buffer {
+  if (!withHeaderRoom.has(pcm) || endianness() !== 'LE' || !Number.isInteger(sampleRate) || sampleRate <= 0) return encodeWav(pcm, sampleRate);
+  const buf = Buffer.from(pcm.buffer, 0, HEADER_BYTES + pcm.byteLength);
+  writeHeader(buf, pcm.byteLength, sampleRate);
   return buf;
 }
 

@@ -80,11 +80,20 @@ export function safeEntryPath(raw: string): string | undefined {
   return normal;
 }
 
-/** Counts entries and written bytes against the limits; the first breach is the error. */
+/** Counts entries and written bytes against the limits (the first breach is the error), and makes folders. */
 class Budget {
   entries = 0;
   bytes = 0;
+  /** Folders this extraction made: a thousand files in one folder need one mkdir, not a thousand. */
+  private readonly folders = new Set<string>();
   constructor(private readonly limits: ExtractLimits) {}
+
+  /** Makes `path` (and its parents) unless this extraction already did; a folder made stays one. */
+  async folder(path: string): Promise<void> {
+    if (this.folders.has(path)) return;
+    await mkdir(path, { recursive: true });
+    this.folders.add(path);
+  }
 
   entry(): void {
     if (++this.entries > this.limits.maxEntries) throw validationFailed(CORPUS_MESSAGES.tooManyEntries);
@@ -121,7 +130,7 @@ async function writeEntry(
   let sourceFailed = false;
   let file: WriteStream | undefined;
   try {
-    await mkdir(join(target, '..'), { recursive: true });
+    await budget.folder(join(target, '..'));
     const body = await open();
     if (body instanceof EventEmitter) body.on('error', () => (sourceFailed = true));
     file = createWriteStream(target, { mode: 0o600 });
@@ -140,9 +149,9 @@ async function writeEntry(
   }
 }
 
-async function makeDir(dest: string, path: string, raw: string): Promise<void> {
+async function makeDir(dest: string, path: string, raw: string, budget: Budget): Promise<void> {
   try {
-    await mkdir(join(dest, path), { recursive: true });
+    await budget.folder(join(dest, path));
   } catch (err) {
     const code = (err as { code?: string }).code;
     if (code && ['ENOTDIR', 'EEXIST', 'ENAMETOOLONG', 'EINVAL'].includes(code)) throw unsafe(raw);
@@ -192,7 +201,7 @@ async function extractZip(archive: string, dest: string, budget: Budget, limits:
       if (type !== 0 && type !== S_IFREG && type !== S_IFDIR) throw unsafe(raw);
       if (path === undefined) continue;
       if (isDir) {
-        await makeDir(dest, path, raw);
+        await makeDir(dest, path, raw, budget);
         continue;
       }
       // A declared size past the budget needs no decompression to be refused.
@@ -258,7 +267,7 @@ async function extractTar(source: Readable, dest: string, budget: Budget, limits
         const path = safeEntryPath(raw);
         if (TAR_DIR_TYPES.has(entry.type)) {
           entry.resume();
-          if (path !== undefined) await makeDir(dest, path, raw);
+          if (path !== undefined) await makeDir(dest, path, raw, budget);
         } else if (TAR_FILE_TYPES.has(entry.type) && path !== undefined) {
           writing = entry;
           // fail() may destroy the entry while its folder is being made, before writeEntry listens: an

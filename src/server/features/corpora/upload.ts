@@ -20,7 +20,7 @@ import { CORPUS_LIMITS } from '../../../shared/constants.js';
 import { CORPUS_MESSAGES, folderFiles, parseCorpus, type CorpusUtterance } from '../../../shared/corpus/index.js';
 import { validationFailed } from '../../../shared/errors.js';
 import { decodeAudioFiles, FileDecodeError, type DecodedFile } from '../../audio/file-decode.js';
-import { encodeWav, roundedDuration } from '../../audio/wav.js';
+import { roundedDuration, wavAroundPcm } from '../../audio/wav.js';
 import { DEFAULT_EXTRACT_LIMITS, type ExtractLimits } from './archive.js';
 import { extractReceived, type ReceivedArchive } from './receive.js';
 import { corpusView } from './views.js';
@@ -118,7 +118,7 @@ async function decodeAll(
     // Blob writes overlap the decoding (a filesystem put waits for its fsync): a few in flight per worker.
     const writing = new Set<Promise<void>>();
     const store = (i: number, result: DecodedFile) => {
-      const wav = encodeWav(result.pcm, result.sampleRate);
+      const wav = wavAroundPcm(result.pcm, result.sampleRate);
       // Made durable together before the corpus commits (`sync` in createCorpusFromArchive), not one by one.
       const put: Promise<void> = deps.blobs
         .put(uploadBlobName(o.prefix, i), wav, { durable: false })

@@ -25,22 +25,32 @@ const SYNCS_AT_ONCE = 2;
 /**
  * Audio blobs as files in one folder (`{dataDir}/audio`, the single-instance default). A blob is written
  * to a temp file, fsynced and renamed into place; a reader holds its file open, so a replacement or delete while it streams does not cut its bytes short.
- * A batch (`durable: false`) is written and renamed now, and fsynced file by file with one fsync of the
- * folder by `sync`: until then a crash may lose it, and nothing committed names it yet.
+ * A batch (`durable: false`) of new names is written in place now, and fsynced file by file with one
+ * fsync of the folder by `sync`: until then a crash may lose or cut it, and nothing committed names it yet.
  */
 export function createFilesystemBlobStore(dir: string): AudioBlobStore {
   const pathOf = (name: string): string => {
     assertBlobName(name);
     return join(dir, name);
   };
+  // The folder is made by the first write (and again if it was removed since), not before every one.
+  const create = async (path: string): Promise<FileHandle> => {
+    try {
+      return await open(path, 'w', 0o600);
+    } catch (err) {
+      if (!isMissing(err)) throw err;
+      await mkdir(dir, { recursive: true });
+      return open(path, 'w', 0o600);
+    }
+  };
 
   return {
     async put(name, bytes, options) {
       const target = pathOf(name);
       const durable = options?.durable ?? true;
-      await mkdir(dir, { recursive: true });
-      const temp = join(dir, `${TEMP_PREFIX}${randomBytes(8).toString('hex')}-${name}`);
-      const handle = await open(temp, 'w', 0o600);
+      // A batch writes new names nothing reads before `sync`: in place, without a temp file to rename.
+      const temp = durable ? join(dir, `${TEMP_PREFIX}${randomBytes(8).toString('hex')}-${name}`) : target;
+      const handle = await create(temp);
       try {
         await handle.writeFile(bytes);
         if (durable) await handle.sync();
@@ -50,6 +60,7 @@ export function createFilesystemBlobStore(dir: string): AudioBlobStore {
         throw err;
       }
       await handle.close();
+      if (temp === target) return;
       try {
         await rename(temp, target);
       } catch (err) {

@@ -19,7 +19,8 @@ export interface PutOptions {
 export interface AudioBlobStore {
   /**
    * Stores `bytes` under `name`, replacing any blob of that name; atomic for readers, and durable once it
-   * resolves — with `durable: false`, only once `sync` has named it (stores without `sync` are always durable).
+   * resolves. `durable: false` is for a new name nothing reads until `sync` has named it: only then is it
+   * durable, and it may be written in place (stores without `sync` are always durable and atomic).
    */
   put(name: string, bytes: Uint8Array, options?: PutOptions): Promise<void>;
   /**
