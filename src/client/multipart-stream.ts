@@ -17,6 +17,37 @@ export interface StreamedFile {
 /** Quotes a value for a Content-Disposition parameter (quotes and line breaks cannot appear raw). */
 const quoted = (value: string): string => `"${value.replace(/[\r\n]/g, ' ').replace(/"/g, '%22')}"`;
 
+/** Bytes gathered before a piece of the file is handed to the socket. */
+const PIECE_BYTES = 256 * 1024;
+
+/**
+ * The source's bytes in pieces of at least `PIECE_BYTES` (the last may be shorter): a directory tarred on the
+ * fly comes as a 512-byte header and a small body per file, and each piece costs a stream pull and a write.
+ */
+async function* coalesced(source: AsyncIterable<Uint8Array>): AsyncGenerator<Uint8Array> {
+  let parts: Uint8Array[] = [];
+  let size = 0;
+  const joined = (): Uint8Array => {
+    if (parts.length === 1) return parts[0]!;
+    const out = new Uint8Array(size);
+    let at = 0;
+    for (const p of parts) {
+      out.set(p, at);
+      at += p.byteLength;
+    }
+    return out;
+  };
+  for await (const chunk of source) {
+    parts.push(chunk);
+    size += chunk.byteLength;
+    if (size < PIECE_BYTES) continue;
+    yield joined();
+    parts = [];
+    size = 0;
+  }
+  if (size > 0) yield joined();
+}
+
 /** The Content-Type and body of a multipart request with `fields` and `file` (sent last). */
 export function multipartStream(fields: Record<string, string>, file: StreamedFile): { contentType: string; body: AsyncIterable<Uint8Array> } {
   const boundary = `----voxctl${builtin('node:crypto').randomBytes(16).toString('hex')}`;
@@ -30,7 +61,7 @@ export function multipartStream(fields: Record<string, string>, file: StreamedFi
         `Content-Type: ${file.contentType ?? 'application/octet-stream'}\r\n\r\n`,
     );
     let sent = 0;
-    for await (const chunk of file.data) {
+    for await (const chunk of coalesced(file.data)) {
       yield chunk;
       sent += chunk.byteLength;
       file.onProgress?.(sent);
