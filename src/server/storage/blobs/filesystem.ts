@@ -24,7 +24,8 @@ const SYNCS_AT_ONCE = 2;
 
 /**
  * Audio blobs as files in one folder (`{dataDir}/audio`, the single-instance default). A blob is written
- * to a temp file, fsynced and renamed into place; a reader holds its file open, so a replacement or delete while it streams does not cut its bytes short.
+ * to a temp file, fsynced and renamed into place; a reader holds its file open, so a replacement or
+ * delete while it streams does not cut its bytes short.
  * A batch (`durable: false`) of new names is written in place now, and fsynced file by file with one
  * fsync of the folder by `sync`: until then a crash may lose or cut it, and nothing committed names it yet.
  */

@@ -6,16 +6,16 @@ export interface ByteRange {
   end: number;
 }
 
-/**
- * Where audio bytes live (DESIGN §9.2): `{dataDir}/audio` for one instance, a table of chunks in the
- * shared database, or an S3-compatible bucket. Names are the relative paths the audio rows record
- * (`aud_….wav`). A blob is written whole: a reader sees the previous bytes or the new ones, never a part.
- */
 /** How `put` writes: `durable: false` leaves making the blob durable to a later `sync` of a batch. */
 export interface PutOptions {
   durable?: boolean;
 }
 
+/**
+ * Where audio bytes live (DESIGN §9.2): `{dataDir}/audio` for one instance, a table of chunks in the
+ * shared database, or an S3-compatible bucket. Names are the relative paths the audio rows record
+ * (`aud_….wav`). A blob is written whole: a reader sees the previous bytes or the new ones, never a part.
+ */
 export interface AudioBlobStore {
   /**
    * Stores `bytes` under `name`, replacing any blob of that name; atomic for readers, and durable once it
