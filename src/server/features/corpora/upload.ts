@@ -1,11 +1,11 @@
 /**
  * Turns an uploaded archive into a corpus (DESIGN §10.1-10.3), all or nothing. The archive is extracted
- * into the upload's own folder under `{dataDir}/tmp/corpora` (a tar as it is received, `receive.ts`), its layout and every manifest line checked,
- * every audio file decoded (two at a time, one file in memory per worker) and written to the blob store
- * under names derived from a `corpus_uploads` row committed first, made durable together once all are
- * written; then the corpus, its audio rows and its utterances are inserted, and the upload row deleted, in
- * one transaction. A rejected upload removes its
- * blobs and row; a killed one is cleaned at the next start (`recovery.ts`). The folder is always removed.
+ * into the upload's own folder under `{dataDir}/tmp/corpora` (a tar as it is received, `receive.ts`), its
+ * layout and every manifest line checked, every audio file decoded (two at a time, one file in memory per
+ * worker) and written to the blob store under names derived from a `corpus_uploads` row committed first,
+ * made durable together once all are written; then the corpus, its audio rows and its utterances are
+ * inserted, and the upload row deleted, in one transaction. A rejected upload removes its blobs and row; a
+ * killed one is cleaned at the next start (`recovery.ts`). The folder is always removed.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdir, rm } from 'node:fs/promises';
