@@ -9,6 +9,7 @@ import { requestLoggerFactory } from './logger.js';
 import { genRequestId, registerRequestId } from './plugins/request-id.js';
 import { registerRequestLog } from './plugins/request-log.js';
 import { registerDrain } from './plugins/drain.js';
+import { registerLingeringClose } from './plugins/lingering-close.js';
 import { HTTP_SERVER_OPTIONS } from './listener.js';
 import { registerErrorHandling, sendFrameworkError } from './plugins/errors.js';
 import { createClientErrorHandler, registerHostCheck } from './plugins/http-errors.js';
@@ -88,6 +89,8 @@ export async function buildApp(runtime: Runtime, options: AppOptions = {}): Prom
   registerRequestId(app);
   registerRequestLog(app);
   registerDrain(app);
+  // After the drain: it takes off the `Connection: close` the drain puts on an answer given before its body.
+  registerLingeringClose(app);
   registerHostCheck(app);
   // Order matters: identify the key, count the request under it (or the IP), then answer 401/403.
   registerAuthentication(app);

@@ -6,7 +6,6 @@ import { CORPUS_LIMITS } from '../../../shared/constants.js';
 import { CORPUS_MESSAGES } from '../../../shared/corpus/index.js';
 import { codePoints } from '../../../shared/text-rules.js';
 import { requireAuth } from '../accounts/index.js';
-import { ApiError } from '../../errors.js';
 import { DomainError, validationFailed } from '../../../shared/errors.js';
 import type { UploadDir } from './upload.js';
 import type { ReceivedArchive } from './receive.js';
@@ -15,8 +14,8 @@ import { UploadSlots } from './upload-slots.js';
 /** @fastify/multipart's signal that the file part passed `fileSize`. */
 const isFileTooLarge = (err: unknown): boolean => (err as { code?: string } | undefined)?.code === 'FST_REQ_FILE_TOO_LARGE';
 
-/** 413 for an archive past the limit; the connection closes after it, so the unread rest of the body is never waited for. */
-const tooBig = () => new ApiError('payload_too_large', CORPUS_MESSAGES.archiveTooBig, { headers: { connection: 'close' } });
+/** 413 for an archive past the limit, answered before the rest of the body (plugins/lingering-close.ts bounds what is read of it after). */
+const tooBig = () => new DomainError('payload_too_large', CORPUS_MESSAGES.archiveTooBig);
 
 /** Room for the text fields and part headers around the archive in a multipart body. */
 const MULTIPART_OVERHEAD = 1024 * 1024;

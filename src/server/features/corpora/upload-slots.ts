@@ -18,13 +18,14 @@ export class UploadSlots {
 
   /**
    * Takes one of `userId`'s slots and returns its release (idempotent), or throws 429 `Too many uploads in
-   * progress` with `Retry-After: 5`; the connection closes after it, so the unread body is never waited for.
+   * progress` with `Retry-After: 5`, answered before the body is read (plugins/lingering-close.ts bounds what
+   * is read of it after).
    */
   take(userId: string): () => void {
     const release = this.slots.tryTake(userId, this.perUser);
     if (release) return release;
     throw new ApiError('rate_limited', CORPUS_MESSAGES.tooManyUploads, {
-      headers: { 'Retry-After': String(UPLOAD_SLOTS.retryAfterSeconds), connection: 'close' },
+      headers: { 'Retry-After': String(UPLOAD_SLOTS.retryAfterSeconds) },
     });
   }
 }
