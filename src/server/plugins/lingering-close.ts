@@ -41,6 +41,13 @@ export function lingerAfterAnswer(req: IncomingMessage, res: ServerResponse, lim
 }
 
 /**
+ * Whether a request has a body at all. One without may be answered before Node has marked it complete; its
+ * `Connection: close` (a draining server's) must stay.
+ */
+const declaresBody = (req: IncomingMessage): boolean =>
+  req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
+
+/**
  * An answer given before its request's body has arrived (413 on a declared length, 429 on a busy user, 401
  * on a bad key) lingers instead of closing the connection (nginx's lingering close): the rest of the body
  * is read and dropped, within LINGER, so the client reads its answer instead of a reset. A `Connection:
@@ -51,7 +58,7 @@ export function lingerAfterAnswer(req: IncomingMessage, res: ServerResponse, lim
 export function registerLingeringClose(app: FastifyInstance): void {
   // A callback hook: an async one costs a promise per request on the hot path.
   app.addHook('onSend', (request, reply, payload, done) => {
-    if (!request.raw.complete) {
+    if (!request.raw.complete && declaresBody(request.raw)) {
       reply.removeHeader('connection');
       lingerAfterAnswer(request.raw, reply.raw);
     }

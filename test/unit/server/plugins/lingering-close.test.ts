@@ -81,14 +81,19 @@ describe('lingerAfterAnswer: an answer given before the body', () => {
 });
 
 describe('registerLingeringClose', () => {
-  it('takes off the Connection: close an early answer asked for, and fetch reads every such 413', async () => {
+  it('takes off the Connection: close of an answer given before its body (not of one without a body), and fetch reads every such 413', async () => {
     const app = Fastify();
     registerLingeringClose(app);
     // Multipart is left unparsed: the answer goes out before the body is read, as the corpus route's 413 and 429 do.
     app.addContentTypeParser('multipart/form-data', (_req, _payload, done) => done(null));
     app.post('/upload', async (_request, reply) => reply.code(413).header('connection', 'close').send({ detail: 'Archive too large' }));
+    app.get('/bye', async (_request, reply) => reply.header('connection', 'close').send({ ok: true }));
     const url = await app.listen({ port: 0, host: '127.0.0.1' });
     try {
+      // A request without a body keeps the Connection: close it was answered with (a draining server's).
+      const bye = await fetch(`${url}/bye`);
+      expect(bye.headers.get('connection')).toBe('close');
+      await bye.json();
       const answers: string[] = [];
       for (let i = 0; i < 60; i++) {
         const form = new FormData();
