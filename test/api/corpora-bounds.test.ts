@@ -23,6 +23,7 @@ import {
   watchService,
   type WatchReport,
 } from '../helpers/hostile-corpora.js';
+import { until } from '../helpers/until.js';
 
 type Answer = { status: number; headers: Headers; body: Record<string, any> }; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -35,14 +36,6 @@ async function upload(url: string, archive: Buffer, filename = 'corpus.zip', sig
 }
 
 const uploadFolders = (dataDir: string): string[] => (existsSync(uploadFolderRoot(dataDir)) ? readdirSync(uploadFolderRoot(dataDir)) : []);
-
-async function until(check: () => boolean, ms = 60_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error('condition not reached');
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
 
 describe('hostile uploads cannot stop, stall or swell the service (DESIGN §17, a real server process)', () => {
   const work = mkdtempSync(join(tmpdir(), 'voxctl-bounds-'));

@@ -7,6 +7,7 @@ import { TEST_KEY } from '../helpers/server.js';
 import { startServe, type ServeProcess } from '../helpers/serve-process.js';
 import { audioBlobNames, withBackendDb } from '../helpers/backend-db.js';
 import { convert, recordings, tarOf } from '../helpers/corpora.js';
+import { until } from '../helpers/until.js';
 
 /** Starts POST /v1/corpora of `archive`; the promise settles when the server answers or dies. */
 function startUpload(url: string, archive: Buffer): Promise<number | 'died'> {
@@ -20,13 +21,6 @@ function startUpload(url: string, archive: Buffer): Promise<number | 'died'> {
 }
 
 /** Polls `check` every 5 ms until it holds (or fails after `ms`). */
-async function until(check: () => boolean | Promise<boolean>, ms = 60_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error('condition not reached');
-    await new Promise((r) => setTimeout(r, 5));
-  }
-}
 
 const uploadFolders = (dataDir: string): string[] => {
   const root = join(dataDir, 'tmp', 'corpora');

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { rawTar, recordings, zipOf } from '../helpers/corpora.js';
+import { until, untilFound } from '../helpers/until.js';
 
 /** The upload folders of the server (one per upload in progress). */
 const uploadFolders = (server: TestServer): string[] => {
@@ -16,19 +17,8 @@ const uploadFolders = (server: TestServer): string[] => {
   return existsSync(root) ? readdirSync(root).map((name) => join(root, name)) : [];
 };
 
-/** Waits until `check` gives a value (every 20 ms; generous under load). */
-async function until<T>(check: () => T | undefined, ms = 60_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const found = check();
-    if (found !== undefined) return found;
-    if (Date.now() > deadline) throw new Error('condition not reached');
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
-
 /** Waits until no upload folder is left. */
-const noUploadFolders = (server: TestServer) => until(() => (uploadFolders(server).length === 0 ? true : undefined));
+const noUploadFolders = (server: TestServer) => until(() => uploadFolders(server).length === 0);
 
 /**
  * POSTs `archive` as the `file` of a multipart body, sending only its first `held` bytes until `release`
@@ -81,7 +71,7 @@ describe('corpus uploads: a tar is extracted as it is received', () => {
     const upload = heldUpload(server, archive, held, 'corpus.tar');
     try {
       // Either the archive is being written (received whole before extraction) or its files are already out.
-      const seen = await until(() => {
+      const seen = await untilFound(() => {
         for (const folder of uploadFolders(server)) {
           if (existsSync(join(folder, 'archive'))) return 'archive file';
           if (existsSync(join(folder, 'files', 'corpus', 'metadata.csv'))) return 'extracted';
@@ -104,7 +94,7 @@ describe('corpus uploads: a tar is extracted as it is received', () => {
     const archive = await zipOf([{ name: 'corpus/metadata.csv', data: manifest }, ...audio.map((data, i) => ({ name: `corpus/u${i}.wav`, data }))]);
     const upload = heldUpload(server, archive, archive.length >> 1, 'corpus.zip');
     try {
-      const folder = await until(() => uploadFolders(server).find((f) => existsSync(join(f, 'archive'))));
+      const folder = await untilFound(() => uploadFolders(server).find((f) => existsSync(join(f, 'archive'))));
       expect(readdirSync(folder)).toEqual(['archive']);
     } finally {
       upload.release();

@@ -3,6 +3,7 @@ import { connect, type Socket } from 'node:net';
 import Fastify from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
 import { lingerAfterAnswer, registerLingeringClose } from '../../../../src/server/plugins/lingering-close.js';
+import { until } from '../../../helpers/until.js';
 
 /** A server that answers 429 before reading a byte of the body, lingering within `limits`. */
 async function earlyAnswerServer(limits: { ms: number; bytes: number }): Promise<{ server: Server; port: number }> {
@@ -28,14 +29,6 @@ function rawClient(port: number): { socket: Socket; received: () => string; clos
 }
 
 const post = (length: number) => `POST /upload HTTP/1.1\r\nHost: x\r\nContent-Length: ${length}\r\n\r\n`;
-
-async function until(check: () => boolean, ms = 5_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error('condition not reached');
-    await new Promise((r) => setTimeout(r, 5));
-  }
-}
 
 describe('lingerAfterAnswer: an answer given before the body', () => {
   let server: Server | undefined;

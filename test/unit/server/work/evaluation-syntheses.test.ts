@@ -24,6 +24,7 @@ import { createWorkLoop, type WorkLoop } from '../../../../src/server/work/loop.
 import { getEvaluation } from '../../../../src/server/features/evaluations/repository.js';
 import { fliteSpeaker } from '../../../helpers/audio-jobs.js';
 import { dataDirBlobs, soloWork } from '../../../helpers/work.js';
+import { until } from '../../../helpers/until.js';
 
 describe('evaluation runner', () => {
   let pool: TtsPool;
@@ -98,13 +99,6 @@ describe('evaluation runner', () => {
   const stored = async (id: string) => Number(await db.value('SELECT COUNT(*) FROM evaluation_utterances WHERE evaluation_id = ?', [id]));
   const used = async () => (await db.value<number>('SELECT characters_used FROM usage_periods WHERE user_id = ?', [userId]))!;
   const status = async (id: string) => (await getEvaluation(db, id))!.status;
-  async function until(cond: () => boolean | Promise<boolean>, ms = 60_000): Promise<void> {
-    const deadline = Date.now() + ms;
-    while (!(await cond())) {
-      if (Date.now() > deadline) throw new Error('timed out');
-      await new Promise((r) => setTimeout(r, 20));
-    }
-  }
 
   it('synthesises each text × speaker once, keeps each provider within its limit, stores every utterance once', async () => {
     const id = await create(['One two three four.', 'Five six seven.', 'Eight nine ten.']);
