@@ -3,7 +3,7 @@
  * archive file first. A zip, whose central directory is at its end, is still received whole. The upload is
  * held open half-sent while the test looks into its folder.
  */
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { request } from 'node:http';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -70,11 +70,13 @@ describe('corpus uploads: a tar is extracted as it is received', () => {
     const held = 512 + Math.ceil(manifest.length / 512) * 512 + 512 + Math.ceil(audio[0]!.length / 512) * 512;
     const upload = heldUpload(server, archive, held, 'corpus.tar');
     try {
-      // Either the archive is being written (received whole before extraction) or its files are already out.
+      // Either the archive is being written (received whole before extraction) or its files are already out
+      // (the manifest written to its end: a file just created is empty for a moment).
       const seen = await untilFound(() => {
         for (const folder of uploadFolders(server)) {
           if (existsSync(join(folder, 'archive'))) return 'archive file';
-          if (existsSync(join(folder, 'files', 'corpus', 'metadata.csv'))) return 'extracted';
+          const extracted = join(folder, 'files', 'corpus', 'metadata.csv');
+          if (existsSync(extracted) && statSync(extracted).size === Buffer.byteLength(manifest)) return 'extracted';
         }
         return undefined;
       });
