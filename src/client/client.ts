@@ -51,6 +51,10 @@ export interface ClientOptions {
   timeoutMs?: number;
   /** Called before each request that goes through fetch (uploads and streams; plain JSON requests do not). */
   beforeFetch?: () => void;
+  /** How long to keep trying a starting service (default 30 s; 0: pass its 503 on at once). */
+  startingWaitMs?: number;
+  /** Waits between those tries (default: a timer). */
+  sleep?: (ms: number) => Promise<void>;
 }
 
 /** Paging arguments of list calls. */
@@ -166,6 +170,8 @@ export function createClient(options: ClientOptions): VoxClient {
     onLog: options.onLog,
     timeoutMs: options.timeoutMs,
     beforeFetch: options.beforeFetch,
+    startingWaitMs: options.startingWaitMs,
+    sleep: options.sleep,
   };
   const get = <T>(path: string, query?: Record<string, string | number | boolean | undefined>, auth = true) =>
     sendJson<T>(http, { method: 'GET', path, query, auth });

@@ -1,6 +1,9 @@
 import type { Dispatcher } from 'undici';
 import { ApiRequestError, NetworkError } from './errors.js';
 import { nodeRequest } from './node-http.js';
+import { SERVICE_STARTING_HEADER, SERVICE_STARTING_RETRY_MS, SERVICE_STARTING_WAIT_MS } from '../shared/service-starting.js';
+
+const STARTING = SERVICE_STARTING_HEADER.toLowerCase();
 
 /** How the client talks HTTP (undici: Node's bundled fetch, or the npm package with a dispatcher). */
 export interface HttpOptions {
@@ -18,6 +21,10 @@ export interface HttpOptions {
   onResponse?: (status: number, headers: Record<string, string>) => void;
   /** Called before each request that goes through fetch (forms, streams, a dispatcher) — not plain JSON ones. */
   beforeFetch?: () => void;
+  /** How long to keep trying a starting service (default 30 s; 0: pass its 503 on at once). */
+  startingWaitMs?: number;
+  /** Waits between those tries (default: a timer); tests pass their own. */
+  sleep?: (ms: number) => Promise<void>;
 }
 
 /** One request: method, path (relative to the base URL or absolute), query, and a JSON or form body. */
@@ -71,9 +78,29 @@ export async function newForm(opts: HttpOptions): Promise<FormData> {
   return new FormData();
 }
 
-/** Sends `spec` and returns the raw answer; non-2xx becomes ApiRequestError, transport failures NetworkError. */
+/**
+ * Sends `spec` and returns the raw answer; non-2xx becomes ApiRequestError, transport failures NetworkError.
+ * A 503 from a starting service (its `X-Voxctl-Starting` header: nothing ran) is sent again every second
+ * for up to 30 s, whatever the method — except a streamed body, which was spent on the first try.
+ */
 export async function send(opts: HttpOptions, spec: RequestSpec): Promise<RawResponse> {
   const url = buildUrl(opts.baseUrl, spec);
+  const sleep = opts.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
+  for (let waited = 0; ; waited += SERVICE_STARTING_RETRY_MS) {
+    const answer = await attempt(opts, spec, url);
+    const starting = answer.status === 503 && answer.headers[STARTING] === '1';
+    if (starting && !spec.stream && waited + SERVICE_STARTING_RETRY_MS <= (opts.startingWaitMs ?? SERVICE_STARTING_WAIT_MS)) {
+      opts.onLog?.(`… the service is starting; ${spec.method} ${url.pathname} again in ${SERVICE_STARTING_RETRY_MS / 1000} s`);
+      await sleep(SERVICE_STARTING_RETRY_MS);
+      continue;
+    }
+    if (answer.status >= 400) throw toApiError(answer.status, answer.headers, answer.body);
+    return answer;
+  }
+}
+
+/** One try of `spec`: its answer whatever the status, or NetworkError. */
+async function attempt(opts: HttpOptions, spec: RequestSpec, url: URL): Promise<RawResponse> {
   const headers: Record<string, string> = { 'user-agent': opts.userAgent, accept: 'application/json', ...spec.headers };
   if (spec.auth !== false && opts.apiKey) headers.authorization = `Bearer ${opts.apiKey}`;
   let body: string | FormData | ReadableStream<Uint8Array> | undefined;
@@ -110,7 +137,6 @@ export async function send(opts: HttpOptions, spec: RequestSpec): Promise<RawRes
       (flat['x-request-id'] ? ` request-id=${flat['x-request-id']}` : ''),
   );
   opts.onResponse?.(status, flat);
-  if (status >= 400) throw toApiError(status, flat, buf);
   return { status, headers: flat, body: buf };
 }
 

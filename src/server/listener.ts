@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http';
 import { randomUUID } from 'node:crypto';
+import { SERVICE_STARTING_HEADER } from '../shared/service-starting.js';
 
 /**
  * Options of the one HTTP server of the service, used from the first moment: a missing Host is answered
@@ -23,7 +24,8 @@ export interface EarlyListener {
  * at once, `/health/ready` 503 `starting` and every other route 503 `Service temporarily unavailable`
  * (Retry-After: 5) while the database is migrated (the migration lock waited for), the engines load and
  * the app is built — so a liveness probe with a short delay does not restart a starting instance, and a
- * proxy moves its requests on. This module imports only Node: it is what runs in the first second.
+ * proxy moves its requests on. This module imports only Node and one shared name: it is what runs in the
+ * first second.
  */
 export async function openEarlyListener(options: { host: string; port: number }): Promise<EarlyListener> {
   let handler: RequestListener = answerStarting;
@@ -62,5 +64,7 @@ function answerStarting(req: IncomingMessage, res: ServerResponse): void {
   req.resume();
   if (path === '/health/live') return send(200, { status: 'ok' });
   if (path === '/health/ready') return send(503, { status: 'not_ready', reason: 'starting' });
-  send(503, { detail: 'Service temporarily unavailable', status_code: 503, request_id: requestId, code: 'service_unavailable' }, { 'Retry-After': '5' });
+  // Nothing ran: the header tells a client it may send any request again, a POST included (the same 503
+  // from a running service during a database outage may follow partial work).
+  send(503, { detail: 'Service temporarily unavailable', status_code: 503, request_id: requestId, code: 'service_unavailable' }, { 'Retry-After': '5', [SERVICE_STARTING_HEADER]: '1' });
 }

@@ -72,6 +72,7 @@ describe('start-up (DESIGN §14.14)', () => {
     const api = await fetch(`${base}/v1/speakers?limit=1`, { headers: { authorization: `Bearer ${TEST_KEY}` } });
     expect(api.status).toBe(503);
     expect(api.headers.get('retry-after')).toBe('5');
+    expect(api.headers.get('x-voxctl-starting')).toBe('1');
     expect(await api.json()).toMatchObject({ detail: 'Service temporarily unavailable', status_code: 503, code: 'service_unavailable' });
     // Still waiting: nothing is migrated while the lock is held.
     expect(proc.exitCode).toBeNull();
