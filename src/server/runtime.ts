@@ -223,6 +223,7 @@ export async function createRuntime(options: ServerOptions, deps: { clock?: Cloc
   // instance (--workers 0) keeps one for the synchronous endpoints and claims no queued work.
   const tts = createTtsPool({ size: options.ttsWorkers === 0 ? 1 : options.ttsWorkers });
   closers.push(() => tts.close());
+  closers.push(() => stt.close());
   // The runners read the pool through the runtime, so a test that swaps `runtime.tts` reaches them too.
   const pool = (): TtsPool => runtime.tts;
   const work: WorkSharing = { owner: instanceId, leaseMs: leaseMsOf(options), shared, claims: options.ttsWorkers !== 0, pollMs: 1_000, ...(presence ? { mayJudge: presence.mayJudge } : {}) };

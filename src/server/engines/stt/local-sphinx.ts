@@ -1,7 +1,12 @@
 /**
- * The offline recognizer: CMU PocketSphinx's `pocketsphinx_continuous` from the OS package (Debian/Ubuntu
- * `pocketsphinx` + `pocketsphinx-en-us`, Homebrew `cmu-pocketsphinx`), fed 16 kHz mono raw PCM from a
- * temp file (it opens `-infile` by name, and Node's stdin pipes are sockets it cannot open).
+ * The offline recognizer: CMU PocketSphinx from the OS package (Debian/Ubuntu `pocketsphinx` +
+ * `pocketsphinx-en-us`, Homebrew `cmu-pocketsphinx`), fed 16 kHz mono raw PCM.
+ *
+ * Audio up to WARM_MAX_SECONDS goes to a warm `pocketsphinx_batch` decoder (sphinx-decoders.ts): the model
+ * is loaded once, not for every sentence, and the utterance is decoded whole. Longer audio — a call, a
+ * recording of minutes — goes to `pocketsphinx_continuous`, which cuts it at pauses and decodes the
+ * pieces; it reads a temp file (it opens `-infile` by name, and Node's stdin pipes are sockets it cannot
+ * open). Without `pocketsphinx_batch` beside `pocketsphinx_continuous`, all audio goes the second way.
  *
  * Confidence: run with `-time yes`, PocketSphinx prints every recognised word with its posterior
  * probability (0..1); we report the mean posterior of the real words (fillers, silences and sentence
@@ -9,12 +14,13 @@
  */
 import { accessSync, constants } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { delimiter, join } from 'node:path';
+import { delimiter, dirname, join } from 'node:path';
 import { availableParallelism, tmpdir } from 'node:os';
 import { execa } from 'execa';
 import { resamplePcm16 } from '../../audio/resample.js';
 import { lowerChildPriority } from '../background-priority.js';
 import { ConcurrencyLimit } from './limit.js';
+import { createSphinxDecoders, type SphinxDecoders } from './sphinx-decoders.js';
 import { SttError, type SttAdapter, type SttAudio, type SttOutput, type TranscribeOptions } from './types.js';
 
 /** Where the packages put the US English model. */
@@ -27,6 +33,8 @@ const INSTALL_HINT =
   'install PocketSphinx: `sudo apt-get install pocketsphinx pocketsphinx-en-us` (Debian/Ubuntu) or `brew install cmu-pocketsphinx` (macOS)';
 /** PocketSphinx models are trained on 16 kHz audio. */
 export const SPHINX_RATE = 16000;
+/** The longest audio a warm decoder hears whole; longer audio is cut at pauses by pocketsphinx_continuous. */
+export const WARM_MAX_SECONDS = 30;
 
 /** Options of the local recognizer; every default suits the Debian package. */
 export interface SphinxOptions {
@@ -42,6 +50,8 @@ export interface SphinxOptions {
   timeoutPerAudioSecondMs?: number;
   /** PATH to search (default process.env.PATH). */
   path?: string;
+  /** Use warm `pocketsphinx_batch` decoders for short audio when the machine has them (default true). */
+  warm?: boolean;
 }
 
 /** Absolute paths of the executable and the three model parts. */
@@ -113,10 +123,17 @@ export function resolveSphinx(opts: SphinxOptions = {}): Resolved | string {
   return resolve(opts);
 }
 
+/** `pocketsphinx_batch` beside the resolved `pocketsphinx_continuous`, when the package has it. */
+export function batchBinaryBeside(r: Resolved): string | undefined {
+  const batch = join(dirname(r.binary), 'pocketsphinx_batch');
+  return isFile(batch, constants.X_OK) ? batch : undefined;
+}
+
 /** Creates the `local-sphinx` adapter. Absent binary or model → `provider_unavailable` with the install hint. */
 export function createLocalSphinxAdapter(opts: SphinxOptions = {}): SttAdapter {
   const limit = new ConcurrencyLimit(opts.maxConcurrent ?? availableParallelism());
   const timeoutMs = opts.timeoutMs ?? 120_000;
+  let decoders: SphinxDecoders | undefined;
   return {
     adapter: 'local-sphinx',
     model: 'en-us',
@@ -130,6 +147,15 @@ export function createLocalSphinxAdapter(opts: SphinxOptions = {}): SttAdapter {
       const r = resolve(opts);
       if (typeof r === 'string') throw new SttError('provider_unavailable', r);
       const pcm = await resamplePcm16(audio.pcm, audio.sampleRate, SPHINX_RATE);
+      const budget = timeoutMs + Math.round((opts.timeoutPerAudioSecondMs ?? 0) * audio.durationSeconds);
+      const batch = opts.warm === false || audio.durationSeconds > WARM_MAX_SECONDS ? undefined : batchBinaryBeside(r);
+      if (batch) {
+        const pool = (decoders ??= createSphinxDecoders({ batch, hmm: r.hmm, lm: r.lm, dict: r.dict, pathVar: opts.path }));
+        return limit.run(() => pool.decode({ pcm, timeoutMs: budget, signal: options.signal }), options.signal).catch((err: unknown) => {
+          if (options.signal.aborted && !(err instanceof SttError)) throw new SttError('timeout', 'PocketSphinx did not finish in time', { cause: err });
+          throw err;
+        });
+      }
       const result = await limit.run(async () => {
         const dir = await mkdtemp(join(tmpdir(), 'voxctl-sphinx-'));
         try {
@@ -137,7 +163,7 @@ export function createLocalSphinxAdapter(opts: SphinxOptions = {}): SttAdapter {
           await writeFile(infile, Buffer.from(pcm.buffer, pcm.byteOffset, pcm.byteLength));
           const child = execa(r.binary, sphinxArgs(r, infile), {
             stdin: 'ignore',
-            timeout: timeoutMs + Math.round((opts.timeoutPerAudioSecondMs ?? 0) * audio.durationSeconds),
+            timeout: budget,
             cancelSignal: options.signal,
             reject: false,
             maxBuffer: 64 * 1024 * 1024,
@@ -158,6 +184,9 @@ export function createLocalSphinxAdapter(opts: SphinxOptions = {}): SttAdapter {
         throw new SttError('provider_unavailable', `PocketSphinx failed: ${detail}`);
       }
       return parseSphinxOutput(result.stdout);
+    },
+    async close() {
+      await decoders?.close();
     },
   };
 }

@@ -98,6 +98,8 @@ export interface SttRegistry {
   get(id: string): BoundProvider | undefined;
   /** State of every provider id, in the API's order. */
   states(): ProviderState[];
+  /** Ends what the adapters keep running between requests (the local recogniser's warm decoders). */
+  close(): Promise<void>;
 }
 
 /** Builds the registry; `env` is read on every call (keys can be set without a restart). */
@@ -146,6 +148,9 @@ export function createSttRegistry(config: { stt: SttBindings }, deps: { env?: ()
   }
   return {
     get: (id) => bound.get(id),
+    close: async () => {
+      await Promise.all([...new Set([...bound.values()].map((p) => p.adapter))].map((a) => a.close?.()));
+    },
     states: () =>
       ALL_PROVIDERS.map((id): ProviderState => {
         const p = bound.get(id);

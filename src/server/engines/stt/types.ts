@@ -68,6 +68,8 @@ export interface SttAdapter {
   transcribe(audio: SttAudio, options: TranscribeOptions): Promise<SttOutput>;
   /** Whether it can run right now (binary/model present, credential set), without calling anyone. */
   check(): { ok: true } | { ok: false; detail: string };
+  /** Ends what it keeps running between requests (a local engine's warm decoders), if anything. */
+  close?(): Promise<void>;
 }
 
 /** A recognizer failure with one of the API's per-provider error codes (DESIGN §4.11). */

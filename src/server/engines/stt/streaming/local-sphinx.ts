@@ -19,40 +19,17 @@ import { spawn, execFile } from 'node:child_process';
 import { constants } from 'node:fs';
 import { mkdtemp, open, readdir, readlink, realpath, rm, type FileHandle } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, delimiter } from 'node:path';
+import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { promisify } from 'node:util';
-import { accessSync, existsSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { resolveSphinx, sphinxArgs, SPHINX_RATE, type SphinxOptions } from '../local-sphinx.js';
 import { lowerChildPriority } from '../../background-priority.js';
+import { recogniserCommand } from '../sphinx-command.js';
 import { SttError, type StreamEvent, type StreamingCapability, type SttStream } from '../types.js';
 
 const run = promisify(execFile);
 const WORD_LINE = /^(\S+) (\d+(?:\.\d+)?) (\d+(?:\.\d+)?) (\d+(?:\.\d+)?)$/;
-
-/** `name` on PATH, if any (an executable file). */
-function findOnPath(name: string, pathVar = process.env.PATH ?? ''): string | undefined {
-  for (const dir of pathVar.split(delimiter).filter(Boolean)) {
-    try {
-      accessSync(join(dir, name), constants.X_OK);
-      return join(dir, name);
-    } catch {
-      // not here
-    }
-  }
-  return undefined;
-}
-
-/**
- * The command line that runs the recogniser: under `setpriv --pdeathsig KILL` (it dies with the server) and
- * `stdbuf -oL` (it prints each line as it is decided), each when the machine has it.
- */
-function recogniserCommand(binary: string, args: string[], pathVar?: string): [string, string[]] {
-  const setpriv = findOnPath('setpriv', pathVar);
-  const stdbuf = findOnPath('stdbuf', pathVar);
-  const argv = [...(setpriv ? [setpriv, '--pdeathsig', 'KILL', '--'] : []), ...(stdbuf ? [stdbuf, '-oL'] : []), binary, ...args];
-  return [argv[0] as string, argv.slice(1)];
-}
 
 /** Reads and drops what is in the FIFO (without ever blocking) until `settled` resolves. */
 async function drainUntil(fifo: string, settled: Promise<unknown>): Promise<void> {
@@ -111,7 +88,7 @@ export function createSphinxStreaming(opts: SphinxOptions = {}): StreamingCapabi
       }
       // Read-write (see the top): never blocks, and the server's end is the FIFO's only writer.
       const handle: FileHandle = await open(fifo, constants.O_RDWR);
-      const [command, args] = recogniserCommand(r.binary, sphinxArgs(r, fifo), opts.path);
+      const [command, args] = recogniserCommand(r.binary, sphinxArgs(r, fifo), { pathVar: opts.path, lineBuffered: true });
       const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'] });
       // setpriv and stdbuf exec into PocketSphinx: the pid, and the nice value set on it, stay (DESIGN §15.4).
       lowerChildPriority(child.pid);

@@ -32,7 +32,7 @@ function adapter(behaviour: { ms: number; text?: string; fail?: SttError | Error
   };
 }
 
-const registry = (map: Record<string, BoundProvider>): SttRegistry => ({ get: (id) => map[id], states: () => [] });
+const registry = (map: Record<string, BoundProvider>): SttRegistry => ({ get: (id) => map[id], states: () => [], close: async () => undefined });
 
 describe('validateProviders', () => {
   test('unknown and duplicate names', () => {

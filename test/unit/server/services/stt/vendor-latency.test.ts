@@ -52,7 +52,7 @@ describe('runProvider on a hosted vendor', () => {
         return 'sk-test';
       },
     });
-    const registry: SttRegistry = { get: (id) => (id === 'stt-b' ? { adapter, timeoutMs: 30_000 } : undefined), states: () => [] };
+    const registry: SttRegistry = { get: (id) => (id === 'stt-b' ? { adapter, timeoutMs: 30_000 } : undefined), states: () => [], close: async () => undefined };
     const result = await runProvider({ registry }, 'stt-b', audio, undefined);
     const done = performance.now();
     expect(result.transcript).toBe('please call me back');
