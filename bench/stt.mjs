@@ -3,6 +3,10 @@
 //  1. local-sphinx real-time factor on ~30 s of speech (the Flite fixture nine times, with pauses), and
 //     its latency against calling pocketsphinx_continuous directly on the same raw file in the same run
 //     (goal: adapter overhead < 10 %).
+//  1b. Short clips: BENCH_CLIPS (default 20) clips of the ~3 s fixture through the adapter (warm
+//     pocketsphinx_batch decoders, one at a time, the first clip paying the model load) against a
+//     pocketsphinx_continuous per clip, interleaved; wall time and CPU seconds (this process's reaped
+//     children), the ratio adapter ÷ direct (the saving the warm decoders exist for).
 //  2. Fan-out: nine fake OpenAI-compatible providers (100..300 ms each, real HTTP + multipart) in one
 //     transcription vs the slowest one alone (goal: < 1.2x).
 import { readFileSync, writeFileSync, mkdtempSync, rmSync } from 'node:fs';
@@ -14,6 +18,7 @@ import { performance } from 'node:perf_hooks';
 import { decodeWavToPcm16, encodeWav } from '../dist/server/audio/wav.js';
 import { createLocalSphinxAdapter, resolveSphinx, sphinxArgs } from '../dist/server/engines/stt/local-sphinx.js';
 import { createSttRegistry } from '../dist/server/engines/stt/registry.js';
+import { cpuSeconds } from './lib/service.mjs';
 import { transcribe } from '../dist/server/features/stt/transcription.js';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
@@ -63,6 +68,43 @@ if (typeof resolved === 'string') {
   console.log(`  local-sphinx adapter:             ${fmt(a)}  (real-time factor ${(seconds / (a / 1000)).toFixed(2)}x)`);
   console.log(`  adapter overhead: ${(((a - d) / d) * 100).toFixed(1)} %  (goal < 10 %)`);
   console.log(`  words recognised: ${transcript.split(/\s+/).filter(Boolean).length}`);
+}
+
+// --- 1b. short clips: warm decoders vs a pocketsphinx_continuous per clip ---------------------------------
+if (typeof resolved !== 'string') {
+  const CLIPS = Number(process.env.BENCH_CLIPS ?? 20);
+  const dir = mkdtempSync(join(tmpdir(), 'voxctl-bench-'));
+  const raw = join(dir, 'clip.raw');
+  writeFileSync(raw, Buffer.from(one.pcm.buffer, one.pcm.byteOffset, one.pcm.byteLength));
+  const clip = { pcm: one.pcm, sampleRate: one.sampleRate, durationSeconds: one.pcm.length / one.sampleRate, wav: encodeWav(one.pcm, one.sampleRate) };
+  const measure = async (fn) => {
+    const [w0, c0] = [performance.now(), cpuSeconds(process.pid)];
+    await fn();
+    return { wall: performance.now() - w0, cpu: cpuSeconds(process.pid) - c0 };
+  };
+  const rows = [];
+  const heard = new Set();
+  for (let i = 0; i < RUNS; i++) {
+    const direct = await measure(async () => {
+      for (let k = 0; k < CLIPS; k++) {
+        const r = spawnSync(resolved.binary, sphinxArgs(resolved, raw), { encoding: 'utf8' });
+        if (r.status !== 0) throw new Error(`pocketsphinx_continuous failed: ${r.stderr}`);
+      }
+    });
+    const warm = await measure(async () => {
+      const adapter = createLocalSphinxAdapter({ maxConcurrent: 1 });
+      for (let k = 0; k < CLIPS; k++) heard.add((await adapter.transcribe(clip, { signal: AbortSignal.timeout(120_000) })).transcript);
+      await adapter.close(); // the decoder exits and is reaped: its CPU counts
+    });
+    rows.push({ direct, warm });
+    console.log(
+      `  run ${i + 1}: ${CLIPS} clips of ${clip.durationSeconds.toFixed(1)} s — continuous per clip ${fmt(direct.wall)} / ${direct.cpu.toFixed(2)} CPU-s, ` +
+        `warm adapter ${fmt(warm.wall)} / ${warm.cpu.toFixed(2)} CPU-s: ${(warm.wall / direct.wall).toFixed(2)}x wall, ${(warm.cpu / direct.cpu).toFixed(2)}x CPU`,
+    );
+  }
+  rmSync(dir, { recursive: true, force: true });
+  const ratio = (k) => median(rows.map((r) => r.warm[k] / r.direct[k]));
+  console.log(`short clips (median of ${RUNS}): warm adapter ÷ a pocketsphinx_continuous per clip = ${ratio('wall').toFixed(2)}x wall, ${ratio('cpu').toFixed(2)}x CPU; one transcript for every clip: ${heard.size === 1}`);
 }
 
 // --- 2. fan-out of nine providers vs the slowest alone ------------------------------------------------
