@@ -211,12 +211,15 @@ class Decoder {
 
   /** Ends it gracefully: end of file on its control file, and it exits. */
   close(): Promise<void> {
-    clearTimeout(this.idleTimer);
+    // Held again: whoever awaits the close must not find the process let go with nothing left to wait on.
+    this.hold();
     this.ctl.destroy();
     return this.exited;
   }
 
+  /** Kills it; from now on it is dead, never handed another utterance (its exit may come a moment later). */
   kill(): void {
+    this.dead = true;
     this.child.kill('SIGKILL');
   }
 

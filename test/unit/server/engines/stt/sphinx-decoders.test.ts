@@ -117,6 +117,19 @@ describe('warm decoders', () => {
     expect((err as Error).message).toMatch(/^PocketSphinx failed: /);
   });
 
+  test('a script that decodes and closes exits when done: close waits for the idle decoder it let go of', async () => {
+    const script = `
+      const { createSphinxDecoders } = await import(${JSON.stringify(new URL('../../../../../dist/server/engines/stt/sphinx-decoders.js', import.meta.url).href)});
+      const d = createSphinxDecoders(${JSON.stringify(cmd)});
+      await d.decode({ pcm: new Int16Array(16000), timeoutMs: 60000, signal: new AbortController().signal });
+      await d.close();
+      console.log('closed');
+    `;
+    const { execFileSync: run } = await import('node:child_process');
+    // Exit code 13 (a top-level await never settled) would throw here.
+    expect(run(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' })).toBe('closed\n');
+  });
+
   test('no decoder outlives a server killed with SIGKILL', async () => {
     const script = `
       const { createSphinxDecoders } = await import(${JSON.stringify(new URL('../../../../../dist/server/engines/stt/sphinx-decoders.js', import.meta.url).href)});
