@@ -3,7 +3,7 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 
 const BIN = new URL('../../bin/voxctl.js', import.meta.url).pathname;
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -92,6 +92,26 @@ export function cpuSeconds(pid) {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
   // utime, stime, cutime, cstime are fields 14..17 of stat(5); `fields` starts at field 3.
   return fields.slice(11, 15).reduce((n, v) => n + Number(v), 0) / 100;
+}
+
+/**
+ * CPU seconds of `pid` and every process below it, live or reaped: a service's warm recognisers stay up
+ * between utterances, so what they spent is not yet in the service's own reaped-children count.
+ */
+export function treeCpuSeconds(pid) {
+  let children = [];
+  try {
+    children = execFileSync('pgrep', ['-P', String(pid)], { encoding: 'utf8' }).trim().split('\n').filter(Boolean).map(Number);
+  } catch {
+    // pgrep exits 1 when there is none
+  }
+  return children.reduce((n, child) => {
+    try {
+      return n + treeCpuSeconds(child);
+    } catch {
+      return n; // it ended in between: its time is now its parent's reaped-children time
+    }
+  }, cpuSeconds(pid));
 }
 
 /** Resident memory of a process in MB: now (`rss`) and the peak of its life so far (`peak`, VmHWM). */
