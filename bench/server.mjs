@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Server benchmark (issue 2): autocannon, 50 connections, BENCH_SECONDS (default 10) per target, one run:
+// Server benchmark (issue 2): autocannon, BENCH_CONNECTIONS (default 50) connections, BENCH_SECONDS (default 10) per target, one run:
 //   1. a bare Fastify route returning a constant: the ceiling of this machine;
 //   2. GET /v1/speakers?limit=20 (public route);
 //   3. GET /v1/speakers/{id} (Bearer, enterprise keys: the full auth + rate-limit path);
@@ -25,7 +25,7 @@ import autocannon from 'autocannon';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
-const connections = 50;
+const connections = Number(process.env.BENCH_CONNECTIONS ?? 50);
 // The routes' own cost by default; BENCH_LOG_LEVEL=info adds the two request lines Fastify writes per request.
 const logLevel = process.env.BENCH_LOG_LEVEL ?? 'silent';
 
