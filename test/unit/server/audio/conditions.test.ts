@@ -229,7 +229,7 @@ describe('every condition', () => {
 describe('a Flite sentence through local-sphinx under each condition', () => {
   const SENTENCE = 'Please call me back after the meeting tomorrow morning.';
 
-  it('transcribes each condition; clean and speed:0.8 exactly, telephone not (the model is wideband)', async () => {
+  it('transcribes each condition: clean exactly, speed:0.8 and telephone (8 kHz µ-law brought back to 16 kHz) nearly', async () => {
     const d = await decodeAudio(readFileSync(new URL('../../../../fixtures/speech-slt.wav', import.meta.url)));
     const adapter = createLocalSphinxAdapter();
     const wer: Record<string, number> = {};
@@ -241,8 +241,9 @@ describe('a Flite sentence through local-sphinx under each condition', () => {
     }
     expect(wer.clean).toBe(0);
     expect(wer['speed:0.8']).toBeLessThan(0.25);
-    // The 16 kHz acoustic model needs energy above 4 kHz, which telephone audio cannot carry: the
-    // sentence is lost there (measured WER 1.0; a 6.5 kHz low-pass alone keeps it at 0, 5.5 kHz gives 0.33).
-    expect(wer.telephone).toBeGreaterThan(wer.clean!);
+    // The 16 kHz acoustic model lacks the energy above 4 kHz here. Decoded whole (warm pocketsphinx_batch,
+    // the utterance's own cepstral mean) this sentence is still heard: measured WER 0. Cut at pauses with
+    // a running mean (pocketsphinx_continuous, before 0.3.0) it was lost: WER 1.0.
+    expect(wer.telephone).toBeLessThan(0.5);
   });
 });
