@@ -8,9 +8,9 @@
  * pieces; it reads a temp file (it opens `-infile` by name, and Node's stdin pipes are sockets it cannot
  * open). Without `pocketsphinx_batch` beside `pocketsphinx_continuous`, all audio goes the second way.
  *
- * Confidence: run with `-time yes`, PocketSphinx prints every recognised word with its posterior
- * probability (0..1); we report the mean posterior of the real words (fillers, silences and sentence
- * markers excluded), or null when no word was recognised.
+ * Confidence: run with `-time yes` (a warm decoder: in its CTM lines), PocketSphinx gives every
+ * recognised word with its posterior probability (0..1); we report the mean posterior of the real words
+ * (fillers, silences and sentence markers excluded), or null when no word was recognised.
  */
 import { accessSync, constants } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -50,8 +50,6 @@ export interface SphinxOptions {
   timeoutPerAudioSecondMs?: number;
   /** PATH to search (default process.env.PATH). */
   path?: string;
-  /** Use warm `pocketsphinx_batch` decoders for short audio when the machine has them (default true). */
-  warm?: boolean;
 }
 
 /** Absolute paths of the executable and the three model parts. */
@@ -148,7 +146,7 @@ export function createLocalSphinxAdapter(opts: SphinxOptions = {}): SttAdapter {
       if (typeof r === 'string') throw new SttError('provider_unavailable', r);
       const pcm = await resamplePcm16(audio.pcm, audio.sampleRate, SPHINX_RATE);
       const budget = timeoutMs + Math.round((opts.timeoutPerAudioSecondMs ?? 0) * audio.durationSeconds);
-      const batch = opts.warm === false || audio.durationSeconds > WARM_MAX_SECONDS ? undefined : batchBinaryBeside(r);
+      const batch = audio.durationSeconds > WARM_MAX_SECONDS ? undefined : batchBinaryBeside(r);
       if (batch) {
         const pool = (decoders ??= createSphinxDecoders({ batch, hmm: r.hmm, lm: r.lm, dict: r.dict, pathVar: opts.path }));
         return limit.run(() => pool.decode({ pcm, timeoutMs: budget, signal: options.signal }), options.signal).catch((err: unknown) => {
