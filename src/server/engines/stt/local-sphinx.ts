@@ -14,12 +14,13 @@
  */
 import { accessSync, constants } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { delimiter, dirname, join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { availableParallelism, tmpdir } from 'node:os';
 import { execa } from 'execa';
 import { resamplePcm16 } from '../../audio/resample.js';
 import { lowerChildPriority } from '../background-priority.js';
 import { ConcurrencyLimit } from './limit.js';
+import { findOnPath } from './sphinx-command.js';
 import { createSphinxDecoders, type SphinxDecoders } from './sphinx-decoders.js';
 import { SttError, type SttAdapter, type SttAudio, type SttOutput, type TranscribeOptions } from './types.js';
 
@@ -71,11 +72,7 @@ function isFile(path: string, mode = constants.R_OK): boolean {
 
 function findBinary(binary: string, pathVar: string): string | undefined {
   if (binary.includes('/')) return isFile(binary, constants.X_OK) ? binary : undefined;
-  for (const dir of pathVar.split(delimiter).filter(Boolean)) {
-    const candidate = join(dir, binary);
-    if (isFile(candidate, constants.X_OK)) return candidate;
-  }
-  return undefined;
+  return findOnPath(binary, pathVar);
 }
 
 function resolve(opts: SphinxOptions): Resolved | string {
