@@ -1,7 +1,10 @@
 #!/usr/bin/env node
 // CLI startup benchmark (issue 4): median wall time and peak RSS of the built CLI against `node -e 0`
-// measured in the same run. Targets: `voxctl --version` <= 1.5x, `voxctl speakers list --json --limit 5`
-// against a running local service <= 2x (issue 18 item 7). Run `npm run build` first. Usage: node bench/cli.mjs [runs]
+// measured in the same run. Targets: `voxctl --version` <= 1.5x; `voxctl speakers list --json --limit 5`
+// against a running local service <= 2x on Node 20 and <= 1.5x on Node 22 and later (issue 32 item 5).
+// A third baseline is the floor of any CLI that asks a service: a bare Node script making the same GET
+// with `node:http` and printing the body; the list is also given as a ratio to it.
+// Run `npm run build` first. Usage: node bench/cli.mjs [runs]
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -35,6 +38,9 @@ function measure(args, extraEnv = {}) {
   return { ms, rssKb: rss ? Number(rss) : NaN };
 }
 
+// The same request as the CLI's list, without the CLI: node:http, the key, the body to stdout.
+const BARE_GET = `require('node:http').get(process.env.VOXCTL_BASE_URL + '/v1/speakers?limit=5', { headers: { authorization: 'Bearer ' + process.env.VOXCTL_API_KEY } }, (res) => res.pipe(process.stdout))`;
+
 const median = (xs) => {
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.floor(s.length / 2)];
@@ -60,9 +66,11 @@ try {
     { label: 'node -e 0', args: ['-e', '0'] },
     { label: 'voxctl --version', args: [BIN, '--version'] },
     { label: 'voxctl speakers list --json --limit 5', args: [BIN, 'speakers', 'list', '--json', '--limit', '5'], env: { VOXCTL_BASE_URL: url, VOXCTL_API_KEY: key } },
+    { label: 'node: one GET, body printed', args: ['-e', BARE_GET], env: { VOXCTL_BASE_URL: url, VOXCTL_API_KEY: key } },
   ]);
   const baseline = results[0];
-  const targets = { 'voxctl --version': 1.5, 'voxctl speakers list --json --limit 5': 2 };
+  const listTarget = Number(process.versions.node.split('.')[0]) >= 22 ? 1.5 : 2;
+  const targets = { 'voxctl --version': 1.5, 'voxctl speakers list --json --limit 5': listTarget };
   console.log(`runs per command: ${RUNS} (median wall time, peak RSS)`);
   let ok = true;
   for (const r of results) {
@@ -72,6 +80,9 @@ try {
     if (target !== undefined && ratio > target) ok = false;
     console.log(`${r.label.padEnd(40)} ${r.ms.toFixed(1).padStart(7)} ms  ${(r.rssKb / 1024).toFixed(1).padStart(6)} MB  ${ratio.toFixed(2)}x  ${verdict}`);
   }
+  const list = results.find((r) => r.label.startsWith('voxctl speakers'));
+  const floor = results.find((r) => r.label.startsWith('node: one GET'));
+  console.log(`the list against the floor of one GET: ${(list.ms / floor.ms).toFixed(2)}x (the floor itself is ${(floor.ms / baseline.ms).toFixed(2)}x node -e 0)`);
   process.exitCode = ok ? 0 : 1;
 } finally {
   spawnSync(process.execPath, [BIN, 'serve', 'stop'], { env });

@@ -54,8 +54,23 @@ export function ciCases(input: {
   summaryGateFailures(input.summary ?? [], input.gates).forEach(add);
   for (const r of input.compare?.rows ?? []) caseOf(r);
   compareGateFailures(input.compare?.rows ?? [], input.gates).forEach(add);
+  // A comparison alone: the new run's failed requests fail its gates too (a provider whose every request
+  // failed matched nothing and has no compare row), so they are cases here as they are on stderr.
+  if (!input.summary) newRunFailures(input.latencyFrom, input.gates).forEach(add);
   return [...cases.values()];
 }
+
+/** The failed-requests failures of a comparison's new run (its summary rows), when any gate is on. */
+function newRunFailures(summary: EvaluationDetail['summary'] | undefined, gates: CiGates): GateFailure[] {
+  if (!summary || !anyGate(gates)) return [];
+  return summaryGateFailures(summary, { maxFailureRate: gates.maxFailureRate ?? 0 });
+}
+
+/**
+ * The order a case's failures are written in: the gate the case is about first, failed requests (which
+ * come with every failed stream, §15.3) last.
+ */
+const FAILURE_RANK: Record<GateFailureType, number> = { 'max-regression': 0, inconclusive: 1, 'max-wer': 2, 'max-der': 3, 'max-final-latency': 4, probes: 5, 'failed-requests': 6 };
 
 const seconds = (x: number) => x.toFixed(3);
 /** Attributes with the characters XML 1.0 forbids dropped (DESIGN §17.6): every value of the document goes through here or `xmlText`. */
@@ -78,10 +93,14 @@ export function junitXml(input: { evaluationId: string; cases: readonly CiCase[]
   );
   for (const c of input.cases) {
     const test = suite.ele('testcase', xmlAttrs({ classname: c.provider, name: `${c.condition} / ${c.group}`, time: seconds(c.timeSeconds ?? 0) }));
-    if (c.failures.length === 0) continue;
-    // One <failure> per case (what every reader expects); both gates' messages when both fail.
-    const message = c.failures.map((x) => x.message).join('; ');
-    test.ele('failure', xmlAttrs({ message, type: c.failures.map((x) => x.type).join(',') })).txt(xmlText(message));
+    // One <failure> per gate the case fails, each with its own type (DESIGN §15: `inconclusive`,
+    // `failed-requests`, …) — a reader looking for one type finds it whatever else the row failed.
+    const types = [...new Set(c.failures.map((x) => x.type))].sort((a, b) => FAILURE_RANK[a] - FAILURE_RANK[b]);
+    for (const type of types) {
+      const of = c.failures.filter((x) => x.type === type);
+      const message = of.map((x) => x.message).join('; ');
+      test.ele('failure', xmlAttrs({ message, type })).txt(xmlText(message));
+    }
   }
   return doc.end({ prettyPrint: true }) + '\n';
 }
@@ -90,12 +109,26 @@ export function junitXml(input: { evaluationId: string; cases: readonly CiCase[]
 const cell = (v: string | number | null | undefined) => (v === null || v === undefined ? '—' : markdownText(String(v)));
 const table = (head: string[], rows: (string | number | null)[][]) =>
   [`| ${head.join(' | ')} |`, `|${head.map(() => ' --- |').join('')}`, ...rows.map((r) => `| ${r.map(cell).join(' | ')} |`)].join('\n');
-const mark = (failed: boolean) => (failed ? '❌' : '✅');
 /** A compare row's verdict as the job summary shows it (DESIGN §15.1): ✅ only where no regression is possible. */
 const verdictMark = (verdict: string) => (verdict === 'regressed' ? '❌' : verdict === 'inconclusive' ? '⚠️' : '✅');
 
-/** The Markdown summary of an evaluation (group `all` rows), and of its comparison with a baseline when given. */
-export function markdownSummary(input: { evaluation?: EvaluationDetail; compare?: EvaluationCompare; gates: CiGates }): string {
+/**
+ * The mark of an evaluation's row: ❌ when it fails a gate or its comparison with the baseline says
+ * `regressed`, ⚠️ when that comparison is `inconclusive`, ✅ otherwise (DESIGN §15.1); none when neither a
+ * gate nor a baseline judges it.
+ */
+function rowMark(failed: boolean, verdict: string | undefined, judged: boolean): string {
+  if (failed || verdict === 'regressed') return '❌';
+  if (verdict === 'inconclusive') return '⚠️';
+  return judged ? '✅' : '';
+}
+
+/**
+ * The Markdown summary of an evaluation (group `all` rows), and of its comparison with a baseline when
+ * given; `newRun` is the summary of a comparison's new run when the evaluation itself is not shown (its
+ * failed requests fail the gates).
+ */
+export function markdownSummary(input: { evaluation?: EvaluationDetail; compare?: EvaluationCompare; newRun?: EvaluationDetail['summary']; gates: CiGates }): string {
   const parts: string[] = [];
   const ev = input.evaluation;
   if (ev) {
@@ -103,14 +136,17 @@ export function markdownSummary(input: { evaluation?: EvaluationDetail; compare?
     const rows = (ev.summary ?? []).filter((r) => r.group === 'all');
     const streamed = ev.mode === 'streaming';
     const gated = anyGate(input.gates);
-    const failing = new Set(summaryGateFailures(rows, input.gates).map((f) => JSON.stringify([f.provider, f.condition])));
+    const keyOf = (r: { provider: string; condition: string }) => JSON.stringify([r.provider, r.condition]);
+    const compared = (input.compare?.rows ?? []).filter((r) => r.group === 'all');
+    const failing = new Set([...summaryGateFailures(rows, input.gates), ...compareGateFailures(compared, input.gates)].map(keyOf));
+    const verdicts = new Map(compared.map((r) => [keyOf(r), r.verdict]));
     const latency = (p: number | null) => (p === null ? 'timeout' : p);
     if (rows.length) {
       parts.push(
         table(
           ['', 'provider', 'condition', 'WER', '95% CI', 'CER', 'p50 ms', 'audio s', 'cost USD', 'RTFx', 'failed', ...(streamed ? ['final p50 / p95 ms', 'streams failed'] : [])],
           rows.map((r) => [
-            gated ? mark(failing.has(JSON.stringify([r.provider, r.condition]))) : '',
+            rowMark(failing.has(keyOf(r)), verdicts.get(keyOf(r)), gated || compared.length > 0),
             r.provider,
             r.condition,
             f4(r.wer),
@@ -152,6 +188,8 @@ export function markdownSummary(input: { evaluation?: EvaluationDetail; compare?
       ),
       '',
     );
+    const failedRequests = input.evaluation ? [] : newRunFailures(input.newRun, input.gates);
+    if (failedRequests.length) parts.push('Failed requests in the new run:', '', ...failedRequests.map((f) => `- ❌ ${cell(f.line)}`), '');
   }
   return parts.join('\n') + '\n';
 }

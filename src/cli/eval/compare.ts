@@ -71,7 +71,7 @@ export async function emitCiOutputs(
     {
       evaluationId,
       cases: ci.ciCases({ summary: content.evaluation?.summary, compare: content.compare, gates, latencyFrom: content.latencyFrom }),
-      markdown: ci.markdownSummary({ evaluation: content.evaluation, compare: content.compare, gates }),
+      markdown: ci.markdownSummary({ evaluation: content.evaluation, compare: content.compare, newRun: content.latencyFrom, gates }),
       now: ctx.clock.now(),
     },
   );

@@ -42,6 +42,8 @@ export interface EvalRunOptions {
 export function evalRunOptions(flags: EvalRunFlags): EvalRunOptions {
   if (flags.report === STDOUT_FILE) throw usageError('--report - would mix the report with the summary on stdout', 'save it to a file, or run `voxctl eval report ID -o -` afterwards');
   const gates = gatesOf(flags);
+  // Without a baseline there is nothing to regress from: the gate could only pass unmeasured (DESIGN §15).
+  if (flags.maxRegression !== undefined && flags.baseline === undefined) throw usageError('--max-regression needs --baseline on eval run', 'e.g. voxctl eval run … --baseline ev_base --max-regression 0.02, or voxctl eval rerun ev_base');
   const ci = flags.junit !== undefined || flags.markdown !== undefined || flags.maxRegression !== undefined;
   return {
     watch: Boolean(flags.watch || flags.report !== undefined || anyGate(gates) || ci),

@@ -147,6 +147,42 @@ describe('JUnit XML', () => {
     expect(both[0]!.failures).toEqual([{ type: 'failed-requests', message: 'stt-b under clean: 4 of 8 requests failed' }]);
   });
 
+  it('a row failing two gates has one <failure> per gate, each of its own type (a stalled stream is also a failed request)', () => {
+    // Inconclusive and failed requests on one row: both types findable, the gate the row is about first.
+    const rows = [compareRow({ difference: 0.1, speakers: 3, verdict: 'inconclusive', attempted: 6, failed_requests: 1 })];
+    const cases = ciCases({ compare: { ...compare, rows }, gates: { maxRegression: 0 } });
+    const failures = parseJUnit(junitXml({ evaluationId: 'ev_new', cases, timestamp: new Date() })).testsuite[0]!.testcase[0].failure;
+    expect(failures.map((f: { type: string }) => f.type)).toEqual(['inconclusive', 'failed-requests']);
+    expect(failures[1].message).toBe('stt-b under clean: 1 of 6 requests failed');
+    // Still one failing case in the suite's count.
+    expect(parseJUnit(junitXml({ evaluationId: 'ev_new', cases, timestamp: new Date() })).testsuite[0]!.failures).toBe('1');
+    const stalled = [summaryRow({ attempted: 2, failed_requests: 1, final_latency_ms: { p50: 800, p95: null, p99: null } } as Partial<EvaluationSummaryRow>)];
+    const xml = junitXml({ evaluationId: 'ev_s', cases: ciCases({ summary: stalled, gates: { maxFinalLatency: 1500 } }), timestamp: new Date() });
+    expect(parseJUnit(xml).testsuite[0]!.testcase[0].failure.map((f: { type: string }) => f.type)).toEqual(['max-final-latency', 'failed-requests']);
+    expect(xml).not.toMatch(/type="[^"]*,/);
+  });
+
+  it('a comparison alone: the new run whose every request failed is a failing case and a Markdown line, as on stderr (DESIGN §15.2)', () => {
+    // stt-c matched nothing (all 6 requests failed): no compare row, only its summary row says so.
+    const newRun = [...summary, summaryRow({ provider: 'stt-c', utterances: 0, wer: null, wer_ci95: null, cer: null, attempted: 6, failed_requests: 6 })];
+    const cases = ciCases({ compare, gates: { maxRegression: 1 }, latencyFrom: newRun });
+    const suite = parseJUnit(junitXml({ evaluationId: 'ev_new', cases, timestamp: new Date() })).testsuite[0]!;
+    const c = suite.testcase.find((t: { classname: string }) => t.classname === 'stt-c');
+    expect(c.failure[0]).toMatchObject({ type: 'failed-requests', message: 'stt-c under clean: 6 of 6 requests failed' });
+    expect(suite.failures).toBe('1');
+    expect(markdownSummary({ compare, newRun, gates: { maxRegression: 1 } })).toContain('- ❌ stt-c under clean: 6 of 6 requests failed');
+    // No gate, no judgement.
+    expect(ciCases({ compare, gates: {}, latencyFrom: newRun }).every((x) => x.failures.length === 0)).toBe(true);
+  });
+
+  it('the evaluation table marks a row by its comparison too: ❌ regressed, ⚠️ inconclusive, ✅ only when neither (DESIGN §15.1)', () => {
+    const evaluation = { evaluation_id: 'ev_new', name: null, status: 'completed', completed_utterances: 8, total_utterances: 8, normalizer: { name: 'basic', version: 2 }, mode: 'batch', summary: [summaryRow({})] } as never;
+    const md = (verdict: EvaluationCompareRow['verdict']) => markdownSummary({ evaluation, compare: { ...compare, rows: [compareRow({ verdict, difference: verdict === 'regressed' ? 0.1 : 0, speakers: verdict === 'inconclusive' ? 3 : 8 })] }, gates: { maxRegression: 0.5 } });
+    expect(md('regressed')).toMatch(/\| ❌ \| stt-b \| clean \| 0\.0500 \|/);
+    expect(md('inconclusive')).toMatch(/\| ⚠️ \| stt-b \| clean \| 0\.0500 \|/);
+    expect(md('no_change')).toMatch(/\| ✅ \| stt-b \| clean \| 0\.0500 \|/);
+  });
+
   it('no gate given: no failure whatever the numbers', () => {
     const cases = ciCases({ summary, compare, gates: {} });
     expect(cases.every((c) => c.failures.length === 0)).toBe(true);

@@ -191,7 +191,12 @@ export function summarise(input: {
         ...(input.conversation ? callColumns(rows, input.seed) : {}),
       };
       if (condition === 'clean' && input.probes?.non_speech) {
-        all.non_speech = nonSpeechColumns(clips.filter((u) => u.provider_index === p), { normalizer, seed: input.seed, seconds: input.probes.non_speech.seconds });
+        const own = clips.filter((u) => u.provider_index === p);
+        all.non_speech = nonSpeechColumns(own, { normalizer, seed: input.seed, seconds: input.probes.non_speech.seconds });
+        // A clip is a request to the provider like any other: one that failed was not heard, and the
+        // hallucination rate must not pass over it unseen (DESIGN §15.2).
+        all.attempted = (all.attempted ?? 0) + own.filter((u) => u.error_code !== SYNTHESIS_FAILED).length;
+        all.failed_requests = (all.failed_requests ?? 0) + own.filter(isFailedRequest).length;
       }
       if (condition === 'clean' && input.probes?.keyterms) all.keyterms = keytermColumns(rows, { normalizer, terms: input.probes.keyterms.terms });
       summary.push(all);

@@ -26,7 +26,7 @@ describe('eval run options', () => {
     ['--max-final-latency', { maxFinalLatency: 800 }],
     ['--max-hallucination', { maxHallucination: 0.1 }],
     ['--min-entity-accuracy', { minEntityAccuracy: 0.9 }],
-    ['--max-regression', { maxRegression: 0 }],
+    ['--max-regression', { maxRegression: 0, baseline: 'ev_base' }],
     ['--junit', { junit: 'j.xml' }],
     ['--markdown', { markdown: 's.md' }],
     ['--max-failure-rate', { maxFailureRate: 0.1 }],
@@ -38,6 +38,10 @@ describe('eval run options', () => {
     const options = evalRunOptions({ providers: 'all', report: 'r.html', force: true, baseline: 'ev_1', dryRun: true, maxWer: 0.25, maxFailureRate: 0.05 });
     expect(options).toMatchObject({ report: 'r.html', force: true, baseline: 'ev_1', dryRun: true });
     expect(options.gates).toMatchObject({ maxWer: 0.25, maxFailureRate: 0.05 });
+  });
+
+  it('refuses --max-regression without --baseline, exit 2: nothing to regress from, the gate could only pass unmeasured (DESIGN §15)', () => {
+    expect(usage(() => evalRunOptions({ providers: 'stt-b', maxRegression: 0.02 }))).toEqual({ message: '--max-regression needs --baseline on eval run', exit: 2 });
   });
 
   it('refuses --report - (the report would mix with the summary on stdout), exit 2', () => {

@@ -61,6 +61,14 @@ describe('summarise (DESIGN §8.3)', () => {
     expect(all).toMatchObject({ utterances: 1, speakers: 1, failed_requests: 1, wer: 0, latency_ms: { p50: 100, p95: 100 } });
   });
 
+  it('counts the non-speech clips sent to a provider in its clean row: a clip that failed is a failed request, never a silent pass of the hallucination gate (DESIGN §15.2)', () => {
+    const clip = (t: number, failed?: string): UtteranceView => ({ ...row({ t, s: 0, g: '', failed }), kind: 'silence', speaker_id: null, grp: null, reference: '', reference_words: null }) as unknown as UtteranceView;
+    const rows = [row({ s: 0, g: 'a' }), clip(1), clip(2, 'upstream_error'), clip(3, 'upstream_error')];
+    const probes = { non_speech: { clips: 3, seconds: 1, kinds: ['silence'] } } as never;
+    const [all] = summarise({ rows, providers: ['p'], conditions: ['clean'], groups: ['a'], seed: 1, probes }).summary;
+    expect(all).toMatchObject({ utterances: 1, attempted: 4, failed_requests: 2, non_speech: { clips: 1 } });
+  });
+
   it('gives null figures to a cell without a scored utterance', () => {
     const rows = [row({ s: 0, g: 'a', failed: 'provider_not_configured' })];
     const [all] = summarise({ rows, providers: ['p'], conditions: ['clean'], groups: ['a'], seed: 1 }).summary;

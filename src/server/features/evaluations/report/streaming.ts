@@ -6,6 +6,7 @@
 import type { EvaluationDetail, EvaluationSummaryRow, EvaluationUtterance } from '../../../../shared/schemas/evaluations.js';
 import { blockMedianCi } from '../../../../shared/stats.js';
 import { html, type SafeHtml } from '../../../html.js';
+import { SYNTHESIS_FAILED } from '../summary.js';
 import { speakerBlock } from './data.js';
 import { latencyStrips } from './svg.js';
 
@@ -14,7 +15,10 @@ export interface StreamingPanelRow {
   provider: string;
   condition: string;
   row: EvaluationSummaryRow;
-  /** 95% speaker-block interval of the median final latency (ms); null without final latencies. */
+  /**
+   * 95% speaker-block interval of the median final latency (ms), failed streams counted as +∞ (DESIGN
+   * §15.3): an end they reach is Infinity; null when nothing was streamed.
+   */
   finalMedianCi: [number, number] | null;
   /** The final latencies of the row's utterances (the strip chart's dots). */
   finals: number[];
@@ -25,13 +29,31 @@ export function streamingPanelRows(ev: Pick<EvaluationDetail, 'summary' | 'provi
   const rows: StreamingPanelRow[] = [];
   for (const row of ev.summary ?? []) {
     if (row.group !== 'all') continue;
-    const mine = utterances.filter((u) => u.provider === row.provider && u.condition === row.condition && typeof u.final_latency_ms === 'number' && u.error === null);
+    const streamed = utterances.filter((u) => u.provider === row.provider && u.condition === row.condition && u.error?.code !== SYNTHESIS_FAILED);
+    const mine = streamed.filter((u) => typeof u.final_latency_ms === 'number' && u.error === null);
+    const failed = streamed.filter((u) => u.error !== null);
     const finals = mine.map((u) => u.final_latency_ms!);
-    const finalMedianCi = finals.length ? blockMedianCi(mine.map((u) => ({ block: speakerBlock(u), value: u.final_latency_ms! })), { seed: ev.seed }) : null;
-    rows.push({ provider: row.provider, condition: row.condition, row, finalMedianCi, finals });
+    rows.push({ provider: row.provider, condition: row.condition, row, finalMedianCi: medianCi(mine, failed, ev.seed), finals });
   }
   return rows;
 }
+
+/**
+ * The interval of the median final latency over finished and failed streams. The bootstrap's arithmetic
+ * needs a finite stand-in for a failed stream's +∞; an end above every finished stream's latency was
+ * reached by one, so it is +∞ (printed `timeout`).
+ */
+function medianCi(finished: readonly EvaluationUtterance[], failed: readonly EvaluationUtterance[], seed: number): [number, number] | null {
+  if (finished.length + failed.length === 0) return null;
+  const slowest = Math.max(0, ...finished.map((u) => u.final_latency_ms!));
+  const values = [...finished.map((u) => ({ block: speakerBlock(u), value: u.final_latency_ms! })), ...failed.map((u) => ({ block: speakerBlock(u), value: Number.MAX_VALUE }))];
+  const [lo, hi] = blockMedianCi(values, { seed });
+  const end = (x: number) => (x > slowest ? Infinity : x);
+  return [end(lo), end(hi)];
+}
+
+/** An end of an interval as the table prints it. */
+const ms = (x: number) => (Number.isFinite(x) ? `${x}` : 'timeout');
 
 /** The median final latency of a row; null when none was measured or failed streams reach it (+∞). */
 const medianFinal = (r: StreamingPanelRow): number | null => r.row.final_latency_ms?.p50 ?? null;
@@ -91,7 +113,7 @@ export function streamingSection(
 <table id="streaming-table"><thead><tr><th>Provider</th><th>Condition</th><th>First partial p50 / p95 ms</th><th>Final latency p50 ms</th><th>95% CI</th><th>p95 / p99 ms</th><th>Streams failed</th><th>Revisions per utterance</th><th>Early words</th><th>WER</th></tr></thead><tbody>
 ${rows.map(
   (r) => html`<tr><td>${view.label(r.provider)}</td><td>${r.condition}</td><td class="num">${pctl(r.row.first_partial_ms, 'p50')} / ${pctl(r.row.first_partial_ms, 'p95')}</td>
-<td class="num">${pctl(r.row.final_latency_ms, 'p50')}</td><td class="num">${r.finalMedianCi ? `${r.finalMedianCi[0]} – ${r.finalMedianCi[1]}` : 'n/a'}</td>
+<td class="num">${pctl(r.row.final_latency_ms, 'p50')}</td><td class="num">${r.finalMedianCi ? `${ms(r.finalMedianCi[0])} – ${ms(r.finalMedianCi[1])}` : 'n/a'}</td>
 <td class="num">${pctl(r.row.final_latency_ms, 'p95')} / ${pctl(r.row.final_latency_ms, 'p99')}</td><td class="num">${r.row.streams_failed ?? 0} of ${r.row.attempted}</td><td class="num">${r.row.revisions_per_utterance ?? 'n/a'}</td><td class="num">${r.row.early_words ?? 'n/a'}</td><td class="num">${r.row.wer === null ? 'n/a' : r.row.wer.toFixed(4)}</td></tr>`,
 )}</tbody></table></section>`;
 }
