@@ -1,20 +1,29 @@
 /**
- * Decodes uploaded or fetched audio (WAV, MP3, M4A) to mono PCM16 at its own rate, the one form every
- * recognizer adapter starts from. The format comes from the bytes (`sniffAudioFormat`).
+ * Decodes one uploaded or fetched audio file (WAV, MP3, M4A) to mono PCM16 at its own
+ * rate (at most 48 kHz), the one form every recognizer adapter starts from. The format comes from the
+ * bytes (`sniffAudioFormat`). The file goes through the decoder corpora use (`file-decode.ts`): the
+ * WebAssembly decoders a frame at a time with the event loop's turns between, mixed down as they go, and
+ * stopped past `MAX_FILE_SECONDS` (DESIGN §17.1: a 25 MB file of low-bitrate MP3 holds hours, which decoded
+ * whole in one call took the service 580 MB over idle and stalled it for 2 s); M4A through the OS's ffmpeg.
  */
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { execa } from 'execa';
-import { MPEGDecoder } from 'mpg123-decoder';
-import { decodeWavToPcm16, float32ToPcm16, WavFormatError, type Pcm16Audio } from './wav.js';
+import { decodeAudioFile, FileDecodeError } from './file-decode.js';
+import { M4A_NEEDS_FFMPEG } from './ffmpeg.js';
+import type { Pcm16Audio } from './wav.js';
 import { sniffAudioFormat, type AudioFormat } from './sniff.js';
-import { hasMpegFrameChain } from './mpeg-frames.js';
 
-/** DESIGN §17.4: what M4A audio gets where the operating system has no ffmpeg. */
-export const M4A_NEEDS_FFMPEG = 'M4A needs ffmpeg (apt-get install ffmpeg)';
-
+export { ffmpegPath, M4A_NEEDS_FFMPEG } from './ffmpeg.js';
 export { sniffAudioFormat, type AudioFormat } from './sniff.js';
+
+/**
+ * Longest audio one file may hold for the STT routes and `POST /v1/audio`: decoded it is at most 115 MB
+ * (mono PCM16 at 48 kHz), twice that while its last slice is joined, and the recognisers' 16 kHz copy
+ * beside it: within DESIGN §17.1's 400 MB (30 minutes of 48 kHz MP3 took an upload to 363 MB over idle).
+ * Longer recordings are a corpus's recorded calls (DESIGN §16.5: up to 4 hours).
+ */
+export const MAX_FILE_SECONDS = 20 * 60;
 
 /** Mono PCM16 audio with its rate and length, ready for resampling and recognizers. */
 export interface DecodedAudio extends Pcm16Audio {
@@ -22,86 +31,34 @@ export interface DecodedAudio extends Pcm16Audio {
   format: AudioFormat;
 }
 
-/** Why bytes could not be decoded: not one of our formats, or a corrupt/undecodable file. */
+/** Why bytes could not be decoded: not one of our formats, undecodable, too long, or M4A without ffmpeg. */
 export class AudioDecodeError extends Error {
-  constructor(message: string, options: { cause?: unknown } = {}) {
+  constructor(
+    message: string,
+    readonly reason: 'unsupported' | 'corrupt' | 'too_long' | 'needs_ffmpeg',
+    options: { cause?: unknown } = {},
+  ) {
     super(message, options);
     this.name = 'AudioDecodeError';
   }
 }
 
-/** Longest M4A decode we wait for; 25 MB of AAC decodes in well under a second on one core. */
-const FFMPEG_TIMEOUT_MS = 60_000;
-
-/** Decodes WAV (any PCM width, float, any rate, channels averaged), MP3 or M4A to mono PCM16. */
-export async function decodeAudio(buf: Uint8Array): Promise<DecodedAudio> {
+/** Decodes WAV (any PCM width, float, µ-law…, any rate, channels averaged), MP3 or M4A to mono PCM16. */
+export async function decodeAudio(buf: Uint8Array, signal?: AbortSignal): Promise<DecodedAudio> {
   const format = sniffAudioFormat(buf);
-  if (!format) throw new AudioDecodeError('Unsupported audio format: expected WAV, MP3 or M4A');
-  const { pcm, sampleRate } = format === 'wav' ? decodeWav(buf) : format === 'mp3' ? await decodeMp3(buf) : await decodeM4a(buf);
-  if (pcm.length === 0) throw new AudioDecodeError(`The ${format.toUpperCase()} file contains no audio samples`);
-  return { pcm, sampleRate, durationSeconds: pcm.length / sampleRate, format };
-}
-
-function decodeWav(buf: Uint8Array): Pcm16Audio {
+  if (!format) throw new AudioDecodeError('Unsupported audio format: expected WAV, MP3 or M4A', 'unsupported');
+  // The decoders read files (ffmpeg needs one to seek an M4A's index): a private folder, removed after.
+  const dir = await mkdtemp(join(tmpdir(), 'voxctl-decode-'));
   try {
-    return decodeWavToPcm16(buf);
+    const path = join(dir, `input.${format}`);
+    await writeFile(path, buf, { mode: 0o600 });
+    const { pcm, sampleRate } = await decodeAudioFile(path, { maxBytes: buf.byteLength, maxSeconds: MAX_FILE_SECONDS }, signal);
+    return { pcm, sampleRate, durationSeconds: pcm.length / sampleRate, format };
   } catch (err) {
-    if (err instanceof WavFormatError) throw new AudioDecodeError(`Invalid WAV file: ${err.message}`, { cause: err });
-    throw err;
-  }
-}
-
-async function decodeMp3(buf: Uint8Array): Promise<Pcm16Audio> {
-  if (!hasMpegFrameChain(buf)) throw new AudioDecodeError('Invalid MP3 file: no run of MPEG audio frames');
-  const decoder = new MPEGDecoder();
-  await decoder.ready;
-  try {
-    const out = decoder.decode(buf);
-    if (out.samplesDecoded === 0 || out.channelData.length === 0) {
-      throw new AudioDecodeError('Invalid MP3 file: no decodable frames');
-    }
-    return { pcm: float32ToPcm16(downmix(out.channelData, out.samplesDecoded)), sampleRate: out.sampleRate };
-  } finally {
-    decoder.free();
-  }
-}
-
-/** Averages the channels of planar float audio into one channel. */
-function downmix(channels: Float32Array[], length: number): Float32Array {
-  if (channels.length === 1) return (channels[0] as Float32Array).subarray(0, length);
-  const mono = new Float32Array(length);
-  for (const ch of channels) for (let i = 0; i < length; i++) mono[i] = (mono[i] as number) + (ch[i] as number);
-  for (let i = 0; i < length; i++) mono[i] = (mono[i] as number) / channels.length;
-  return mono;
-}
-
-/**
- * The operating system's ffmpeg, looked up on PATH when it runs (DESIGN §17.4: a maintained build with its
- * distribution's security fixes; no ffmpeg is bundled). Only M4A needs it.
- */
-export function ffmpegPath(): string {
-  return 'ffmpeg';
-}
-
-async function decodeM4a(buf: Uint8Array): Promise<Pcm16Audio> {
-  // MP4 files often keep their index (moov) at the end, which a pipe cannot seek to: use a temp file.
-  const dir = await mkdtemp(join(tmpdir(), 'voxctl-m4a-'));
-  try {
-    const input = join(dir, 'input.m4a');
-    await writeFile(input, buf);
-    const result = await execa(
-      ffmpegPath(),
-      ['-hide_banner', '-loglevel', 'error', '-nostdin', '-i', input, '-vn', '-ac', '1', '-acodec', 'pcm_s16le', '-f', 'wav', 'pipe:1'],
-      { encoding: 'buffer', timeout: FFMPEG_TIMEOUT_MS, reject: false, maxBuffer: 1024 * 1024 * 1024 },
-    );
-    if (result.failed && (result as { code?: string }).code === 'ENOENT') {
-      throw new AudioDecodeError(M4A_NEEDS_FFMPEG);
-    }
-    if (result.failed) {
-      const reason = Buffer.from(result.stderr).toString('utf8').trim().split('\n').pop() || result.shortMessage;
-      throw new AudioDecodeError(`Invalid M4A file: ${reason}`);
-    }
-    return decodeWav(result.stdout);
+    if (!(err instanceof FileDecodeError)) throw err;
+    if (err.reason === 'needs_ffmpeg') throw new AudioDecodeError(M4A_NEEDS_FFMPEG, 'needs_ffmpeg', { cause: err });
+    if (err.reason === 'too_long') throw new AudioDecodeError(`Audio longer than ${MAX_FILE_SECONDS / 60} minutes: a longer recording goes in a corpus of recorded calls`, 'too_long', { cause: err });
+    throw new AudioDecodeError(`Invalid ${format.toUpperCase()} file: unsupported or corrupt audio`, 'corrupt', { cause: err });
   } finally {
     await rm(dir, { recursive: true, force: true });
   }

@@ -15,7 +15,7 @@
 import { spawn } from 'node:child_process';
 import { open, readFile, rm, type FileHandle } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { ffmpegPath, M4A_NEEDS_FFMPEG } from './decode.js';
+import { ffmpegPath, M4A_NEEDS_FFMPEG } from './ffmpeg.js';
 import { hasMpegFrameChain, id3v2Length } from './mpeg-frames.js';
 import { sniffAudioFormat } from './sniff.js';
 import { decodeWithWasm, oggCodec, WasmDecodeError, type WasmCodec } from './wasm-decode.js';

@@ -17,7 +17,8 @@ export async function storeUpload(deps: { db: Db; blobs: AudioBlobStore; clock: 
   try {
     decoded = await decodeAudio(input.bytes);
   } catch (err) {
-    if (err instanceof AudioDecodeError) throw new DomainError('unsupported_audio', 'Unsupported audio format');
+    // Too long, or M4A where there is no ffmpeg: the reason is the answer; anything else, the format.
+    if (err instanceof AudioDecodeError) throw new DomainError('unsupported_audio', err.reason === 'too_long' || err.reason === 'needs_ffmpeg' ? err.message : 'Unsupported audio format');
     throw err;
   }
   return storeAudio(deps.db, deps.blobs, {

@@ -6,7 +6,7 @@
 import { performance } from 'node:perf_hooks';
 import { ALL_PROVIDERS, type SttResult, type TranscribeResponse } from '../../../shared/schemas/stt.js';
 import { AudioDecodeError, decodeAudio } from '../../audio/decode.js';
-import { encodeWav } from '../../audio/wav.js';
+import { wavAroundPcm } from '../../audio/wav.js';
 import { DomainError, validationFailed } from '../../../shared/errors.js';
 import { normalizeKeyterms } from '../../../shared/keyterms.js';
 import type { SttRegistry } from '../../engines/stt/registry.js';
@@ -52,7 +52,8 @@ export function validateProviders(providers: string[]): void {
 export async function prepareAudio(bytes: Uint8Array): Promise<SttAudio> {
   try {
     const d = await decodeAudio(bytes);
-    return { pcm: d.pcm, sampleRate: d.sampleRate, durationSeconds: d.durationSeconds, wav: encodeWav(d.pcm, d.sampleRate) };
+    // The decoder leaves room for a WAV header before the samples: the WAV shares their memory.
+    return { pcm: d.pcm, sampleRate: d.sampleRate, durationSeconds: d.durationSeconds, wav: wavAroundPcm(d.pcm, d.sampleRate) };
   } catch (err) {
     if (err instanceof AudioDecodeError) throw new DomainError('unsupported_audio', err.message, { cause: err });
     throw err;

@@ -1,6 +1,9 @@
-import { readFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { AudioDecodeError, decodeAudio, sniffAudioFormat } from '../../../../src/server/audio/decode.js';
+import { AudioDecodeError, decodeAudio, ffmpegPath, sniffAudioFormat } from '../../../../src/server/audio/decode.js';
 import { encodeWav } from '../../../../src/server/audio/wav.js';
 import { id3v2Length } from '../../../../src/server/audio/mpeg-frames.js';
 import { noiseAfter } from '../../../helpers/noise.js';
@@ -79,9 +82,25 @@ describe('decodeAudio', () => {
   test('refuses what it cannot decode with AudioDecodeError', async () => {
     await expect(decodeAudio(Buffer.from('plain text'))).rejects.toThrow(AudioDecodeError);
     await expect(decodeAudio(Buffer.from('RIFF\0\0\0\0WAVEjunk'))).rejects.toThrow(/Invalid WAV/);
-    await expect(decodeAudio(encodeWav(new Int16Array(0), 16000))).rejects.toThrow(/no audio/);
+    await expect(decodeAudio(encodeWav(new Int16Array(0), 16000))).rejects.toMatchObject({ reason: 'corrupt', message: 'Invalid WAV file: unsupported or corrupt audio' });
     const m4a = fixture('m4a');
     await expect(decodeAudio(m4a.subarray(0, 200))).rejects.toThrow(/Invalid M4A/);
+  });
+
+  test('stops a file past 20 minutes as it decodes (DESIGN §17.1): 1.3 MB of 8 kbps MP3 is 21 minutes', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'voxctl-long-mp3-'));
+    try {
+      const path = join(dir, 'long.mp3');
+      execFileSync(ffmpegPath(), ['-loglevel', 'error', '-y', '-f', 'lavfi', '-i', 'anullsrc=r=8000:cl=mono', '-t', '1260', '-c:a', 'libmp3lame', '-b:a', '8k', path]);
+      await expect(decodeAudio(readFileSync(path))).rejects.toMatchObject({ reason: 'too_long', message: 'Audio longer than 20 minutes: a longer recording goes in a corpus of recorded calls' });
+      // 19 minutes pass, mono at the file's rate.
+      execFileSync(ffmpegPath(), ['-loglevel', 'error', '-y', '-f', 'lavfi', '-i', 'anullsrc=r=8000:cl=mono', '-t', '1140', '-c:a', 'libmp3lame', '-b:a', '8k', path]);
+      const ok = await decodeAudio(readFileSync(path));
+      expect(ok.sampleRate).toBe(8000);
+      expect(Math.round(ok.durationSeconds)).toBe(1140);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   test('refuses noise behind an MPEG sync word: 4 KB of seeded random bytes starting FF FE, 40 seeds', async () => {
