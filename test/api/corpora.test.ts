@@ -8,7 +8,7 @@ import { startTestServer, type TestServer } from '../helpers/server.js';
 import { call } from '../helpers/core-http.js';
 import { audioBlobNames } from '../helpers/backend-db.js';
 import { startFakeS3, type FakeS3 } from '../helpers/fake-s3.js';
-import { buildCorpus, convert, patchZipName, rawTar, recordings, tarOf, zipDir, zipOf, type BuiltCorpus } from '../helpers/corpora.js';
+import { buildCorpus, convert, patchZipHost, patchZipName, rawTar, recordings, tarOf, zipDir, zipOf, type BuiltCorpus } from '../helpers/corpora.js';
 import { createClient } from '../../src/client/client.js';
 import { parseWav } from '../../src/server/audio/wav.js';
 import { createUserWithKey } from '../../src/server/features/accounts/users.js';
@@ -217,6 +217,12 @@ describe('corpora: every refusal of §10.3 leaves nothing behind', () => {
       detail: 'Unsafe path in archive: /tmp/evil.txt',
     },
     { name: 'symlink in a zip', archive: () => zipOf([metadata('a.wav,hi\n'), { name: 'a.wav', data: '/etc/passwd', mode: 0o120777 }]), detail: 'Unsafe path in archive: a.wav' },
+    {
+      name: 'symlink in a zip made on OS X (host 19)',
+      archive: async () => patchZipHost(await zipOf([metadata('a.wav,hi\n'), { name: 'a.wav', data: '/etc/passwd', mode: 0o120777 }]), 19),
+      detail: 'Unsafe path in archive: a.wav',
+    },
+    { name: 'FIFO in a zip made by an unknown host', archive: async () => patchZipHost(await zipOf([metadata('a.wav,hi\n'), { name: 'pipe', data: '', mode: 0o010644 }]), 30), detail: 'Unsafe path in archive: pipe' },
     { name: 'symlink in a tar', archive: () => rawTar([{ path: 'metadata.csv', data: 'file_name,text\na.wav,hi\n' }, { path: 'a.wav', type: 'SymbolicLink', linkpath: '/etc/passwd' }]), detail: 'Unsafe path in archive: a.wav' },
     { name: 'hard link in a tar', archive: () => rawTar([{ path: 'b.wav', data: wav }, { path: 'a.wav', type: 'Link', linkpath: 'b.wav' }]), detail: 'Unsafe path in archive: a.wav' },
     { name: 'FIFO in a tar', archive: () => rawTar([{ path: 'pipe', type: 'FIFO' }]), detail: 'Unsafe path in archive: pipe' },

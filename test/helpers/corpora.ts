@@ -185,6 +185,14 @@ export function rawTar(entries: { path: string; type?: string; data?: Buffer | s
 }
 
 /** Replaces every occurrence of `from` with `to` (same length) in a zip: names yazl would refuse. */
+/** The zip with every central directory entry's "version made by" host set to `host` (19: OS X, 0: MS-DOS). */
+export function patchZipHost(zip: Buffer, host: number): Buffer {
+  const out = Buffer.from(zip);
+  const signature = Buffer.from([0x50, 0x4b, 0x01, 0x02]);
+  for (let at = out.indexOf(signature); at >= 0; at = out.indexOf(signature, at + 1)) out[at + 5] = host;
+  return out;
+}
+
 export function patchZipName(zip: Buffer, from: string, to: string): Buffer {
   if (from.length !== to.length) throw new Error('patchZipName keeps offsets: same length only');
   const out = Buffer.from(zip);

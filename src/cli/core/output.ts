@@ -119,8 +119,9 @@ export class Output {
     const values = rows.map((r) => columns.map((c) => c.get(r)));
     if (this.isTTY) {
       const { default: Table } = await import('cli-table3');
-      // Line breaks flattened first, so a CRLF reads as one space rather than a shown control character.
-      const oneLine = values.map((row) => row.map((v) => shownText(v, (t) => t.replace(/\s*[\r\n]+\s*/g, ' '))));
+      // Line breaks (LF, CRLF) flattened first, so a CRLF reads as one space rather than a shown control
+      // character; a lone CR, VT or FF is data and shows as � as it does piped (DESIGN §17.6).
+      const oneLine = values.map((row) => row.map((v) => shownText(v, (t) => t.replace(/[ \t]*(?:\r?\n[ \t]*)+/g, ' '))));
       const natural = columns.map((c, i) => Math.max(visibleWidth(c.header), ...oneLine.map((r) => visibleWidth(r[i]!))) + 2);
       const colWidths = fitWidths(natural, (this.stdout.columns ?? 80) - (columns.length + 1));
       const table = new Table({ head: columns.map((c) => this.color.bold(c.header)), style: { head: [], border: [] }, colWidths, wordWrap: false });

@@ -129,6 +129,17 @@ describe('Output: tables and field lists show control characters as U+FFFD; CSV 
     }
   });
 
+  it('a terminal table flattens line breaks but shows a lone CR, VT or FF as it does piped', async () => {
+    const cr = [{ id: 'u2', text: 'x\ry one\r\ntwo\n\nthree\vfour\ffive', n: 1 }];
+    for (const tty of [false, true]) {
+      const { stdout, out } = output(tty);
+      await out.table(cr, columns);
+      expect(stdout.text).toContain('x\uFFFDy');
+      expect(stdout.text).toContain('three\uFFFDfour\uFFFDfive');
+      if (tty) expect(stdout.text).toContain('one two three');
+    }
+  });
+
   it('a field list, while the CLI’s own colours stay colours', () => {
     const { stdout, out } = output(true);
     out.fields([

@@ -195,8 +195,9 @@ async function extractZip(archive: string, dest: string, budget: Budget, limits:
       budget.entry();
       const raw = yauzl.getFileNameLowLevel(entry.generalPurposeBitFlag, entry.fileName as unknown as Buffer, entry.extraFields, false);
       const path = safeEntryPath(raw);
-      const madeOnUnix = entry.versionMadeBy >> 8 === 3;
-      const type = madeOnUnix ? (entry.externalFileAttributes >>> 16) & S_IFMT : 0;
+      // The upper half of the external attributes is a Unix mode wherever a tool put one there: Info-ZIP
+      // on Unix says host 3, macOS says 19, others leave it 0. Any file type found in it is believed.
+      const type = (entry.externalFileAttributes >>> 16) & S_IFMT;
       const isDir = raw.endsWith('/') || type === S_IFDIR;
       if (type !== 0 && type !== S_IFREG && type !== S_IFDIR) throw unsafe(raw);
       if (path === undefined) continue;
