@@ -27,6 +27,8 @@ export interface ServerOptions {
   audioStore?: string;
   /** Endpoint of an S3-compatible store (`--s3-endpoint`); none: AWS's own endpoint for the region. */
   s3Endpoint?: string;
+  /** The S3 region: AWS's own variables (`AWS_REGION`, else `AWS_DEFAULT_REGION`), read where every setting is; default us-east-1. */
+  s3Region?: string;
   /**
    * Addresses or CIDR ranges of reverse proxies (`--trust-proxy`): from them, X-Forwarded-For/-Proto/-Host
    * give the client's address (the per-IP limit), scheme and host (audio URLs). None: headers ignored.

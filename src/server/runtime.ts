@@ -181,7 +181,7 @@ export async function createRuntime(options: ServerOptions, deps: { clock?: Cloc
   try {
     // One secret for every instance of a database, so a URL signed by one verifies at any other.
     secret = shared ? await loadOrCreateSharedSecret(db) : loadOrCreateSecret(options.dataDir);
-    blobs = await openAudioBlobStore({ dataDir: options.dataDir, db, audioStore: options.audioStore, s3Endpoint: options.s3Endpoint });
+    blobs = await openAudioBlobStore({ dataDir: options.dataDir, db, audioStore: options.audioStore, s3Endpoint: options.s3Endpoint, s3Region: options.s3Region });
     if (shared) {
       const started = await startInstancePresence({ db, clock, id: instanceId, blobs: blobs.store, pendingBlobs: listCorpusUploadPrefixes, logger, database });
       presence = started;

@@ -157,6 +157,28 @@ describe('voxctl serve as an operator runs it (DESIGN §14.5, §14.6)', () => {
     expect(r.stderr).toContain(message);
   });
 
+  it('VOXCTL_DETACH=1 is --detach: the command returns with the URL, the service runs on until `serve stop`', async () => {
+    const dataDir = tempDir();
+    const { createServer } = await import('node:net');
+    const port = await new Promise<number>((resolve) => {
+      const srv = createServer().listen(0, '127.0.0.1', () => {
+        const p = (srv.address() as { port: number }).port;
+        srv.close(() => resolve(p));
+      });
+    });
+    const env = { FORCE_COLOR: '0', VOXCTL_DETACH: '1', VOXCTL_BOOTSTRAP_KEY: TEST_KEY, VOXCTL_LOG_LEVEL: 'warn' };
+    const r = await execa('node', [BIN, 'serve', '--port', String(port), '--data-dir', dataDir], { env, reject: false, stdin: 'ignore', timeout: 90_000 });
+    try {
+      expect(r.exitCode, r.stderr).toBe(0);
+      expect(r.stdout.trim()).toBe(`http://127.0.0.1:${port}`);
+      expect((await fetch(`http://127.0.0.1:${port}/health/live`)).status).toBe(200);
+    } finally {
+      await execa('node', [BIN, 'serve', 'stop', '--data-dir', dataDir], { env, reject: false, stdin: 'ignore' });
+    }
+    const bad = await execa('node', [BIN, 'serve', '--port', '0', '--data-dir', tempDir()], { env: { VOXCTL_DETACH: 'maybe' }, reject: false, stdin: 'ignore' });
+    expect([bad.exitCode, bad.stderr]).toEqual([2, expect.stringContaining("VOXCTL_DETACH must be true or false, got 'maybe'")]);
+  });
+
   it('uses the lease length it is given, from the flag or its variable (default 60 s)', async () => {
     const leaseOf = (stderr: string) => (JSON.parse(stderr.split('\n').find((l) => l.includes('"event":"listening"'))!) as { lease_seconds: number }).lease_seconds;
     const health = async (url: string) => expect((await fetch(`${url}/health/live`)).status).toBe(200);
@@ -185,6 +207,7 @@ describe('resolveServeOptions', () => {
         VOXCTL_TRUST_PROXY: '127.0.0.1,10.0.0.0/8',
         VOXCTL_METRICS_TOKEN: 'tok',
         VOXCTL_LOG_LEVEL: 'warn',
+        AWS_DEFAULT_REGION: 'eu-central-1',
       },
     );
     expect(o).toMatchObject({
@@ -200,7 +223,10 @@ describe('resolveServeOptions', () => {
       trustProxy: ['127.0.0.1', '10.0.0.0/8'],
       metricsToken: 'tok',
       logLevel: 'warn',
+      // AWS's own variable for the bucket's region, read here with the rest (DESIGN §14.15), AWS_REGION first.
+      s3Region: 'eu-central-1',
     });
+    expect(resolveServeOptions({ audioStore: 's3://bucket/prefix', databaseUrl: 'postgres://db/v' }, { ...base, AWS_REGION: 'us-west-2', AWS_DEFAULT_REGION: 'eu-central-1' }).s3Region).toBe('us-west-2');
   });
 
   it('flags win; VOXCTL_HOST/PORT win over VOXCTL_LISTEN; bad values name the variable', () => {

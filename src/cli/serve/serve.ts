@@ -32,6 +32,7 @@ interface ServeFlags {
   trustProxy?: string;
   metricsToken?: string;
   logLevel?: string;
+  detach?: boolean;
 }
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'silent'] as const;
@@ -53,6 +54,7 @@ export const SERVE_ENV = {
   trustProxy: 'VOXCTL_TRUST_PROXY',
   metricsToken: 'VOXCTL_METRICS_TOKEN',
   logLevel: 'VOXCTL_LOG_LEVEL',
+  detach: 'VOXCTL_DETACH',
 } as const satisfies Partial<Record<keyof ServeFlags, string>>;
 
 /** The lease length's bounds in seconds (DESIGN §14.15): long enough to outlive a slow item, short enough to take over. */
@@ -90,6 +92,8 @@ export function serveFlagsWithEnv(flags: ServeFlags, env: NodeJS.ProcessEnv): Se
   if (out.allowPrivateAudioUrls === undefined && value(SERVE_ENV.allowPrivateAudioUrls) !== undefined) {
     out.allowPrivateAudioUrls = envBoolean(SERVE_ENV.allowPrivateAudioUrls, value(SERVE_ENV.allowPrivateAudioUrls)!);
   }
+  // The detached service itself runs in the foreground of its own process, whatever its environment says.
+  if (out.detach === undefined && value(SERVE_ENV.detach) !== undefined && env.VOXCTL_SERVE_DETACHED !== '1') out.detach = envBoolean(SERVE_ENV.detach, value(SERVE_ENV.detach)!);
   if (out.logLevel === undefined && value(SERVE_ENV.logLevel) !== undefined) {
     const level = value(SERVE_ENV.logLevel)!;
     if (!(LOG_LEVELS as readonly string[]).includes(level)) throw usageError(`${SERVE_ENV.logLevel} must be one of ${LOG_LEVELS.join(', ')}, got '${level}'`);
@@ -146,6 +150,7 @@ export function resolveServeOptions(given: ServeFlags, env: NodeJS.ProcessEnv = 
     ...(flags.leaseSeconds !== undefined ? { leaseSeconds: flags.leaseSeconds } : {}),
     ...(flags.audioStore ? { audioStore: flags.audioStore } : {}),
     ...(flags.s3Endpoint ? { s3Endpoint: flags.s3Endpoint } : {}),
+    ...(flags.audioStore && (env.AWS_REGION || env.AWS_DEFAULT_REGION) ? { s3Region: env.AWS_REGION || env.AWS_DEFAULT_REGION } : {}),
     ...(trustProxy ? { trustProxy } : {}),
     ...(flags.metricsToken ? { metricsToken: flags.metricsToken } : {}),
     host,
@@ -205,7 +210,7 @@ async function runServe(ctx: HandlerContext, flags: ServeFlags & { detach?: bool
   if (flags.bootstrapKeyStdin) options.bootstrapKey = (await readStdin(ctx)).trim() || undefined;
   // A detached start sends this process's output to serve.log; in the foreground there is no log file.
   if (ctx.env.raw().VOXCTL_SERVE_DETACHED === '1') options.logFile = localFiles(options.dataDir).log;
-  if (flags.detach) return detach(ctx, cmd, options);
+  if (serveFlagsWithEnv(flags, ctx.env.raw()).detach) return detach(ctx, cmd, options);
   // Before the server's modules load: they are the first large allocation of this process.
   (await import('../../server/process-tuning.js')).tuneServiceProcess();
   const { startServer } = await import('../../server/start.js');

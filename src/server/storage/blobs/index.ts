@@ -15,6 +15,8 @@ export interface AudioBlobStoreConfig {
   audioStore?: string;
   /** `--s3-endpoint`, for S3-compatible stores. */
   s3Endpoint?: string;
+  /** The bucket's region (`AWS_REGION`, read with the flags). */
+  s3Region?: string;
 }
 
 /** The store and a `close` for shutdown (the S3 client keeps sockets open). */
@@ -35,7 +37,7 @@ export async function openAudioBlobStore(config: AudioBlobStoreConfig): Promise<
   if (choice.startsWith('s3://')) {
     // Loaded only here: the AWS SDK is large, and an instance without S3 should not pay for it at start-up.
     const { createS3BlobStore } = await import('./s3.js');
-    const store = createS3BlobStore({ url: choice, ...(config.s3Endpoint ? { endpoint: config.s3Endpoint } : {}) });
+    const store = createS3BlobStore({ url: choice, ...(config.s3Endpoint ? { endpoint: config.s3Endpoint } : {}), ...(config.s3Region ? { region: config.s3Region } : {}) });
     return { store, kind: 's3', close: () => store.client.destroy() };
   }
   if (choice === 'database') return { store: createDatabaseBlobStore(config.db), kind: 'database', close: () => {} };

@@ -50,7 +50,7 @@ export function createS3BlobStore(options: S3BlobStoreOptions): S3BlobStore {
   // whoever upgrades the lockfile, not for someone running `voxctl serve`, and a warning the tests fail on.
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
   const client = new S3Client({
-    region: options.region ?? process.env.AWS_REGION ?? process.env.AWS_DEFAULT_REGION ?? 'us-east-1',
+    region: options.region ?? 'us-east-1',
     ...(options.endpoint ? { endpoint: options.endpoint, forcePathStyle: true } : {}),
     ...(options.credentials ? { credentials: options.credentials } : {}),
     ...(options.maxAttempts ? { maxAttempts: options.maxAttempts } : {}),
