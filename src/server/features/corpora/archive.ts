@@ -300,10 +300,16 @@ async function extractTar(source: Readable, dest: string, budget: Budget, limits
       if (!failure) fail(unsafe(entry.path));
     });
   });
+  // The last entry the parser handed out, in archive order. A stream that breaks after it (the next header
+  // fails its checksum because that entry held more data than it declared; a .tgz cut inside its data) is
+  // that entry's corruption, not a file that is no archive at all (DESIGN §17.3).
+  let lastSeen: string | undefined;
+  parser.on('entry', (entry: ReadEntry) => void (lastSeen = entry.path));
+  const broken = () => (lastSeen === undefined ? notAnArchive() : corruptEntry(lastSeen));
   // With `strict`, a damaged or non-tar stream is an error, not a warning to skip past.
   parser.on('error', (err: unknown) => {
     const short = truncatedEntry(err);
-    fail(err instanceof DomainError ? err : short !== undefined ? corruptEntry(short) : notAnArchive());
+    fail(err instanceof DomainError ? err : short !== undefined ? corruptEntry(short) : broken());
   });
   const ended = new Promise<void>((resolve) => parser.on('end', () => resolve()).on('abort', () => resolve()));
   const stages: (Readable | Transform)[] = [source];
@@ -327,7 +333,7 @@ async function extractTar(source: Readable, dest: string, budget: Budget, limits
       await chain;
       throw signal.reason;
     }
-    if (!sawEnd) fail(err instanceof DomainError ? err : notAnArchive());
+    if (!sawEnd) fail(err instanceof DomainError ? err : broken());
   }
   parser.end();
   await ended;

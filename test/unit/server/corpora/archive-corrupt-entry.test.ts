@@ -1,0 +1,53 @@
+/**
+ * DESIGN §17.3: an entry whose data differs from its declared size is 400 `Corrupt archive entry: {path}`,
+ * in a tar as in a zip — also when the stream breaks after the entry (the next header is really that
+ * entry's surplus data; a .tgz cut inside its data), which is that entry's corruption, not a file that is
+ * no archive at all.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { randomBytes } from 'node:crypto';
+import { afterAll, describe, expect, it } from 'vitest';
+import { extractArchive } from '../../../../src/server/features/corpora/archive.js';
+import { rawTar } from '../../../helpers/corpora.js';
+
+describe('a tar entry that is not what its header says', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'voxctl-corrupt-entry-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  let n = 0;
+  async function extract(bytes: Buffer, name: string) {
+    const archive = join(dir, `${n}-${name}`);
+    const dest = join(dir, `out-${n++}`);
+    writeFileSync(archive, bytes);
+    await mkdir(dest);
+    return extractArchive(archive, dest);
+  }
+  const manifest = { path: 'metadata.csv', data: 'file_name,text\nclips/a.wav,hi\n' };
+  const data = Buffer.alloc(3000, 7);
+
+  it('holding more data than it declares: the surplus is read as the next header, which fails its checksum', async () => {
+    const honest = rawTar([{ path: 'clips/a.wav', data }, manifest]);
+    // The header declares 1,000 bytes (octal 1750) of a 3,000-byte body (6 blocks): the block after the
+    // first two is body, not a header.
+    const lying = Buffer.from(honest);
+    lying.write('00000001750\0', 124, 'latin1');
+    let sum = 0;
+    lying.fill(' ', 148, 156);
+    for (let i = 0; i < 512; i++) sum += lying[i]!;
+    lying.write(`${sum.toString(8).padStart(6, '0')}\0 `, 148, 'latin1');
+    await expect(extract(lying, 'more.tar')).rejects.toMatchObject({ message: 'Corrupt archive entry: clips/a.wav' });
+  });
+
+  it('a .tgz cut inside an entry’s data (a partial download): the same words as the plain tar cut there', async () => {
+    // Random bytes: gzip cannot shrink them, so half the .tgz is half the entry.
+    const tar = rawTar([manifest, { path: 'clips/a.wav', data: randomBytes(200_000) }]);
+    const cut = gzipSync(tar).subarray(0, 100_000);
+    await expect(extract(cut, 'cut.tgz')).rejects.toMatchObject({ message: 'Corrupt archive entry: clips/a.wav' });
+    await expect(extract(tar.subarray(0, 1024 + 100_000), 'cut.tar')).rejects.toMatchObject({ message: 'Corrupt archive entry: clips/a.wav' });
+    // Nothing of a tar at all is still no archive.
+    await expect(extract(gzipSync(Buffer.alloc(4096, 0x41)), 'junk.tgz')).rejects.toMatchObject({ message: 'Archive is not a zip or tar file' });
+  });
+});
