@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { closeTestDispatcher, testContext } from '../helpers/cli-context.js';
-import { fliteSpeaker, promoteToEnterprise } from '../helpers/audio-jobs.js';
+import { charactersUsed, fliteSpeaker, promoteToEnterprise } from '../helpers/audio-jobs.js';
 import { call } from '../helpers/core-http.js';
 import { buildCorpus, packCorpus, recordings } from '../helpers/corpus-fixtures.js';
 import { fakeProvidersConfig } from '../helpers/evaluations.js';
@@ -73,6 +73,27 @@ describe('eval run, show and rerun (DESIGN §15.8)', () => {
     const rows = lines.slice(header + 1, header + 3);
     expect(rows.map((l) => l.split(/\s{2,}/)[1])).toEqual(groups);
     for (const row of rows) expect(row).toMatch(/^clean\s+\S.*stt-b.*stt-d/);
+  });
+
+  it('eval run --conversation --dry-run counts calls and every turn of every call, as the service then charges (DESIGN §16.1, §16.6)', async () => {
+    const two = (await s.runtime.db.column<string>("SELECT id FROM speakers WHERE engine = 'flite' ORDER BY seq LIMIT 2")).join(',');
+    const texts = 'Hello there.\nGood morning to you all.\n';
+    const args = ['eval', 'run', '--texts', '-', '--speaker', two, '--providers', 'stt-b', '--conversation', '3:4', '--conditions', 'clean,telephone'];
+    const dry = await voxctl(['--json', ...args, '--dry-run'], texts);
+    expect(dry.code, dry.stderr).toBe(0);
+    const d = JSON.parse(dry.stdout) as Row;
+    expect(d).toMatchObject({ texts: 2, speakers: 2, calls: 3, utterances: 6 });
+    // 4 turns a call over 2 texts: each text twice a call, whatever the draw.
+    expect(d.characters).toBe(3 * 2 * ('Hello there.'.length + 'Good morning to you all.'.length));
+    const human = await voxctl([...args, '--dry-run'], texts);
+    expect(human.stdout).toMatch(/^utterances\s+6 = 3 calls × 2 conditions × 1 providers \(2 texts, 2 speakers\)$/m);
+    const before = await charactersUsed(s);
+    const created = await voxctl(['--json', ...args], texts);
+    expect(created.code, created.stderr).toBe(0);
+    expect(JSON.parse(created.stdout)).toMatchObject({ total_utterances: 6 });
+    expect((await charactersUsed(s)) - before).toBe(d.characters);
+    const tooFew = await voxctl(['eval', 'run', '--texts', '-', '--speaker', speaker, '--providers', 'stt-b', '--conversation', '1', '--dry-run'], texts);
+    expect([tooFew.code, tooFew.stderr]).toEqual([2, expect.stringContaining('conversation.speakers_per_call (2) exceeds the 1 selected speaker')]);
   });
 
   it('eval rerun --name names the rerun; -q prints only its id, with and without --watch', async () => {

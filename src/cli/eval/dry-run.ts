@@ -10,6 +10,7 @@ import { usageError } from '../core/errors.js';
 import type { Output } from '../core/output.js';
 import type { ProviderView } from '../core/stt-providers.js';
 import { NON_SPEECH_LIMITS } from '../../shared/non-speech.js';
+import { checkConversation, ConversationPlanError, conversationCharacters, type ConversationBody } from '../../shared/conversations/index.js';
 
 /**
  * Speech rate of the audio-minutes estimate: about 150 words a minute at ~6 characters a word
@@ -35,6 +36,8 @@ export interface DryRun {
   dry_run: true;
   texts: number;
   speakers: number;
+  /** A conversation evaluation (DESIGN §16.1): its calls, each one utterance per condition and provider. */
+  calls?: number;
   conditions: string[];
   providers: DryRunProvider[];
   utterances: number;
@@ -73,12 +76,17 @@ async function probeTexts(body: Omit<CreateEvaluationRequest, 'providers'>): Pro
   return entitySentences(e.types as Parameters<typeof entitySentences>[0], e.per_type ?? ENTITY_PER_TYPE.default, body.speakers?.seed ?? 0).map((x) => x.text);
 }
 
-/** The characters an evaluation charges: Σ text code points × speakers (DESIGN §8.1); entity sentences count, clips do not. */
+/**
+ * The characters an evaluation charges: Σ text code points × speakers (DESIGN §8.1; entity sentences count,
+ * clips do not), or for a conversation every turn of every call (§16.1).
+ */
 export async function evaluationCharacters(client: VoxClient, body: Omit<CreateEvaluationRequest, 'providers'>): Promise<number> {
   // Recorded speech is not synthesised: a corpus evaluation charges nothing (DESIGN §10.4).
   if (body.speakers === undefined) return 0;
   const texts = [...(body.texts ?? (await client.getDataset(body.dataset_id!)).rows.map((r) => r.text)), ...(await probeTexts(body))];
-  return texts.reduce((n, t) => n + [...t].length, 0) * (await speakerCount(client, body.speakers));
+  const speakers = await speakerCount(client, body.speakers);
+  if (body.conversation) return conversationPlan(body.conversation, { texts, speakers, seed: body.speakers.seed ?? 0 }).characters;
+  return texts.reduce((n, t) => n + [...t].length, 0) * speakers;
 }
 
 /** Each provider's utterances, audio minutes and cost (`price_per_minute_usd` of its binding; null when unpriced). */
@@ -128,8 +136,11 @@ export async function dryRun(client: VoxClient, body: Omit<CreateEvaluationReque
   const conditions = body.conditions ?? ['clean'];
   const { clips, minutes: clipMinutes } = probeClips(body);
   const textCharacters = texts.reduce((n, t) => n + [...t].length, 0);
-  const minutesPerProvider = (textCharacters / CHARACTERS_PER_SECOND / 60) * speakers * lengthFactor(conditions) + clipMinutes;
-  const utterancesPerProvider = texts.length * speakers * conditions.length + clips;
+  const calls = body.conversation ? conversationPlan(body.conversation, { texts, speakers, seed: body.speakers.seed ?? 0 }) : undefined;
+  // Synthesised once per speaker, or once per turn of every call, and heard under every condition.
+  const characters = calls ? calls.characters : textCharacters * speakers;
+  const minutesPerProvider = (characters / CHARACTERS_PER_SECOND / 60) * lengthFactor(conditions) + clipMinutes;
+  const utterancesPerProvider = (calls ? calls.calls : texts.length * speakers) * conditions.length + clips;
   const rows = providerRows(providers, known, { utterances: utterancesPerProvider, minutes: minutesPerProvider });
   const usage = await client.usage().catch(() => undefined);
   const utterances = utterancesPerProvider * providers.length;
@@ -137,10 +148,11 @@ export async function dryRun(client: VoxClient, body: Omit<CreateEvaluationReque
     dry_run: true,
     texts: texts.length,
     speakers,
+    ...(calls ? { calls: calls.calls } : {}),
     conditions,
     providers: rows,
     utterances,
-    characters: textCharacters * speakers,
+    characters,
     characters_left: usage ? Math.max(0, usage.characters_limit - usage.characters_used) : null,
     audio_minutes: round(minutesPerProvider * providers.length, 2),
     audio_minutes_estimate: AUDIO_ESTIMATE,
@@ -149,13 +161,35 @@ export async function dryRun(client: VoxClient, body: Omit<CreateEvaluationReque
   };
 }
 
+/**
+ * The calls of a conversation and the characters they synthesise, drawn as the service draws them
+ * (`conversationCharacters`: every turn of every call, §16.1); a selection too small for a call is the
+ * service's refusal, said before anything is asked of it.
+ */
+function conversationPlan(body: ConversationBody, o: { texts: readonly string[]; speakers: number; seed: number }): { calls: number; characters: number } {
+  const options = checkConversation(body);
+  // Who the speakers are does not change what is said: stand-ins of the right number.
+  const speakers = Array.from({ length: o.speakers }, (_, i) => `speaker ${i}`);
+  try {
+    return { calls: options.calls, characters: conversationCharacters({ options, seed: o.seed, speakers, texts: o.texts }) };
+  } catch (err) {
+    if (err instanceof ConversationPlanError) throw usageError(err.message);
+    throw err;
+  }
+}
+
 /** Prints a dry run: the API-like object under --json, else a few lines and a per-provider table. */
 export async function printDryRun(out: Output, d: DryRun): Promise<void> {
   if (out.json) return out.printJson(d);
   const n = (x: number) => x.toLocaleString('en-US');
   const quota = d.characters_left === null ? '' : ` (${n(d.characters_left)} left this billing period${d.characters > d.characters_left ? ': not enough' : ''})`;
   out.fields([
-    ['utterances', `${n(d.utterances)} = ${d.texts} texts × ${d.speakers} speakers × ${d.conditions.length} conditions × ${d.providers.length} providers`],
+    [
+      'utterances',
+      d.calls === undefined
+        ? `${n(d.utterances)} = ${d.texts} texts × ${d.speakers} speakers × ${d.conditions.length} conditions × ${d.providers.length} providers`
+        : `${n(d.utterances)} = ${d.calls} calls × ${d.conditions.length} conditions × ${d.providers.length} providers (${d.texts} texts, ${d.speakers} speakers)`,
+    ],
     ['characters', `${n(d.characters)}${quota}`],
     ['audio minutes', `${d.audio_minutes} sent to the providers, ${d.audio_minutes_estimate}`],
     ['cost', costText(d)],

@@ -6,6 +6,7 @@
  */
 import { DomainError } from '../errors.js';
 import { createPrng } from '../stats.js';
+import { codePoints } from '../text-rules.js';
 
 /** `conversation` of `POST /v1/evaluations`, defaults applied. */
 export interface ConversationOptions {
@@ -119,4 +120,20 @@ export function planCall(input: PlanInput, call: number): PlannedCall {
 /** Every call of the plan, in order (small: a few numbers per turn). */
 export function planConversations(input: PlanInput): PlannedCall[] {
   return Array.from({ length: input.options.calls }, (_, i) => planCall(input, i + 1));
+}
+
+/** The texts a planned call's turns say, in turn order: its reference, and what its synthesis is charged (§16.1). */
+export function turnTexts(plan: PlannedCall, texts: readonly string[]): string[] {
+  return plan.turns.map((t) => texts[t.textIndex]!);
+}
+
+/**
+ * The code points every call of a plan synthesises: Σ over calls and turns (§16.1), what a conversation
+ * evaluation is charged. Only the number of selected speakers matters here, not who they are.
+ */
+export function conversationCharacters(input: Omit<PlanInput, 'texts'> & { texts: readonly string[] }): number {
+  const plan = { ...input, texts: input.texts.length };
+  let total = 0;
+  for (let call = 1; call <= input.options.calls; call++) for (const t of turnTexts(planCall(plan, call), input.texts)) total += codePoints(t);
+  return total;
 }

@@ -9,7 +9,7 @@ import type { EvaluationCreated } from '../../../../shared/schemas/evaluations.j
 import { validationFailed } from '../../../../shared/errors.js';
 import { codePoints } from '../../../../shared/text-rules.js';
 import { EVALUATION_LIMITS } from '../../../../shared/constants.js';
-import { ConversationPlanError, planConversations, type ConversationOptions } from '../../../../shared/conversations/index.js';
+import { ConversationPlanError, planConversations, turnTexts, type ConversationOptions } from '../../../../shared/conversations/index.js';
 import { reserveCharacters } from '../../limits/index.js';
 import { insertConversationEvaluation, type NewCall } from '../repository.js';
 import { recordSetup, type DescribeProvider } from '../setup.js';
@@ -52,7 +52,7 @@ export interface ConversationPlanInput {
 export function plannedCalls(input: Pick<ConversationPlanInput, 'texts' | 'speakers' | 'seed' | 'options'>): NewCall[] {
   const plans = planConversations({ options: input.options, seed: input.seed, speakers: input.speakers.map((s) => s.speakerId), texts: input.texts.length });
   return plans.map((plan) => {
-    const said = plan.turns.map((t) => input.texts[t.textIndex]!);
+    const said = turnTexts(plan, input.texts);
     return { utteranceId: callUtteranceId(plan.call), reference: said.join(' '), characters: said.reduce((a, t) => a + codePoints(t), 0) };
   });
 }
