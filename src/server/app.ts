@@ -7,7 +7,7 @@ import { ErrorBody } from '../shared/schemas/common.js';
 import type { Runtime } from './runtime.js';
 import { requestLoggerFactory } from './logger.js';
 import { genRequestId, registerRequestId } from './plugins/request-id.js';
-import { registerRequestLog } from './plugins/request-log.js';
+import { logRequestLine, registerRequestLog, routeOf } from './plugins/request-log.js';
 import { registerDrain } from './plugins/drain.js';
 import { registerLingeringClose } from './plugins/lingering-close.js';
 import { HTTP_SERVER_OPTIONS } from './listener.js';
@@ -73,8 +73,14 @@ export async function buildApp(runtime: Runtime, options: AppOptions = {}): Prom
     // Ids are at most ~80 chars; longer path params answer 414 in the error envelope.
     routerOptions: { maxParamLength: 500 },
     // Router errors (bad URL encoding, over-long params) skip every hook: answer them in the envelope here.
-    frameworkErrors: (error, request, reply) =>
-      sendFrameworkError(error, request, reply, rateLimitHeaders(runtime.rateLimiter.peekAnonymous(request.ip))),
+    frameworkErrors: (error, request, reply) => {
+      // No hook sees these: their one request line and their count are written here once answered (§14.16).
+      reply.raw.once('finish', () => {
+        logRequestLine(request, reply);
+        runtime.metrics.observeRequest(request.method, routeOf(request), reply.statusCode, reply.elapsedTime / 1000);
+      });
+      sendFrameworkError(error, request, reply, rateLimitHeaders(runtime.rateLimiter.peekAnonymous(request.ip)));
+    },
     // Requests Node's parser refuses (bad Content-Length, CR/LF/NUL in headers, 431) get the envelope too,
     // and so does a missing Host, which Node would answer bare (see plugins/http-errors.ts).
     clientErrorHandler: createClientErrorHandler({ requestId: genRequestId, headersFor: (ip) => rateLimitHeaders(runtime.rateLimiter.peekAnonymous(ip)) }),

@@ -75,6 +75,21 @@ describe('request log lines', () => {
     expect(anonLines[0]).not.toHaveProperty('user_id');
   });
 
+  it('writes the line, and counts the request, when the router answers before any hook (a malformed URL, an over-long parameter)', async () => {
+    for (const [url, status] of [
+      ['/v1/jobs/%E0%A4%A', 400],
+      [`/v1/jobs/${'j'.repeat(600)}`, 414],
+    ] as const) {
+      const res = await app.inject({ method: 'GET', url });
+      expect(res.statusCode).toBe(status);
+      const mine = await linesOf(res.headers['x-request-id'] as string);
+      expect(mine, url).toHaveLength(1);
+      expect(mine[0]).toMatchObject({ level: 30, method: 'GET', route: 'unmatched', status, request_id: res.headers['x-request-id'] });
+    }
+    const metrics = await app.inject({ method: 'GET', url: '/metrics', remoteAddress: '127.0.0.1' });
+    expect(metrics.body).toMatch(/voxctl_http_requests_total\{method="GET",route="unmatched",status="414"\} 1/);
+  });
+
   it('no other line carries status or route', async () => {
     await app.inject({ method: 'GET', url: '/v1/speakers?limit=1' });
     await new Promise((r) => setImmediate(r));

@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { redactSignature } from '../logger.js';
 
 /** Probes polled every few seconds by balancers and scrapers: their lines would drown the rest at `info`. */
@@ -16,17 +16,25 @@ export const routeOf = (request: FastifyRequest): string => request.routeOptions
 export function registerRequestLog(app: FastifyInstance): void {
   // A callback hook: an async one costs a promise per request on the hot path.
   app.addHook('onResponse', (request, reply, done) => {
-    const route = routeOf(request);
-    const line = {
-      method: request.method,
-      route,
-      status: reply.statusCode,
-      duration_ms: Math.round(reply.elapsedTime * 1000) / 1000,
-      request_id: request.id,
-      url: redactSignature(request.url),
-    };
-    if (isProbe(route)) request.log.debug(line, 'request completed');
-    else request.log.info(line, 'request completed');
+    logRequestLine(request, reply);
     done();
   });
+}
+
+/**
+ * Writes the request's one line. The `onResponse` hook calls it; so does the router's error answer (a
+ * malformed URL, an over-long parameter), which no hook sees.
+ */
+export function logRequestLine(request: FastifyRequest, reply: FastifyReply): void {
+  const route = routeOf(request);
+  const line = {
+    method: request.method,
+    route,
+    status: reply.statusCode,
+    duration_ms: Math.round(reply.elapsedTime * 1000) / 1000,
+    request_id: request.id,
+    url: redactSignature(request.url),
+  };
+  if (isProbe(route)) request.log.debug(line, 'request completed');
+  else request.log.info(line, 'request completed');
 }
