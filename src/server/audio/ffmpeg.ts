@@ -11,3 +11,8 @@ export const M4A_NEEDS_FFMPEG = 'M4A needs ffmpeg (apt-get install ffmpeg)';
 export function ffmpegPath(): string {
   return 'ffmpeg';
 }
+
+/** The OS's ffprobe, beside its ffmpeg (Debian's `ffmpeg` package ships both). */
+export function ffprobePath(): string {
+  return 'ffprobe';
+}

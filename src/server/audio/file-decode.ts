@@ -15,7 +15,7 @@
 import { spawn } from 'node:child_process';
 import { open, readFile, rm, type FileHandle } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { ffmpegPath, M4A_NEEDS_FFMPEG } from './ffmpeg.js';
+import { ffmpegPath, ffprobePath, M4A_NEEDS_FFMPEG } from './ffmpeg.js';
 import { hasMpegFrameChain, id3v2Length } from './mpeg-frames.js';
 import { sniffAudioFormat } from './sniff.js';
 import { decodeWithWasm, oggCodec, WasmDecodeError, type WasmCodec } from './wasm-decode.js';
@@ -138,6 +138,37 @@ function sampleStream(): (chunk: Buffer) => Int16Array {
     carry = even < bytes.length ? Buffer.from(bytes.subarray(even)) : undefined;
     return int16Of(bytes.subarray(0, even));
   };
+}
+
+/** Longest wait for ffprobe to read a file's stream header. */
+const FFPROBE_TIMEOUT_MS = 20_000;
+
+/**
+ * DESIGN §17.4's bounds for a file ffmpeg decodes: ffmpeg mixes down as it decodes (`-ac 1`), so its output
+ * cannot tell how many channels went in, and the first bytes need not say (an M4A's header may sit at its
+ * end, a WAV's `fmt ` after kilobytes of other chunks). ffprobe reads the first audio stream's channels
+ * and rate: past 8 or 192 kHz the file is `corrupt`. Where there is no ffprobe, ffmpeg's own refusal stands.
+ */
+async function checkFfmpegInput(path: string, demuxer: Demuxer, signal?: AbortSignal): Promise<void> {
+  const args = ['-v', 'error', '-protocol_whitelist', 'file', '-f', demuxer, '-select_streams', 'a:0', '-show_entries', 'stream=channels,sample_rate', '-of', 'csv=p=0', `file:${resolve(path)}`];
+  const out = await new Promise<string | undefined>((done) => {
+    const child = spawn(ffprobePath(), args, { stdio: ['ignore', 'pipe', 'ignore'], signal, killSignal: 'SIGKILL' });
+    const timer = setTimeout(() => child.kill('SIGKILL'), FFPROBE_TIMEOUT_MS);
+    let text = '';
+    child.stdout.on('data', (c: Buffer) => (text += c.toString('latin1')));
+    child.on('error', () => done(undefined));
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      done(code === 0 ? text : '');
+    });
+  });
+  signal?.throwIfAborted();
+  if (out === undefined) return;
+  const m = /^(\d+),(\d+)/.exec(out.trim());
+  // No audio stream, or one ffprobe cannot read: ffmpeg would fail on it too.
+  if (!m) throw corrupt();
+  // ffprobe prints `sample_rate` before `channels` whatever the order asked for.
+  if (outOfBounds({ channels: Number(m[2]), rate: Number(m[1]) })) throw corrupt();
 }
 
 /**
@@ -401,7 +432,10 @@ async function finish(decoded: DecodedFile, limits: FileDecodeLimits): Promise<D
  */
 export async function decodeAudioFile(path: string, limits: FileDecodeLimits, signal?: AbortSignal): Promise<DecodedFile> {
   const route = await probe(path, limits);
-  return (await decodeWithoutFfmpeg(path, route, limits, signal)) ?? finish(await ffmpegDecode(path, route.demuxer, limits.maxSeconds, signal), limits);
+  const decoded = await decodeWithoutFfmpeg(path, route, limits, signal);
+  if (decoded) return decoded;
+  await checkFfmpegInput(path, route.demuxer, signal);
+  return finish(await ffmpegDecode(path, route.demuxer, limits.maxSeconds, signal), limits);
 }
 
 /** One ffmpeg run decoding every input to its own mono PCM16 WAV, each cut at `maxSeconds` (a bit past it). */
@@ -463,8 +497,18 @@ export async function decodeAudioFiles(
       if (!(err instanceof FileDecodeError)) throw err;
       decoded = err;
     }
-    if (decoded) await onFile(index, decoded);
-    else viaFfmpeg.push({ index, path, demuxer: route.demuxer });
+    if (decoded) {
+      await onFile(index, decoded);
+      continue;
+    }
+    try {
+      await checkFfmpegInput(path, route.demuxer, o.signal);
+    } catch (err) {
+      if (!(err instanceof FileDecodeError)) throw err;
+      await onFile(index, err);
+      continue;
+    }
+    viaFfmpeg.push({ index, path, demuxer: route.demuxer });
   }
   if (viaFfmpeg.length === 0) return;
   const outputs = viaFfmpeg.map((_, k) => join(o.scratch, `${k}.wav`));

@@ -53,6 +53,30 @@ describe('decodeAudioFile: the corpus formats (DESIGN §10.2)', () => {
     expect((err as FileDecodeError).reason).toBe('corrupt');
   });
 
+  it('refuses 16 channels that only ffmpeg decodes, whose header the first bytes do not show (DESIGN §17.4)', async () => {
+    // A 16-channel PCM QuickTime file (sniffed as M4A), and a 16-channel µ-law WAV whose `fmt ` chunk
+    // comes after 5 KB of JUNK: ffmpeg mixes both down to one channel, so its output cannot tell.
+    execFileSync(ffmpegPath(), ['-loglevel', 'error', '-y', '-f', 'lavfi', '-i', 'sine=f=300:r=16000:d=0.5', '-filter_complex', '[0]asplit=16[a0][a1][a2][a3][a4][a5][a6][a7][a8][a9][a10][a11][a12][a13][a14][a15];[a0][a1][a2][a3][a4][a5][a6][a7][a8][a9][a10][a11][a12][a13][a14][a15]join=inputs=16:channel_layout=hexadecagonal[out]', '-map', '[out]', '-c:a', 'pcm_s16le', '-f', 'mov', f('sixteen.m4a')]);
+    const ulaw = execFileSync('sox', ['-n', '-t', 'wav', '-e', 'u-law', '-r', '8000', '-c', '16', '-', 'synth', '0.5', 'sine', '300']);
+    const fmtAt = ulaw.indexOf('fmt ');
+    const junk = Buffer.alloc(8 + 5120);
+    junk.write('JUNK', 0, 'latin1');
+    junk.writeUInt32LE(5120, 4);
+    const moved = Buffer.concat([ulaw.subarray(0, fmtAt), junk, ulaw.subarray(fmtAt)]);
+    moved.writeUInt32LE(moved.length - 8, 4);
+    writeFileSync(f('sixteen-junk.wav'), moved);
+    for (const name of ['sixteen.m4a', 'sixteen-junk.wav']) {
+      const err = await decodeAudioFile(f(name), LIMITS).catch((e: unknown) => e);
+      expect((err as FileDecodeError).reason, name).toBe('corrupt');
+    }
+    const scratch = join(dir, 'scratch16');
+    const { mkdirSync } = await import('node:fs');
+    mkdirSync(scratch, { recursive: true });
+    const results: FileResult[] = [];
+    await decodeAudioFiles([f('a.m4a'), f('sixteen.m4a'), f('sixteen-junk.wav')], { scratch, limits: LIMITS }, async (i, r) => void (results[i] = r));
+    expect(results.map((r) => (r instanceof FileDecodeError ? r.reason : 'ok'))).toEqual(['ok', 'corrupt', 'corrupt']);
+  });
+
   it('decodes a batch (its M4A files in one ffmpeg run), and names each bad file', async () => {
     const scratch = join(dir, 'scratch');
     const { mkdirSync, readdirSync } = await import('node:fs');
