@@ -141,7 +141,13 @@ export class Output {
     const { stringify } = await import('csv-stringify/sync');
     this.stdout.write(
       stringify(
-        rows.map((r) => columns.map((c) => csvCell(cellText(c.get(r), '')))),
+        // Numbers stay numbers (never prefixed); every text is judged by csvCell.
+        rows.map((r) =>
+          columns.map((c) => {
+            const v = c.get(r);
+            return typeof v === 'number' ? v : csvCell(cellText(v, ''));
+          }),
+        ),
         { header: true, columns: columns.map((c) => c.header) },
       ),
     );
