@@ -1,5 +1,6 @@
 import { Command, CommanderError, Option } from './core/commander.js';
 import { versionLine } from '../shared/version.js';
+import { terminalText } from './core/safe-text.js';
 import { ApiRequestError, NetworkError } from '../client/errors.js';
 import { CliError, ExitCode, exitCodeOfService, serviceErrorCode } from './core/errors.js';
 import { QuotaExceededError } from './core/api-errors.js';
@@ -205,7 +206,9 @@ export async function run(argv: string[], ctx: HandlerContext = createDefaultCon
     const mapped = exitCodeFor(error, ctx.clock.now());
     // Under --json, scripts read one JSON object on stderr instead of prose (DESIGN §7).
     if (wantsJson(argv) && mapped.error) ctx.stderr.write(JSON.stringify({ error: mapped.error }) + '\n');
-    else if (mapped.message) ctx.stderr.write(`Error: ${mapped.message}\n`);
+    // A message may carry the data it is about (a file name in an archive, a vendor's words): control
+    // characters show as � rather than reach the terminal (DESIGN §17.6).
+    else if (mapped.message) ctx.stderr.write(`Error: ${terminalText(mapped.message)}\n`);
     code = mapped.code;
   }
   await Promise.allSettled(ctx.pending);

@@ -72,6 +72,14 @@ afterAll(async () => {
 });
 
 describe('outputs carry data, not commands (DESIGN §17.6)', () => {
+  it('an error message that carries data shows its control characters as U+FFFD', async () => {
+    writeFileSync(join(dir, 'texts.txt'), 'Hello there.\n');
+    const r = await voxctl(['eval', 'run', '--texts', join(dir, 'texts.txt'), '--providers', 'stt-b', '--conditions', `${CLEAR}noise`]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('\uFFFD[2Jnoise');
+    expect(r.stderr).not.toContain(ESC);
+  });
+
   it('corpus utterances --csv: formula cells behind a quote, the rest as it is', async () => {
     const r = await voxctl(['corpus', 'utterances', corpusId, '--csv']);
     expect(r.code, r.stderr).toBe(0);

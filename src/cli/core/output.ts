@@ -92,7 +92,7 @@ export class Output {
   /** A warning on stderr, always shown; under --json as a `{"warning":{"message"}}` line, so scripts still read JSON only. */
   warn(message: string): void {
     if (this.json) this.stderr.write(JSON.stringify({ warning: { message } }) + '\n');
-    else this.stderr.write(this.errColor.yellow('Warning: ') + message + '\n');
+    else this.stderr.write(this.errColor.yellow('Warning: ') + terminalText(message) + '\n');
   }
 
   /**

@@ -13,6 +13,7 @@ import { CliError, usageError } from '../core/errors.js';
 import type { Output } from '../core/output.js';
 import { connect } from '../core/session.js';
 import { examples, flagsOf, parsePace, readInputFile } from '../core/util.js';
+import { terminalText } from '../core/safe-text.js';
 import type { VoxClient } from '../../client/index.js';
 
 const ESC = String.fromCharCode(27);
@@ -46,10 +47,12 @@ class LiveView {
     if (e.event === 'partial' || e.event === 'final') {
       const t = this.text.get(e.provider);
       if (!t) return;
+      // A vendor's text is data: its control characters show as � (DESIGN §17.6), never move the cursor.
+      const text = terminalText(e.text).replace(/[\t\n]+/g, ' ');
       if (e.event === 'final') {
-        t.settled = [t.settled, e.text].filter(Boolean).join(' ');
+        t.settled = [t.settled, text].filter(Boolean).join(' ');
         t.open = '';
-      } else t.open = e.text;
+      } else t.open = text;
     } else if (e.event === 'result') {
       const t = this.text.get(e.provider);
       if (t) t.done = e.result.error ? `✗ ${e.result.error.code}` : '✓';
