@@ -388,7 +388,7 @@ export async function claimPendingSyntheses(db: Db, limit: number, now: string, 
       period: string;
     };
     // What a dead or stalled instance held first, so its work never waits behind the whole backlog.
-    const rows = opts.takeover === false ? [] : await db.all<Row>(EVALUATION_SQL.claimExpired + skipLocked(db, 's'), [...expiredParams(now), limit]);
+    const rows = opts.takeover === false ? [] : await db.all<Row>(EVALUATION_SQL.claimExpired + skipLocked(db, 's'), [...expiredParams(now, lease.owner), limit]);
     if (rows.length < limit) rows.push(...(await db.all<Row>(EVALUATION_SQL.claimPending + skipLocked(db, 's'), [limit - rows.length])));
     const claimed: ClaimedSynthesis[] = [];
     for (const r of rows) {

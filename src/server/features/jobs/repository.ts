@@ -113,7 +113,7 @@ export function requeueProcessingItems(db: Db): Promise<number> {
  * are read and rows another instance is claiming are skipped, so two instances never take the same item.
  */
 export async function claimPendingItems(db: Db, limit: number, now: string, lease: Lease, opts: { takeover?: boolean } = {}): Promise<ClaimedItem[]> {
-  const items = opts.takeover === false ? [] : await db.all<ClaimedItem>(JOB_ITEM_SQL.claimExpired + skipLocked(db, 'i'), [...expiredParams(now), limit]);
+  const items = opts.takeover === false ? [] : await db.all<ClaimedItem>(JOB_ITEM_SQL.claimExpired + skipLocked(db, 'i'), [...expiredParams(now, lease.owner), limit]);
   if (items.length < limit) items.push(...(await db.all<ClaimedItem>(JOB_ITEM_SQL.claimPending + skipLocked(db, 'i'), [limit - items.length])));
   const jobs = new Set<string>();
   for (const it of items) {

@@ -17,15 +17,21 @@ export const TAKEOVER_AFTER_MS = 30_000;
 
 /**
  * Rows of `alias` a worker may take over once the pending rows are taken: their lease ran out (the
- * instance stalled), or their owner's heartbeat stopped (a SIGKILLed peer: finished within ~45 s, not
- * after the whole lease). SQLite keeps no heartbeats (one instance), so only expiry applies there.
- * Takes two parameters: the current time, and the current time less TAKEOVER_AFTER_MS.
+ * instance stalled), their owner's heartbeat stopped (a SIGKILLed peer: finished within ~45 s, not after
+ * the whole lease), or their owner is no instance any more — a dead peer's row is forgotten a minute
+ * after its last heartbeat (instances.ts), and what it still held must not wait out its lease then
+ * (DESIGN §14.7). A live instance's row exists from before its first claim until after its last lease is
+ * handed back, and is only forgotten by a peer that may judge (§14.10). SQLite keeps no instance rows
+ * (one process, which requeues what a previous one held when it starts): a lease of another owner there
+ * is a dead process's. Takes three parameters: the current time, the current time less
+ * TAKEOVER_AFTER_MS, and the claiming owner (its own rows are its own, whatever the table says).
  */
 export const expiredWhere = (alias: string): string =>
-  `${alias}.status = 'processing' AND (${alias}.lease_expires_at < ? OR ${alias}.lease_owner IN (SELECT id FROM instances WHERE heartbeat_at < ?))`;
+  `${alias}.status = 'processing' AND (${alias}.lease_expires_at < ? OR ${alias}.lease_owner IN (SELECT id FROM instances WHERE heartbeat_at < ?)` +
+  ` OR (${alias}.lease_owner <> ? AND NOT EXISTS (SELECT 1 FROM instances WHERE instances.id = ${alias}.lease_owner)))`;
 
-/** The parameters of `expiredWhere` at `now` (ISO). */
-export const expiredParams = (now: string): [string, string] => [now, new Date(Date.parse(now) - TAKEOVER_AFTER_MS).toISOString()];
+/** The parameters of `expiredWhere` at `now` (ISO) for the claiming `owner`. */
+export const expiredParams = (now: string, owner: string): [string, string, string] => [now, new Date(Date.parse(now) - TAKEOVER_AFTER_MS).toISOString(), owner];
 
 /**
  * The row lock of a claim on PostgreSQL: rows another instance is claiming this very moment are skipped,

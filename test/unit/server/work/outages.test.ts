@@ -150,6 +150,22 @@ describe('outages and takeovers on the claim loop', () => {
     ]);
   });
 
+  it("takes over at once what an instance held after its row was forgotten, never the claimer's own (DESIGN §14.7)", async () => {
+    const job = await queue(['a.', 'b.', 'c.']);
+    const hour = new Date(Date.now() + 3_600_000).toISOString();
+    // Item 2 held for an hour by an instance whose row a peer's sweep has removed; item 1 by the claimer.
+    await db.run("UPDATE job_items SET status = 'processing', lease_owner = 'inst_forgotten', lease_expires_at = ? WHERE job_id = ? AND idx = 2", [hour, job.id]);
+    await db.run("UPDATE job_items SET status = 'processing', lease_owner = ?, lease_expires_at = ? WHERE job_id = ? AND idx = 1", [TEST_LEASE.owner, hour, job.id]);
+    const claimed = await claimItems(db, 3, new Date(), TEST_LEASE);
+    expect(claimed.map((i) => [i.idx, i.lease_owner])).toEqual([
+      [2, 'inst_forgotten'],
+      [0, null],
+    ]);
+    // While it may not judge its peers, nothing of theirs.
+    await db.run("UPDATE job_items SET status = 'processing', lease_owner = 'inst_forgotten' WHERE job_id = ? AND idx = 2", [job.id]);
+    expect(await claimItems(db, 3, new Date(), TEST_LEASE, { takeover: false })).toEqual([]);
+  });
+
   it('counts takeovers in voxctl_lease_takeovers_total{kind}, exported at 0 from start', async () => {
     const metrics = createMetrics({ db });
     const text = await metrics.render();
