@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { EventEmitter } from 'node:events';
 import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { createGunzip } from 'node:zlib';
+import { crc32, createGunzip } from 'node:zlib';
 import type yauzl from 'yauzl';
 import type { ReadEntry } from 'tar';
 import { CORPUS_LIMITS } from '../../../shared/constants.js';
@@ -118,6 +118,23 @@ class Budget {
  * Anything the source itself fails with (size mismatch, damaged compressed data, truncation) is
  * `Corrupt archive entry`; the budget's own errors pass through.
  */
+/**
+ * A pass-through that checks the CRC-32 of the bytes it passed against `expected` once they end: a zip
+ * entry's own checksum, so a damaged entry of the declared size is refused, not stored (DESIGN §17.3).
+ */
+function crcCheck(expected: number, raw: string): Transform {
+  let crc = 0;
+  return new Transform({
+    transform(chunk: Buffer, _encoding, done) {
+      crc = crc32(chunk, crc);
+      done(null, chunk);
+    },
+    flush(done) {
+      done(crc >>> 0 === expected >>> 0 ? null : corruptEntry(raw));
+    },
+  });
+}
+
 async function writeEntry(
   dest: string,
   path: string,
@@ -125,6 +142,7 @@ async function writeEntry(
   open: () => Readable | AsyncIterable<Buffer> | Promise<Readable>,
   budget: Budget,
   signal?: AbortSignal,
+  crc?: number,
 ): Promise<void> {
   const target = join(dest, path);
   let sourceFailed = false;
@@ -134,7 +152,8 @@ async function writeEntry(
     const body = await open();
     if (body instanceof EventEmitter) body.on('error', () => (sourceFailed = true));
     file = createWriteStream(target, { mode: 0o600 });
-    await pipeline(body, budget.meter(), file, { signal });
+    if (crc === undefined) await pipeline(body, budget.meter(), file, { signal });
+    else await pipeline(body, crcCheck(crc, raw), budget.meter(), file, { signal });
   } catch (err) {
     if (err instanceof DomainError) throw err;
     signal?.throwIfAborted();
@@ -214,7 +233,7 @@ async function extractZip(archive: string, dest: string, budget: Budget, limits:
           throw corruptEntry(raw);
         }
       };
-      await writeEntry(dest, path, raw, open, budget, signal);
+      await writeEntry(dest, path, raw, open, budget, signal, entry.crc32);
       files.push(path);
     }
   } finally {

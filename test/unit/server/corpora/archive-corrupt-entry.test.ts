@@ -14,7 +14,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { extractArchive } from '../../../../src/server/features/corpora/archive.js';
 import { rawTar } from '../../../helpers/corpora.js';
 
-describe('a tar entry that is not what its header says', () => {
+describe('an archive entry that is not what its header says', () => {
   const dir = mkdtempSync(join(tmpdir(), 'voxctl-corrupt-entry-'));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
   let n = 0;
@@ -49,5 +49,21 @@ describe('a tar entry that is not what its header says', () => {
     await expect(extract(tar.subarray(0, 1024 + 100_000), 'cut.tar')).rejects.toMatchObject({ message: 'Corrupt archive entry: clips/a.wav' });
     // Nothing of a tar at all is still no archive.
     await expect(extract(gzipSync(Buffer.alloc(4096, 0x41)), 'junk.tgz')).rejects.toMatchObject({ message: 'Archive is not a zip or tar file' });
+  });
+
+  it('a zip entry of the declared size whose bytes fail its CRC-32 (a stored entry with one byte flipped)', async () => {
+    const yazl = (await import('yazl')).default;
+    const zip = new yazl.ZipFile();
+    zip.addBuffer(Buffer.from(manifest.data), 'metadata.csv', { compress: false });
+    const wav = Buffer.alloc(4000, 9);
+    zip.addBuffer(wav, 'clips/a.wav', { compress: false });
+    zip.end();
+    const chunks: Buffer[] = [];
+    for await (const c of zip.outputStream as AsyncIterable<Buffer>) chunks.push(c);
+    const good = Buffer.concat(chunks);
+    expect((await extract(good, 'good.zip')).files).toEqual(['metadata.csv', 'clips/a.wav']);
+    const flipped = Buffer.from(good);
+    flipped[good.indexOf(wav) + 2000] ^= 0x01;
+    await expect(extract(flipped, 'flipped.zip')).rejects.toMatchObject({ message: 'Corrupt archive entry: clips/a.wav' });
   });
 });
