@@ -63,7 +63,8 @@ describe('an archive entry that is not what its header says', () => {
     const good = Buffer.concat(chunks);
     expect((await extract(good, 'good.zip')).files).toEqual(['metadata.csv', 'clips/a.wav']);
     const flipped = Buffer.from(good);
-    flipped[good.indexOf(wav) + 2000] ^= 0x01;
+    const at = good.indexOf(wav) + 2000;
+    flipped.writeUInt8(flipped.readUInt8(at) ^ 0x01, at);
     await expect(extract(flipped, 'flipped.zip')).rejects.toMatchObject({ message: 'Corrupt archive entry: clips/a.wav' });
   });
 });
