@@ -83,10 +83,22 @@ async function probeTexts(body: Omit<CreateEvaluationRequest, 'providers'>): Pro
 export async function evaluationCharacters(client: VoxClient, body: Omit<CreateEvaluationRequest, 'providers'>): Promise<number> {
   // Recorded speech is not synthesised: a corpus evaluation charges nothing (DESIGN §10.4).
   if (body.speakers === undefined) return 0;
-  const texts = [...(body.texts ?? (await client.getDataset(body.dataset_id!)).rows.map((r) => r.text)), ...(await probeTexts(body))];
-  const speakers = await speakerCount(client, body.speakers);
-  if (body.conversation) return conversationPlan(body.conversation, { texts, speakers, seed: body.speakers.seed ?? 0 }).characters;
-  return texts.reduce((n, t) => n + [...t].length, 0) * speakers;
+  const texts = await evaluationTexts(client, body);
+  return synthesis(body, texts, await speakerCount(client, body.speakers)).characters;
+}
+
+/** The texts an evaluation synthesises: its own or its dataset's, then the probe's entity sentences. */
+async function evaluationTexts(client: VoxClient, body: Omit<CreateEvaluationRequest, 'providers'>): Promise<string[]> {
+  return [...(body.texts ?? (await client.getDataset(body.dataset_id!)).rows.map((r) => r.text)), ...(await probeTexts(body))];
+}
+
+/**
+ * What an evaluation of synthesised speech makes: each text once per speaker, or for a conversation every
+ * turn of every call (with the number of calls); `characters` is what it is charged.
+ */
+function synthesis(body: Omit<CreateEvaluationRequest, 'providers'>, texts: readonly string[], speakers: number): { calls?: number; characters: number } {
+  if (body.conversation) return conversationPlan(body.conversation, { texts, speakers, seed: body.speakers?.seed ?? 0 });
+  return { characters: texts.reduce((n, t) => n + [...t].length, 0) * speakers };
 }
 
 /** Each provider's utterances, audio minutes and cost (`price_per_minute_usd` of its binding; null when unpriced). */
@@ -131,16 +143,14 @@ export function probeClips(body: Pick<CreateEvaluationRequest, 'probes'>): { cli
 /** Works out the dry run of `body` with `providers` (resolved tokens) against the service's catalogue and prices. */
 export async function dryRun(client: VoxClient, body: Omit<CreateEvaluationRequest, 'providers'>, providers: string[], known: readonly ProviderView[]): Promise<DryRun> {
   if (body.speakers === undefined) throw new Error('dryRun estimates synthesised speech; a corpus has corpusDryRun');
-  const texts = [...(body.texts ?? (await client.getDataset(body.dataset_id!)).rows.map((r) => r.text)), ...(await probeTexts(body))];
+  const texts = await evaluationTexts(client, body);
   const speakers = await speakerCount(client, body.speakers);
   const conditions = body.conditions ?? ['clean'];
   const { clips, minutes: clipMinutes } = probeClips(body);
-  const textCharacters = texts.reduce((n, t) => n + [...t].length, 0);
-  const calls = body.conversation ? conversationPlan(body.conversation, { texts, speakers, seed: body.speakers.seed ?? 0 }) : undefined;
   // Synthesised once per speaker, or once per turn of every call, and heard under every condition.
-  const characters = calls ? calls.characters : textCharacters * speakers;
+  const { calls, characters } = synthesis(body, texts, speakers);
   const minutesPerProvider = (characters / CHARACTERS_PER_SECOND / 60) * lengthFactor(conditions) + clipMinutes;
-  const utterancesPerProvider = (calls ? calls.calls : texts.length * speakers) * conditions.length + clips;
+  const utterancesPerProvider = (calls ?? texts.length * speakers) * conditions.length + clips;
   const rows = providerRows(providers, known, { utterances: utterancesPerProvider, minutes: minutesPerProvider });
   const usage = await client.usage().catch(() => undefined);
   const utterances = utterancesPerProvider * providers.length;
@@ -148,7 +158,7 @@ export async function dryRun(client: VoxClient, body: Omit<CreateEvaluationReque
     dry_run: true,
     texts: texts.length,
     speakers,
-    ...(calls ? { calls: calls.calls } : {}),
+    ...(calls !== undefined ? { calls } : {}),
     conditions,
     providers: rows,
     utterances,
