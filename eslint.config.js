@@ -71,7 +71,7 @@ const cliZone = (files, layer, ignores = []) => ({
 });
 // The server's layers, as one table of allowed arrows: each folder of src/server (and each file at its top)
 // may import the folders listed here, src/shared, and the leaf files at the top of src/server (clock,
-// logger, errors, html: they import only src/shared). Every other arrow inside src/server fails lint.
+// logger, errors, html, workers: they import only src/shared). Every other arrow inside src/server fails lint.
 //   the wiring at the top (start, app, runtime, work-kinds) → features/<feature>/ → infrastructure
 //   (work → storage; engines → audio; storage, audio, plugins: nothing of the server).
 // A feature folder holds everything of one feature: its routes, rules, repository, views and work kind.
@@ -86,7 +86,7 @@ const SERVER_FOLDERS = {
   work: ['storage'],
   features: ['storage', 'engines', 'audio', 'work', 'plugins'],
 };
-const SERVER_LEAVES = ['clock', 'logger', 'errors', 'html'];
+const SERVER_LEAVES = ['clock', 'logger', 'errors', 'html', 'workers'];
 // The wiring at the top of src/server: which folders and which top-level files each may import. A top-level
 // file not named here is a leaf (src/shared only). Nothing in a folder imports these files.
 const SERVER_TOP = {

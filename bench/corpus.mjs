@@ -4,16 +4,16 @@
 // pocketsphinx-testdata recordings (each at its own speed, so no two files are alike; ~1 hour of audio),
 // measured against baselines taken in the same run on the same files:
 //   upload   — `voxctl corpus upload DIR` (a tar streamed from the directory, extracted, every file
-//              decoded and stored) vs decoding the same files with the service's decoder alone
-//              (`decodeAudioFiles`, batches of 16, 2 workers, as the service) — goal ≤ 1.3×; the server's RSS is
-//              sampled every 100 ms during the upload — goal ≤ 300 MB;
+//              decoded and stored) vs decoding the same files with the service's decoding alone (its pool
+//              of decoding threads, as many as the service gives an upload, each file written as a WAV)
+//              — goal ≤ 1.3×; the server's RSS is sampled every 100 ms during the upload — goal ≤ 300 MB;
 //   evaluate — an evaluation of a seeded sample of BENCH_SAMPLE (default 200) utterances on local-sphinx
 //              (clean) vs pocketsphinx_continuous run directly on the same audio (16 kHz raw, prepared
 //              before the clock starts), as many at once as cores — goal ≤ 1.1×; BENCH_SAMPLE=0 skips it.
 //              (local-sphinx hears clips of up to 30 s with warm pocketsphinx_batch decoders, so it may
 //              beat the baseline; the evaluation's CPU is the server's and its recognisers', live or not.)
-// FLAC is decoded by the WebAssembly decoders in the server's process (DESIGN §17.4), so the upload's CPU is the
-// server's own and the baseline's is this process's.
+// FLAC is decoded by the WebAssembly decoders on the server's decoding threads (DESIGN §17.4), so the upload's
+// CPU is the server's own and the baseline's is this process's.
 // Prints figures and ratios — wall time, and CPU seconds (the server's, or this process's and its reaped
 // children: PocketSphinx, the CLI), which other tenants of a shared machine do not move; asserts nothing.
 // BENCH_RUNS (default 3) repeats it. BENCH_CORPUS_DIR keeps the generated corpus there and reuses it on the
@@ -34,7 +34,7 @@ const CORES = availableParallelism();
 const KEY = 'vox_' + 'C'.repeat(40);
 const BIN = new URL('../bin/voxctl.js', import.meta.url).pathname;
 const TESTDATA = '/usr/share/pocketsphinx/test/data';
-const { decodeAudioFiles } = await import(new URL('../dist/server/audio/file-decode.js', import.meta.url).href);
+const { createDecodePool, defaultDecodeThreads } = await import(new URL('../dist/server/audio/decode-pool.js', import.meta.url).href);
 const { decodeWavToPcm16 } = await import(new URL('../dist/server/audio/wav.js', import.meta.url).href);
 const { resamplePcm16 } = await import(new URL('../dist/server/audio/resample.js', import.meta.url).href);
 const { resolveSphinx, sphinxArgs } = await import(new URL('../dist/server/engines/stt/local-sphinx.js', import.meta.url).href);
@@ -94,26 +94,24 @@ async function generateCorpus(dir) {
 }
 
 /**
- * The baseline of the upload: the same files through the service's own decoder (`decodeAudioFiles`: batches
- * of 16 files, FLAC by the WebAssembly decoder, 48 kHz cap) as the service runs it — 2 workers (fewer on one core),
- * each decoding its next batch into a scratch folder — with nothing extracted, stored or committed.
+ * The baseline of the upload: the same files through the service's own decoding (`createDecodePool`, as
+ * many threads as the service gives an upload: one on 2 cores), each written as the WAV file the service
+ * moves into its blob store — with nothing received, extracted, stored or committed.
  */
 async function decodeAlone(files) {
   const limits = { maxBytes: 25 * 1024 * 1024, maxSeconds: 600 };
-  const batches = [];
-  for (let i = 0; i < files.length; i += 16) batches.push(files.slice(i, i + 16));
-  const scratchRoot = mkdtempSync(join(tmpdir(), 'voxctl-bench-decode-'));
+  const scratch = mkdtempSync(join(tmpdir(), 'voxctl-bench-decode-'));
+  const pool = createDecodePool();
   try {
-    let worker = 0;
-    await pool(batches, Math.max(1, Math.min(2, CORES)), async (batch) => {
-      const scratch = join(scratchRoot, String(worker++));
-      mkdirSync(scratch);
-      await decodeAudioFiles(batch, { scratch, limits }, async (_i, result) => {
-        if (result instanceof Error) throw result;
-      });
-    });
+    await Promise.all(
+      files.map(async (file, i) => {
+        const outcome = await pool.decodeToFile(file, join(scratch, `${i}.wav`), limits);
+        if (outcome instanceof Error || outcome === 'ffmpeg') throw new Error(`${file}: ${outcome}`);
+      }),
+    );
   } finally {
-    rmSync(scratchRoot, { recursive: true, force: true });
+    await pool.close();
+    rmSync(scratch, { recursive: true, force: true });
   }
 }
 
@@ -220,7 +218,7 @@ try {
   }
   console.log(
     `corpus: ${UTTERANCES} FLAC utterances, ${(generated.seconds / 60).toFixed(1)} min of audio, ${(generated.bytes / 1e6).toFixed(0)} MB ` +
-      `(generated in ${secs(performance.now() - g0)}); evaluation sample ${SAMPLE}; ${CORES} cores`,
+      `(generated in ${secs(performance.now() - g0)}); evaluation sample ${SAMPLE}; ${CORES} cores, ${defaultDecodeThreads()} decoding thread(s)`,
   );
   for (let n = 1; n <= RUNS; n++) {
     const r = await runOnce(n, corpusDir, generated.files);

@@ -7,6 +7,7 @@ import { openDatabase, type Db } from './storage/db.js';
 import { loadOrCreateSecret, loadOrCreateSharedSecret } from './secret.js';
 import type { TtsPool } from './engines/tts/types.js';
 import { createTtsPool } from './engines/tts/pool.js';
+import { createDecodePool } from './audio/decode-pool.js';
 import { createRateLimiter, type RateLimiter } from './features/limits/rate-limiter.js';
 import { createSharedRateLimiter } from './features/limits/shared-rate-limiter.js';
 import { startInstancePresence, type InstancePresence } from './features/ops/instances.js';
@@ -224,6 +225,9 @@ export async function createRuntime(options: ServerOptions, deps: { clock?: Cloc
   const tts = createTtsPool({ size: options.ttsWorkers === 0 ? 1 : options.ttsWorkers });
   closers.push(() => tts.close());
   closers.push(() => stt.close());
+  // Corpus uploads decode on worker threads, started on the first upload (none while the service is idle).
+  const decodePool = createDecodePool();
+  closers.push(() => decodePool.close());
   // The runners read the pool through the runtime, so a test that swaps `runtime.tts` reaches them too.
   const pool = (): TtsPool => runtime.tts;
   const work: WorkSharing = { owner: instanceId, leaseMs: leaseMsOf(options), shared, claims: options.ttsWorkers !== 0, pollMs: 1_000, ...(presence ? { mayJudge: presence.mayJudge } : {}) };
@@ -270,7 +274,7 @@ export async function createRuntime(options: ServerOptions, deps: { clock?: Cloc
       audio: createAudioFeature({ db, blobs: blobs.store, clock, urls, samples: { isSample: (id) => id.startsWith(SAMPLE_PREFIX), exists: (id) => samples.exists(id), get: (id) => samples.get(id) } }),
       audioLinks: createAudioLinks({ urls, clock, publicUrl: options.publicUrl }),
       billing: createBillingFeature({ db, clock, secret }),
-      corpora: createCorporaFeature({ db, blobs: blobs.store, clock, instanceId, settings: corpusSettings }),
+      corpora: createCorporaFeature({ db, blobs: blobs.store, clock, instanceId, settings: corpusSettings, decodePool }),
       datasets: createDatasetsFeature({ db, clock, wakeJobs: () => runtime.jobs.wake() }),
       evaluations: createEvaluationsFeature({ db, clock, urls, stt, publicUrl: options.publicUrl, wake: () => runtime.evaluations.wake() }),
       jobs: createJobsFeature({ db, clock, wakeJobs: () => runtime.jobs.wake() }),

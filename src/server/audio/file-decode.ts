@@ -13,7 +13,7 @@
  * 48 kHz result only.
  */
 import { spawn } from 'node:child_process';
-import { open, readFile, rm, type FileHandle } from 'node:fs/promises';
+import { open, rm, type FileHandle } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { ffmpegPath, ffprobePath, M4A_NEEDS_FFMPEG } from './ffmpeg.js';
 import { hasMpegFrameChain, id3v2Length } from './mpeg-frames.js';
@@ -21,6 +21,7 @@ import { sniffAudioFormat } from './sniff.js';
 import { decodeWithWasm, oggCodec, WasmDecodeError, type WasmCodec } from './wasm-decode.js';
 import { decodeWavToPcm16, parseWav, pcm16WithWavRoom } from './wav.js';
 import { resamplePcm16, StreamResampler } from './resample.js';
+import { threadPoolIo, type FileIo } from './file-io.js';
 
 /** Highest rate kept; higher rates are resampled to it (DESIGN §10.2). */
 export const MAX_KEPT_RATE = 48_000;
@@ -281,13 +282,13 @@ interface Route {
 const MP3_SEARCH_BYTES = 64 * 1024 + 8 * 1024;
 
 /** Size check and format of a file, from its first bytes. */
-async function probe(path: string, limits: FileDecodeLimits): Promise<Route> {
-  const fh = await open(path, 'r');
+async function probe(path: string, limits: FileDecodeLimits, io: FileIo = threadPoolIo): Promise<Route> {
+  const fh = await io.open(path);
   try {
-    const { size } = await fh.stat();
+    const size = await fh.size();
     if (size > limits.maxBytes) throw new FileDecodeError('too_big', 'audio file too big');
     const head = Buffer.alloc(HEAD_BYTES);
-    const { bytesRead } = await fh.read(head, 0, HEAD_BYTES, 0);
+    const bytesRead = await fh.read(head, HEAD_BYTES, 0);
     const demuxer = demuxerFor(head.subarray(0, 64));
     if (!demuxer) throw corrupt();
     const declared = declaredFormat(head.subarray(0, bytesRead));
@@ -301,7 +302,7 @@ async function probe(path: string, limits: FileDecodeLimits): Promise<Route> {
     if (demuxer === 'mp3') {
       // mpg123 resynchronises over anything: a real MP3's frames chain from its start (mpeg-frames.ts).
       const span = Buffer.alloc(Math.min(size, id3v2Length(head) + MP3_SEARCH_BYTES));
-      const { bytesRead: n } = await fh.read(span, 0, span.length, 0);
+      const n = await fh.read(span, span.length, 0);
       if (!hasMpegFrameChain(span.subarray(0, n))) throw corrupt();
       return { demuxer, codec: 'mp3' };
     }
@@ -329,7 +330,7 @@ function monoPcm16(channels: Float32Array[], length: number): Int16Array {
  * decoder call returns, resampled as it goes when above 48 kHz, stopped past `maxSeconds`). A decoder
  * error, more than 8 channels, a rate past 192 kHz or a rate that changes mid-file → `corrupt`.
  */
-async function wasmDecodeFile(path: string, codec: WasmCodec, maxSeconds: number, signal?: AbortSignal): Promise<DecodedFile> {
+async function wasmDecodeFile(path: string, codec: WasmCodec, maxSeconds: number, signal?: AbortSignal, io: FileIo = threadPoolIo): Promise<DecodedFile> {
   let sink: MonoSink | undefined;
   let rate = 0;
   try {
@@ -346,6 +347,7 @@ async function wasmDecodeFile(path: string, codec: WasmCodec, maxSeconds: number
         sink.push(monoPcm16(audio.channelData, audio.samplesDecoded));
       },
       signal,
+      io,
     );
     if (!sink) throw corrupt();
     return sink.finish();
@@ -357,17 +359,17 @@ async function wasmDecodeFile(path: string, codec: WasmCodec, maxSeconds: number
 }
 
 /** Decodes one file that needs no ffmpeg, or undefined when it does (M4A, a WAV only ffmpeg reads). */
-async function decodeWithoutFfmpeg(path: string, route: Route, limits: FileDecodeLimits, signal?: AbortSignal): Promise<DecodedFile | undefined> {
-  if (route.codec) return finish(await wasmDecodeFile(path, route.codec, limits.maxSeconds, signal), limits);
-  const wav = route.demuxer === 'wav' ? await decodeWavInProcess(path) : undefined;
+async function decodeWithoutFfmpeg(path: string, route: Route, limits: FileDecodeLimits, signal?: AbortSignal, io: FileIo = threadPoolIo): Promise<DecodedFile | undefined> {
+  if (route.codec) return finish(await wasmDecodeFile(path, route.codec, limits.maxSeconds, signal, io), limits);
+  const wav = route.demuxer === 'wav' ? await decodeWavInProcess(path, io) : undefined;
   return wav && finish(wav, limits);
 }
 
 /** PCM and float WAV read in-process, or undefined for a WAV only ffmpeg reads (µ-law, ADPCM, …). */
-async function decodeWavInProcess(path: string): Promise<DecodedFile | undefined> {
+async function decodeWavInProcess(path: string, io: FileIo): Promise<DecodedFile | undefined> {
   let buf: Buffer;
   try {
-    buf = await readFile(path);
+    buf = await io.readFile(path);
     const info = parseWav(buf);
     if (outOfBounds({ channels: info.channels, rate: info.sampleRate })) throw corrupt();
   } catch (err) {
@@ -424,6 +426,14 @@ async function finish(decoded: DecodedFile, limits: FileDecodeLimits): Promise<D
     return { pcm: await resamplePcm16(decoded.pcm, decoded.sampleRate, MAX_KEPT_RATE), sampleRate: MAX_KEPT_RATE };
   }
   return decoded;
+}
+
+/**
+ * Decodes one file without ffmpeg (what a decoding worker thread runs, reading with `io`): undefined when
+ * the file needs it (M4A, a WAV only ffmpeg reads). Throws FileDecodeError as `decodeAudioFile`.
+ */
+export async function decodeAudioFileInProcess(path: string, limits: FileDecodeLimits, signal?: AbortSignal, io: FileIo = threadPoolIo): Promise<DecodedFile | undefined> {
+  return decodeWithoutFfmpeg(path, await probe(path, limits, io), limits, signal, io);
 }
 
 /**

@@ -10,7 +10,6 @@
  * under 2 MB), where handing a decoder 64 KB of silent FLAC frames would return gigabytes. The samples of
  * each call go to the caller before the next call; the event loop gets a turn every few milliseconds.
  */
-import { open } from 'node:fs/promises';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { performance } from 'node:perf_hooks';
 import CodecParser, { type CodecFrame, type OggPage } from 'codec-parser';
@@ -18,6 +17,7 @@ import { FLACDecoder } from '@wasm-audio-decoders/flac';
 import { OggVorbisDecoder } from '@wasm-audio-decoders/ogg-vorbis';
 import { OggOpusDecoder } from 'ogg-opus-decoder';
 import { MPEGDecoder } from 'mpg123-decoder';
+import { threadPoolIo, type FileIo } from './file-io.js';
 
 /** The codecs decoded here; an Ogg file is one of its two by its first packet (`oggCodec`). */
 export type WasmCodec = 'flac' | 'vorbis' | 'opus' | 'mp3';
@@ -56,13 +56,13 @@ export function oggCodec(head: Uint8Array): 'vorbis' | 'opus' | undefined {
 }
 
 /** The file's bytes, `size` at a time (each chunk a new buffer: a parser may keep a reference to it). */
-async function* chunks(path: string, size: number, signal?: AbortSignal): AsyncGenerator<Uint8Array> {
-  const fh = await open(path, 'r');
+async function* chunks(io: FileIo, path: string, size: number, signal?: AbortSignal): AsyncGenerator<Uint8Array> {
+  const fh = await io.open(path);
   try {
     for (let at = 0; ; ) {
       signal?.throwIfAborted();
       const buf = Buffer.allocUnsafe(size);
-      const { bytesRead } = await fh.read(buf, 0, size, at);
+      const bytesRead = await fh.read(buf, size, at);
       if (bytesRead === 0) return;
       at += bytesRead;
       yield buf.subarray(0, bytesRead);
@@ -160,6 +160,7 @@ export async function decodeWithWasm(
   codec: WasmCodec,
   onAudio: (audio: PlanarAudio) => void | Promise<void>,
   signal?: AbortSignal,
+  io: FileIo = threadPoolIo,
 ): Promise<void> {
   let last = performance.now();
   // Every decoder call goes through here: its errors are the file's, and the event loop gets its turns.
@@ -196,7 +197,7 @@ export async function decodeWithWasm(
           return decoder.decodeFrames([frame.data]);
         });
       };
-      for await (const chunk of chunks(path, READ_BYTES, signal)) {
+      for await (const chunk of chunks(io, path, READ_BYTES, signal)) {
         declared ??= flacDeclaredSamples(chunk);
         for (const frame of frames(parser.parseChunk(chunk))) await decode(frame);
       }
@@ -222,7 +223,7 @@ export async function decodeWithWasm(
     const decoder = new MPEGDecoder();
     try {
       await decoder.ready;
-      for await (const chunk of chunks(path, MP3_BYTES, signal)) {
+      for await (const chunk of chunks(io, path, MP3_BYTES, signal)) {
         // mpg123 resynchronises over stray bytes and reports them as errors; the frame chain checked before
         // decoding (mpeg-frames.ts) is what refuses noise, so errors here do not refuse the file.
         await call(() => ({ ...decoder.decode(chunk), errors: [] }));
@@ -238,7 +239,7 @@ export async function decodeWithWasm(
     await decoder.ready;
     const splitter = oggPageSplitter();
     let header: Uint8Array[] | undefined = [];
-    for await (const chunk of chunks(path, READ_BYTES, signal)) {
+    for await (const chunk of chunks(io, path, READ_BYTES, signal)) {
       for (const page of splitter.push(chunk)) {
         // Header pages go in with the first audio page: on its own, a header page returns thousands of empty
         // channels from the Vorbis decoder, which costs more than decoding a short file.

@@ -4,11 +4,10 @@
  * joined in order. Where a text is cut does not depend on the pool's size, and each piece is
  * synthesised from the engine's initial state, so which worker runs it never changes the audio. A worker that dies is replaced and its piece retried once on the new worker.
  */
-import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { availableParallelism } from 'node:os';
-import { fileURLToPath } from 'node:url';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
+import { resolveWorkerUrl, startWorker } from '../../workers.js';
 import { TtsError } from './errors.js';
 import type { AssetReply, SynthesizeRequest, WorkerReply } from './protocol.js';
 import { createSharedAssets, type SharedAssetLoaders, type SharedAssetName } from './shared-assets.js';
@@ -65,55 +64,6 @@ interface Slot {
   lastError?: Error;
 }
 
-/**
- * Where the worker entry is. Running from TypeScript sources (vitest), the worker must still be plain
- * JavaScript, so `src/**.ts` maps to the build output `dist/**.js` (`npm test` builds first).
- */
-export function resolveWorkerUrl(moduleUrl: string = import.meta.url): URL {
-  let base = moduleUrl;
-  if (base.endsWith('.ts')) {
-    const at = base.lastIndexOf('/src/');
-    if (at < 0) throw new Error(`Cannot locate the built TTS worker for ${moduleUrl}`);
-    base = `${base.slice(0, at)}/dist/${base.slice(at + 5, -3)}.js`;
-  }
-  const url = new URL('./worker.js', base);
-  if (!existsSync(fileURLToPath(url))) {
-    throw new Error(`The TTS worker script ${fileURLToPath(url)} is missing: run npm run build`);
-  }
-  return url;
-}
-
-/**
- * The parent's Node options minus those a worker refuses (`node -e`, `--input-type`): a server started
- * from an inline script must still get working workers.
- */
-export function workerExecArgv(execArgv: readonly string[] = process.execArgv): string[] {
-  const out: string[] = [];
-  for (let i = 0; i < execArgv.length; i++) {
-    const arg = execArgv[i] as string;
-    if (/^(-e|-p|-pe|--eval|--print)$/.test(arg)) {
-      i++; // and its script
-      continue;
-    }
-    if (/^(--eval|--print|--input-type)(=|$)/.test(arg)) {
-      if (arg === '--input-type') i++;
-      continue;
-    }
-    out.push(arg);
-  }
-  return out;
-}
-
-/**
- * The options a Worker constructor refused (`ERR_WORKER_INVALID_EXEC_ARGV`, whose message lists them), or
- * `undefined` for any other error. `node --max-old-space-size=512 voxctl serve` would otherwise fail to start.
- */
-export function refusedExecArgv(err: unknown): string[] | undefined {
-  if ((err as { code?: unknown } | null)?.code !== 'ERR_WORKER_INVALID_EXEC_ARGV') return undefined;
-  const list = /flags: (.+)$/.exec((err as Error).message)?.[1];
-  return list ? list.split(', ') : undefined;
-}
-
 /** Whether the engines' packages are installed (checked without loading them). */
 function enginesInstalled(): boolean {
   const require = createRequire(import.meta.url);
@@ -135,7 +85,7 @@ const WORKER_LIMITS = { maxYoungGenerationSizeMb: 4 };
 /** Starts `size` workers (engines load lazily inside them) and returns the pool. */
 export function createTtsPool(options: TtsPoolOptions = {}): TtsWorkerPool {
   const size = Math.max(1, Math.floor(options.size ?? availableParallelism()));
-  const workerUrl = options.workerUrl ?? resolveWorkerUrl();
+  const workerUrl = options.workerUrl ?? resolveWorkerUrl(import.meta.url, 'worker.js');
   const maxPieceChars = options.maxPieceChars ?? MAX_PIECE_CHARS;
   const pauseMs = options.pauseMs ?? PAUSE_MS;
   const taskTimeoutMs = options.taskTimeoutMs ?? 60_000;
@@ -149,22 +99,8 @@ export function createTtsPool(options: TtsPoolOptions = {}): TtsWorkerPool {
   let closed = false;
   const respawnTimers = new Set<NodeJS.Timeout>();
 
-  let execArgv = workerExecArgv();
-  /** A worker with the parent's Node options, less the V8 flags Node refuses to hand a worker. */
-  function newWorker(): Worker {
-    try {
-      return new Worker(workerUrl, { execArgv, resourceLimits: WORKER_LIMITS });
-    } catch (err) {
-      const refused = refusedExecArgv(err);
-      if (!refused) throw err;
-      // V8's flags (`--max-old-space-size`, `--expose-gc`, …) are process-wide: the workers have them anyway.
-      execArgv = execArgv.filter((arg) => !refused.includes(arg));
-      return new Worker(workerUrl, { execArgv, resourceLimits: WORKER_LIMITS });
-    }
-  }
-
   function spawn(): void {
-    const worker = newWorker();
+    const worker = startWorker(workerUrl, WORKER_LIMITS);
     const slot: Slot = { worker };
     worker.unref(); // an idle pool never keeps the process alive
     worker.on('message', (msg: WorkerReply) => onMessage(slot, msg));

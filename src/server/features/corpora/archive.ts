@@ -184,7 +184,7 @@ const S_IFREG = 0o100000;
 const S_IFDIR = 0o040000;
 
 // yauzl and tar load with the first upload: a server that never receives a corpus never holds them.
-async function extractZip(archive: string, dest: string, budget: Budget, limits: ExtractLimits, signal?: AbortSignal): Promise<string[]> {
+async function extractZip(archive: string, dest: string, budget: Budget, limits: ExtractLimits, signal?: AbortSignal, onFile?: (path: string) => void): Promise<string[]> {
   const { default: yauzl } = await import('yauzl');
   let zip: yauzl.ZipFile;
   try {
@@ -235,6 +235,7 @@ async function extractZip(archive: string, dest: string, budget: Budget, limits:
       };
       await writeEntry(dest, path, raw, open, budget, signal, entry.crc32);
       files.push(path);
+      onFile?.(path);
     }
   } finally {
     zip.close();
@@ -258,7 +259,15 @@ const truncatedEntry = (err: unknown): string | undefined => {
  * re-concatenates whatever follows on every chunk it is given, so a small .tgz of endless trailing zeros
  * would spin a core for hours (DESIGN §17.3 — at most one chunk past the end is read).
  */
-async function extractTar(source: Readable, dest: string, budget: Budget, limits: ExtractLimits, gzipped: boolean, signal?: AbortSignal): Promise<string[]> {
+async function extractTar(
+  source: Readable,
+  dest: string,
+  budget: Budget,
+  limits: ExtractLimits,
+  gzipped: boolean,
+  signal?: AbortSignal,
+  onFile?: (path: string) => void,
+): Promise<string[]> {
   const { Parser } = await import('tar');
   const files: string[] = [];
   const parser = new Parser({ strict: true });
@@ -304,6 +313,7 @@ async function extractTar(source: Readable, dest: string, budget: Budget, limits
             writing = undefined;
           }
           files.push(path);
+          onFile?.(path);
         } else {
           throw unsafe(raw);
         }
@@ -366,7 +376,7 @@ async function extractTar(source: Readable, dest: string, budget: Budget, limits
 
 /**
  * Extracts `archive` into `dest` (which must exist and be empty) and returns the paths of the regular
- * files written (normalised, `/`-separated). Throws DESIGN §10.3's and §17.3's errors, or `signal`'s reason
+ * files written (normalised, `/`-separated), each also handed to `onFile` once written. Throws DESIGN §10.3's and §17.3's errors, or `signal`'s reason
  * once it aborts; on error, `dest` may hold a part of the archive: the caller removes it.
  */
 export async function extractArchive(
@@ -374,12 +384,15 @@ export async function extractArchive(
   dest: string,
   limits: ExtractLimits = DEFAULT_EXTRACT_LIMITS,
   signal?: AbortSignal,
+  onFile?: (path: string) => void,
 ): Promise<{ kind: ArchiveKind; files: string[] }> {
   const kind = await sniffArchive(archive);
   if (!kind) throw notAnArchive();
   const budget = new Budget(limits);
   const files =
-    kind === 'zip' ? await extractZip(archive, dest, budget, limits, signal) : await extractTar(createReadStream(archive), dest, budget, limits, kind === 'tgz', signal);
+    kind === 'zip'
+      ? await extractZip(archive, dest, budget, limits, signal, onFile)
+      : await extractTar(createReadStream(archive), dest, budget, limits, kind === 'tgz', signal, onFile);
   return { kind, files: [...new Set(files)] };
 }
 
@@ -395,7 +408,8 @@ export async function extractTarStream(
   dest: string,
   limits: ExtractLimits = DEFAULT_EXTRACT_LIMITS,
   signal?: AbortSignal,
+  onFile?: (path: string) => void,
 ): Promise<string[]> {
-  const files = await extractTar(source, dest, new Budget(limits), limits, kind === 'tgz', signal);
+  const files = await extractTar(source, dest, new Budget(limits), limits, kind === 'tgz', signal, onFile);
   return [...new Set(files)];
 }

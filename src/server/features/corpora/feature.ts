@@ -1,5 +1,6 @@
 /** The corpora feature as its routes use it: uploads built into corpora, listed, shown and deleted (DESIGN §10, §17). */
 import type { Readable } from 'node:stream';
+import type { DecodePool } from '../../audio/decode-pool.js';
 import type { Db } from '../../storage/db.js';
 import type { Clock } from '../../clock.js';
 import type { PageOf } from '../../../shared/schemas/common.js';
@@ -28,11 +29,19 @@ export interface CorporaFeature {
 }
 
 /** Binds the corpus rules to the service's collaborators (called once, by the composition root). */
-export function createCorporaFeature(deps: { db: Db; blobs: AudioBlobStore; clock: Clock; instanceId: string; settings: CorpusSettings }): CorporaFeature {
-  const { db, blobs, settings } = deps;
+export function createCorporaFeature(deps: {
+  db: Db;
+  blobs: AudioBlobStore;
+  clock: Clock;
+  instanceId: string;
+  settings: CorpusSettings;
+  /** The threads an upload's audio is decoded on. */
+  decodePool: DecodePool;
+}): CorporaFeature {
+  const { db, blobs, settings, decodePool } = deps;
   return {
     settings,
-    openUploadDir: () => openUploadDir(settings),
+    openUploadDir: () => openUploadDir(settings, decodePool),
     receive: (dir, body, signal) => receiveArchive(body, dir, settings.limits, signal),
     create: (userId, name, dir, received, signal) => createCorpusFromArchive(deps, { userId, name, dir, received, signal }),
     page: (userId, paging) => corpusPage(db, { userId, ...paging }),

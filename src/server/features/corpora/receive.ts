@@ -34,8 +34,8 @@ function roomIn(stream: PassThrough, settled: Promise<unknown>): Promise<void> {
 }
 
 /**
- * Reads the uploaded file `body` into `dir`: a tar extracted into `dir.files` as it arrives, a zip written
- * to `dir.archive`. Rejects only with the body's own errors (a client that left: `signal`'s reason; the
+ * Reads the uploaded file `body` into `dir`: a tar extracted into `dir.files` as it arrives (each file
+ * handed to `dir.decodes` once written), a zip written to `dir.archive`. Rejects only with the body's own errors (a client that left: `signal`'s reason; the
  * multipart size limit) after any extraction has stopped writing; what the archive itself is refused for
  * comes back as `refused`.
  */
@@ -73,7 +73,7 @@ export async function receiveArchive(body: Readable, dir: UploadDir, limits: Ext
   // The extraction's pipeline listens while it runs; a write after it ended must not throw.
   input.on('error', () => undefined);
   let over = false;
-  const extraction = extractTarStream(kind, input, dir.files, limits, signal).then(
+  const extraction = extractTarStream(kind, input, dir.files, limits, signal, dir.decodes.written).then(
     (files): ReceivedArchive => ({ files }),
     (refused: unknown): ReceivedArchive => ({ refused }),
   );
@@ -103,5 +103,5 @@ export async function extractReceived(received: ReceivedArchive, dir: UploadDir,
   if ('refused' in received) throw received.refused;
   if ('files' in received) return received.files;
   await mkdir(dir.files, { mode: 0o700 });
-  return (await extractArchive(dir.archive, dir.files, limits, signal)).files;
+  return (await extractArchive(dir.archive, dir.files, limits, signal, dir.decodes.written)).files;
 }

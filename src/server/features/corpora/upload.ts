@@ -1,15 +1,16 @@
 /**
  * Turns an uploaded archive into a corpus (DESIGN §10.1-10.3), all or nothing. The archive is extracted
  * into the upload's own folder under `{dataDir}/tmp/corpora` (a tar as it is received, `receive.ts`), its
- * layout and every manifest line checked, every audio file decoded (two at a time, one file in memory per
- * worker) and written to the blob store under names derived from a `corpus_uploads` row committed first,
+ * layout and every manifest line checked, every audio file decoded on the decoding pool's threads (most
+ * while the archive is still arriving, `decodes.ts`) and moved into the blob store under names derived from
+ * a `corpus_uploads` row committed first,
  * made durable together once all are written; then the corpus, its audio rows and its utterances are
  * inserted, and the upload row deleted, in one transaction. A rejected upload removes its blobs and row; a
  * killed one is cleaned at the next start (`recovery.ts`). The folder is always removed.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdir, rm } from 'node:fs/promises';
-import { availableParallelism, hostname } from 'node:os';
+import { mkdir, readFile, rm } from 'node:fs/promises';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import type { Clock } from '../../clock.js';
 import type { Db } from '../../storage/db.js';
@@ -19,7 +20,9 @@ import { deleteCorpusUpload, insertCorpus, insertCorpusUpload, type CorpusRow, t
 import { CORPUS_LIMITS } from '../../../shared/constants.js';
 import { CORPUS_MESSAGES, folderFiles, parseCorpus, type CorpusUtterance } from '../../../shared/corpus/index.js';
 import { validationFailed } from '../../../shared/errors.js';
-import { decodeAudioFiles, FileDecodeError, type DecodedFile } from '../../audio/file-decode.js';
+import type { DecodePool } from '../../audio/decode-pool.js';
+import { decodeAudioFiles, FileDecodeError, type FileDecodeLimits } from '../../audio/file-decode.js';
+import { createUploadDecodes, type UploadDecodes } from './decodes.js';
 import { roundedDuration, wavAroundPcm } from '../../audio/wav.js';
 import { DEFAULT_EXTRACT_LIMITS, type ExtractLimits } from './archive.js';
 import { extractReceived, type ReceivedArchive } from './receive.js';
@@ -60,23 +63,46 @@ export interface CorpusDeps {
   settings: CorpusSettings;
 }
 
-/** The folder of one upload: a received zip goes to `archive`, extracted files under `files`; `remove` deletes it all. */
+/**
+ * The folder of one upload: a received zip goes to `archive`, extracted files under `files`, and `decodes`
+ * turns them into WAV files under `decoded` as they come; `remove` stops the decoding and deletes it all.
+ */
 export interface UploadDir {
   path: string;
   archive: string;
   files: string;
+  decodes: UploadDecodes;
   remove(): Promise<void>;
 }
 
-/** Creates a fresh upload folder (its name starts with this process's pid, for the start-up clean-up). */
-export async function openUploadDir(settings: CorpusSettings): Promise<UploadDir> {
-  const path = join(settings.tmpRoot, `${process.pid}-${randomBytes(8).toString('hex')}`);
-  await mkdir(path, { recursive: true, mode: 0o700 });
-  return { path, archive: join(path, 'archive'), files: join(path, 'files'), remove: () => rm(path, { recursive: true, force: true }) };
+/** The per-file limits of an utterance (`recorded` calls: those of DESIGN §16.5, which are wider). */
+function fileLimits(limits: CorpusLimits, calls: boolean): FileDecodeLimits {
+  // A recorded call (DESIGN §16.5) runs hours where an utterance runs minutes.
+  return calls
+    ? { maxBytes: Math.max(limits.maxAudioBytes, CORPUS_LIMITS.callBytes), maxSeconds: Math.max(limits.maxAudioSeconds, CORPUS_LIMITS.callSeconds) }
+    : { maxBytes: limits.maxAudioBytes, maxSeconds: limits.maxAudioSeconds };
 }
 
-/** How many batches decode at once: WebAssembly decoding interleaves with the blob writes, ffmpeg (M4A) runs single-threaded, and the machine's other work needs a core. */
-const DECODE_CONCURRENCY = Math.max(1, Math.min(2, availableParallelism()));
+/**
+ * Creates a fresh upload folder (its name starts with this process's pid, for the start-up clean-up) whose
+ * files are decoded on `pool` as they are extracted.
+ */
+export async function openUploadDir(settings: CorpusSettings, pool: DecodePool): Promise<UploadDir> {
+  const path = join(settings.tmpRoot, `${process.pid}-${randomBytes(8).toString('hex')}`);
+  await mkdir(path, { recursive: true, mode: 0o700 });
+  const files = join(path, 'files');
+  const decodes = createUploadDecodes(pool, { filesDir: files, outDir: join(path, 'decoded'), early: fileLimits(settings.limits, false) });
+  return {
+    path,
+    archive: join(path, 'archive'),
+    files,
+    decodes,
+    remove: async () => {
+      await decodes.close();
+      await rm(path, { recursive: true, force: true });
+    },
+  };
+}
 
 /** What a decoded utterance leaves behind: its blob and the numbers its rows record. */
 interface StoredAudio {
@@ -88,72 +114,83 @@ interface StoredAudio {
 /** Name of the blob of utterance `index` of an upload (also its audio id + `.wav`). */
 export const uploadBlobName = (prefix: string, index: number): string => `${prefix}${index}.wav`;
 
-/** Blob writes one worker keeps in flight (each holds one encoded WAV in memory until written). */
+/** Blob writes kept in flight while the next files' outcomes are awaited. */
 const PUTS_IN_FLIGHT = 4;
 
-/** Files per batch: an ffmpeg run (M4A) pays its start-up once per batch (see audio/file-decode.ts). */
-const DECODE_BATCH = 16;
+/** Files per ffmpeg run (M4A): it pays its start-up once per batch (see audio/file-decode.ts). */
+const FFMPEG_BATCH = 16;
 
 /**
- * Decodes every utterance's file and stores it as WAV: `DECODE_CONCURRENCY` workers each take the next
- * batch in manifest order. A refusal stops new work, and the first in manifest order is thrown once the
- * running batches end (indices are taken in order and every started batch finishes, so which worker met
- * its problem first does not matter).
+ * Decodes every utterance's file and stores it as WAV, in manifest order: every file is asked of the
+ * upload's decoding at once (those decoded while the archive arrived are ready, the rest queue on the
+ * pool), each decoded WAV file is moved into the blob store as its turn comes, and runs of files only
+ * ffmpeg reads go to one ffmpeg run each. The first refusal in manifest order stops the decoding still to
+ * do and is thrown once the writes in flight end.
  */
 async function decodeAll(
   deps: CorpusDeps,
-  o: { dir: string; scratch: string; root: string; prefix: string; utterances: readonly CorpusUtterance[]; calls: boolean; signal?: AbortSignal },
+  o: { dir: UploadDir; root: string; prefix: string; utterances: readonly CorpusUtterance[]; calls: boolean; signal?: AbortSignal },
 ): Promise<StoredAudio[]> {
-  const { limits } = deps.settings;
-  // A recorded call (DESIGN §16.5) runs hours where an utterance runs minutes.
-  const limitsOfFile = o.calls
-    ? { maxBytes: Math.max(limits.maxAudioBytes, CORPUS_LIMITS.callBytes), maxSeconds: Math.max(limits.maxAudioSeconds, CORPUS_LIMITS.callSeconds) }
-    : { maxBytes: limits.maxAudioBytes, maxSeconds: limits.maxAudioSeconds };
-  const out: StoredAudio[] = new Array(o.utterances.length);
-  let next = 0;
+  const limits = fileLimits(deps.settings.limits, o.calls);
+  const n = o.utterances.length;
+  const out: StoredAudio[] = new Array(n);
+  const stop = new AbortController();
+  const signal = o.signal ? AbortSignal.any([o.signal, stop.signal]) : stop.signal;
   const failures = new Map<number, unknown>();
-  const worker = async (w: number) => {
-    const scratch = join(o.scratch, String(w));
-    await mkdir(scratch, { recursive: true });
-    // Blob writes overlap the decoding (a filesystem put waits for its fsync): a few in flight per worker.
-    const writing = new Set<Promise<void>>();
-    const store = (i: number, result: DecodedFile) => {
-      const wav = wavAroundPcm(result.pcm, result.sampleRate);
-      // Made durable together before the corpus commits (`sync` in createCorpusFromArchive), not one by one.
-      const put: Promise<void> = deps.blobs
-        .put(uploadBlobName(o.prefix, i), wav, { durable: false })
-        .then(() => {
-          out[i] = { bytes: wav.byteLength, sampleRate: result.sampleRate, durationSeconds: roundedDuration(result.pcm.length, result.sampleRate) };
-        })
-        .catch((err: unknown) => void failures.set(i, err))
-        .finally(() => writing.delete(put));
-      writing.add(put);
-    };
-    try {
-      while (failures.size === 0 && next < o.utterances.length && !o.signal?.aborted) {
-        const first = next;
-        next = Math.min(o.utterances.length, next + DECODE_BATCH);
-        const batch = o.utterances.slice(first, next);
-        try {
-          await decodeAudioFiles(
-            batch.map((u) => join(o.dir, u.audio_path)),
-            { scratch, limits: limitsOfFile, signal: o.signal },
-            async (k, result) => {
-              if (result instanceof FileDecodeError) return void failures.set(first + k, decodeMessage(result, batch[k]!.audio_path.slice(o.root.length), o.calls));
-              if (failures.size > 0) return;
-              store(first + k, result);
-              if (writing.size >= PUTS_IN_FLIGHT) await Promise.race(writing);
-            },
-          );
-        } catch (err) {
-          failures.set(first, err);
-        }
-      }
-    } finally {
-      await Promise.all(writing);
-    }
+  const writing = new Set<Promise<void>>();
+  const refuse = (i: number, err: FileDecodeError) => failures.set(i, decodeMessage(err, o.utterances[i]!.audio_path.slice(o.root.length), o.calls));
+  const store = async (i: number, write: (name: string) => Promise<void>, audio: StoredAudio) => {
+    const put: Promise<void> = write(uploadBlobName(o.prefix, i))
+      .then(() => void (out[i] = audio))
+      .catch((err: unknown) => void failures.set(i, err))
+      .finally(() => writing.delete(put));
+    writing.add(put);
+    if (writing.size >= PUTS_IN_FLIGHT) await Promise.race(writing);
   };
-  await Promise.all(Array.from({ length: Math.min(DECODE_CONCURRENCY, Math.ceil(o.utterances.length / DECODE_BATCH)) }, (_, w) => worker(w)));
+  // Made durable together before the corpus commits (`sync` in createCorpusFromArchive), not one by one.
+  const moveIn = (file: string) => (name: string) =>
+    deps.blobs.putFile ? deps.blobs.putFile(name, file, { durable: false }) : readFile(file).then((bytes) => deps.blobs.put(name, bytes, { durable: false }));
+  const outcomes = o.utterances.map((u) => o.dir.decodes.outcome(u.audio_path, limits, signal));
+  // Those past a refusal are never awaited: their rejection (the stop) is expected.
+  for (const p of outcomes) void p.catch(() => undefined);
+  try {
+    for (let i = 0; i < n && failures.size === 0 && !o.signal?.aborted; ) {
+      const { outcome, file } = await outcomes[i]!;
+      if (outcome instanceof FileDecodeError) {
+        refuse(i, outcome);
+        break;
+      }
+      if (outcome !== 'ffmpeg') {
+        await store(i, moveIn(file), { bytes: outcome.bytes, sampleRate: outcome.sampleRate, durationSeconds: roundedDuration(outcome.frames, outcome.sampleRate) });
+        i++;
+        continue;
+      }
+      let end = i + 1;
+      while (end < n && end - i < FFMPEG_BATCH && (await outcomes[end]!).outcome === 'ffmpeg') end++;
+      const first = i;
+      const scratch = join(o.dir.path, 'ffmpeg');
+      await mkdir(scratch, { recursive: true });
+      await decodeAudioFiles(
+        o.utterances.slice(first, end).map((u) => join(o.dir.files, u.audio_path)),
+        { scratch, limits, signal },
+        async (k, result) => {
+          if (failures.size > 0) return;
+          if (result instanceof FileDecodeError) return void refuse(first + k, result);
+          const wav = wavAroundPcm(result.pcm, result.sampleRate);
+          await store(first + k, (name) => deps.blobs.put(name, wav, { durable: false }), {
+            bytes: wav.byteLength,
+            sampleRate: result.sampleRate,
+            durationSeconds: roundedDuration(result.pcm.length, result.sampleRate),
+          });
+        },
+      );
+      i = end;
+    }
+  } finally {
+    stop.abort();
+    await Promise.all(writing);
+  }
+  o.signal?.throwIfAborted();
   if (failures.size > 0) throw failures.get(Math.min(...failures.keys()));
   return out;
 }
@@ -199,8 +236,7 @@ export async function createCorpusFromArchive(
   });
   try {
     const stored = await decodeAll(deps, {
-      dir: filesDir,
-      scratch: join(input.dir.path, 'decoded'),
+      dir: input.dir,
       root: parsed.root,
       prefix: upload.audio_prefix,
       utterances: parsed.utterances,

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdir, open, opendir, rename, rm, stat, type FileHandle } from 'node:fs/promises';
+import { mkdir, open, opendir, readFile, rename, rm, stat, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { assertBlobName, assertRange, isBlobName, BlobNotFoundError, type AudioBlobStore, type ByteRange } from './types.js';
@@ -9,8 +9,8 @@ export const TEMP_PREFIX = '.tmp-';
 
 const isMissing = (err: unknown): boolean => (err as NodeJS.ErrnoException).code === 'ENOENT';
 
-/** fsyncs a folder, so the names renamed into it survive a crash. */
-async function syncFolder(path: string): Promise<void> {
+/** fsyncs a file (or a folder, so the names renamed into it survive a crash). */
+async function syncFile(path: string): Promise<void> {
   const handle = await open(path, 'r');
   try {
     await handle.sync();
@@ -18,6 +18,8 @@ async function syncFolder(path: string): Promise<void> {
     await handle.close();
   }
 }
+
+const syncFolder = syncFile;
 
 /** Files fsynced at once by `sync` (libuv's thread pool has four threads; decoding reads files on them too). */
 const SYNCS_AT_ONCE = 2;
@@ -45,7 +47,7 @@ export function createFilesystemBlobStore(dir: string): AudioBlobStore {
     }
   };
 
-  return {
+  const store: AudioBlobStore = {
     async put(name, bytes, options) {
       const target = pathOf(name);
       const durable = options?.durable ?? true;
@@ -70,17 +72,31 @@ export function createFilesystemBlobStore(dir: string): AudioBlobStore {
       }
     },
 
+    async putFile(name, path, options) {
+      const target = pathOf(name);
+      const durable = options?.durable ?? true;
+      if (durable) await syncFile(path);
+      try {
+        await rename(path, target);
+      } catch (err) {
+        const code = (err as NodeJS.ErrnoException).code;
+        if (code === 'ENOENT' && (await stat(path).then(() => true, () => false))) {
+          await mkdir(dir, { recursive: true });
+          await rename(path, target);
+        } else if (code === 'EXDEV') {
+          // Another filesystem: copied as bytes, the temp file renamed into place as `put` does.
+          await store.put(name, await readFile(path), options);
+          await rm(path, { force: true });
+          return;
+        } else throw err;
+      }
+      if (durable) await syncFolder(dir);
+    },
+
     async sync(names) {
       const queue = names.map(pathOf);
       const worker = async () => {
-        for (let path = queue.pop(); path !== undefined; path = queue.pop()) {
-          const handle = await open(path, 'r');
-          try {
-            await handle.sync();
-          } finally {
-            await handle.close();
-          }
-        }
+        for (let path = queue.pop(); path !== undefined; path = queue.pop()) await syncFile(path);
       };
       await Promise.all(Array.from({ length: SYNCS_AT_ONCE }, worker));
       if (names.length > 0) await syncFolder(dir);
@@ -154,4 +170,5 @@ export function createFilesystemBlobStore(dir: string): AudioBlobStore {
       }
     },
   };
+  return store;
 }

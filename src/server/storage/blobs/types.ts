@@ -24,6 +24,11 @@ export interface AudioBlobStore {
    */
   put(name: string, bytes: Uint8Array, options?: PutOptions): Promise<void>;
   /**
+   * Stores the file at `path` under `name` as `put` would store its bytes, taking the file (it is gone
+   * afterwards): a store on the same filesystem renames it instead of copying. Stores without it: `put`.
+   */
+  putFile?(name: string, path: string, options?: PutOptions): Promise<void>;
+  /**
    * Makes blobs written with `durable: false` durable together (a corpus's thousand files: one batch of
    * flushes instead of one wait per file). Whatever a commit will point at is synced before it.
    */

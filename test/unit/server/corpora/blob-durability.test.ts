@@ -15,10 +15,15 @@ import { createUserWithKey } from '../../../../src/server/features/accounts/user
 import { createCorpusFromArchive, DEFAULT_CORPUS_LIMITS, openUploadDir } from '../../../../src/server/features/corpora/upload.js';
 import { receiveArchive } from '../../../../src/server/features/corpora/receive.js';
 import { rawTar, recordings } from '../../../helpers/corpora.js';
+import { createDecodePool } from '../../../../src/server/audio/decode-pool.js';
 
 describe('corpus uploads: blobs made durable together, before the corpus commits', () => {
   const dir = mkdtempSync(join(tmpdir(), 'voxctl-corpus-durability-'));
-  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  const pool = createDecodePool({ size: 1 });
+  afterAll(async () => {
+    await pool.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
 
   it('every blob an audio row names was synced, in one batch, while no corpus row existed', async () => {
     const db = await openSqliteDatabase(join(dir, 'voxctl.db'));
@@ -34,6 +39,10 @@ describe('corpus uploads: blobs made durable together, before the corpus commits
         await store.put(name, bytes, options);
         if (options?.durable !== false) durable.add(name);
       },
+      async putFile(name, path, options) {
+        await store.putFile!(name, path, options);
+        if (options?.durable !== false) durable.add(name);
+      },
       async sync(names) {
         batches.push({ names: [...names], corpora: Number(await db.value('SELECT COUNT(*) FROM corpora')) });
         await store.sync!(names);
@@ -44,7 +53,7 @@ describe('corpus uploads: blobs made durable together, before the corpus commits
     const manifest = 'file_name,transcription\n' + recs.map((r, i) => `u${i}.wav,${r.text}`).join('\n') + '\n';
     const archive = rawTar([{ path: 'metadata.csv', data: manifest }, ...recs.map((r, i) => ({ path: `u${i}.wav`, data: readFileSync(r.wav) }))]);
     const settings = { tmpRoot: join(dir, 'tmp'), limits: DEFAULT_CORPUS_LIMITS };
-    const upload = await openUploadDir(settings);
+    const upload = await openUploadDir(settings, pool);
     try {
       const received = await receiveArchive(Readable.from([archive]), upload, settings.limits);
       const corpus = await createCorpusFromArchive(

@@ -376,6 +376,23 @@ describe('filesystem blob store', () => {
     for await (const name of store.listOlderThan(new Date(Date.now() + 86_400_000))) names.push(name);
     expect(names).toEqual(['aud_f.wav']);
   });
+
+  it('putFile moves a file in (the folder made on the way, a blob of that name replaced) and stores it as put would', async () => {
+    const { existsSync, writeFileSync } = await import('node:fs');
+    const dir = join(tempDir(), 'audio');
+    const store = createFilesystemBlobStore(dir);
+    const bytes = randomBytes(5000);
+    const scratch = join(tempDir(), 'decoded.wav');
+    writeFileSync(scratch, bytes);
+    await store.putFile!('aud_m.wav', scratch, { durable: false });
+    expect(existsSync(scratch)).toBe(false);
+    expect(sha(await readAll(await store.open('aud_m.wav')))).toBe(sha(bytes));
+    const newer = randomBytes(10);
+    writeFileSync(scratch, newer);
+    await store.putFile!('aud_m.wav', scratch);
+    expect(await store.size('aud_m.wav')).toBe(10);
+    await expect(store.putFile!('../escape.wav', scratch)).rejects.toThrow(/Invalid audio blob name/);
+  });
 });
 
 describe('S3 blob store against the loopback fake', () => {

@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { createTtsPool, refusedExecArgv, resolveWorkerUrl, workerExecArgv, type TtsWorkerPool } from '../../../../../src/server/engines/tts/pool.js';
+import { createTtsPool, type TtsWorkerPool } from '../../../../../src/server/engines/tts/pool.js';
+import { refusedExecArgv, resolveWorkerUrl, workerExecArgv } from '../../../../../src/server/workers.js';
 import { TEST_CRASH, TEST_CRASH_FIRST, TEST_FAIL, TEST_HANG, TEST_HOOKS_ENV } from '../../../../../src/server/engines/tts/protocol.js';
 import { createFliteEngine } from '../../../../../src/server/engines/tts/flite.js';
 import type { VoiceBinding } from '../../../../../src/server/engines/tts/types.js';
@@ -231,12 +232,12 @@ describe('workerExecArgv', () => {
 
 describe('resolveWorkerUrl', () => {
   it('maps a TypeScript source location to the built worker', () => {
-    const url = resolveWorkerUrl(new URL('../../../../../src/server/engines/tts/pool.ts', import.meta.url).href);
+    const url = resolveWorkerUrl(new URL('../../../../../src/server/engines/tts/pool.ts', import.meta.url).href, 'worker.js');
     expect(url.pathname).toMatch(/\/dist\/server\/engines\/tts\/worker\.js$/);
     expect(readFileSync(url, 'utf8')).toContain('synthesize');
   });
 
   it('says to build when the worker is missing', () => {
-    expect(() => resolveWorkerUrl('file:///nowhere/src/server/engines/tts/pool.ts')).toThrow(/run npm run build/);
+    expect(() => resolveWorkerUrl('file:///nowhere/src/server/engines/tts/pool.ts', 'worker.js')).toThrow(/run npm run build/);
   });
 });
