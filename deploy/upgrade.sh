@@ -3,7 +3,7 @@
 # without dropping a request (DESIGN §14.12; docs/deploy.md, "Upgrades"). Run it as root from the new
 # release, naming the instances in the order to restart them:
 #
-#   sudo /opt/voxctl-releases/0.4.0/deploy/upgrade.sh a b
+#   sudo /opt/voxctl-releases/0.5.0/deploy/upgrade.sh a b
 #
 # 1. migrates the shared database with the new release while the old instances serve (a migration
 #    recorded compatible keeps them ready, DESIGN §14.13), and shows the schema;

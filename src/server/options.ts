@@ -21,6 +21,11 @@ export interface ServerOptions {
   ttsWorkers?: number;
   /** How long a claimed work item stays this instance's, in seconds (`--lease-seconds`, 10..3600; default 60). */
   leaseSeconds?: number;
+  /**
+   * Days generated audio and single uploads are kept (`--audio-retention-days`, 1..36500); none: kept for
+   * ever. A corpus's recordings are kept until the corpus is deleted.
+   */
+  audioRetentionDays?: number;
   /** PostgreSQL URL (`--database-url` / VOXCTL_DATABASE_URL, DESIGN §9); none: SQLite in the data dir. */
   databaseUrl?: string;
   /** Where audio bytes live on PostgreSQL: `s3://bucket/prefix` (`--audio-store`); none: in the database. */

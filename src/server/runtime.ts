@@ -43,6 +43,7 @@ import { createDatasetsFeature, type DatasetsFeature } from './features/datasets
 import { createCorporaFeature, type CorporaFeature } from './features/corpora/feature.js';
 import { createAudioLinks, type AudioLinks } from './features/audio/audio-links.js';
 import { createAudioFeature, type AudioFeature } from './features/audio/feature.js';
+import { startAudioRetention, type AudioRetention } from './features/audio/retention.js';
 
 /**
  * The composition root: every long-lived collaborator of the service, built once per server.
@@ -60,6 +61,8 @@ export interface Runtime {
   leaseMs: number;
   /** Where audio bytes live: `{dataDir}/audio`, the shared database, or an S3 bucket. */
   blobs: AudioBlobStore;
+  /** The audio retention's sweep (`--audio-retention-days`); none when audio is kept for ever. */
+  audioRetention?: AudioRetention;
   /**
    * HMAC key of the server (`{dataDir}/secret`, 0600; in the shared database on PostgreSQL): URL
    * signatures, billing portal CSRF tokens.
@@ -179,6 +182,7 @@ export async function createRuntime(options: ServerOptions, deps: { clock?: Cloc
   let blobs: OpenedBlobStore | undefined;
   // On a shared database: this instance's heartbeat, and whether it may judge its peers now (DESIGN §14.10).
   let presence: InstancePresence | undefined;
+  let audioRetention: AudioRetention | undefined;
   try {
     // One secret for every instance of a database, so a URL signed by one verifies at any other.
     secret = shared ? await loadOrCreateSharedSecret(db) : loadOrCreateSecret(options.dataDir);
@@ -203,6 +207,11 @@ export async function createRuntime(options: ServerOptions, deps: { clock?: Cloc
         deadBefore: new Date(presence && !presence.mayJudge() ? 0 : clock.now().getTime() - DEAD_AFTER_MS),
       });
     await corpusRecovery();
+    if (options.audioRetentionDays !== undefined) {
+      audioRetention = startAudioRetention({ db, blobs: store, clock, logger, days: options.audioRetentionDays });
+      const started = audioRetention;
+      closers.push(() => started.close());
+    }
     if (shared) {
       // A peer that died mid-upload on another machine is noticed once it stops heartbeating.
       const timer = setInterval(() => void corpusRecovery().catch((err: unknown) => logger.warn({ err }, 'corpus upload clean-up failed (retried later)')), 60_000);
@@ -248,6 +257,7 @@ export async function createRuntime(options: ServerOptions, deps: { clock?: Cloc
     instanceId,
     leaseMs: work.leaseMs,
     blobs: blobs.store,
+    ...(audioRetention ? { audioRetention } : {}),
     samples,
     speakerFacets: createFacetsCache(db),
     jobs: createBatchRunner(wiring),
@@ -265,13 +275,20 @@ export async function createRuntime(options: ServerOptions, deps: { clock?: Cloc
     audioFetch: {},
     // Reads the seams per call: a test sets `runtime.audioFetch` after start-up.
     loadAudioUrl: (url) =>
-      loadAudio({ db, blobs: blobs.store, urls: runtime.urls, clock, allowPrivate: options.allowPrivateAudioUrls, hooks: runtime.audioFetch }, url),
+      loadAudio({ db, blobs: blobs.store, urls: runtime.urls, clock, allowPrivate: options.allowPrivateAudioUrls, hooks: runtime.audioFetch, retentionDays: options.audioRetentionDays }, url),
     metrics,
     database,
     corpora: corpusSettings,
     features: {
       accounts: createAccountsFeature({ db, clock, requestsToday: (userId) => rateLimiter.requestsToday(userId) }),
-      audio: createAudioFeature({ db, blobs: blobs.store, clock, urls, samples: { isSample: (id) => id.startsWith(SAMPLE_PREFIX), exists: (id) => samples.exists(id), get: (id) => samples.get(id) } }),
+      audio: createAudioFeature({
+        db,
+        blobs: blobs.store,
+        clock,
+        urls,
+        samples: { isSample: (id) => id.startsWith(SAMPLE_PREFIX), exists: (id) => samples.exists(id), get: (id) => samples.get(id) },
+        retentionDays: options.audioRetentionDays,
+      }),
       audioLinks: createAudioLinks({ urls, clock, publicUrl: options.publicUrl }),
       billing: createBillingFeature({ db, clock, secret }),
       corpora: createCorporaFeature({ db, blobs: blobs.store, clock, instanceId, settings: corpusSettings, decodePool }),

@@ -26,6 +26,7 @@ export const ERROR_CODES = Object.freeze([
   'already_exists',
   'conflict',
   'url_expired',
+  'audio_expired',
   'payload_too_large',
   'uri_too_long',
   'range_not_satisfiable',

@@ -148,3 +148,43 @@ describe('/v1/audio', () => {
     expect(health.status).toBe(200);
   });
 });
+
+// Audio retention (`--audio-retention-days`, issue 31 item 6): generated and single uploaded audio older
+// than the retention is deleted from the store, and every way to it answers 410 with why.
+describe('/v1/audio under an audio retention of one day', () => {
+  let server: TestServer;
+  let offset = 0;
+  const clock = { now: () => new Date(Date.now() + offset) };
+  beforeAll(async () => {
+    server = await startTestServer({ options: { audioRetentionDays: 1 }, clock });
+    await promoteToEnterprise(server);
+  });
+  afterAll(async () => server.close());
+
+  it('keeps audio a day, then deletes its file and answers 410 for it — by URL, and as a transcription source', async () => {
+    const synthesized = await call(server, 'POST', '/v1/tts/synthesize', { key: server.key, json: { speaker_id: await fliteSpeaker(server.runtime.db), text: 'Kept for a day.' } });
+    const uploaded = await postMultipart(server, '/v1/audio', { file: { bytes: fixture('speech-slt.wav') } });
+    expect(uploaded.status).toBe(201);
+    const ids = [/\/v1\/audio\/(aud_[^.]+)\.wav/.exec(synthesized.body.audio_url as string)![1]!, uploaded.body.audio_id as string];
+    const sign = (id: string) => createUrlSigner(server.runtime.secret).audio({ base: server.url, audioId: id, now: clock.now() });
+    const files = async () => Promise.all(ids.map(async (id) => server.runtime.blobs.size(`${id}.wav`)));
+
+    // Within the day the sweep keeps everything.
+    expect(await server.runtime.audioRetention!.sweep()).toBe(0);
+    for (const id of ids) expect((await fetchAudio(sign(id))).status).toBe(200);
+
+    offset = 25 * 3600 * 1000;
+    expect(await server.runtime.audioRetention!.sweep()).toBe(2);
+    expect(await files()).toEqual([undefined, undefined]);
+    for (const id of ids) {
+      const gone = await call(server, 'GET', sign(id).slice(server.url.length));
+      expect(gone.status).toBe(410);
+      expect(gone.body.detail).toBe('Audio expired: this service keeps audio for 1 day');
+    }
+    const transcribed = await call(server, 'POST', '/v1/stt/transcribe', { key: server.key, json: { audio_url: sign(ids[1]!), providers: ['local-sphinx'] } });
+    expect(transcribed.status).toBe(410);
+    expect(transcribed.body.detail).toBe('Audio expired: this service keeps audio for 1 day');
+    // The rows stay (usage and history keep their durations), marked.
+    expect(await server.runtime.db.value(`SELECT COUNT(*) FROM audio WHERE expired_at IS NOT NULL AND id IN (?, ?)`, ids)).toBe(2);
+  });
+});

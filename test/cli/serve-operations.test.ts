@@ -150,6 +150,8 @@ describe('voxctl serve as an operator runs it (DESIGN §14.5, §14.6)', () => {
     ['a --lease-seconds below 10', ['--lease-seconds', '5'], {}, "--lease-seconds must be an integer in 10..3600, got '5'"],
     ['a VOXCTL_LEASE_SECONDS above 3600', [], { VOXCTL_LEASE_SECONDS: '3601' }, "VOXCTL_LEASE_SECONDS must be an integer in 10..3600, got '3601'"],
     ['a VOXCTL_LEASE_SECONDS that is no number', [], { VOXCTL_LEASE_SECONDS: 'soon' }, "VOXCTL_LEASE_SECONDS must be an integer in 10..3600, got 'soon'"],
+    ['an --audio-retention-days of 0', ['--audio-retention-days', '0'], {}, "--audio-retention-days must be an integer in 1..36500, got '0'"],
+    ['a VOXCTL_AUDIO_RETENTION_DAYS that is no number', [], { VOXCTL_AUDIO_RETENTION_DAYS: 'forever' }, "VOXCTL_AUDIO_RETENTION_DAYS must be an integer in 1..36500, got 'forever'"],
   ];
   it.each(badSettings)('%s is a usage error (exit 2) naming its source', async (_, args, env, message) => {
     const r = await execa('node', [BIN, 'serve', '--port', '0', '--data-dir', tempDir(), ...args], { env: { FORCE_COLOR: '0', ...env }, reject: false, stdin: 'ignore' });
@@ -207,6 +209,7 @@ describe('resolveServeOptions', () => {
         VOXCTL_TRUST_PROXY: '127.0.0.1,10.0.0.0/8',
         VOXCTL_METRICS_TOKEN: 'tok',
         VOXCTL_LOG_LEVEL: 'warn',
+        VOXCTL_AUDIO_RETENTION_DAYS: '90',
         AWS_DEFAULT_REGION: 'eu-central-1',
       },
     );
@@ -223,6 +226,7 @@ describe('resolveServeOptions', () => {
       trustProxy: ['127.0.0.1', '10.0.0.0/8'],
       metricsToken: 'tok',
       logLevel: 'warn',
+      audioRetentionDays: 90,
       // AWS's own variable for the bucket's region, read here with the rest (DESIGN §14.15), AWS_REGION first.
       s3Region: 'eu-central-1',
     });

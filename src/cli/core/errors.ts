@@ -72,6 +72,7 @@ export const EXIT_BY_ERROR_CODE: Readonly<Record<ErrorCode, ExitCode>> = Object.
   already_exists: ExitCode.error,
   conflict: ExitCode.error,
   url_expired: ExitCode.error,
+  audio_expired: ExitCode.error,
   payload_too_large: ExitCode.error,
   uri_too_long: ExitCode.error,
   range_not_satisfiable: ExitCode.error,

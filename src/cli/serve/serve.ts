@@ -27,6 +27,7 @@ interface ServeFlags {
   databaseUrl?: string;
   workers?: number;
   leaseSeconds?: number;
+  audioRetentionDays?: number;
   audioStore?: string;
   s3Endpoint?: string;
   trustProxy?: string;
@@ -49,6 +50,7 @@ export const SERVE_ENV = {
   allowPrivateAudioUrls: 'VOXCTL_ALLOW_PRIVATE_AUDIO_URLS',
   workers: 'VOXCTL_WORKERS',
   leaseSeconds: 'VOXCTL_LEASE_SECONDS',
+  audioRetentionDays: 'VOXCTL_AUDIO_RETENTION_DAYS',
   audioStore: 'VOXCTL_AUDIO_STORE',
   s3Endpoint: 'VOXCTL_S3_ENDPOINT',
   trustProxy: 'VOXCTL_TRUST_PROXY',
@@ -59,6 +61,9 @@ export const SERVE_ENV = {
 
 /** The lease length's bounds in seconds (DESIGN §14.15): long enough to outlive a slow item, short enough to take over. */
 const LEASE_SECONDS = { min: 10, max: 3600 } as const;
+
+/** Days audio may be kept for (`--audio-retention-days`): a day at least, a hundred years at most. */
+const RETENTION_DAYS = { min: 1, max: 36_500 } as const;
 
 /** An absolute http(s) URL without query or fragment (DESIGN §14.15): the base of every audio URL handed out. */
 function isPublicUrl(value: string): boolean {
@@ -88,6 +93,9 @@ export function serveFlagsWithEnv(flags: ServeFlags, env: NodeJS.ProcessEnv): Se
   if (out.workers === undefined && value(SERVE_ENV.workers) !== undefined) out.workers = intOption(SERVE_ENV.workers, 0, 256)(value(SERVE_ENV.workers)!);
   if (out.leaseSeconds === undefined && value(SERVE_ENV.leaseSeconds) !== undefined) {
     out.leaseSeconds = intOption(SERVE_ENV.leaseSeconds, LEASE_SECONDS.min, LEASE_SECONDS.max)(value(SERVE_ENV.leaseSeconds)!);
+  }
+  if (out.audioRetentionDays === undefined && value(SERVE_ENV.audioRetentionDays) !== undefined) {
+    out.audioRetentionDays = intOption(SERVE_ENV.audioRetentionDays, RETENTION_DAYS.min, RETENTION_DAYS.max)(value(SERVE_ENV.audioRetentionDays)!);
   }
   if (out.allowPrivateAudioUrls === undefined && value(SERVE_ENV.allowPrivateAudioUrls) !== undefined) {
     out.allowPrivateAudioUrls = envBoolean(SERVE_ENV.allowPrivateAudioUrls, value(SERVE_ENV.allowPrivateAudioUrls)!);
@@ -148,6 +156,7 @@ export function resolveServeOptions(given: ServeFlags, env: NodeJS.ProcessEnv = 
     ...(databaseUrl ? { databaseUrl } : {}),
     ...(flags.workers !== undefined ? { ttsWorkers: flags.workers } : {}),
     ...(flags.leaseSeconds !== undefined ? { leaseSeconds: flags.leaseSeconds } : {}),
+    ...(flags.audioRetentionDays !== undefined ? { audioRetentionDays: flags.audioRetentionDays } : {}),
     ...(flags.audioStore ? { audioStore: flags.audioStore } : {}),
     ...(flags.s3Endpoint ? { s3Endpoint: flags.s3Endpoint } : {}),
     ...(flags.audioStore && (env.AWS_REGION || env.AWS_DEFAULT_REGION) ? { s3Region: env.AWS_REGION || env.AWS_DEFAULT_REGION } : {}),
@@ -187,6 +196,11 @@ function serveCommand(program: Command): Command {
     .option('--database-url <url>', 'PostgreSQL shared by several instances (default VOXCTL_DATABASE_URL; none: SQLite in the data dir)')
     .option('--workers <n>', 'engine worker threads (default: CPU count; 0 = API-only, claims no queued work)', intOption('--workers', 0, 256))
     .option('--lease-seconds <n>', `how long a claimed work item stays this instance's (${LEASE_SECONDS.min}..${LEASE_SECONDS.max}, default 60)`, intOption('--lease-seconds', LEASE_SECONDS.min, LEASE_SECONDS.max))
+    .option(
+      '--audio-retention-days <days>',
+      `delete generated audio and single uploads after this many days (${RETENTION_DAYS.min}..${RETENTION_DAYS.max}; default: keep; corpora stay until deleted)`,
+      intOption('--audio-retention-days', RETENTION_DAYS.min, RETENTION_DAYS.max),
+    )
     .option('--audio-store <url>', 'with --database-url: keep audio in s3://bucket/prefix (AWS_* variables) instead of the database')
     .option('--s3-endpoint <url>', 'endpoint of an S3-compatible store for --audio-store')
     .option('--trust-proxy <addresses>', 'reverse proxies (IPs or CIDRs, comma-separated) whose X-Forwarded-For/-Proto/-Host to believe')
@@ -400,6 +414,7 @@ function serveArgs(flags: ServeFlags): string[] {
     ...(flags.allowPrivateAudioUrls ? ['--allow-private-audio-urls'] : []),
     ...(flags.workers !== undefined ? ['--workers', String(flags.workers)] : []),
     ...(flags.leaseSeconds !== undefined ? ['--lease-seconds', String(flags.leaseSeconds)] : []),
+    ...(flags.audioRetentionDays !== undefined ? ['--audio-retention-days', String(flags.audioRetentionDays)] : []),
     ...(flags.audioStore ? ['--audio-store', flags.audioStore] : []),
     ...(flags.s3Endpoint ? ['--s3-endpoint', flags.s3Endpoint] : []),
     ...(flags.trustProxy ? ['--trust-proxy', flags.trustProxy] : []),

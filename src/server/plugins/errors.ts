@@ -72,6 +72,7 @@ export const STATUS_BY_CODE: Readonly<Record<ErrorCode, number>> = Object.freeze
   already_exists: 409,
   conflict: 409,
   url_expired: 410,
+  audio_expired: 410,
   payload_too_large: 413,
   uri_too_long: 414,
   range_not_satisfiable: 416,

@@ -79,8 +79,8 @@ describe('docs/deploy.md', () => {
   const guide = readFileSync(join(DEPLOY, '..', 'docs', 'deploy.md'), 'utf8');
   it('lists the shipped nginx site as it is, and upgrades with deploy/upgrade.sh', () => {
     expect(guide).toContain('```nginx\n' + readFileSync(join(DEPLOY, 'nginx', 'voxctl.conf'), 'utf8') + '```');
-    expect(guide).toContain('sudo /opt/voxctl-releases/0.4.0/deploy/upgrade.sh a b');
-    expect(readFileSync(join(DEPLOY, 'upgrade.sh'), 'utf8')).toContain('sudo /opt/voxctl-releases/0.4.0/deploy/upgrade.sh a b');
+    expect(guide).toContain('sudo /opt/voxctl-releases/0.5.0/deploy/upgrade.sh a b');
+    expect(readFileSync(join(DEPLOY, 'upgrade.sh'), 'utf8')).toContain('sudo /opt/voxctl-releases/0.5.0/deploy/upgrade.sh a b');
   });
 
   it('keeps the database password in one environment file', () => {

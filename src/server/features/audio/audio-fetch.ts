@@ -13,6 +13,7 @@ import type { Db } from '../../storage/db.js';
 import { DomainError, validationFailed } from '../../../shared/errors.js';
 import { getAudio } from './repository.js';
 import { readAudioBytes, type AudioBlobStore } from './audio-store.js';
+import { audioExpired } from './retention.js';
 import { AUDIO_ID_PATTERN, type UrlSigner } from './audio-urls.js';
 import { blockedReason } from './address-policy.js';
 import { MAX_UPLOAD_BYTES } from '../../../shared/constants.js';
@@ -50,6 +51,8 @@ export interface AudioSourceDeps {
   /** `--allow-private-audio-urls`: skip the address check (the pinning still applies). */
   allowPrivate: boolean;
   hooks?: AudioFetchHooks;
+  /** `--audio-retention-days`, for the answer about audio it deleted. */
+  retentionDays?: number;
   /** Overrides of the limits (tests, benchmarks). */
   maxBytes?: number;
   timeoutMs?: number;
@@ -93,6 +96,7 @@ async function readOwnAudio(deps: AudioSourceDeps, url: URL): Promise<Buffer | u
   if (check === 'expired') throw new DomainError('url_expired', 'Audio URL has expired');
   const row = await getAudio(deps.db, id);
   if (!row) throw new DomainError('audio_not_found', 'Audio not found');
+  if (row.expired_at) throw audioExpired(deps.retentionDays);
   const bytes = await readAudioBytes(deps.blobs, row);
   if (!bytes) throw new DomainError('audio_not_found', 'Audio not found');
   return bytes;

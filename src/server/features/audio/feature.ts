@@ -4,6 +4,7 @@ import type { Db } from '../../storage/db.js';
 import type { Clock } from '../../clock.js';
 import type { AudioUploaded } from '../../../shared/schemas/tts.js';
 import { DomainError } from '../../../shared/errors.js';
+import { audioExpired } from './retention.js';
 import { ApiError } from '../../errors.js';
 import { AUDIO_ID_PATTERN, type UrlSigner } from './audio-urls.js';
 import { getAudio, openAudio, type AudioBlobStore, type AudioFormat } from './audio-store.js';
@@ -45,7 +46,15 @@ export interface AudioFeature {
 const notFound = () => new DomainError('audio_not_found', 'Audio not found');
 
 /** Binds the audio rules to the service's collaborators (called once, by the composition root). */
-export function createAudioFeature(deps: { db: Db; blobs: AudioBlobStore; clock: Clock; urls: UrlSigner; samples: SampleSource }): AudioFeature {
+export function createAudioFeature(deps: {
+  db: Db;
+  blobs: AudioBlobStore;
+  clock: Clock;
+  urls: UrlSigner;
+  samples: SampleSource;
+  /** `--audio-retention-days`, for the answer about audio it deleted. */
+  retentionDays?: number;
+}): AudioFeature {
   const { db, blobs, clock, urls, samples } = deps;
   return {
     async download(audioId, signed, rangeHeader) {
@@ -58,6 +67,7 @@ export function createAudioFeature(deps: { db: Db; blobs: AudioBlobStore; clock:
       if (check === 'expired') throw new DomainError('url_expired', 'Audio URL has expired');
       const row = isSample ? await samples.get(audioId) : await getAudio(db, audioId);
       if (!row) throw notFound();
+      if (row.expired_at) throw audioExpired(deps.retentionDays);
       const size = await blobs.size(row.path);
       if (size === undefined) throw notFound();
       const range = resolveRange(rangeHeader, size);

@@ -23,6 +23,7 @@ export const PUBLISHED_CHECKSUMS: Readonly<Record<Dialect, Readonly<Record<numbe
     15: '96579e004c1baba94d2dc1c3760653c80a2aac2fb2d73842aea4eb417f1924bc', // event-loop-lag
     16: '6c5557db12f77df5358b602facdac4340319691923704fe1879fe32a1203d472', // migration-compatibility
     17: '8a70e6fa3134de5e62972f60255bfba277c821b4fb2fadf708bfd5378be3be4a', // conversations
+    18: '806caa9f7e34778f43df25ec6c4861eb5bb82904946e966bab4c4a9498603e05', // audio-retention
   },
   postgres: {
     1: '37117d1e912be5b9309072eaa114dfdb292a3a474df4873549b68a5f44686c20', // initial
@@ -38,6 +39,7 @@ export const PUBLISHED_CHECKSUMS: Readonly<Record<Dialect, Readonly<Record<numbe
     11: 'de7b971a77589095dc9dad831598fb9fc0275b2c0c40ff74cb26afa24728c1bf', // event-loop-lag
     12: '41295b860a9303ec263218a8b7cf440bf07b6e6551dc8b4b423b29a07917b4c0', // migration-compatibility
     13: 'ecee2d7d779c6d183f63b5cc351f5894990333fd005ed70ccd2e495595bde70f', // conversations
+    14: '806caa9f7e34778f43df25ec6c4861eb5bb82904946e966bab4c4a9498603e05', // audio-retention
   },
 };
 

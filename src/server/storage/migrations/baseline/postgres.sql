@@ -1,7 +1,7 @@
--- The schema of a new PostgreSQL database: migrations 1-13 as one script (DESIGN §14.1 baseline, issue 32 item 3).
+-- The schema of a new PostgreSQL database: migrations 1-14 as one script (DESIGN §14.1 baseline, issue 32 item 3).
 -- Written by scripts/migration-baseline.mjs from a database migrated through them (pg_dump --schema-only); do not edit,
 -- run it again. Rows: what the migrations left (speakers excepted: baseline.ts loads the seed file).
--- version: 13
+-- version: 14
 
 CREATE FUNCTION voxctl_bump_cache_epoch() RETURNS trigger
     LANGUAGE plpgsql
@@ -35,6 +35,7 @@ CREATE TABLE audio (
     duration_seconds double precision NOT NULL,
     sample_rate integer NOT NULL,
     created_at text NOT NULL,
+    expired_at text,
     CONSTRAINT audio_format_check CHECK ((format = ANY (ARRAY['wav'::text, 'mp3'::text, 'm4a'::text]))),
     CONSTRAINT audio_kind_check CHECK ((kind = ANY (ARRAY['tts'::text, 'upload'::text, 'sample'::text])))
 );
@@ -581,6 +582,8 @@ CREATE INDEX api_keys_user ON api_keys USING btree (user_id, created_at);
 
 CREATE INDEX audio_blobs_created_at ON audio_blobs USING btree (created_at);
 
+CREATE INDEX audio_unexpired_created ON audio USING btree (created_at) WHERE (expired_at IS NULL);
+
 CREATE INDEX audio_user_created ON audio USING btree (user_id, created_at DESC);
 
 CREATE INDEX billing_portal_browser_sessions_token ON billing_portal_browser_sessions USING btree (token_hash);
@@ -588,6 +591,8 @@ CREATE INDEX billing_portal_browser_sessions_token ON billing_portal_browser_ses
 CREATE INDEX billing_portal_sessions_expiry ON billing_portal_sessions USING btree (expires_at);
 
 CREATE INDEX corpora_user_created ON corpora USING btree (user_id, created_at DESC, rowid DESC);
+
+CREATE INDEX corpus_utterances_audio ON corpus_utterances USING btree (audio_id);
 
 CREATE UNIQUE INDEX corpus_utterances_utterance ON corpus_utterances USING btree (corpus_id, utterance_id);
 
@@ -704,3 +709,4 @@ INSERT INTO voxctl_schema_migrations (version, name, checksum, applied_at, compa
 INSERT INTO voxctl_schema_migrations (version, name, checksum, applied_at, compatible) VALUES (11, 'event-loop-lag', 'de7b971a77589095dc9dad831598fb9fc0275b2c0c40ff74cb26afa24728c1bf', now(), TRUE);
 INSERT INTO voxctl_schema_migrations (version, name, checksum, applied_at, compatible) VALUES (12, 'migration-compatibility', '41295b860a9303ec263218a8b7cf440bf07b6e6551dc8b4b423b29a07917b4c0', now(), TRUE);
 INSERT INTO voxctl_schema_migrations (version, name, checksum, applied_at, compatible) VALUES (13, 'conversations', 'ecee2d7d779c6d183f63b5cc351f5894990333fd005ed70ccd2e495595bde70f', now(), TRUE);
+INSERT INTO voxctl_schema_migrations (version, name, checksum, applied_at, compatible) VALUES (14, 'audio-retention', '806caa9f7e34778f43df25ec6c4861eb5bb82904946e966bab4c4a9498603e05', now(), TRUE);

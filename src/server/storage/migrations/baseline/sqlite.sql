@@ -1,7 +1,7 @@
--- The schema of a new SQLite database: migrations 1-17 as one script (DESIGN §14.1 baseline, issue 32 item 3).
+-- The schema of a new SQLite database: migrations 1-18 as one script (DESIGN §14.1 baseline, issue 32 item 3).
 -- Written by scripts/migration-baseline.mjs from a database migrated through them (sqlite_master); do not edit,
 -- run it again. Rows: what the migrations left (speakers excepted: baseline.ts loads the seed file).
--- version: 17
+-- version: 18
 
 CREATE TABLE voxctl_schema_migrations (
     version INTEGER PRIMARY KEY,
@@ -104,7 +104,7 @@ CREATE TABLE audio (
         duration_seconds REAL NOT NULL,
         sample_rate INTEGER NOT NULL,
         created_at TEXT NOT NULL
-      );
+      , expired_at TEXT);
 CREATE INDEX audio_user_created ON audio (user_id, created_at DESC);
 CREATE TABLE jobs (
         id TEXT PRIMARY KEY,
@@ -317,6 +317,8 @@ CREATE TABLE corpus_utterances (
     PRIMARY KEY (corpus_id, idx)
   ) STRICT;
 CREATE UNIQUE INDEX corpus_utterances_utterance ON corpus_utterances (corpus_id, utterance_id);
+CREATE INDEX audio_unexpired_created ON audio (created_at) WHERE expired_at IS NULL;
+CREATE INDEX corpus_utterances_audio ON corpus_utterances (audio_id);
 
 INSERT INTO voxctl_schema_migrations (version, name, checksum, applied_at, compatible) VALUES (1, 'core', 'a2fb632f1223300c6f2dd6c0f02d1790b45bcbd18903f319f0c26c7d6fb7ceeb', strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), 1);
 INSERT INTO voxctl_schema_migrations (version, name, checksum, applied_at, compatible) VALUES (2, 'speakers-billing', 'ae24885d7de98b0aa6a4faa1ba2e31c77f2864e79df04eb926412b42ca5ffb0f', strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), 1);
@@ -335,4 +337,5 @@ INSERT INTO voxctl_schema_migrations (version, name, checksum, applied_at, compa
 INSERT INTO voxctl_schema_migrations (version, name, checksum, applied_at, compatible) VALUES (15, 'event-loop-lag', '96579e004c1baba94d2dc1c3760653c80a2aac2fb2d73842aea4eb417f1924bc', strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), 1);
 INSERT INTO voxctl_schema_migrations (version, name, checksum, applied_at, compatible) VALUES (16, 'migration-compatibility', '6c5557db12f77df5358b602facdac4340319691923704fe1879fe32a1203d472', strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), 1);
 INSERT INTO voxctl_schema_migrations (version, name, checksum, applied_at, compatible) VALUES (17, 'conversations', '8a70e6fa3134de5e62972f60255bfba277c821b4fb2fadf708bfd5378be3be4a', strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), 1);
-PRAGMA user_version = 17;
+INSERT INTO voxctl_schema_migrations (version, name, checksum, applied_at, compatible) VALUES (18, 'audio-retention', '806caa9f7e34778f43df25ec6c4861eb5bb82904946e966bab4c4a9498603e05', strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), 1);
+PRAGMA user_version = 18;

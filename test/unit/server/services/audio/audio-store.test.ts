@@ -39,7 +39,7 @@ describe('audio store', () => {
     const row = await storeAudio(db, dataDirBlobs(dataDir), wavInput(pcm, 22050, { userId: 'u', kind: 'tts', now: new Date() }));
     expect(row.duration_seconds).toBe(1);
     expect(row.path).toBe(`${row.id}.wav`);
-    expect(await getAudio(db, row.id)).toEqual(row);
+    expect(await getAudio(db, row.id)).toEqual({ ...row, expired_at: null });
     expect(readdirSync(join(dataDir, 'audio'))).toEqual([row.path]);
     const bytes = readFileSync(join(dataDir, 'audio', row.path));
     expect(bytes.length).toBe(row.bytes);
