@@ -2,8 +2,9 @@
  * Backup and restore of a SQLite data dir (DESIGN §14.18): one tar archive holding a consistent copy of
  * the database (SQLite's online backup, taken while the service runs), the request journal, the secret
  * and the audio files that copy references — never server.json, serve.log or anything else of the dir.
- * Audio is written before the row that records it, so every file the snapshot names exists; files
- * written after the snapshot belong to rows it does not have and are left out.
+ * Audio is written before the row that records it, so every file the snapshot names exists (but those
+ * the audio retention deleted since, `stageAudio`); files written after the snapshot belong to rows it
+ * does not have and are left out.
  */
 import { chmodSync, copyFileSync, existsSync, linkSync, mkdirSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -49,8 +50,7 @@ export async function backupDataDir(opts: { dataDir: string; file: string }): Pr
     } finally {
       source.close();
     }
-    const names = referencedAudio(join(staging, BACKUP_ENTRIES.database), Driver);
-    for (const name of names) stage(join(opts.dataDir, BACKUP_ENTRIES.audio, name), join(staging, BACKUP_ENTRIES.audio, name));
+    const names = stageAudio(opts.dataDir, staging, Driver);
     const entries: string[] = [BACKUP_ENTRIES.database, BACKUP_ENTRIES.audio];
     for (const name of [BACKUP_ENTRIES.journal, BACKUP_ENTRIES.secret]) {
       if (existsSync(join(opts.dataDir, name))) {
@@ -112,22 +112,45 @@ export async function restoreDataDir(opts: { file: string; dataDir: string }): P
   }
 }
 
-/** The blob names of every audio row of a database copy (`audio.path`, files under `{dataDir}/audio`). */
-function referencedAudio(file: string, Driver: ReturnType<typeof loadSqliteDriver>): string[] {
-  const db = new Driver(file, { readonly: true, fileMustExist: true });
+/**
+ * Stages the audio files the database copy in `staging` references (`audio.path` of rows the audio
+ * retention has not expired) and returns their names. The retention marks a row expired before it
+ * deletes the file, so a file gone since the copy was taken belongs to a row the live database now says
+ * is expired: it is left out, and its row marked so in the copy too. Any other missing file is an error.
+ */
+export function stageAudio(dataDir: string, staging: string, Driver: ReturnType<typeof loadSqliteDriver>): string[] {
+  const copy = new Driver(join(staging, BACKUP_ENTRIES.database), { fileMustExist: true });
+  let live: InstanceType<typeof Driver> | undefined;
   try {
-    return (db.prepare('SELECT path FROM audio ORDER BY path').pluck().all() as string[]).filter((name) => isBlobName(name));
+    // A data dir of a release before the retention has no `expired_at`.
+    const retention = (copy.prepare('SELECT name FROM pragma_table_info(?)').pluck().all('audio') as string[]).includes('expired_at');
+    const sql = retention ? 'SELECT path FROM audio WHERE expired_at IS NULL ORDER BY path' : 'SELECT path FROM audio ORDER BY path';
+    const staged: string[] = [];
+    for (const name of (copy.prepare(sql).pluck().all() as string[]).filter((n) => isBlobName(n))) {
+      const from = join(dataDir, BACKUP_ENTRIES.audio, name);
+      if (stage(from, join(staging, BACKUP_ENTRIES.audio, name))) {
+        staged.push(name);
+        continue;
+      }
+      live ??= new Driver(join(dataDir, BACKUP_ENTRIES.database), { readonly: true, fileMustExist: true });
+      const expiredAt = retention ? (live.prepare('SELECT expired_at FROM audio WHERE path = ?').pluck().get(name) as string | null | undefined) : undefined;
+      if (!expiredAt) throw new BackupError(`An audio file the database references is missing: ${from}`);
+      copy.prepare('UPDATE audio SET expired_at = ? WHERE path = ?').run(expiredAt, name);
+    }
+    return staged;
   } finally {
-    db.close();
+    copy.close();
+    live?.close();
   }
 }
 
-/** Puts a data dir file into the staging folder: a hard link, else a copy (another file system). */
-function stage(from: string, to: string): void {
+/** Puts a data dir file into the staging folder (a hard link, else a copy: another file system); false when it is missing. */
+function stage(from: string, to: string): boolean {
   try {
     linkSync(from, to);
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw new BackupError(`An audio file the database references is missing: ${from}`);
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return false;
     copyFileSync(from, to);
   }
+  return true;
 }

@@ -60,3 +60,8 @@ export async function markAudioExpired(db: Db, ids: readonly string[], at: strin
   if (ids.length === 0) return;
   await db.run(`UPDATE audio SET expired_at = ? WHERE expired_at IS NULL AND id IN (${ids.map(() => '?').join(', ')})`, [at, ...ids]);
 }
+
+/** Paths of audio the retention expired since `since` (ISO time). */
+export function expiredAudioPaths(db: Db, since: string): Promise<string[]> {
+  return db.column<string>('SELECT path FROM audio WHERE expired_at >= ?', [since]);
+}

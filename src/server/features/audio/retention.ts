@@ -9,35 +9,42 @@ import type { Logger } from '../../logger.js';
 import type { Db } from '../../storage/db.js';
 import type { AudioBlobStore } from '../../storage/blobs/index.js';
 import { DomainError } from '../../../shared/errors.js';
-import { expirableAudio, markAudioExpired } from './repository.js';
+import { expirableAudio, expiredAudioPaths, markAudioExpired } from './repository.js';
 
 /** The answer for audio the retention deleted (410). */
 export function audioExpired(days: number | undefined): DomainError {
   return new DomainError('audio_expired', days === undefined ? 'Audio expired: deleted under an earlier audio retention' : `Audio expired: this service keeps audio for ${days} day${days === 1 ? '' : 's'}`);
 }
 
-/** Rows taken at a time: each batch's files are deleted, then its rows marked. */
+/** Rows taken at a time: each batch's rows are marked, then its files deleted. */
 const BATCH = 500;
 
 /**
- * Deletes the files of the audio stored before `before` that the retention may delete, and marks their
- * rows, a batch at a time; resolves to how many. Files go first: a crash between leaves rows whose files
- * are gone but not yet marked, which the next sweep marks (deleting a missing file is no error), never a
- * marked row whose file stays forever. Any instance may run it at any time: each step is idempotent.
+ * Marks the audio stored before `before` that the retention may delete as expired, then deletes its
+ * files, a batch at a time; resolves to how many. Rows go first, so whoever reads a row that is not
+ * expired finds its file (a link answers 410 or 200, never a 404; a backup copies the file or sees the
+ * row expired, `storage/backup.ts`). A crash between leaves files of expired rows: the first sweep after
+ * a start deletes again those of rows expired in the day before (`deleteRecentlyExpired`). Any instance
+ * may run it at any time: each step is idempotent.
  */
 export async function expireAudio(db: Db, blobs: AudioBlobStore, o: { before: Date; now: Date }): Promise<number> {
   let expired = 0;
   for (;;) {
     const rows = await expirableAudio(db, { before: o.before.toISOString(), limit: BATCH });
-    for (const row of rows) await blobs.delete(row.path);
     await markAudioExpired(
       db,
       rows.map((r) => r.id),
       o.now.toISOString(),
     );
+    for (const row of rows) await blobs.delete(row.path);
     expired += rows.length;
     if (rows.length < BATCH) return expired;
   }
+}
+
+/** Deletes again the files of rows expired since `since` (what a crash between the mark and the delete left). */
+export async function deleteRecentlyExpired(db: Db, blobs: AudioBlobStore, since: Date): Promise<void> {
+  for (const path of await expiredAudioPaths(db, since.toISOString())) await blobs.delete(path);
 }
 
 /** How often the retention looks for audio past it. */
@@ -56,10 +63,13 @@ export interface AudioRetention {
  */
 export function startAudioRetention(o: { db: Db; blobs: AudioBlobStore; clock: Clock; logger: Logger; days: number }): AudioRetention {
   let running: Promise<number> | undefined;
+  let started = false;
   const sweep = (): Promise<number> => {
     running ??= (async () => {
       try {
         const now = o.clock.now();
+        if (!started) await deleteRecentlyExpired(o.db, o.blobs, new Date(now.getTime() - 86_400_000));
+        started = true;
         const expired = await expireAudio(o.db, o.blobs, { before: new Date(now.getTime() - o.days * 86_400_000), now });
         if (expired > 0) o.logger.info({ event: 'audio_expired', count: expired, retention_days: o.days }, `deleted ${expired} audio files older than ${o.days} days`);
         return expired;

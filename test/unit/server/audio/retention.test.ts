@@ -68,13 +68,32 @@ describe('audio retention', () => {
     await db.close();
   });
 
-  it('a row whose file a crash already deleted is marked by the next sweep; more than one batch is swept in one go', async () => {
+  it('a row whose file is already gone is marked all the same; more than one batch is swept in one go', async () => {
     const { db, blobs, audioDir, add } = await setUp('batches');
     for (let i = 0; i < 1203; i++) await add(`aud_b${i}`, 'tts', daysAgo(10));
     rmSync(join(audioDir, 'aud_b7.wav'));
     expect(await expireAudio(db, blobs, { before: new Date(daysAgo(1)), now: NOW })).toBe(1203);
     expect(await db.value('SELECT COUNT(*) FROM audio WHERE expired_at IS NULL')).toBe(0);
     await db.close();
+  });
+
+  it('a file left by a crash between the mark and the delete goes at the first sweep after a start', async () => {
+    const { db, blobs, audioDir, add } = await setUp('crash');
+    await add('aud_marked', 'tts', daysAgo(5));
+    await add('aud_marked_long_ago', 'tts', daysAgo(50));
+    await db.run('UPDATE audio SET expired_at = ? WHERE id = ?', [daysAgo(0.5), 'aud_marked']);
+    await db.run('UPDATE audio SET expired_at = ? WHERE id = ?', [daysAgo(20), 'aud_marked_long_ago']);
+    const logger = pino({ level: 'silent' });
+    const retention = startAudioRetention({ db, blobs, clock: { now: () => NOW }, logger, days: 2 });
+    try {
+      expect(await retention.sweep()).toBe(0);
+      expect(existsSync(join(audioDir, 'aud_marked.wav'))).toBe(false);
+      // Only the last day's marks are looked at again (a start is not a full scan of history).
+      expect(existsSync(join(audioDir, 'aud_marked_long_ago.wav'))).toBe(true);
+    } finally {
+      retention.close();
+      await db.close();
+    }
   });
 
   it('the started retention sweeps at once and logs one line with the count', async () => {
