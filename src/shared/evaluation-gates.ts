@@ -24,7 +24,7 @@ export interface EvaluationGates {
 }
 
 /** The kind of a gate failure, as JUnit's `<failure type>` names it. */
-export type GateFailureType = 'max-wer' | 'max-regression' | 'inconclusive' | 'failed-requests' | 'max-final-latency' | 'probes' | 'max-der';
+export type GateFailureType = 'max-wer' | 'max-regression' | 'inconclusive' | 'not-compared' | 'failed-requests' | 'max-final-latency' | 'probes' | 'max-der';
 
 /** One row failing one gate: its JUnit `message`, and the `line` that names it on stderr. */
 export interface GateFailure {
@@ -148,14 +148,33 @@ export function summaryGateFailures(rows: readonly GatedSummaryRow[], gates: Eva
   return out;
 }
 
-/** Every gate failure of a comparison's rows: the regression gate and the new run's failed requests. */
-export function compareGateFailures(rows: readonly GatedCompareRow[], gates: EvaluationGates): GateFailure[] {
+/** How a provider and condition of the new run that no compare row measured reads. */
+export function notComparedLine(r: { provider: string; condition: string }): string {
+  return `${r.provider} under ${r.condition}: no utterance matched the baseline, so no regression was measured`;
+}
+
+/**
+ * Every gate failure of a comparison's rows: the regression gate and the new run's failed requests. Given
+ * the new run's summary (`newRun`), each of its group-`all` rows that has no compare row — a provider or
+ * condition the baseline did not have, or one of whose utterances none matched — fails the regression gate
+ * as `not-compared`: a gate never passes what it could not measure (DESIGN §15).
+ */
+export function compareGateFailures(rows: readonly GatedCompareRow[], gates: EvaluationGates, newRun?: readonly GatedSummaryRow[]): GateFailure[] {
   const out: GateFailure[] = [];
   for (const r of rows) {
     const regression = regressionFailure(r, gates.maxRegression);
     if (regression) out.push(regression);
     if (r.attempted !== undefined && failsFailureRate(r, gates)) {
       out.push({ provider: r.provider, condition: r.condition, group: r.group, type: 'failed-requests', message: failedRequestsLine(r), line: failedRequestsLine(r) });
+    }
+  }
+  if (newRun && gates.maxRegression !== undefined) {
+    const keyOf = (r: { provider: string; condition: string }) => JSON.stringify([r.provider, r.condition]);
+    const compared = new Set(rows.filter((r) => r.group === 'all').map(keyOf));
+    for (const r of newRun) {
+      if (r.group !== 'all' || compared.has(keyOf(r))) continue;
+      const line = notComparedLine(r);
+      out.push({ provider: r.provider, condition: r.condition, group: r.group, type: 'not-compared', message: `${line}: cannot pass --max-regression ${gates.maxRegression}`, line });
     }
   }
   return out;
@@ -166,7 +185,7 @@ export function compareGateFailures(rows: readonly GatedCompareRow[], gates: Eva
  * row's failed requests are said once even when both its summary and its compare row carry them.
  */
 export function gateFailures(input: { summary?: readonly GatedSummaryRow[]; compare?: readonly GatedCompareRow[] }, gates: EvaluationGates): GateFailure[] {
-  const all = [...summaryGateFailures(input.summary ?? [], gates), ...compareGateFailures(input.compare ?? [], gates)];
+  const all = [...summaryGateFailures(input.summary ?? [], gates), ...(input.compare ? compareGateFailures(input.compare, gates, input.summary) : [])];
   const seen = new Set<string>();
   return all.filter((f) => {
     const key = JSON.stringify([f.provider, f.condition, f.group, f.type, f.message]);

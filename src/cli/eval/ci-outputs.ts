@@ -53,7 +53,7 @@ export function ciCases(input: {
   for (const r of input.summary ?? []) if (r.group === 'all') caseOf(r);
   summaryGateFailures(input.summary ?? [], input.gates).forEach(add);
   for (const r of input.compare?.rows ?? []) caseOf(r);
-  compareGateFailures(input.compare?.rows ?? [], input.gates).forEach(add);
+  if (input.compare) compareGateFailures(input.compare.rows, input.gates, input.summary ?? input.latencyFrom).forEach(add);
   // A comparison alone: the new run's failed requests fail its gates too (a provider whose every request
   // failed matched nothing and has no compare row), so they are cases here as they are on stderr.
   if (!input.summary) newRunFailures(input.latencyFrom, input.gates).forEach(add);
@@ -70,7 +70,7 @@ function newRunFailures(summary: EvaluationDetail['summary'] | undefined, gates:
  * The order a case's failures are written in: the gate the case is about first, failed requests (which
  * come with every failed stream, §15.3) last.
  */
-const FAILURE_RANK: Record<GateFailureType, number> = { 'max-regression': 0, inconclusive: 1, 'max-wer': 2, 'max-der': 3, 'max-final-latency': 4, probes: 5, 'failed-requests': 6 };
+const FAILURE_RANK: Record<GateFailureType, number> = { 'max-regression': 0, inconclusive: 1, 'not-compared': 2, 'max-wer': 3, 'max-der': 4, 'max-final-latency': 5, probes: 6, 'failed-requests': 7 };
 
 const seconds = (x: number) => x.toFixed(3);
 /** Attributes with the characters XML 1.0 forbids dropped (DESIGN §17.6): every value of the document goes through here or `xmlText`. */
@@ -138,7 +138,7 @@ export function markdownSummary(input: { evaluation?: EvaluationDetail; compare?
     const gated = anyGate(input.gates);
     const keyOf = (r: { provider: string; condition: string }) => JSON.stringify([r.provider, r.condition]);
     const compared = (input.compare?.rows ?? []).filter((r) => r.group === 'all');
-    const failing = new Set([...summaryGateFailures(rows, input.gates), ...compareGateFailures(compared, input.gates)].map(keyOf));
+    const failing = new Set([...summaryGateFailures(rows, input.gates), ...(input.compare ? compareGateFailures(compared, input.gates, rows) : [])].map(keyOf));
     const verdicts = new Map(compared.map((r) => [keyOf(r), r.verdict]));
     const latency = (p: number | null) => (p === null ? 'timeout' : p);
     if (rows.length) {
@@ -188,6 +188,10 @@ export function markdownSummary(input: { evaluation?: EvaluationDetail; compare?
       ),
       '',
     );
+    // What the regression gate could not measure: the new run's rows without a compare row.
+    const newRun = input.evaluation?.summary ?? input.newRun;
+    const notCompared = newRun ? compareGateFailures(cmp.rows, input.gates, newRun).filter((f) => f.type === 'not-compared') : [];
+    if (notCompared.length) parts.push('Not compared with the baseline:', '', ...notCompared.map((f) => `- ❌ ${cell(f.line)}`), '');
     const failedRequests = input.evaluation ? [] : newRunFailures(input.newRun, input.gates);
     if (failedRequests.length) parts.push('Failed requests in the new run:', '', ...failedRequests.map((f) => `- ❌ ${cell(f.line)}`), '');
   }

@@ -85,7 +85,7 @@ export async function emitCiOutputs(
 export function compareGate(compare: EvaluationCompare, gates: EvaluationGates, summary?: EvaluationDetail['summary']): void {
   // A provider whose requests all failed matched nothing and has no compare row: the new run's own summary
   // rows still carry its failed requests, so it cannot pass unseen.
-  const failures = [...compareGateFailures(compare.rows, gates), ...(summary ? summaryGateFailures(summary, { maxFailureRate: gates.maxFailureRate ?? 0 }) : [])];
+  const failures = [...compareGateFailures(compare.rows, gates, summary), ...(summary ? summaryGateFailures(summary, { maxFailureRate: gates.maxFailureRate ?? 0 }) : [])];
   const seen = new Set<string>();
   const once = failures.filter((f) => !seen.has(f.line) && seen.add(f.line));
   const error = gateError(once, gates, { id: compare.evaluation_id, baselineId: compare.baseline_id });

@@ -128,6 +128,8 @@ function failureHeadline(type: GateFailureType, n: number, gates: RunGates, base
       return `${rows} regressed beyond --max-regression ${gates.maxRegression}${baselineId ? ` against ${baselineId}` : ''}:`;
     case 'inconclusive':
       return `${rows} cannot be ruled out as regressions beyond --max-regression ${gates.maxRegression} (fewer than ${MIN_VERDICT_SPEAKERS} speakers):`;
+    case 'not-compared':
+      return `${rows} were not compared${baselineId ? ` with ${baselineId}` : ''}: --max-regression ${gates.maxRegression} cannot pass what the comparison did not measure:`;
     case 'failed-requests':
       return `${rows} have failed requests beyond --max-failure-rate ${gates.maxFailureRate ?? 0}:`;
     case 'max-der':
@@ -141,12 +143,12 @@ function failureHeadline(type: GateFailureType, n: number, gates: RunGates, base
  */
 export function gateError(failures: readonly GateFailure[], gates: RunGates, context: { id: string; baselineId?: string }): CliError | undefined {
   if (failures.length === 0) return undefined;
-  const order: GateFailureType[] = ['max-wer', 'max-der', 'max-final-latency', 'probes', 'max-regression', 'inconclusive', 'failed-requests'];
+  const order: GateFailureType[] = ['max-wer', 'max-der', 'max-final-latency', 'probes', 'max-regression', 'inconclusive', 'not-compared', 'failed-requests'];
   const blocks = order.flatMap((type) => {
     const mine = failures.filter((f) => f.type === type);
     return mine.length ? [`${failureHeadline(type, mine.length, gates, context.baselineId)}\n${mine.map((f) => `  ${f.line}`).join('\n')}`] : [];
   });
-  const regression = failures.some((f) => f.type === 'max-regression' || f.type === 'inconclusive');
+  const regression = failures.some((f) => f.type === 'max-regression' || f.type === 'inconclusive' || f.type === 'not-compared');
   const hint = context.baselineId ? `see \`voxctl eval compare ${context.baselineId} ${context.id}\`` : `see \`voxctl eval show ${context.id}\``;
   return new CliError(blocks.join('\n'), { exitCode: ExitCode.werGate, ...(regression ? { code: 'regression_gate_exceeded' } : {}), hint });
 }

@@ -105,8 +105,11 @@ describe('JUnit XML', () => {
       ['stt-b', 'clean / all'],
       ['stt-b', `clean / ${HOSTILE_GROUP}`],
       [HOSTILE_PROVIDER, 'clean / all'],
+      // The new run's local-sphinx scored nothing, so nothing of it was compared (DESIGN §15).
+      ['local-sphinx', 'clean / all'],
     ]);
-    expect(suite.failures).toBe('1');
+    expect(suite.failures).toBe('2');
+    expect(suite.testcase[3].failure.map((f: { type: string }) => f.type)).toEqual(['not-compared']);
     expect(suite.testcase[0].failure[0].type).toBe('max-regression');
     expect(suite.testcase[0].failure[0].message).toContain('stt-b under clean: WER 0.0500 → 0.1500 (+0.1000');
     // A group row never fails the gate (it is about group `all`), nor does an improvement.
@@ -168,11 +171,32 @@ describe('JUnit XML', () => {
     const cases = ciCases({ compare, gates: { maxRegression: 1 }, latencyFrom: newRun });
     const suite = parseJUnit(junitXml({ evaluationId: 'ev_new', cases, timestamp: new Date() })).testsuite[0]!;
     const c = suite.testcase.find((t: { classname: string }) => t.classname === 'stt-c');
-    expect(c.failure[0]).toMatchObject({ type: 'failed-requests', message: 'stt-c under clean: 6 of 6 requests failed' });
-    expect(suite.failures).toBe('1');
+    // Matched nothing: no regression measured either (below), and its failed requests.
+    expect(c.failure.map((f: { type: string }) => f.type)).toEqual(['not-compared', 'failed-requests']);
+    expect(c.failure[1]).toMatchObject({ type: 'failed-requests', message: 'stt-c under clean: 6 of 6 requests failed' });
+    // stt-c, and local-sphinx, which scored nothing in the new run: neither was compared.
+    expect(suite.failures).toBe('2');
     expect(markdownSummary({ compare, newRun, gates: { maxRegression: 1 } })).toContain('- ❌ stt-c under clean: 6 of 6 requests failed');
     // No gate, no judgement.
     expect(ciCases({ compare, gates: {}, latencyFrom: newRun }).every((x) => x.failures.length === 0)).toBe(true);
+  });
+
+  it('a provider of the new run the baseline did not have fails --max-regression as `not-compared`: no regression was measured (DESIGN §15)', () => {
+    const fine = { ...compare, rows: [compareRow({ verdict: 'no_change', difference: 0, wer: 0.05 })] };
+    const newRun = [summaryRow({}), summaryRow({ provider: 'stt-new', wer: 0.08 })];
+    const suite = parseJUnit(junitXml({ evaluationId: 'ev_new', cases: ciCases({ compare: fine, gates: { maxRegression: 0.02 }, latencyFrom: newRun }), timestamp: new Date() })).testsuite[0]!;
+    const added = suite.testcase.find((t: { classname: string }) => t.classname === 'stt-new');
+    expect(added.failure).toEqual([
+      { type: 'not-compared', message: 'stt-new under clean: no utterance matched the baseline, so no regression was measured: cannot pass --max-regression 0.02', '#text': expect.any(String) },
+    ]);
+    expect(suite.failures).toBe('1');
+    const md = markdownSummary({ compare: fine, newRun, gates: { maxRegression: 0.02 } });
+    expect(md).toContain('Not compared with the baseline:\n\n- ❌ stt-new under clean: no utterance matched the baseline, so no regression was measured');
+    // In a run shown with its comparison, the row is ❌ in the evaluation table too.
+    const evaluation = { evaluation_id: 'ev_new', name: null, status: 'completed', completed_utterances: 16, total_utterances: 16, normalizer: { name: 'basic', version: 2 }, mode: 'batch', summary: newRun } as never;
+    expect(markdownSummary({ evaluation, compare: fine, gates: { maxRegression: 0.02 } })).toMatch(/\| ❌ \| stt-new \| clean \|/);
+    // Only the regression gate asks for a comparison: --max-wer alone judges the new provider on its own WER.
+    expect(ciCases({ compare: fine, gates: { maxWer: 0.5 }, latencyFrom: newRun }).every((x) => x.failures.length === 0)).toBe(true);
   });
 
   it('the evaluation table marks a row by its comparison too: ❌ regressed, ⚠️ inconclusive, ✅ only when neither (DESIGN §15.1)', () => {
