@@ -10,9 +10,25 @@ export const HTTP_SERVER_OPTIONS = { requireHostHeader: false } as const;
 /** How long an idle keep-alive connection stays open (Fastify's default, which the app was built with). */
 const KEEP_ALIVE_TIMEOUT_MS = 72_000;
 
+/** The request line of a request the starting service answered (DESIGN §14.16); `probe`: a health check (logged at debug). */
+export interface StartingRequestLine {
+  method: string;
+  /** `/health/live` or `/health/ready`, else `starting`: no route of the app exists yet. */
+  route: string;
+  status: number;
+  duration_ms: number;
+  request_id: string;
+  url: string;
+}
+
 /** The listener of a starting service and the hand-over of its requests to the app once it is built. */
 export interface EarlyListener {
   server: Server;
+  /**
+   * Where its request lines go from now on; those of requests answered before (the logger loads after the
+   * listener opens) are written first.
+   */
+  logTo(log: (line: StartingRequestLine, probe: boolean) => void): void;
   /** The app's request handler takes every request from now on. */
   handOver(handler: RequestListener): void;
   /** Stops listening and closes its connections (a start that failed). */
@@ -28,7 +44,9 @@ export interface EarlyListener {
  * first second.
  */
 export async function openEarlyListener(options: { host: string; port: number }): Promise<EarlyListener> {
-  let handler: RequestListener = answerStarting;
+  let pending: [StartingRequestLine, boolean][] | undefined = [];
+  let log: (line: StartingRequestLine, probe: boolean) => void = (line, probe) => void pending?.push([line, probe]);
+  let handler: RequestListener = (req, res) => answerStarting(req, res, (line, probe) => log(line, probe));
   const server = createServer(HTTP_SERVER_OPTIONS, (req, res) => handler(req, res));
   server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
   await new Promise<void>((resolve, reject) => {
@@ -40,6 +58,11 @@ export async function openEarlyListener(options: { host: string; port: number })
   });
   return {
     server,
+    logTo(next) {
+      for (const [line, probe] of pending ?? []) next(line, probe);
+      pending = undefined;
+      log = next;
+    },
     handOver(next) {
       handler = next;
     },
@@ -51,14 +74,24 @@ export async function openEarlyListener(options: { host: string; port: number })
   };
 }
 
-/** What a starting service answers (the shapes of `/health/live`, `/health/ready` and the error envelope). */
-function answerStarting(req: IncomingMessage, res: ServerResponse): void {
-  const path = (req.url ?? '/').split('?')[0];
+/** A signed URL's `sig` as request lines show it (as logger.ts `redactSignature`, which this module does not load). */
+const redacted = (url: string) => url.replace(/([?&]sig=)[^&#]*/gi, '$1[redacted]');
+
+/**
+ * What a starting service answers (the shapes of `/health/live`, `/health/ready` and the error envelope),
+ * and its one request line once the answer is sent.
+ */
+function answerStarting(req: IncomingMessage, res: ServerResponse, log: (line: StartingRequestLine, probe: boolean) => void): void {
+  const started = performance.now();
+  const path = (req.url ?? '/').split('?')[0]!;
   const requestId = `req_${randomUUID().replaceAll('-', '')}`;
+  const probe = path === '/health/live' || path === '/health/ready';
   const send = (status: number, body: unknown, headers: Record<string, string> = {}) => {
     const text = JSON.stringify(body);
     res.writeHead(status, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(text), 'X-Request-Id': requestId, ...headers });
     res.end(req.method === 'HEAD' ? undefined : text);
+    const line = { method: req.method ?? 'GET', route: probe ? path : 'starting', status, duration_ms: Math.round((performance.now() - started) * 1000) / 1000, request_id: requestId, url: redacted(req.url ?? '/') };
+    log(line, probe);
   };
   // The request body is not read: drain it so the connection stays usable.
   req.resume();

@@ -150,8 +150,9 @@ function leaseMsOf(options: ServerOptions): number {
 const corpusTmpRoot = (dataDir: string): string => join(dataDir, 'tmp', 'corpora');
 
 /** Builds the runtime for `options` (creates the data dir and migrates the database). */
-export async function createRuntime(options: ServerOptions, deps: { clock?: Clock } = {}): Promise<Runtime> {
-  const logger = createLogger(options.logLevel);
+export async function createRuntime(options: ServerOptions, deps: { clock?: Clock; logger?: Logger } = {}): Promise<Runtime> {
+  // The logger start.ts made as the listener opened (its starting request lines go to it too), else one here.
+  const logger = deps.logger ?? createLogger(options.logLevel);
   mkdirSync(options.dataDir, { recursive: true, mode: 0o700 });
   // Validated before anything else starts: a bad config file stops the server with the offending key.
   const config = loadServerConfig({ dataDir: options.dataDir, configPath: options.configPath });

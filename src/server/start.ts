@@ -35,8 +35,11 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   let runtime: Runtime | undefined;
   let app: FastifyInstance;
   try {
-    const [{ createRuntime }, { buildApp }] = await Promise.all([import('./runtime.js'), import('./app.js')]);
-    runtime = await createRuntime(options);
+    const [{ createRuntime }, { buildApp }, { createLogger }] = await Promise.all([import('./runtime.js'), import('./app.js'), import('./logger.js')]);
+    const logger = createLogger(options.logLevel);
+    // What the starting listener answered is logged as every request is (DESIGN §14.16), probes at debug.
+    listener.logTo((line, probe) => (probe ? logger.debug(line, 'request completed') : logger.info(line, 'request completed')));
+    runtime = await createRuntime(options, { logger });
     let handler: RequestListener | undefined;
     app = await buildApp(runtime, {
       serverFactory: (h) => {

@@ -61,6 +61,8 @@ describe('start-up (DESIGN §14.14)', () => {
       proc.kill('SIGKILL');
       await proc;
     });
+    let logged = '';
+    proc.stdout!.on('data', (chunk: Buffer) => (logged += chunk.toString('utf8')));
     const base = `http://127.0.0.1:${port}`;
 
     const live = await firstAnswer(`${base}/health/live`);
@@ -84,6 +86,18 @@ describe('start-up (DESIGN §14.14)', () => {
       await new Promise((r) => setTimeout(r, 100));
     }
     expect((await fetch(`${base}/v1/speakers?limit=1`, { headers: { authorization: `Bearer ${TEST_KEY}` } })).status).toBe(200);
+    // The requests the starting listener answered have their one request line each (DESIGN §14.16), with
+    // the id the answer carried; probes are at debug, so at the default level only the API request shows.
+    const lines = logged
+      .split('\n')
+      .filter((l) => l.startsWith('{'))
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    const starting = lines.filter((l) => l.route === 'starting');
+    expect(starting).toEqual([
+      expect.objectContaining({ level: 30, msg: 'request completed', method: 'GET', status: 503, url: '/v1/speakers?limit=1', request_id: api.headers.get('x-request-id') }),
+    ]);
+    expect(typeof starting[0]!.duration_ms).toBe('number');
+    expect(lines.filter((l) => l.route === '/health/live' || l.route === '/health/ready')).toEqual([]);
     expect(((await (await fetch(`${base}/health`)).json()) as { status: string }).status).toBe('ok');
   });
 });
