@@ -19,7 +19,7 @@ import { ffmpegPath, ffprobePath, M4A_NEEDS_FFMPEG } from './ffmpeg.js';
 import { hasMpegFrameChain, id3v2Length } from './mpeg-frames.js';
 import { sniffAudioFormat } from './sniff.js';
 import { decodeWithWasm, oggCodec, WasmDecodeError, type WasmCodec } from './wasm-decode.js';
-import { decodeWavToPcm16, parseWav, pcm16WithWavRoom } from './wav.js';
+import { decodeWavToPcm16, float32ToPcm16, parseWav, pcm16WithWavRoom } from './wav.js';
 import { resamplePcm16, StreamResampler } from './resample.js';
 import { threadPoolIo, type FileIo } from './file-io.js';
 
@@ -314,8 +314,10 @@ async function probe(path: string, limits: FileDecodeLimits, io: FileIo = thread
 
 /** Averages planar float channels into mono PCM16 (clipped and rounded as `float32ToPcm16`). */
 function monoPcm16(channels: Float32Array[], length: number): Int16Array {
-  const out = new Int16Array(length);
   const k = channels.length;
+  // Most corpora are mono: the same samples, without the sum and the division of every sample.
+  if (k === 1) return float32ToPcm16(channels[0]!.subarray(0, length));
+  const out = new Int16Array(length);
   for (let i = 0; i < length; i++) {
     let sum = 0;
     for (let c = 0; c < k; c++) sum += channels[c]![i]!;
