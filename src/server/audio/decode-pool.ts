@@ -1,9 +1,10 @@
 /**
  * Worker threads that decode uploaded audio files (decode-worker.ts), so a corpus upload's decoding runs
  * beside the event loop instead of on it: the loop keeps extracting the archive, answering health checks
- * and storing what is done, while a thread decodes the files already extracted. Files are taken in the
- * order they are asked for. Threads start when there is work and end after a while without any, so an idle
- * service holds none.
+ * and storing what is done, while a thread decodes the files already extracted. The uploads running at
+ * once take turns, a file each (a 20,000-file corpus does not hold up someone's ten files); each one's
+ * files are taken in the order asked for. Threads start when there is work and end after a while
+ * without any, so an idle service holds none.
  */
 import { availableParallelism } from 'node:os';
 import type { Worker } from 'node:worker_threads';
@@ -26,8 +27,9 @@ export interface DecodePool {
   /**
    * Decodes `path` under `limits` on a worker thread and writes it as a mono PCM16 WAV to `out`. Rejects
    * only for failures that are not the file's (the disk, a worker that died), or with `signal`'s reason.
+   * Files of one `turn` (an upload) wait behind each other, and take turns with those of the others.
    */
-  decodeToFile(path: string, out: string, limits: FileDecodeLimits, signal?: AbortSignal): Promise<DecodeOutcome>;
+  decodeToFile(path: string, out: string, limits: FileDecodeLimits, o?: { signal?: AbortSignal; turn?: object }): Promise<DecodeOutcome>;
   /** Threads running now, busy ones, and files waiting. */
   stats(): { workers: number; busy: number; queued: number };
   /** Ends every thread; what is queued or running rejects. */
@@ -86,7 +88,20 @@ export function createDecodePool(options: DecodePoolOptions = {}): DecodePool {
   const idleMs = options.idleMs ?? 10_000;
   const workerUrl = options.workerUrl ?? resolveWorkerUrl(import.meta.url, 'decode-worker.js');
   const slots: Slot[] = [];
-  const queue: Job[] = [];
+  // What waits, by turn (insertion order is the order turns come round); files without one share one.
+  const queues = new Map<object, Job[]>();
+  const anyone = {};
+  const queued = () => [...queues.values()].reduce((n, q) => n + q.length, 0);
+  /** The next file: the first of the turn whose go it is, that turn then moved to the back. */
+  const nextJob = (): Job | undefined => {
+    for (const [turn, jobs] of queues) {
+      const job = jobs.shift();
+      queues.delete(turn);
+      if (jobs.length > 0) queues.set(turn, jobs);
+      if (job) return job;
+    }
+    return undefined;
+  };
   let nextId = 1;
   let closed = false;
 
@@ -129,12 +144,13 @@ export function createDecodePool(options: DecodePoolOptions = {}): DecodePool {
   }
 
   function dispatch(): void {
-    while (queue.length > 0) {
+    while (queues.size > 0) {
       // The least busy thread, or a new one while every running thread has work.
       const free = slots.filter((s) => s.jobs.size < FILES_PER_THREAD).sort((a, b) => a.jobs.size - b.jobs.size)[0];
       const slot = free && (free.jobs.size === 0 || slots.length >= size) ? free : slots.length < size ? start() : undefined;
       if (!slot) break;
-      const job = queue.shift() as Job;
+      const job = nextJob();
+      if (!job) break;
       clearTimeout(slot.idle);
       slot.idle = undefined;
       slot.jobs.set(job.id, job);
@@ -151,15 +167,19 @@ export function createDecodePool(options: DecodePoolOptions = {}): DecodePool {
   }
 
   return {
-    decodeToFile(path, out, limits, signal) {
+    decodeToFile(path, out, limits, o = {}) {
+      const { signal } = o;
+      const turn = o.turn ?? anyone;
       return new Promise<DecodeOutcome>((resolve, reject) => {
         if (closed) return reject(closedError());
         if (signal?.aborted) return reject(toError(signal.reason));
         const id = nextId++;
         const onAbort = () => {
-          const queued = queue.indexOf(job);
-          if (queued >= 0) {
-            queue.splice(queued, 1);
+          const waiting = queues.get(turn);
+          const at = waiting?.indexOf(job) ?? -1;
+          if (waiting && at >= 0) {
+            waiting.splice(at, 1);
+            if (waiting.length === 0) queues.delete(turn);
             job.settle(toError(signal?.reason), true);
           } else {
             slots.find((s) => s.jobs.has(id))?.worker.postMessage({ type: 'cancel', id } satisfies DecodeRequest);
@@ -176,15 +196,19 @@ export function createDecodePool(options: DecodePoolOptions = {}): DecodePool {
           },
         };
         signal?.addEventListener('abort', onAbort, { once: true });
-        queue.push(job);
+        const waiting = queues.get(turn);
+        if (waiting) waiting.push(job);
+        else queues.set(turn, [job]);
         dispatch();
       });
     },
-    stats: () => ({ workers: slots.length, busy: slots.filter((s) => s.jobs.size > 0).length, queued: queue.length }),
+    stats: () => ({ workers: slots.length, busy: slots.filter((s) => s.jobs.size > 0).length, queued: queued() }),
     async close() {
       if (closed) return;
       closed = true;
-      for (const job of queue.splice(0)) job.settle(closedError(), true);
+      const waiting = [...queues.values()].flat();
+      queues.clear();
+      for (const job of waiting) job.settle(closedError(), true);
       await Promise.all(slots.map((s) => s.worker.terminate()));
     },
   };

@@ -41,6 +41,8 @@ interface Started {
  */
 export function createUploadDecodes(pool: DecodePool, o: { filesDir: string; outDir: string; early: FileDecodeLimits }): UploadDecodes {
   const stop = new AbortController();
+  // This upload's turn on the pool: uploads running at once take turns, a file each.
+  const turn = {};
   const started = new Map<string, Started>();
   // A path an archive writes twice is decoded only when asked for: an early result would be of the first bytes.
   const rewritten = new Set<string>();
@@ -53,7 +55,7 @@ export function createUploadDecodes(pool: DecodePool, o: { filesDir: string; out
     folder ??= mkdir(o.outDir, { recursive: true, mode: 0o700 });
     const file = join(o.outDir, `${files++}.wav`);
     const signals = signal ? AbortSignal.any([stop.signal, signal]) : stop.signal;
-    const result = folder.then(() => pool.decodeToFile(join(o.filesDir, path), file, limits, signals)).then((outcome) => ({ outcome, file }));
+    const result = folder.then(() => pool.decodeToFile(join(o.filesDir, path), file, limits, { signal: signals, turn })).then((outcome) => ({ outcome, file }));
     const tracked = result.catch(() => undefined).finally(() => running.delete(tracked));
     running.add(tracked);
     return result;

@@ -72,13 +72,25 @@ describe('the decoding pool', () => {
   it('an abort takes a queued file off the queue and stops a running one, with the signal’s reason', async () => {
     const p = pool({ size: 1 });
     const controller = new AbortController();
-    const files = Array.from({ length: 6 }, (_, i) => p.decodeToFile(f('a.flac'), f(`abort-${i}.out.wav`), LIMITS, controller.signal));
+    const files = Array.from({ length: 6 }, (_, i) => p.decodeToFile(f('a.flac'), f(`abort-${i}.out.wav`), LIMITS, { signal: controller.signal }));
     controller.abort(new Error('the client left'));
     const settled = await Promise.allSettled(files);
     expect(settled.every((s) => s.status === 'rejected' && (s.reason as Error).message === 'the client left')).toBe(true);
     expect(p.stats().queued).toBe(0);
     // The pool goes on serving.
     expect(await p.decodeToFile(f('a.wav'), f('after.out.wav'), LIMITS)).toMatchObject({ sampleRate: 16000 });
+  });
+
+  it('uploads take turns: a small one is not held up behind a large one asked for first', async () => {
+    const p = pool({ size: 1 });
+    const [large, small] = [{}, {}];
+    const order: string[] = [];
+    const ask = (name: string, turn: object) => p.decodeToFile(f('a.flac'), f(`${name}.out.wav`), LIMITS, { turn }).then(() => void order.push(name));
+    const done = [...['A1', 'A2', 'A3', 'A4', 'A5', 'A6', 'A7', 'A8'].map((n) => ask(n, large)), ask('B1', small), ask('B2', small)];
+    await Promise.all(done);
+    // First come first served would finish B1 and B2 last; taking turns, both are done before A7 and A8.
+    expect(order.indexOf('B2')).toBeLessThan(order.indexOf('A7'));
+    expect(order.indexOf('B1')).toBeLessThan(order.indexOf('A7'));
   });
 
   it('starts threads for work only, at most `size`, and ends them after `idleMs` without any', async () => {

@@ -17,7 +17,7 @@ const CALL = { maxBytes: 5000, maxSeconds: 3600 };
 function fakePool(outcomeOf: (path: string, limits: FileDecodeLimits) => DecodeOutcome, hold = false) {
   const calls: { path: string; limits: FileDecodeLimits }[] = [];
   const pool: DecodePool = {
-    decodeToFile(path, _out, limits, signal) {
+    decodeToFile(path, _out, limits, { signal } = {}) {
       calls.push({ path, limits });
       if (!hold) return Promise.resolve(outcomeOf(path, limits));
       return new Promise((_resolve, reject) => signal?.addEventListener('abort', () => reject(signal.reason as Error)));
