@@ -27,9 +27,10 @@ const BATCH = 500;
  * a start deletes again those of rows expired in the day before (`deleteRecentlyExpired`). Any instance
  * may run it at any time: each step is idempotent.
  */
-export async function expireAudio(db: Db, blobs: AudioBlobStore, o: { before: Date; now: Date }): Promise<number> {
+export async function expireAudio(db: Db, blobs: AudioBlobStore, o: { before: Date; now: Date; stopped?: () => boolean }): Promise<number> {
   let expired = 0;
-  for (;;) {
+  // A stop (the service closing) ends it between batches: what is left waits for the next sweep.
+  while (!o.stopped?.()) {
     const rows = await expirableAudio(db, { before: o.before.toISOString(), limit: BATCH });
     await markAudioExpired(
       db,
@@ -38,8 +39,9 @@ export async function expireAudio(db: Db, blobs: AudioBlobStore, o: { before: Da
     );
     for (const row of rows) await blobs.delete(row.path);
     expired += rows.length;
-    if (rows.length < BATCH) return expired;
+    if (rows.length < BATCH) break;
   }
+  return expired;
 }
 
 /** Deletes again the files of rows expired since `since` (what a crash between the mark and the delete left). */
@@ -54,7 +56,8 @@ const SWEEP_MS = 3_600_000;
 export interface AudioRetention {
   /** One sweep now (tests; the timer's). */
   sweep(): Promise<number>;
-  close(): void;
+  /** Stops the timer, and the sweep under way after its current batch; resolves once it has stopped. */
+  close(): Promise<void>;
 }
 
 /**
@@ -64,13 +67,14 @@ export interface AudioRetention {
 export function startAudioRetention(o: { db: Db; blobs: AudioBlobStore; clock: Clock; logger: Logger; days: number }): AudioRetention {
   let running: Promise<number> | undefined;
   let started = false;
+  let closed = false;
   const sweep = (): Promise<number> => {
     running ??= (async () => {
       try {
         const now = o.clock.now();
         if (!started) await deleteRecentlyExpired(o.db, o.blobs, new Date(now.getTime() - 86_400_000));
         started = true;
-        const expired = await expireAudio(o.db, o.blobs, { before: new Date(now.getTime() - o.days * 86_400_000), now });
+        const expired = await expireAudio(o.db, o.blobs, { before: new Date(now.getTime() - o.days * 86_400_000), now, stopped: () => closed });
         if (expired > 0) o.logger.info({ event: 'audio_expired', count: expired, retention_days: o.days }, `deleted ${expired} audio files older than ${o.days} days`);
         return expired;
       } finally {
@@ -83,5 +87,12 @@ export function startAudioRetention(o: { db: Db; blobs: AudioBlobStore; clock: C
   void sweep().catch(report);
   const timer = setInterval(() => void sweep().catch(report), SWEEP_MS);
   timer.unref();
-  return { sweep, close: () => clearInterval(timer) };
+  return {
+    sweep,
+    async close() {
+      closed = true;
+      clearInterval(timer);
+      await running?.catch(() => undefined);
+    },
+  };
 }

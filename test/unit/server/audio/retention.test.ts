@@ -91,7 +91,7 @@ describe('audio retention', () => {
       // Only the last day's marks are looked at again (a start is not a full scan of history).
       expect(existsSync(join(audioDir, 'aud_marked_long_ago.wav'))).toBe(true);
     } finally {
-      retention.close();
+      await retention.close();
       await db.close();
     }
   });
@@ -113,9 +113,20 @@ describe('audio retention', () => {
       expect(await retention.sweep()).toBe(0);
       expect(lines).toHaveLength(1);
     } finally {
-      retention.close();
+      await retention.close();
       await db.close();
     }
+  });
+
+  it('a close stops a sweep under way after its batch, and waits for it', async () => {
+    const { db, blobs, add } = await setUp('closing');
+    for (let i = 0; i < 1500; i++) await add(`aud_c${i}`, 'tts', daysAgo(10));
+    const retention = startAudioRetention({ db, blobs, clock: { now: () => NOW }, logger: pino({ level: 'silent' }), days: 1 });
+    // The first sweep started with the retention; closing at once lets at most its first batch through.
+    await retention.close();
+    const left = Number(await db.value('SELECT COUNT(*) FROM audio WHERE expired_at IS NULL'));
+    expect(left).toBeGreaterThanOrEqual(1000);
+    await db.close();
   });
 
   it('says how long the service keeps audio, or that an earlier setting deleted it', () => {
