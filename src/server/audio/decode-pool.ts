@@ -82,6 +82,21 @@ const FILES_PER_THREAD = 2;
 
 const closedError = () => new Error('The audio decoding pool is closed');
 
+/**
+ * A file's refusal as the thread sent it, without a stack: this thread's stack says nothing about the
+ * file, and an archive of 100,000 broken files would otherwise hold 100,000 captured stacks until its
+ * upload ends.
+ */
+function refusal(reason: FileDecodeError['reason'], message: string): FileDecodeError {
+  const limit = Error.stackTraceLimit;
+  Error.stackTraceLimit = 0;
+  try {
+    return new FileDecodeError(reason, message);
+  } finally {
+    Error.stackTraceLimit = limit;
+  }
+}
+
 /** Creates the pool; no thread starts until the first file. */
 export function createDecodePool(options: DecodePoolOptions = {}): DecodePool {
   const size = Math.max(1, Math.floor(options.size ?? defaultDecodeThreads()));
@@ -121,7 +136,7 @@ export function createDecodePool(options: DecodePoolOptions = {}): DecodePool {
     // Whatever the thread did, a caller that has stopped waiting is told why it stopped.
     if (job.signal?.aborted) job.settle(toError(job.signal.reason), true);
     else if (reply.type === 'decoded') job.settle({ sampleRate: reply.sampleRate, frames: reply.frames, bytes: reply.bytes });
-    else if (reply.type === 'refused') job.settle(new FileDecodeError(reply.reason, reply.message));
+    else if (reply.type === 'refused') job.settle(refusal(reply.reason, reply.message));
     else if (reply.type === 'ffmpeg') job.settle('ffmpeg');
     else job.settle(new Error(`Decoding failed: ${reply.message}`), true);
     dispatch();
@@ -137,7 +152,7 @@ export function createDecodePool(options: DecodePoolOptions = {}): DecodePool {
     // unknown: each is refused); any other death is ours.
     const outOfMemory = (slot.error as { code?: string } | undefined)?.code === 'ERR_WORKER_OUT_OF_MEMORY';
     for (const job of jobs) {
-      if (outOfMemory) job.settle(new FileDecodeError('corrupt', 'unsupported or corrupt audio'));
+      if (outOfMemory) job.settle(refusal('corrupt', 'unsupported or corrupt audio'));
       else job.settle(closed ? closedError() : new Error(`The audio decoding thread stopped${slot.error ? `: ${slot.error.message}` : ''}`), true);
     }
     if (!closed) dispatch();

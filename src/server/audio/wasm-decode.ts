@@ -59,10 +59,14 @@ export function oggCodec(head: Uint8Array): 'vorbis' | 'opus' | undefined {
 async function* chunks(io: FileIo, path: string, size: number, signal?: AbortSignal): AsyncGenerator<Uint8Array> {
   const fh = await io.open(path);
   try {
-    for (let at = 0; ; ) {
+    // Buffers no bigger than what is left of the file: a corpus of small files would otherwise allocate
+    // a full chunk for each (and read once more to find the end).
+    const total = await fh.size();
+    for (let at = 0; at < total; ) {
       signal?.throwIfAborted();
-      const buf = Buffer.allocUnsafe(size);
-      const bytesRead = await fh.read(buf, size, at);
+      const want = Math.min(size, total - at);
+      const buf = Buffer.allocUnsafe(want);
+      const bytesRead = await fh.read(buf, want, at);
       if (bytesRead === 0) return;
       at += bytesRead;
       yield buf.subarray(0, bytesRead);

@@ -10,6 +10,7 @@ import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { DecodeOutcome, DecodePool } from '../../audio/decode-pool.js';
 import { FileDecodeError, type FileDecodeLimits } from '../../audio/file-decode.js';
+import { CORPUS_LIMITS } from '../../../shared/constants.js';
 
 /** A decoded file's outcome and the WAV file it was written to (when it was). */
 export interface DecodeResult {
@@ -19,13 +20,22 @@ export interface DecodeResult {
 
 /** What an upload asks of its decoding. */
 export interface UploadDecodes {
-  /** The extraction has written `path` (relative to the upload's files): audio by its name starts decoding now. */
+  /**
+   * The extraction has written `path` (relative to the upload's files): audio by its name starts decoding
+   * now, unless `EARLY_IN_FLIGHT` files of the upload are decoding or waiting already, or as many files as
+   * a corpus may name have been started — then it is decoded when the manifest asks for it. An archive of
+   * 100,000 tiny files never queues 100,000 (DESIGN §17: an upload stays within its memory bound), and the
+   * extraction never waits for the decoding: pausing the upload's body cost more CPU than it saved.
+   */
   written(path: string): void;
   /** The file at `path` decoded under `limits`: the decoding begun when it was written when that one fits, else a new one. */
   outcome(path: string, limits: FileDecodeLimits, signal?: AbortSignal): Promise<DecodeResult>;
   /** Stops what is still to decode and waits until nothing writes into the upload's folder. */
   close(): Promise<void>;
 }
+
+/** Early decodes an upload has running or queued at once: more than a tar's extraction outruns the decoding by. */
+const EARLY_IN_FLIGHT = 1024;
 
 /** Names of the files decoded as they are extracted: what the corpus layouts name as audio, less M4A (ffmpeg's, in batches). */
 const EARLY_AUDIO = /\.(wav|flac|mp3|ogg|oga|opus)$/i;
@@ -47,6 +57,8 @@ export function createUploadDecodes(pool: DecodePool, o: { filesDir: string; out
   // A path an archive writes twice is decoded only when asked for: an early result would be of the first bytes.
   const rewritten = new Set<string>();
   const running = new Set<Promise<unknown>>();
+  // Early decodes under way or queued.
+  let early = 0;
   let files = 0;
   // Made by the first file (a zip's upload has none until it is extracted).
   let folder: Promise<unknown> | undefined;
@@ -69,9 +81,13 @@ export function createUploadDecodes(pool: DecodePool, o: { filesDir: string; out
         rewritten.add(path);
         return;
       }
+      // A corpus names at most CORPUS_LIMITS.utterances files: decoding more ahead of the manifest is waste.
+      if (early >= EARLY_IN_FLIGHT || started.size >= CORPUS_LIMITS.utterances) return;
       const result = run(path, o.early);
+      early++;
       // Asked for later or never (a file the manifest does not name): its failure is handled where asked.
-      void result.catch(() => undefined);
+      const ended = () => void early--;
+      void result.then(ended, ended);
       started.set(path, { limits: o.early, result });
     },
     async outcome(path, limits, signal) {

@@ -22,7 +22,7 @@ import { CORPUS_MESSAGES, folderFiles, parseCorpus, type CorpusUtterance } from 
 import { validationFailed } from '../../../shared/errors.js';
 import type { DecodePool } from '../../audio/decode-pool.js';
 import { decodeAudioFiles, FileDecodeError, type FileDecodeLimits } from '../../audio/file-decode.js';
-import { createUploadDecodes, type UploadDecodes } from './decodes.js';
+import { createUploadDecodes, type DecodeResult, type UploadDecodes } from './decodes.js';
 import { roundedDuration, wavAroundPcm } from '../../audio/wav.js';
 import { DEFAULT_EXTRACT_LIMITS, type ExtractLimits } from './archive.js';
 import { extractReceived, type ReceivedArchive } from './receive.js';
@@ -117,12 +117,15 @@ export const uploadBlobName = (prefix: string, index: number): string => `${pref
 /** Blob writes kept in flight while the next files' outcomes are awaited. */
 const PUTS_IN_FLIGHT = 4;
 
+/** Files asked of the upload's decoding ahead of the one stored next. */
+const ASKED_AHEAD = 64;
+
 /** Files per ffmpeg run (M4A): it pays its start-up once per batch (see audio/file-decode.ts). */
 const FFMPEG_BATCH = 16;
 
 /**
- * Decodes every utterance's file and stores it as WAV, in manifest order: every file is asked of the
- * upload's decoding at once (those decoded while the archive arrived are ready, the rest queue on the
+ * Decodes every utterance's file and stores it as WAV, in manifest order: files are asked of the upload's
+ * decoding a window ahead (those decoded while the archive arrived are ready, the rest queue on the
  * pool), each decoded WAV file is moved into the blob store as its turn comes, and runs of files only
  * ffmpeg reads go to one ffmpeg run each. The first refusal in manifest order stops the decoding still to
  * do and is thrown once the writes in flight end.
@@ -150,12 +153,21 @@ async function decodeAll(
   // Made durable together before the corpus commits (`sync` in createCorpusFromArchive), not one by one.
   const moveIn = (file: string) => (name: string) =>
     deps.blobs.putFile ? deps.blobs.putFile(name, file, { durable: false }) : readFile(file).then((bytes) => deps.blobs.put(name, bytes, { durable: false }));
-  const outcomes = o.utterances.map((u) => o.dir.decodes.outcome(u.audio_path, limits, signal));
-  // Those past a refusal are never awaited: their rejection (the stop) is expected.
-  for (const p of outcomes) void p.catch(() => undefined);
+  // Files are asked for a window ahead of the one stored next: the pool stays fed, and a manifest of
+  // 20,000 lines does not queue 20,000 files at once.
+  const outcomes: Promise<DecodeResult>[] = [];
+  const outcomeOf = (i: number): Promise<DecodeResult> => {
+    for (let j = outcomes.length; j < Math.min(n, i + ASKED_AHEAD); j++) {
+      const asked = o.dir.decodes.outcome(o.utterances[j]!.audio_path, limits, signal);
+      // Those past a refusal are never awaited: their rejection (the stop) is expected.
+      void asked.catch(() => undefined);
+      outcomes.push(asked);
+    }
+    return outcomes[i]!;
+  };
   try {
     for (let i = 0; i < n && failures.size === 0 && !o.signal?.aborted; ) {
-      const { outcome, file } = await outcomes[i]!;
+      const { outcome, file } = await outcomeOf(i);
       if (outcome instanceof FileDecodeError) {
         refuse(i, outcome);
         break;
@@ -166,7 +178,7 @@ async function decodeAll(
         continue;
       }
       let end = i + 1;
-      while (end < n && end - i < FFMPEG_BATCH && (await outcomes[end]!).outcome === 'ffmpeg') end++;
+      while (end < n && end - i < FFMPEG_BATCH && (await outcomeOf(end)).outcome === 'ffmpeg') end++;
       const first = i;
       const scratch = join(o.dir.path, 'ffmpeg');
       await mkdir(scratch, { recursive: true });
