@@ -24,6 +24,7 @@ import {
   type WatchReport,
 } from '../helpers/hostile-corpora.js';
 import { until } from '../helpers/until.js';
+import { rawTar } from '../helpers/corpora.js';
 
 type Answer = { status: number; headers: Headers; body: Record<string, any> }; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -136,6 +137,19 @@ describe('hostile uploads cannot stop, stall or swell the service (DESIGN §17, 
     const res = await watched('8-channel FLAC beside a corrupt file', () => upload(server.url, zip));
     expect(res.status).toBe(400);
     expect(res.body.detail).toBe('bad.flac: unsupported or corrupt audio');
+  }, 180_000);
+
+  it('40,000 tiny broken WAVs, each decoded as soon as it is extracted, stay within the bounds and answer the first one named', async () => {
+    // The early decoding (features/corpora/decodes.ts) is capped: an archive of tens of thousands of files
+    // must not queue a decode for each, nor the manifest ask for every file at once.
+    const header = Buffer.concat([Buffer.from('RIFF'), Buffer.from([36, 0, 0, 0]), Buffer.from('WAVEfmt '), Buffer.from([16, 0, 0, 0, 1, 0, 1, 0, 0x80, 0x3e, 0, 0, 0, 0x7d, 0, 0, 2, 0, 16, 0]), Buffer.from('data'), Buffer.alloc(4)]);
+    const names = Array.from({ length: 40_000 }, (_, i) => `audio/${String(i).padStart(5, '0')}.wav`);
+    const manifest = 'file_name,transcription\n' + names.slice(0, 19_000).map((n) => `${n},hello\n`).join('');
+    const archive = rawTar([{ path: 'metadata.csv', data: manifest }, ...names.map((path) => ({ path, data: header }))]);
+    const res = await watched('40,000 tiny broken WAVs', () => upload(server.url, archive, 'many.tar'));
+    expect(res.status).toBe(400);
+    expect(res.body.detail).toBe('audio/00000.wav: unsupported or corrupt audio');
+    await until(() => uploadFolders(dataDir).length === 0, 10_000);
   }, 180_000);
 
   it('a third upload of one user at once is 429 Too many uploads in progress with Retry-After: 5; a client that leaves mid-body leaves no folder', async () => {
