@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http';
 import { randomUUID } from 'node:crypto';
 import { SERVICE_STARTING_HEADER } from '../shared/service-starting.js';
+import { redactSignature } from '../shared/redact-signature.js';
 
 /**
  * Options of the one HTTP server of the service, used from the first moment: a missing Host is answered
@@ -40,8 +41,8 @@ export interface EarlyListener {
  * at once, `/health/ready` 503 `starting` and every other route 503 `Service temporarily unavailable`
  * (Retry-After: 5) while the database is migrated (the migration lock waited for), the engines load and
  * the app is built — so a liveness probe with a short delay does not restart a starting instance, and a
- * proxy moves its requests on. This module imports only Node and one shared name: it is what runs in the
- * first second.
+ * proxy moves its requests on. This module imports only Node and two small shared modules: it is what runs in
+ * the first second.
  */
 export async function openEarlyListener(options: { host: string; port: number }): Promise<EarlyListener> {
   let pending: [StartingRequestLine, boolean][] | undefined = [];
@@ -74,9 +75,6 @@ export async function openEarlyListener(options: { host: string; port: number })
   };
 }
 
-/** A signed URL's `sig` as request lines show it (as logger.ts `redactSignature`, which this module does not load). */
-const redacted = (url: string) => url.replace(/([?&]sig=)[^&#]*/gi, '$1[redacted]');
-
 /**
  * What a starting service answers (the shapes of `/health/live`, `/health/ready` and the error envelope),
  * and its one request line once the answer is sent.
@@ -90,7 +88,7 @@ function answerStarting(req: IncomingMessage, res: ServerResponse, log: (line: S
     const text = JSON.stringify(body);
     res.writeHead(status, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(text), 'X-Request-Id': requestId, ...headers });
     res.end(req.method === 'HEAD' ? undefined : text);
-    const line = { method: req.method ?? 'GET', route: probe ? path : 'starting', status, duration_ms: Math.round((performance.now() - started) * 1000) / 1000, request_id: requestId, url: redacted(req.url ?? '/') };
+    const line = { method: req.method ?? 'GET', route: probe ? path : 'starting', status, duration_ms: Math.round((performance.now() - started) * 1000) / 1000, request_id: requestId, url: redactSignature(req.url ?? '/') };
     log(line, probe);
   };
   // The request body is not read: drain it so the connection stays usable.

@@ -1,5 +1,9 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { pino } from 'pino';
+import { redactSignature } from '../shared/redact-signature.js';
+
+// Written once in shared, where the starting listener (which loads no logger) reads it too.
+export { redactSignature };
 
 /** The logger as Fastify types it, so the one instance serves requests and the runners alike. */
 export type Logger = FastifyBaseLogger;
@@ -64,10 +68,6 @@ export function createLogger(level: string): Logger {
   return pino({ ...loggerOptions(level), serializers: { req: serializeRequest } });
 }
 
-/** A URL as logged: the `sig` of a signed URL (valid 24 h, a bearer credential) becomes `[redacted]` (DESIGN §14.5). */
-export function redactSignature(url: string): string {
-  return url.replace(/([?&]sig=)[^&#]*/gi, '$1[redacted]');
-}
 
 /** The request as request lines log it: Fastify's usual fields, the URL with its signature redacted. */
 export function serializeRequest(req: { method: string; url: string; host?: string; ip?: string; socket?: { remotePort?: number } }) {
