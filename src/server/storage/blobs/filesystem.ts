@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, open, opendir, readFile, rename, rm, stat, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
+import { createEarlySyncs } from './early-syncs.js';
 import { assertBlobName, assertRange, isBlobName, BlobNotFoundError, type AudioBlobStore, type ByteRange } from './types.js';
 
 /** Prefix of files being written; anything with it left in the folder is debris of a crash. */
@@ -21,15 +22,19 @@ async function syncFile(path: string): Promise<void> {
 
 const syncFolder = syncFile;
 
-/** Files fsynced at once by `sync` (libuv's thread pool has four threads; decoding reads files on them too). */
+/** Files fsynced at once by `sync` (libuv's thread pool has four threads; an upload's extraction writes on them). */
 const SYNCS_AT_ONCE = 2;
+
+/** A batch's files fsynced at once while the batch is still being written (see early-syncs.ts). */
+const EARLY_SYNCS_AT_ONCE = 1;
 
 /**
  * Audio blobs as files in one folder (`{dataDir}/audio`, the single-instance default). A blob is written
  * to a temp file, fsynced and renamed into place; a reader holds its file open, so a replacement or
  * delete while it streams does not cut its bytes short.
- * A batch (`durable: false`) of new names is written in place now, and fsynced file by file with one
- * fsync of the folder by `sync`: until then a crash may lose or cut it, and nothing committed names it yet.
+ * A batch (`durable: false`) of new names is written in place now, and fsynced file by file (each fsync
+ * started as its file is written) with one fsync of the folder by `sync`: until then a crash may lose or
+ * cut it, and nothing committed names it yet.
  */
 export function createFilesystemBlobStore(dir: string): AudioBlobStore {
   const pathOf = (name: string): string => {
@@ -46,6 +51,7 @@ export function createFilesystemBlobStore(dir: string): AudioBlobStore {
       return open(path, 'w', 0o600);
     }
   };
+  const early = createEarlySyncs(syncFile, EARLY_SYNCS_AT_ONCE);
 
   const store: AudioBlobStore = {
     async put(name, bytes, options) {
@@ -63,7 +69,10 @@ export function createFilesystemBlobStore(dir: string): AudioBlobStore {
         throw err;
       }
       await handle.close();
-      if (temp === target) return;
+      if (temp === target) {
+        early.schedule(target);
+        return;
+      }
       try {
         await rename(temp, target);
       } catch (err) {
@@ -91,12 +100,13 @@ export function createFilesystemBlobStore(dir: string): AudioBlobStore {
         } else throw err;
       }
       if (durable) await syncFolder(dir);
+      else early.schedule(target);
     },
 
     async sync(names) {
       const queue = names.map(pathOf);
       const worker = async () => {
-        for (let path = queue.pop(); path !== undefined; path = queue.pop()) await syncFile(path);
+        for (let path = queue.pop(); path !== undefined; path = queue.pop()) await (early.take(path) ?? syncFile(path));
       };
       await Promise.all(Array.from({ length: SYNCS_AT_ONCE }, worker));
       if (names.length > 0) await syncFolder(dir);
@@ -131,7 +141,9 @@ export function createFilesystemBlobStore(dir: string): AudioBlobStore {
     },
 
     async delete(name) {
-      await rm(pathOf(name), { force: true });
+      const path = pathOf(name);
+      early.forget(path);
+      await rm(path, { force: true });
     },
 
     async sweepDebris() {
