@@ -5,7 +5,7 @@
  * stops at the limit instead of filling the disk. Links are never created, so no write can leave `dest`.
  */
 import { createReadStream, createWriteStream, type WriteStream } from 'node:fs';
-import { mkdir, open } from 'node:fs/promises';
+import { mkdir, open, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { EventEmitter } from 'node:events';
 import { Transform, type Readable } from 'node:stream';
@@ -99,25 +99,27 @@ class Budget {
     if (++this.entries > this.limits.maxEntries) throw validationFailed(CORPUS_MESSAGES.tooManyEntries);
   }
 
+  /** Adds `n` written bytes to the expanded size; past the limit, the error. */
+  add(n: number): void {
+    this.bytes += n;
+    if (this.bytes > this.limits.maxExpandedBytes) throw validationFailed(CORPUS_MESSAGES.expandsTooMuch);
+  }
+
   /** A pass-through that adds every chunk to the expanded size and fails the stream past the limit. */
   meter(): Transform {
     return new Transform({
       transform: (chunk: Buffer, _enc, done) => {
-        this.bytes += chunk.length;
-        if (this.bytes > this.limits.maxExpandedBytes) done(validationFailed(CORPUS_MESSAGES.expandsTooMuch));
-        else done(null, chunk);
+        try {
+          this.add(chunk.length);
+          done(null, chunk);
+        } catch (err) {
+          done(err as Error);
+        }
       },
     });
   }
 }
 
-/**
- * Writes one entry's bytes under `dest`; a path that collides with a folder or file is unsafe too. `open`
- * gives the entry's body only once its folder exists, and the body is piped at once: an error the source
- * emits (yauzl's size check fires as soon as the data passes its declared size) always has a listener.
- * Anything the source itself fails with (size mismatch, damaged compressed data, truncation) is
- * `Corrupt archive entry`; the budget's own errors pass through.
- */
 /**
  * A pass-through that checks the CRC-32 of the bytes it passed against `expected` once they end: a zip
  * entry's own checksum, so a damaged entry of the declared size is refused, not stored (DESIGN §17.3).
@@ -135,6 +137,13 @@ function crcCheck(expected: number, raw: string): Transform {
   });
 }
 
+/**
+ * Writes one entry's bytes under `dest`; a path that collides with a folder or file is unsafe too. `open`
+ * gives the entry's body only once its folder exists, and the body is piped at once: an error the source
+ * emits (yauzl's size check fires as soon as the data passes its declared size) always has a listener.
+ * Anything the source itself fails with (size mismatch, damaged compressed data, truncation) is
+ * `Corrupt archive entry`; the budget's own errors pass through.
+ */
 async function writeEntry(
   dest: string,
   path: string,
@@ -165,6 +174,39 @@ async function writeEntry(
     // A pipeline settles before the file it destroyed is closed (it may still be opening): the caller
     // removes `dest` on failure, so nothing may be written into it after this returns.
     if (file && !file.closed) await new Promise<void>((resolve) => file!.once('close', () => resolve()));
+  }
+}
+
+/** Entries up to this size are read whole and written by one `writeFile` (see `writeSmallEntry`). */
+const SMALL_ENTRY_BYTES = 1024 * 1024;
+
+/**
+ * Writes a small tar entry as `writeEntry` does, with its body gathered in memory and written at once:
+ * a corpus is mostly files of tens of kilobytes, and a write stream and a pipeline for each of a thousand
+ * cost the event loop more than their bytes. The same errors as `writeEntry`.
+ */
+async function writeSmallEntry(dest: string, path: string, raw: string, body: () => AsyncIterable<Buffer>, budget: Budget, signal?: AbortSignal): Promise<void> {
+  const target = join(dest, path);
+  try {
+    await budget.folder(join(target, '..'));
+    const chunks: Buffer[] = [];
+    try {
+      for await (const chunk of body()) {
+        budget.add(chunk.length);
+        chunks.push(chunk);
+      }
+    } catch (err) {
+      if (err instanceof DomainError) throw err;
+      signal?.throwIfAborted();
+      throw corruptEntry(raw);
+    }
+    await writeFile(target, chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks), { mode: 0o600, signal });
+  } catch (err) {
+    if (err instanceof DomainError) throw err;
+    signal?.throwIfAborted();
+    const code = (err as { code?: string }).code;
+    if (code && ['ENOTDIR', 'EISDIR', 'EEXIST', 'ENAMETOOLONG', 'EINVAL'].includes(code)) throw unsafe(raw);
+    throw err;
   }
 }
 
@@ -308,7 +350,8 @@ async function extractTar(
             return entry as unknown as Readable;
           };
           try {
-            await writeEntry(dest, path, raw, body, budget, signal);
+            if (entry.size <= SMALL_ENTRY_BYTES) await writeSmallEntry(dest, path, raw, body, budget, signal);
+            else await writeEntry(dest, path, raw, body, budget, signal);
           } finally {
             writing = undefined;
           }

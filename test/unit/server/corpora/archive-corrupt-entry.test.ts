@@ -4,7 +4,7 @@
  * entry's surplus data; a .tgz cut inside its data), which is that entry's corruption, not a file that is
  * no archive at all.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -50,6 +50,28 @@ describe('an archive entry that is not what its header says', () => {
     // Nothing of a tar at all is still no archive.
     await expect(extract(gzipSync(Buffer.alloc(4096, 0x41)), 'junk.tgz')).rejects.toMatchObject({ message: 'Archive is not a zip or tar file' });
   });
+
+  // Entries up to 1 MB are read whole and written at once, larger ones streamed: both keep the same rules.
+  for (const [size, how] of [
+    [200_000, 'read whole'],
+    [1_500_000, 'streamed'],
+  ] as const) {
+    it(`a tar entry ${how} (${size} bytes): its exact bytes, the expansion limit, and a cut inside it`, async () => {
+      const body = randomBytes(size);
+      const tar = rawTar([manifest, { path: 'clips/a.wav', data: body }]);
+      const out = join(dir, `out-${n}`);
+      expect((await extract(tar, 'whole.tar')).files).toEqual(['metadata.csv', 'clips/a.wav']);
+      expect(readFileSync(join(out, 'clips/a.wav')).equals(body)).toBe(true);
+      const archive = join(dir, `${n}-limited.tar`);
+      writeFileSync(archive, tar);
+      await mkdir(join(dir, `out-${n}`));
+      await expect(extractArchive(archive, join(dir, `out-${n++}`), { maxEntries: 10, maxExpandedBytes: size - 1 })).rejects.toMatchObject({
+        message: 'Archive expands beyond 10 GiB',
+      });
+      await expect(extract(tar.subarray(0, 1024 + size - 10_000), 'cut.tar')).rejects.toMatchObject({ message: 'Corrupt archive entry: clips/a.wav' });
+      await expect(extract(gzipSync(tar).subarray(0, 1024 + size - 10_000), 'cut.tgz')).rejects.toMatchObject({ message: 'Corrupt archive entry: clips/a.wav' });
+    });
+  }
 
   it('a zip entry of the declared size whose bytes fail its CRC-32 (a stored entry with one byte flipped)', async () => {
     const yazl = (await import('yazl')).default;
