@@ -47,10 +47,10 @@ async function runOnce(run) {
       conditions: ['clean', 'telephone', 'noise:5'],
     });
     const detail = await settle(server, `/v1/evaluations/${created.evaluation_id}`);
-    const sampled = sampler.stop();
+    const { rss: sampled, anon, file } = sampler.stopWithParts();
     if (detail.status !== 'completed') throw new Error(`evaluation ended ${detail.status}`);
     const { rss: after, peak } = memory(server.pid);
-    return { idle, sampled, peak, after, utterances: detail.progress?.total ?? texts.length * speakers.length * 3 };
+    return { idle, sampled, anon, file, peak, after, utterances: detail.progress?.total ?? texts.length * speakers.length * 3 };
   } finally {
     await stop(server);
   }
@@ -68,7 +68,8 @@ for (let run = 1; run <= RUNS; run++) {
   console.log(
     `run ${run}: idle ${r.idle.toFixed(0)} MB (baseline); during the evaluation max sampled ${r.sampled.toFixed(0)} MB, ` +
       `peak (VmHWM) ${r.peak.toFixed(0)} MB = ${(r.peak / r.idle).toFixed(2)}× idle — ${r.peak <= GOAL_MB ? 'ok' : 'OVER'} (goal ≤ ${GOAL_MB} MB); ` +
-      `after ${r.after.toFixed(0)} MB; ${r.utterances} utterances`,
+      `after ${r.after.toFixed(0)} MB; ${r.utterances} utterances; ` +
+      `max sampled RssAnon ${r.anon.toFixed(0)} MB, RssFile ${r.file.toFixed(0)} MB at the max sample (the node binary and libraries)`,
   );
 }
 console.log(`peak over ${RUNS} runs: ${Math.max(...peaks).toFixed(0)} MB (goal ≤ ${GOAL_MB} MB)`);

@@ -114,19 +114,34 @@ export function treeCpuSeconds(pid) {
   }, cpuSeconds(pid));
 }
 
-/** Resident memory of a process in MB: now (`rss`) and the peak of its life so far (`peak`, VmHWM). */
+/**
+ * Resident memory of a process in MB: now (`rss`), the peak of its life so far (`peak`, VmHWM), and what
+ * `rss` holds — `anon` (the heaps, the engines' memories) and `file` (pages of the node binary and the
+ * libraries it runs, which grow with Node's own size, not with the service's).
+ */
 export function memory(pid) {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   const kb = (name) => Number(new RegExp(`${name}:\\s+(\\d+)`).exec(status)?.[1] ?? 0);
-  return { rss: kb('VmRSS') / 1024, peak: kb('VmHWM') / 1024 };
+  return { rss: kb('VmRSS') / 1024, peak: kb('VmHWM') / 1024, anon: kb('RssAnon') / 1024, file: kb('RssFile') / 1024 };
 }
 
-/** Samples a process's RSS every `everyMs` until `stop()`, which returns the largest sample in MB. */
+/**
+ * Samples a process's memory every `everyMs` until `stop()`, which returns the largest RSS sample in MB;
+ * `stopWithParts()` also returns the largest RssAnon sample and the RssFile of the largest RSS sample.
+ */
 export function sampleRss(pid, everyMs = 100) {
-  let max = memory(pid).rss;
+  const first = memory(pid);
+  let max = first.rss;
+  let maxAnon = first.anon;
+  let fileAtMax = first.file;
   const timer = setInterval(() => {
     try {
-      max = Math.max(max, memory(pid).rss);
+      const now = memory(pid);
+      if (now.rss > max) {
+        max = now.rss;
+        fileAtMax = now.file;
+      }
+      maxAnon = Math.max(maxAnon, now.anon);
     } catch {
       // the process is gone
     }
@@ -135,6 +150,10 @@ export function sampleRss(pid, everyMs = 100) {
     stop() {
       clearInterval(timer);
       return max;
+    },
+    stopWithParts() {
+      clearInterval(timer);
+      return { rss: max, anon: maxAnon, file: fileAtMax };
     },
   };
 }

@@ -1,8 +1,16 @@
 /**
  * The TTS worker pool (DESIGN §6): synthesis never runs on the server's event loop. A text is split at
- * sentence boundaries, the pieces are queued FIFO and run on whichever worker is free, and the audio is
- * joined in order. Where a text is cut does not depend on the pool's size, and each piece is
- * synthesised from the engine's initial state, so which worker runs it never changes the audio. A worker that dies is replaced and its piece retried once on the new worker.
+ * sentence boundaries, the pieces are queued and run on the workers, and the audio is joined in order.
+ * Where a text is cut does not depend on the pool's size, and each piece is synthesised from the engine's
+ * initial state, so which worker runs it never changes the audio. A worker that dies is replaced and its
+ * piece retried once on the new worker.
+ *
+ * Each worker loads an engine the first time it is given one of its pieces, and keeps it: an engine's
+ * memory (Flite's voices, eSpeak's heap) is 16–20 MB a worker, a sixth of an evaluation's peak with two
+ * workers holding both. So a piece goes first to a free worker that has its engine, then — when no worker
+ * has it — to a free worker, an empty one first; a piece whose engine only busy workers have waits for
+ * them, and goes to any free worker once it has waited `affinityWaitMs`. A worker thus loads an engine it
+ * lacks only when one worker per engine cannot keep up, and then only once.
  */
 import { createRequire } from 'node:module';
 import { availableParallelism } from 'node:os';
@@ -30,6 +38,11 @@ export interface TtsPoolOptions {
   taskTimeoutMs?: number;
   /** How the assets all workers share are loaded (once, when a worker first asks; default: from the engines' packages). */
   assetLoaders?: SharedAssetLoaders;
+  /**
+   * How long a piece waits for a busy worker that has its engine before a free worker without it loads
+   * the engine for it (default 500 ms).
+   */
+  affinityWaitMs?: number;
 }
 
 /** Runtime figures of the pool, for tests and benchmarks. */
@@ -39,6 +52,8 @@ export interface TtsPoolStats {
   queued: number;
   /** Workers that exited unexpectedly and were replaced. */
   restarts: number;
+  /** Engines loaded, summed over the workers (a worker holding Flite and eSpeak counts two). */
+  engines: number;
 }
 
 /** The pool plus its figures. */
@@ -50,6 +65,8 @@ interface Task {
   id: number;
   text: string;
   voice: VoiceBinding;
+  /** When it joined the queue (performance.now()): how long it has waited for its engine's workers. */
+  queuedAt: number;
   attempt: number;
   group: { failed: boolean };
   resolve(result: Pcm16Audio): void;
@@ -58,11 +75,16 @@ interface Task {
 
 interface Slot {
   worker: Worker;
+  /** The engines this worker has loaded (or is loading): each was given to it with a piece. */
+  engines: Set<TtsEngineName>;
   task?: Task;
   timer?: NodeJS.Timeout;
   timedOut?: boolean;
   lastError?: Error;
 }
+
+/** How long a piece waits for a busy worker that has its engine (see the module comment). */
+const AFFINITY_WAIT_MS = 500;
 
 /** Whether the engines' packages are installed (checked without loading them). */
 function enginesInstalled(): boolean {
@@ -89,6 +111,7 @@ export function createTtsPool(options: TtsPoolOptions = {}): TtsWorkerPool {
   const maxPieceChars = options.maxPieceChars ?? MAX_PIECE_CHARS;
   const pauseMs = options.pauseMs ?? PAUSE_MS;
   const taskTimeoutMs = options.taskTimeoutMs ?? 60_000;
+  const affinityWaitMs = options.affinityWaitMs ?? AFFINITY_WAIT_MS;
   const installed = enginesInstalled();
   const engineFailures = new Map<TtsEngineName, string>();
   const slots: Slot[] = [];
@@ -98,10 +121,12 @@ export function createTtsPool(options: TtsPoolOptions = {}): TtsWorkerPool {
   let recentExits: number[] = [];
   let closed = false;
   const respawnTimers = new Set<NodeJS.Timeout>();
+  /** Wakes `dispatch` when the oldest waiting piece may go to a worker without its engine. */
+  let affinityTimer: NodeJS.Timeout | undefined;
 
   function spawn(): void {
     const worker = startWorker(workerUrl, WORKER_LIMITS);
-    const slot: Slot = { worker };
+    const slot: Slot = { worker, engines: new Set() };
     worker.unref(); // an idle pool never keeps the process alive
     worker.on('message', (msg: WorkerReply) => onMessage(slot, msg));
     worker.on('error', (err) => {
@@ -176,21 +201,47 @@ export function createTtsPool(options: TtsPoolOptions = {}): TtsWorkerPool {
     dispatch();
   }
 
+  function assign(slot: Slot, task: Task): void {
+    slot.task = task;
+    slot.engines.add(task.voice.engine);
+    slot.worker.ref();
+    slot.timer = setTimeout(() => {
+      slot.timedOut = true;
+      void slot.worker.terminate(); // 'exit' follows: replaced and retried like a crash
+    }, taskTimeoutMs);
+    slot.timer.unref();
+    const req: SynthesizeRequest = { type: 'synthesize', id: task.id, text: task.text, voice: task.voice, attempt: task.attempt };
+    slot.worker.postMessage(req);
+  }
+
+  /** Takes the oldest queued piece `fits` accepts, if any. */
+  function take(fits: (task: Task) => boolean): Task | undefined {
+    const at = queue.findIndex(fits);
+    return at < 0 ? undefined : queue.splice(at, 1)[0];
+  }
+
   function dispatch(): void {
-    for (const slot of slots) {
-      if (slot.task) continue;
-      const task = queue.shift();
-      if (!task) return;
-      slot.task = task;
-      slot.worker.ref();
-      slot.timer = setTimeout(() => {
-        slot.timedOut = true;
-        void slot.worker.terminate(); // 'exit' follows: replaced and retried like a crash
-      }, taskTimeoutMs);
-      slot.timer.unref();
-      const req: SynthesizeRequest = { type: 'synthesize', id: task.id, text: task.text, voice: task.voice, attempt: task.attempt };
-      slot.worker.postMessage(req);
+    clearTimeout(affinityTimer);
+    affinityTimer = undefined;
+    const free = () => slots.filter((s) => !s.task);
+    // Pieces of an engine a free worker has.
+    for (const slot of free()) {
+      const task = take((t) => slot.engines.has(t.voice.engine));
+      if (task) assign(slot, task);
     }
+    // Then, on the workers with the fewest engines first: pieces of an engine no worker has, and pieces
+    // that have waited long enough for the busy workers that have theirs.
+    const now = performance.now();
+    const held = (engine: TtsEngineName) => slots.some((s) => s.engines.has(engine));
+    for (const slot of free().sort((a, b) => a.engines.size - b.engines.size)) {
+      const task = take((t) => !held(t.voice.engine)) ?? take((t) => now - t.queuedAt >= affinityWaitMs);
+      if (task) assign(slot, task);
+    }
+    if (queue.length === 0 || !slots.some((s) => !s.task)) return;
+    // A free worker is left while pieces wait for their engines' workers: look again when the oldest may go.
+    const oldest = Math.min(...queue.map((t) => t.queuedAt));
+    affinityTimer = setTimeout(dispatch, Math.max(0, oldest + affinityWaitMs - now));
+    affinityTimer.unref();
   }
 
   /** One piece failed, so its text has failed: don't spend workers on the rest of it. */
@@ -209,7 +260,7 @@ export function createTtsPool(options: TtsPoolOptions = {}): TtsWorkerPool {
         reject(new TtsError('pool_closed', 'The speech engine pool is closed'));
         return;
       }
-      queue.push({ id: nextId++, text, voice, attempt: 1, group, resolve, reject });
+      queue.push({ id: nextId++, text, voice, queuedAt: performance.now(), attempt: 1, group, resolve, reject });
       dispatch();
     }).catch((err: unknown) => {
       if (!group.failed) {
@@ -238,12 +289,19 @@ export function createTtsPool(options: TtsPoolOptions = {}): TtsWorkerPool {
       return !closed && installed && engineFailures.size === 0 && slots.length > 0 ? 'ok' : 'unavailable';
     },
     stats() {
-      return { workers: slots.length, busy: slots.filter((s) => s.task).length, queued: queue.length, restarts };
+      return {
+        workers: slots.length,
+        busy: slots.filter((s) => s.task).length,
+        queued: queue.length,
+        restarts,
+        engines: slots.reduce((n, s) => n + s.engines.size, 0),
+      };
     },
     async close() {
       if (closed) return;
       closed = true;
       for (const t of respawnTimers) clearTimeout(t);
+      clearTimeout(affinityTimer);
       const pending = [...queue.splice(0), ...slots.flatMap((s) => (s.task ? [s.task] : []))];
       for (const task of pending) task.reject(new TtsError('pool_closed', 'The speech engine pool is closed'));
       for (const s of slots) clearTimeout(s.timer);

@@ -23,10 +23,12 @@ let pool: TtsWorkerPool;
 beforeAll(async () => {
   // Test hooks are read by the workers from their environment (a copy of ours when they start).
   process.env[TEST_HOOKS_ENV] = '1';
-  pool = createTtsPool({ size: 2 });
-  // Load both engines in both workers so timings below measure synthesis, not start-up.
+  // Pieces go to whichever worker is free (no waiting for a worker that holds the engine: see 'engine
+  // affinity' below), and both engines are loaded in both workers, so what follows measures synthesis.
+  pool = createTtsPool({ size: 2, affinityWaitMs: 0 });
   await Promise.all([pool.synthesize('Warm up. Warm up.', slt), pool.synthesize('Warm up. Warm up.', scot)]);
-  await Promise.all([pool.synthesize('Warm up. Warm up.', slt), pool.synthesize('Warm up. Warm up.', scot)]);
+  await Promise.all([pool.synthesize('Warm up. Warm up.', scot), pool.synthesize('Warm up. Warm up.', slt)]);
+  expect(pool.stats().engines).toBe(4);
 });
 
 afterAll(async () => {
@@ -178,6 +180,59 @@ describe('TTS pool', () => {
     expect(own.status()).toBe('unavailable');
     expect(own.stats().workers).toBe(0);
     await expect(own.synthesize('Late.', kal)).rejects.toMatchObject({ code: 'pool_closed' });
+  });
+});
+
+describe('engine affinity: a worker loads an engine only when one worker per engine cannot keep up', () => {
+  it('Flite and eSpeak texts side by side, in either order, stay one engine per worker', async () => {
+    const own = createTtsPool({ size: 2 });
+    try {
+      for (let round = 0; round < 3; round++) {
+        // Asked in both orders: a pool serving the oldest piece first on the first free worker would
+        // hand eSpeak to the Flite worker (and Flite to the other) on the second round.
+        await Promise.all([own.synthesize('Press one.', slt), own.synthesize('Press two.', scot)]);
+        await Promise.all([own.synthesize('Press three.', scot), own.synthesize('Press four.', slt)]);
+      }
+      expect(own.stats()).toMatchObject({ workers: 2, engines: 2, busy: 0, queued: 0 });
+    } finally {
+      await own.close();
+    }
+  });
+
+  it('a piece whose engine only a busy worker has waits for it, then loads on a free worker after affinityWaitMs', async () => {
+    const own = createTtsPool({ size: 2, affinityWaitMs: 300, taskTimeoutMs: 60_000 });
+    try {
+      await own.synthesize('Hello.', kal);
+      expect(own.stats().engines).toBe(1);
+      const stuck = own.synthesize(`Stuck ${TEST_HANG}.`, kal).catch((err: unknown) => err);
+      const waiting = own.synthesize('Are you there?', kal);
+      // One worker is free, but it has no Flite: the piece waits for the busy one first.
+      expect(own.stats()).toMatchObject({ busy: 1, queued: 1, engines: 1 });
+      const out = await waiting;
+      expect(rms(out.pcm)).toBeGreaterThan(500);
+      expect(own.stats()).toMatchObject({ busy: 1, queued: 0, engines: 2 });
+      await own.close();
+      expect(await stuck).toMatchObject({ code: 'pool_closed' });
+    } finally {
+      await own.close();
+    }
+  });
+
+  it("a burst of one engine's texts still runs on every worker, each loading the engine once", async () => {
+    const own = createTtsPool({ size: 2, affinityWaitMs: 50 });
+    try {
+      const texts = Array.from({ length: 12 }, (_, i) => `Item number ${i + 1} of the batch.`);
+      let both = false;
+      const running = Promise.all(texts.map((t) => own.synthesize(t, slt)));
+      const watch = setInterval(() => (both ||= own.stats().busy === 2), 5);
+      const outs = await running;
+      clearInterval(watch);
+      expect(outs.every((o) => rms(o.pcm) > 500)).toBe(true);
+      expect(both).toBe(true);
+      expect(own.stats().engines).toBe(2);
+    } finally {
+      await own.close();
+    }
   });
 });
 
