@@ -3,7 +3,7 @@
 // `voxctl serve` (default worker count: one TTS worker per core) on a fresh data dir, then an evaluation
 // that uses both engines — BENCH_TEXTS (default 8) texts × 2 Flite and 2 eSpeak speakers × 3 conditions on
 // local-sphinx (PocketSphinx runs as child processes, so its memory is not the server's).
-// The server runs in the environment voxctl gives a service it starts (two malloc arenas, as deploy/ does).
+// The server runs in the environment voxctl gives a service it starts (one malloc arena, as deploy/ does).
 // The server's RSS is sampled every 100 ms from /proc; the peak is also read from VmHWM, which no sampling
 // gap can miss. Baseline, measured in the same run on the same process: the idle server right after start.
 // Goal: peak ≤ 250 MB through the evaluation on Node 20 and 26 (issue 32), both engines loaded in every worker. Asserts nothing.

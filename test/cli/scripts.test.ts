@@ -272,10 +272,10 @@ describe('rough edges (issue 9 items 5, 8, 10)', () => {
     expect(environ).not.toContain(server.key);
   });
 
-  it('the detached service starts with two malloc arenas and a fixed mmap threshold unless the caller set them', async () => {
+  it('the detached service starts with one malloc arena and a fixed mmap threshold unless the caller set them', async () => {
     const { pid } = JSON.parse(readFileSync(join(sb.dataDir, 'server.json'), 'utf8')) as { pid: number };
     const environ = readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0');
-    expect(environ).toContain('MALLOC_ARENA_MAX=2');
+    expect(environ).toContain('MALLOC_ARENA_MAX=1');
     expect(environ).toContain('MALLOC_MMAP_THRESHOLD_=131072');
   });
 });

@@ -27,7 +27,7 @@ if [ "$action" = restart ] && [ -f "$pidfile" ]; then
 fi
 (
   set -a; . "$ETC/voxctl.env"; . "$ETC/$name.env"; set +a
-  VOXCTL_DATA_DIR="$STATE/$name" MALLOC_ARENA_MAX=2 exec node "$LINK/bin/voxctl.js" serve </dev/null >>"$STATE/$name.log" 2>&1
+  VOXCTL_DATA_DIR="$STATE/$name" MALLOC_ARENA_MAX=1 exec node "$LINK/bin/voxctl.js" serve </dev/null >>"$STATE/$name.log" 2>&1
 ) &
 echo $! > "$pidfile"
 `;
