@@ -239,7 +239,9 @@ export function createTtsPool(options: TtsPoolOptions = {}): TtsWorkerPool {
     }
     if (queue.length === 0 || !slots.some((s) => !s.task)) return;
     // A free worker is left while pieces wait for their engines' workers: look again when the oldest may go.
-    const oldest = Math.min(...queue.map((t) => t.queuedAt));
+    // The queue keeps arrival order, so its head waited longest — or a retried piece is back at the front,
+    // and the wake-up comes a little late for the piece behind it, which the next dispatch serves.
+    const oldest = (queue[0] as Task).queuedAt;
     affinityTimer = setTimeout(dispatch, Math.max(0, oldest + affinityWaitMs - now));
     affinityTimer.unref();
   }
