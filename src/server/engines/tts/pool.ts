@@ -8,9 +8,10 @@
  * Each worker loads an engine the first time it is given one of its pieces, and keeps it: an engine's
  * memory (Flite's voices, eSpeak's heap) is 16–20 MB a worker, a sixth of an evaluation's peak with two
  * workers holding both. So a piece goes first to a free worker that has its engine, then — when no worker
- * has it — to a free worker, an empty one first; a piece whose engine only busy workers have waits for
- * them, and goes to any free worker once it has waited `affinityWaitMs`. A worker thus loads an engine it
- * lacks only when one worker per engine cannot keep up, and then only once.
+ * has it — to a free worker, an empty one first. A piece whose engine only busy workers have goes to any
+ * free worker when another piece of its text is running (the pieces of a long text run side by side),
+ * else once it has waited `affinityWaitMs`. A worker thus loads an engine it lacks for a long text, or
+ * when one worker per engine cannot keep up — and then only once.
  */
 import { createRequire } from 'node:module';
 import { availableParallelism } from 'node:os';
@@ -229,12 +230,14 @@ export function createTtsPool(options: TtsPoolOptions = {}): TtsWorkerPool {
       const task = take((t) => slot.engines.has(t.voice.engine));
       if (task) assign(slot, task);
     }
-    // Then, on the workers with the fewest engines first: pieces of an engine no worker has, and pieces
-    // that have waited long enough for the busy workers that have theirs.
+    // Then, on the workers with the fewest engines first: pieces of an engine no worker has; pieces of a
+    // text another piece of which is running (a long text's pieces run side by side, DESIGN §6); and
+    // pieces that have waited long enough for the busy workers that have their engine.
     const now = performance.now();
     const held = (engine: TtsEngineName) => slots.some((s) => s.engines.has(engine));
+    const running = (group: Task['group']) => slots.some((s) => s.task?.group === group);
     for (const slot of free().sort((a, b) => a.engines.size - b.engines.size)) {
-      const task = take((t) => !held(t.voice.engine)) ?? take((t) => now - t.queuedAt >= affinityWaitMs);
+      const task = take((t) => !held(t.voice.engine)) ?? take((t) => running(t.group) || now - t.queuedAt >= affinityWaitMs);
       if (task) assign(slot, task);
     }
     if (queue.length === 0 || !slots.some((s) => !s.task)) return;

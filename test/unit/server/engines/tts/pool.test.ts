@@ -23,9 +23,9 @@ let pool: TtsWorkerPool;
 beforeAll(async () => {
   // Test hooks are read by the workers from their environment (a copy of ours when they start).
   process.env[TEST_HOOKS_ENV] = '1';
-  // Pieces go to whichever worker is free (no waiting for a worker that holds the engine: see 'engine
-  // affinity' below), and both engines are loaded in both workers, so what follows measures synthesis.
-  pool = createTtsPool({ size: 2, affinityWaitMs: 0 });
+  // A text's pieces run side by side, loading each engine in both workers (see 'engine affinity' below),
+  // so what follows measures synthesis, not start-up.
+  pool = createTtsPool({ size: 2 });
   await Promise.all([pool.synthesize('Warm up. Warm up.', slt), pool.synthesize('Warm up. Warm up.', scot)]);
   await Promise.all([pool.synthesize('Warm up. Warm up.', scot), pool.synthesize('Warm up. Warm up.', slt)]);
   expect(pool.stats().engines).toBe(4);
@@ -213,6 +213,17 @@ describe('engine affinity: a worker loads an engine only when one worker per eng
       expect(own.stats()).toMatchObject({ busy: 1, queued: 0, engines: 2 });
       await own.close();
       expect(await stuck).toMatchObject({ code: 'pool_closed' });
+    } finally {
+      await own.close();
+    }
+  });
+
+  it('the pieces of a long text run side by side at once, on a new pool too', async () => {
+    const own = createTtsPool({ size: 2, affinityWaitMs: 60_000 });
+    try {
+      const running = own.synthesize(`${SENTENCE} ${SENTENCE.replace('Tuesday', 'Friday')}`, slt);
+      expect(own.stats()).toMatchObject({ busy: 2, queued: 0, engines: 2 });
+      await running;
     } finally {
       await own.close();
     }
