@@ -6,7 +6,7 @@
 // The server runs in the environment voxctl gives a service it starts (one malloc arena, as deploy/ does).
 // The server's RSS is sampled every 100 ms from /proc; the peak is also read from VmHWM, which no sampling
 // gap can miss. Baseline, measured in the same run on the same process: the idle server right after start.
-// Goal: peak ≤ 250 MB through the evaluation on Node 20 and 26 (issue 32), both engines loaded in every worker. Asserts nothing.
+// Goal: peak ≤ 250 MB through the evaluation on Node 20 and 26 (issue 32), both engines in use. Asserts nothing.
 // BENCH_RUNS (default 3) repeats it on a new server each time.
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
@@ -47,7 +47,7 @@ async function runOnce(run) {
       conditions: ['clean', 'telephone', 'noise:5'],
     });
     const detail = await settle(server, `/v1/evaluations/${created.evaluation_id}`);
-    const { rss: sampled, anon, file } = sampler.stopWithParts();
+    const { rss: sampled, anon, file } = sampler.stop();
     if (detail.status !== 'completed') throw new Error(`evaluation ended ${detail.status}`);
     const { rss: after, peak } = memory(server.pid);
     return { idle, sampled, anon, file, peak, after, utterances: detail.progress?.total ?? texts.length * speakers.length * 3 };

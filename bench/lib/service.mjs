@@ -126,8 +126,8 @@ export function memory(pid) {
 }
 
 /**
- * Samples a process's memory every `everyMs` until `stop()`, which returns the largest RSS sample in MB;
- * `stopWithParts()` also returns the largest RssAnon sample and the RssFile of the largest RSS sample.
+ * Samples a process's memory every `everyMs` until `stop()`, which returns in MB the largest RSS sample
+ * (`rss`), the largest RssAnon sample (`anon`) and the RssFile of the largest RSS sample (`file`).
  */
 export function sampleRss(pid, everyMs = 100) {
   const first = memory(pid);
@@ -148,10 +148,6 @@ export function sampleRss(pid, everyMs = 100) {
   }, everyMs);
   return {
     stop() {
-      clearInterval(timer);
-      return max;
-    },
-    stopWithParts() {
       clearInterval(timer);
       return { rss: max, anon: maxAnon, file: fileAtMax };
     },

@@ -2,9 +2,6 @@ import type { FastifyBaseLogger } from 'fastify';
 import { pino } from 'pino';
 import { redactSignature } from '../shared/redact-signature.js';
 
-// Written once in shared, where the starting listener (which loads no logger) reads it too.
-export { redactSignature };
-
 /** The logger as Fastify types it, so the one instance serves requests and the runners alike. */
 export type Logger = FastifyBaseLogger;
 
@@ -67,7 +64,6 @@ export const loggerOptions = (level: string) => ({
 export function createLogger(level: string): Logger {
   return pino({ ...loggerOptions(level), serializers: { req: serializeRequest } });
 }
-
 
 /** The request as request lines log it: Fastify's usual fields, the URL with its signature redacted. */
 export function serializeRequest(req: { method: string; url: string; host?: string; ip?: string; socket?: { remotePort?: number } }) {

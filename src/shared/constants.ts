@@ -76,8 +76,8 @@ export const STREAM_PACE_MAX = 4;
  * workers, libuv's pool, V8's platform threads) and an arena keeps what it once held: capped at two,
  * bench/memory.mjs peaked at 238–257 MB through an evaluation instead of 273–310 MB; at one, 244–250
  * instead of 258–262 MB on Node 26 (Node 20 alike: 224–236 against 216–240), for about 1% of batch
- * synthesis throughput — the engines allocate inside their WebAssembly memories, not with malloc. glibc also raises its
- * mmap threshold each time a large block is freed (up to 32 MB), after which audio buffers of hundreds of
+ * synthesis throughput — the engines allocate inside their WebAssembly memories, not with malloc. glibc
+ * also raises its mmap threshold each time a large block is freed (up to 32 MB), after which audio buffers of hundreds of
  * kilobytes come from the arenas and stay there: held at its initial 128 KB, every such buffer goes back to
  * the system when freed — a median peak of 247 MB over 13 runs on Node 20 against 260 MB (271–283 against
  * 281–296 MB on Node 26), for 3–4% of batch synthesis throughput (bench/tts.mjs, same run).

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { redactSignature } from '../logger.js';
+import { redactSignature } from '../../shared/redact-signature.js';
 
 /** Probes polled every few seconds by balancers and scrapers: their lines would drown the rest at `info`. */
 const isProbe = (route: string): boolean => route === '/metrics' || route === '/health' || route.startsWith('/health/');

@@ -1,7 +1,8 @@
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
-import { bindCaller, loggerOptions, redactSignature, requestLoggerFactory } from '../../../src/server/logger.js';
+import { bindCaller, loggerOptions, requestLoggerFactory } from '../../../src/server/logger.js';
+import { redactSignature } from '../../../src/shared/redact-signature.js';
 
 /** A pino logger with the server's options whose lines are collected as parsed objects. */
 function collectingLogger(): { log: pino.Logger; lines: Record<string, unknown>[] } {

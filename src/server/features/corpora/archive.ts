@@ -138,6 +138,20 @@ function crcCheck(expected: number, raw: string): Transform {
 }
 
 /**
+ * What a failed write of entry `raw` throws: the budget's errors and the caller's abort as they are,
+ * `Corrupt archive entry` when the entry's own bytes failed, `Unsafe path` when its path collides with a
+ * folder or file; anything else (the disk) unchanged.
+ */
+function entryWriteError(err: unknown, raw: string, sourceFailed: boolean, signal?: AbortSignal): unknown {
+  if (err instanceof DomainError) return err;
+  if (signal?.aborted) return signal.reason;
+  if (sourceFailed) return corruptEntry(raw);
+  const code = (err as { code?: string }).code;
+  if (code && ['ENOTDIR', 'EISDIR', 'EEXIST', 'ENAMETOOLONG', 'EINVAL'].includes(code)) return unsafe(raw);
+  return err;
+}
+
+/**
  * Writes one entry's bytes under `dest`; a path that collides with a folder or file is unsafe too. `open`
  * gives the entry's body only once its folder exists, and the body is piped at once: an error the source
  * emits (yauzl's size check fires as soon as the data passes its declared size) always has a listener.
@@ -164,12 +178,7 @@ async function writeEntry(
     if (crc === undefined) await pipeline(body, budget.meter(), file, { signal });
     else await pipeline(body, crcCheck(crc, raw), budget.meter(), file, { signal });
   } catch (err) {
-    if (err instanceof DomainError) throw err;
-    signal?.throwIfAborted();
-    if (sourceFailed) throw corruptEntry(raw);
-    const code = (err as { code?: string }).code;
-    if (code && ['ENOTDIR', 'EISDIR', 'EEXIST', 'ENAMETOOLONG', 'EINVAL'].includes(code)) throw unsafe(raw);
-    throw err;
+    throw entryWriteError(err, raw, sourceFailed, signal);
   } finally {
     // A pipeline settles before the file it destroyed is closed (it may still be opening): the caller
     // removes `dest` on failure, so nothing may be written into it after this returns.
@@ -187,6 +196,7 @@ const SMALL_ENTRY_BYTES = 1024 * 1024;
  */
 async function writeSmallEntry(dest: string, path: string, raw: string, body: () => AsyncIterable<Buffer>, budget: Budget, signal?: AbortSignal): Promise<void> {
   const target = join(dest, path);
+  let sourceFailed = false;
   try {
     await budget.folder(join(target, '..'));
     const chunks: Buffer[] = [];
@@ -196,17 +206,12 @@ async function writeSmallEntry(dest: string, path: string, raw: string, body: ()
         chunks.push(chunk);
       }
     } catch (err) {
-      if (err instanceof DomainError) throw err;
-      signal?.throwIfAborted();
-      throw corruptEntry(raw);
+      sourceFailed = !(err instanceof DomainError);
+      throw err;
     }
     await writeFile(target, chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks), { mode: 0o600, signal });
   } catch (err) {
-    if (err instanceof DomainError) throw err;
-    signal?.throwIfAborted();
-    const code = (err as { code?: string }).code;
-    if (code && ['ENOTDIR', 'EISDIR', 'EEXIST', 'ENAMETOOLONG', 'EINVAL'].includes(code)) throw unsafe(raw);
-    throw err;
+    throw entryWriteError(err, raw, sourceFailed, signal);
   }
 }
 

@@ -34,10 +34,7 @@ export function createEarlySyncs(syncFile: (path: string) => Promise<void>, atOn
       const synced = syncFile(path);
       started.set(path, synced);
       // Observed here so a file nobody takes (its upload failed) raises no unhandled rejection.
-      synced.then(
-        () => undefined,
-        () => undefined,
-      ).finally(() => {
+      synced.catch(() => undefined).finally(() => {
         running--;
         pump();
       });
